@@ -1,0 +1,85 @@
+"""Shared fixtures: a small DATT corpus writer and the location of ../shared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+import pytest
+
+from unitize.config import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CORPORA = SHARED / "corpora"
+EXAMPLE = ROOT / "unitize" / "examples" / "tdb-mini"
+
+needs_shared = pytest.mark.skipif(
+    not CORPORA.is_dir(), reason="../shared/corpora is not beside the repository (real-data tests skipped)"
+)
+
+ELEMENTS = ("Conn", "Mod", "Arg1", "Arg2", "Supp1", "Supp2", "Shared", "Supp_Shared")
+
+
+def datt_xml(text: str, relations: list[dict], *, sup: str = "Supp") -> str:
+    """A DATT file: each relation maps element names to lists of (begin, end), plus 'attrs'."""
+    out = ['<?xml version="1.0" encoding="utf-8"?>', "<Document>"]
+    for rel in relations:
+        attrs = rel.get("attrs", {"type": "EXPLICIT", "sense": "EXPANSION: Conjunction"})
+        out.append("<Relation " + " ".join(f'{k}="{escape(v)}"' for k, v in attrs.items()) + ">")
+        for element in ELEMENTS:
+            name = element.replace("Supp", sup)
+            spans = rel.get(element, [])
+            if not spans:
+                out.append(f"<{name}/>")
+                continue
+            out.append(f"<{name}>")
+            for b, e in spans:
+                stored = rel.get("text", {}).get(element, text[b:e])
+                out.append(
+                    f"<Span><Text>{escape(stored)}</Text><BeginOffset>{b}</BeginOffset>"
+                    f"<EndOffset>{e}</EndOffset></Span>"
+                )
+            out.append(f"</{name}>")
+        out.append("</Relation>")
+    out.append("</Document>")
+    return "\n".join(out) + "\n"
+
+
+class DattCorpus:
+    """Builds a DATT study in a temporary directory."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.annotations = root / "annotations"
+        self.texts = root / "texts"
+        self.annotations.mkdir(parents=True)
+        self.texts.mkdir(parents=True)
+        self.docs: dict[str, str] = {}
+
+    def text(self, doc: str, text: str, *, newline: str = "\n", encoding: str = "utf-8") -> str:
+        raw = text.replace("\n", newline)
+        (self.texts / f"{doc}.txt").write_bytes(raw.encode(encoding))
+        self.docs[doc] = raw
+        return raw
+
+    def file(self, doc: str, annotator: str, connective: str, relations: list[dict], **kw) -> Path:
+        path = self.annotations / f"{doc}_{annotator}_{connective}.xml"
+        path.write_text(datt_xml(self.docs.get(doc, ""), relations, **kw), encoding="utf-8")
+        return path
+
+    def settings(self, **changes) -> Settings:
+        base = dict(
+            format="datt",
+            input={"annotations": self.annotations, "texts": self.texts},
+            tokenizer="whitespace",
+            out=self.root / "out",
+            base=self.root,
+        )
+        base.update(changes)
+        return Settings(**base)
+
+
+@pytest.fixture
+def datt(tmp_path: Path) -> DattCorpus:
+    return DattCorpus(tmp_path / "study")

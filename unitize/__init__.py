@@ -1,0 +1,47 @@
+"""unitize: turn multi-annotator annotations into unit matrices for inter-annotator agreement.
+
+The Python API mirrors the CLI, one plain function per step::
+
+    from unitize import load_settings, read_corpus, unitize, write_output
+
+    settings = load_settings("study.toml")
+    corpus = read_corpus(settings)            # adapter: files -> canonical model
+    result = unitize(corpus, settings)        # validation, segments, matrices on demand
+    table = result.matrix("ama", "Arg1", unit="word", approach="interval")
+    manifest = write_output(result, settings.out)
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("unitize")
+except PackageNotFoundError:  # running from a source tree without installation
+    __version__ = "0.0.0+unknown"
+
+from .config import ConfigError, Settings, load_rat, load_toml, override  # noqa: E402
+from .model import Corpus, Document, Finding, Span, Submission  # noqa: E402
+from .pipeline import RunError, Unitized, convert, read_corpus, summary, unitize, write_output  # noqa: E402
+
+load_settings = load_toml
+
+__all__ = [
+    "ConfigError",
+    "Corpus",
+    "Document",
+    "Finding",
+    "RunError",
+    "Settings",
+    "Span",
+    "Submission",
+    "Unitized",
+    "__version__",
+    "convert",
+    "load_rat",
+    "load_settings",
+    "load_toml",
+    "override",
+    "read_corpus",
+    "summary",
+    "unitize",
+    "write_output",
+]

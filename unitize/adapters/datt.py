@@ -1,0 +1,412 @@
+"""DATT / TDB stand-off XML (the Turkish Discourse Bank's annotation tool).
+
+One XML file per (document, annotator, connective), e.g. ``00003121_deniz_oysa.xml``::
+
+    <Document>
+      <Relation type="EXPLICIT" sense="..." note="...">
+        <Conn><Span><Text>ve</Text><BeginOffset>260</BeginOffset><EndOffset>262</EndOffset></Span></Conn>
+        <Mod/> <Arg1>…</Arg1> <Arg2>…</Arg2> <Supp1/> <Supp2/> <Shared/> <Supp_Shared/>
+      </Relation>
+    </Document>
+
+Offsets are code points of the raw ``<doc>.txt`` with ``\\r\\n`` counted as two
+characters, ``EndOffset`` exclusive. Several ``<Span>`` children make a
+discontinuous element. The group (sampling unit) is the connective of the file name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from lxml import etree
+
+from ..model import Corpus, Document, Finding, InputFile, Span, Submission
+from ..report import finding
+from ..text import DecodeError, decode_raw
+from . import Adapter, AdapterError
+
+#: default: doc id, annotator, then the connective as everything after the second underscore
+DEFAULT_PATTERN = r"^(?P<doc>[^_/]+)_(?P<annotator>[^_/]+)_(?P<connective>[^/]+)\.xml$"
+
+#: element name -> canonical layer name (both Supp and Sup spellings occur)
+LAYERS = {
+    "Conn": "Conn",
+    "Mod": "Mod",
+    "Arg1": "Arg1",
+    "Arg2": "Arg2",
+    "Supp1": "Sup1",
+    "Sup1": "Sup1",
+    "Supp2": "Sup2",
+    "Sup2": "Sup2",
+    "Shared": "Shared",
+    "Supp_Shared": "Sup_Shared",
+    "Sup_Shared": "Sup_Shared",
+}
+
+#: files in one process below this count; above it, parsing is spread over processes
+PARALLEL_THRESHOLD = 4000
+
+# Untrusted input: no entities, no DTD, no network, no huge trees.
+_PARSER_OPTIONS = dict(
+    resolve_entities=False,
+    no_network=True,
+    load_dtd=False,
+    dtd_validation=False,
+    huge_tree=False,
+    remove_comments=True,
+    remove_pis=True,
+)
+
+
+@dataclass
+class _FileResult:
+    spans: list[Span] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    relations: int | None = None
+    size: int = 0
+    sha256: str = ""
+
+
+def _parse_offset(el: etree._Element | None) -> int | None:
+    if el is None or el.text is None:
+        return None
+    value = el.text.strip()
+    return int(value) if value.isdigit() else None
+
+
+def _read_file(path: str, name: str, doc: str, annotator: str, group: str) -> _FileResult:
+    """Parse one DATT file into span records; never raises on bad content."""
+    out = _FileResult()
+    where = dict(file=name, doc=doc, group=group, annotator=annotator)
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        out.findings.append(
+            finding("file-unreadable", f"cannot read the file: {exc.strerror or exc}", "file skipped; check its permissions", **where)
+        )
+        return out
+    out.size = len(raw)
+    out.sha256 = hashlib.sha256(raw).hexdigest()
+    if not raw.strip():
+        out.findings.append(
+            finding("file-unreadable", "the file is empty", "file skipped; re-export it from DATT or remove it", **where)
+        )
+        return out
+    try:
+        root = etree.fromstring(raw, etree.XMLParser(**_PARSER_OPTIONS))
+    except etree.XMLSyntaxError as exc:
+        out.findings.append(
+            finding(
+                "file-unreadable",
+                f"malformed XML: {exc.msg} (line {exc.lineno})",
+                "file skipped; fix the XML or re-export it from DATT",
+                **where,
+            )
+        )
+        return out
+    if root.tag != "Document":
+        out.findings.append(
+            finding(
+                "file-unreadable",
+                f"root element is <{root.tag}>, expected <Document>",
+                "file skipped; is it a DATT annotation file?",
+                **where,
+            )
+        )
+        return out
+
+    relations = 0
+    for child in root:
+        if not isinstance(child.tag, str):
+            continue
+        if child.tag != "Relation":
+            out.findings.append(
+                finding(
+                    "unknown-element",
+                    f"<{child.tag}> under <Document> (line {child.sourceline}) is not a DATT relation",
+                    "ignored",
+                    **where,
+                )
+            )
+            continue
+        relations += 1
+        _read_relation(child, str(relations), name, doc, annotator, group, out)
+    out.relations = relations
+    return out
+
+
+def _read_relation(
+    rel: etree._Element, record: str, name: str, doc: str, annotator: str, group: str, out: _FileResult
+) -> None:
+    attrs: dict[str, Any] = dict(rel.attrib)
+    for element in rel:
+        if not isinstance(element.tag, str):
+            continue
+        layer = LAYERS.get(element.tag)
+        if layer is None:
+            attrs[f"xml:{element.tag}"] = etree.tostring(element, encoding="unicode", with_tail=False)
+            out.findings.append(
+                finding(
+                    "unknown-element",
+                    f"<{element.tag}> in relation {record} (line {element.sourceline}) is not a DATT element",
+                    "kept in the relation's attrs",
+                    file=name,
+                    record=record,
+                    doc=doc,
+                    group=group,
+                    annotator=annotator,
+                )
+            )
+            continue
+        for fragment, span in enumerate(element.iterchildren("Span")):
+            begin = _parse_offset(span.find("BeginOffset"))
+            end = _parse_offset(span.find("EndOffset"))
+            text_el = span.find("Text")
+            stored = text_el.text if text_el is not None else None
+            if begin is None or end is None:
+                out.findings.append(
+                    finding(
+                        "offset-invalid",
+                        f"{layer} span {fragment + 1} (line {span.sourceline}) has a missing or non-integer "
+                        "BeginOffset/EndOffset",
+                        "span left out; give it integer offsets",
+                        file=name,
+                        record=record,
+                        doc=doc,
+                        group=group,
+                        annotator=annotator,
+                        layer=layer,
+                    )
+                )
+                begin = end = -1
+            out.spans.append(
+                Span(
+                    annotator=annotator,
+                    doc_id=doc,
+                    group=group,
+                    record=record,
+                    layer=layer,
+                    fragment=fragment,
+                    begin=begin,
+                    end=end,
+                    label=attrs.get("sense") or None,
+                    attrs=attrs,
+                    source=name,
+                    line=span.sourceline,
+                    stored_text=stored,
+                )
+            )
+
+
+def _read_file_star(args: tuple[str, str, str, str, str]) -> _FileResult:
+    return _read_file(*args)
+
+
+def _relative(path: Path, base: Path) -> str:
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def _index_texts(texts: Path, base: Path, corpus: Corpus) -> dict[str, Path]:
+    index: dict[str, Path] = {}
+    for path in sorted(texts.rglob("*.txt")):
+        doc = path.stem
+        if doc in index:
+            corpus.findings.append(
+                finding(
+                    "duplicate-text",
+                    f"raw texts {_relative(index[doc], base)} and {_relative(path, base)} both name document {doc}",
+                    f"{_relative(index[doc], base)} used",
+                    file=_relative(path, base),
+                    doc=doc,
+                )
+            )
+            continue
+        index[doc] = path
+    return index
+
+
+def _read_texts(
+    docs: Iterable[str],
+    index: dict[str, Path],
+    base: Path,
+    encoding: str,
+    fallback: str | None,
+    corpus: Corpus,
+) -> None:
+    for doc in sorted(docs):
+        path = index.get(doc)
+        if path is None:
+            corpus.documents[doc] = Document(doc_id=doc, text=None)
+            continue
+        name = _relative(path, base)
+        raw = path.read_bytes()
+        sha = hashlib.sha256(raw).hexdigest()
+        corpus.inputs.append(InputFile(path=name, role="text", size=len(raw), sha256=sha))
+        try:
+            decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines="keep", bom="keep")
+        except DecodeError as exc:
+            corpus.findings.append(
+                finding(
+                    "encoding-error",
+                    f"raw text {exc}",
+                    "its annotations are left out; set [input] encoding_fallback (e.g. windows-1254)",
+                    file=name,
+                    doc=doc,
+                )
+            )
+            corpus.documents[doc] = Document(doc_id=doc, text=None, source=name, size=len(raw), sha256=sha)
+            continue
+        if decoded.fallback_used:
+            corpus.findings.append(
+                finding(
+                    "encoding-fallback",
+                    f"raw text is not valid {encoding}; decoded as {decoded.encoding}",
+                    "used the fallback decoding",
+                    file=name,
+                    doc=doc,
+                )
+            )
+        corpus.documents[doc] = Document(
+            doc_id=doc,
+            text=decoded.text,
+            source=name,
+            encoding=decoded.encoding,
+            newline=decoded.newline,
+            bom=decoded.bom,
+            size=len(raw),
+            sha256=sha,
+        )
+
+
+def read(
+    *,
+    annotations: Path,
+    texts: Path | None = None,
+    base: Path | None = None,
+    encoding: str = "utf-8",
+    encoding_fallback: str | None = None,
+    filename_pattern: str | None = None,
+    annotators: list[str] | None = None,
+    groups: list[str] | None = None,
+    workers: int | None = None,
+    progress: Callable[[Iterable, str], Iterable] | None = None,
+) -> Corpus:
+    """Read a directory (searched recursively) of DATT XML files and their raw texts.
+
+    ``annotators`` and ``groups`` (connectives) restrict what is read; files of
+    other annotators or connectives are skipped and only counted. Raw texts
+    ``<doc>.txt`` are looked up recursively under ``texts`` (default: the
+    annotations directory, RAT's "work path" layout).
+    """
+    annotations = Path(annotations)
+    if not annotations.is_dir():
+        raise AdapterError(f"annotations directory not found: {annotations}")
+    texts = Path(texts) if texts is not None else annotations
+    if not texts.is_dir():
+        raise AdapterError(f"texts directory not found: {texts}")
+    base = Path(base) if base is not None else Path.cwd()
+    pattern = compile_pattern(filename_pattern or DEFAULT_PATTERN)
+    wanted_annotators = set(annotators) if annotators else None
+    wanted_groups = set(groups) if groups else None
+    progress = progress or (lambda items, desc: items)
+
+    corpus = Corpus(format="datt")
+    jobs: list[tuple[str, str, str, str, str]] = []
+    seen: dict[tuple[str, str, str], str] = {}
+    for path in sorted(annotations.rglob("*.xml")):
+        name = _relative(path, base)
+        subject = path.relative_to(annotations).as_posix() if "/" in pattern.pattern else path.name
+        match = pattern.search(subject)
+        if match is None:
+            corpus.findings.append(
+                finding(
+                    "filename-pattern",
+                    f"file name {subject!r} does not match the pattern {pattern.pattern!r}",
+                    "file skipped; rename it or set [input] filename_pattern",
+                    file=name,
+                )
+            )
+            continue
+        doc, annotator, group = match["doc"], match["annotator"], match["connective"]
+        if (wanted_annotators is not None and annotator not in wanted_annotators) or (
+            wanted_groups is not None and group not in wanted_groups
+        ):
+            corpus.skipped_by_selection += 1
+            continue
+        key = (doc, annotator, group)
+        if key in seen:
+            corpus.findings.append(
+                finding(
+                    "duplicate-file",
+                    f"a second file for document {doc}, annotator {annotator}, connective {group} "
+                    f"(the first is {seen[key]})",
+                    f"file skipped, {seen[key]} used; remove one of them",
+                    file=name,
+                    doc=doc,
+                    group=group,
+                    annotator=annotator,
+                )
+            )
+            continue
+        seen[key] = name
+        jobs.append((str(path), name, doc, annotator, group))
+
+    n_workers = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1)
+    if n_workers > 1 and len(jobs) > 1:
+        with ProcessPoolExecutor(max_workers=n_workers) as pool:
+            results = list(progress(pool.map(_read_file_star, jobs, chunksize=256), "reading annotations"))
+    else:
+        results = [_read_file_star(job) for job in progress(jobs, "reading annotations")]
+
+    for (path, name, doc, annotator, group), result in zip(jobs, results):
+        corpus.findings.extend(result.findings)
+        if result.size or result.sha256:
+            corpus.inputs.append(InputFile(path=name, role="annotations", size=result.size, sha256=result.sha256))
+        if result.relations is None:
+            continue
+        corpus.spans.extend(result.spans)
+        corpus.submissions.append(Submission(name, annotator, doc, group, result.relations))
+
+    docs = {s.doc_id for s in corpus.submissions}
+    _read_texts(docs, _index_texts(texts, base, corpus), base, encoding, encoding_fallback, corpus)
+    return corpus
+
+
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    """Compile a file-name pattern; it must have the named groups doc, annotator, connective."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise AdapterError(f"filename_pattern {pattern!r} is not a valid regular expression: {exc}") from exc
+    missing = {"doc", "annotator", "connective"} - set(compiled.groupindex)
+    if missing:
+        raise AdapterError(
+            f"filename_pattern {pattern!r} lacks the named group(s) {', '.join(sorted(missing))}; "
+            "write them as (?P<doc>...), (?P<annotator>...), (?P<connective>...)"
+        )
+    return compiled
+
+
+ADAPTER = Adapter(
+    name="datt",
+    description="DATT / TDB stand-off XML, one file per (document, annotator, connective)",
+    read=read,
+    options={
+        "annotations": "directory of DATT XML files (searched recursively)",
+        "texts": "directory of <doc>.txt raw texts (default: the annotations directory)",
+        "encoding": "encoding of the raw texts (default utf-8)",
+        "encoding_fallback": "encoding tried when a raw text is not valid in `encoding` (e.g. windows-1254)",
+        "filename_pattern": "regex with named groups doc, annotator, connective (matched on the file name, "
+        "or on the path under `annotations` when it contains '/')",
+        "annotators": "only these annotators",
+        "groups": "only these connectives",
+        "workers": "processes used to parse files (default: automatic)",
+    },
+    defaults={"group_by": "connective"},
+)

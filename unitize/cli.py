@@ -1,0 +1,262 @@
+"""The ``unitize`` command line: convert, validate, info, formats.
+
+Exit codes: 0 done (findings may exist, see the report), 2 usage or
+configuration error, 3 input errors under ``--strict`` (nothing written),
+1 an internal error (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from . import __version__
+from .adapters import AdapterError, available, get_adapter
+from .config import APPROACHES, DISCONTINUOUS, MODES, UNITS, ConfigError, Settings, load_rat, load_toml, override
+from .output import OutputError, read_manifest
+from .pipeline import RunError, convert, read_corpus, setting_name, summary, unitize
+from .report import ERROR
+from .tokenize import TokenizerError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_STRICT = 0, 1, 2, 3
+_USER_ERRORS = (ConfigError, RunError, AdapterError, OutputError, TokenizerError)
+
+
+def _csv(choices: Sequence[str] | None = None):
+    def parse(value: str) -> list[str]:
+        items = [v.strip() for v in value.split(",") if v.strip()]
+        if not items:
+            raise argparse.ArgumentTypeError("empty list")
+        for item in items:
+            if choices is not None and item not in choices:
+                raise argparse.ArgumentTypeError(f"{item!r} is not one of {', '.join(choices)}")
+        return items
+
+    return parse
+
+
+def _add_study_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", nargs="?", type=Path, help="study configuration (TOML); flags override its keys")
+    p.add_argument("--rat-config", type=Path, metavar="FILE", help="RAT's legacy configuration file instead of TOML")
+    g = p.add_argument_group("input (the [input] table)")
+    g.add_argument("--format", help="input format (see `unitize formats`)")
+    g.add_argument("--annotations", type=Path, metavar="DIR", help="annotation files")
+    g.add_argument("--texts", type=Path, metavar="DIR", help="raw texts")
+    g.add_argument("--encoding", help="encoding of the raw texts (default utf-8)")
+    g.add_argument("--encoding-fallback", metavar="ENC", help="tried when a raw text is not valid UTF-8, e.g. windows-1254")
+    g.add_argument("--filename-pattern", metavar="REGEX", help="file-name pattern with groups doc, annotator, connective")
+    g.add_argument("--annotators", type=_csv(), metavar="A,B", help="only these annotators (and expect all of them)")
+    g.add_argument("--groups", type=_csv(), metavar="G,H", help="only these groups (connectives)")
+    g.add_argument("--workers", type=int, metavar="N", help="processes for parsing (default automatic)")
+    g = p.add_argument_group("unitization (the [unitize] table)")
+    g.add_argument("--units", type=_csv(UNITS), metavar="char,word")
+    g.add_argument("--approaches", type=_csv(APPROACHES), metavar="interval,boundary")
+    g.add_argument("--layers", type=_csv(), metavar="Arg1,Arg2")
+    g.add_argument("--modes", type=_csv(MODES), metavar="separate,combined")
+    g.add_argument("--tokenizer", metavar="SPEC", help="spacy:<lang>, regex or whitespace")
+    g.add_argument("--discontinuous", choices=DISCONTINUOUS)
+    g.add_argument("--keep-missing", action="store_true", default=None, help="keep documents an annotator has no file for (null column)")
+    g.add_argument("--keep-mismatched", action="store_true", default=None, help="keep documents whose annotators have different relation counts")
+    p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
+    p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="unitize",
+        description="Turn multi-annotator annotations into unit matrices for inter-annotator agreement.",
+    )
+    parser.add_argument("--version", action="version", version=f"unitize {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser("convert", help="read, validate, unitize and write an output directory")
+    _add_study_options(p)
+    p.add_argument("--out", type=Path, metavar="DIR", help="output directory ([output] dir)")
+    p = sub.add_parser("validate", help="read and validate only; print the findings, write no matrices")
+    _add_study_options(p)
+    p.add_argument("--report", type=Path, metavar="FILE", help="also write the findings as JSON lines to FILE")
+    p = sub.add_parser("info", help="summarize an output directory")
+    p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    p = sub.add_parser("formats", help="list the input formats")
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Settings from a config file (TOML or RAT) overridden by flags."""
+    if args.config and args.rat_config:
+        raise ConfigError("give either a TOML configuration or --rat-config, not both")
+    if args.rat_config:
+        settings = load_rat(args.rat_config)
+    elif args.config:
+        settings = load_toml(args.config)
+    else:
+        settings = Settings(base=Path.cwd().resolve())
+    inp: dict[str, Any] = {}
+    for key in ("annotations", "texts"):
+        value = getattr(args, key)
+        if value is not None:
+            inp[key] = value.resolve()
+    for key in ("encoding", "encoding_fallback", "filename_pattern", "annotators", "groups", "workers"):
+        value = getattr(args, key)
+        if value is not None:
+            inp[key] = value
+    pairs = None
+    if args.units or args.approaches:
+        units = args.units or list(dict.fromkeys(u for u, _ in settings.pairs))
+        approaches = args.approaches or list(dict.fromkeys(a for _, a in settings.pairs))
+        pairs = tuple((u, a) for u in units for a in approaches)
+    settings = override(
+        settings,
+        format=args.format,
+        input=inp or None,
+        pairs=pairs,
+        layers=tuple(args.layers) if args.layers else None,
+        modes=tuple(args.modes) if args.modes else None,
+        tokenizer=args.tokenizer,
+        discontinuous=args.discontinuous,
+        keep_missing=args.keep_missing,
+        keep_mismatched=args.keep_mismatched,
+        out=args.out.resolve() if getattr(args, "out", None) else None,
+    )
+    if not args.config and not args.rat_config and args.format is None:
+        raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
+    return settings
+
+
+def _progress(enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    def progress(items: Iterable, desc: str) -> Iterable:
+        total = len(items) if hasattr(items, "__len__") else None
+        return tqdm(items, desc=desc, total=total, leave=False, file=sys.stderr, dynamic_ncols=True)
+
+    return progress
+
+
+def _print_findings(findings, limit: int = 10) -> None:
+    errors = [f for f in findings if f.severity == ERROR]
+    for f in errors[:limit]:
+        where = " ".join(x for x in (f.file, f"record {f.record}" if f.record else None) if x)
+        print(f"  error {f.code}: {where}: {f.message} -> {f.action}", file=sys.stderr)
+    if len(errors) > limit:
+        print(f"  … and {len(errors) - limit} more errors", file=sys.stderr)
+
+
+def _human_summary(data: dict[str, Any], out: Path | None) -> None:
+    f = data["findings"]
+    print(
+        f"{data['documents']} documents, {data['groups']} groups "
+        f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
+        f"({', '.join(data['annotators'])}), layers {', '.join(data['layers'])}"
+    )
+    for name, rows in data.get("unit_rows", {}).items():
+        print(f"  units/{name:<24} {rows:>12,} rows")
+    print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
+    print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
+    for code, n in data["findings_by_code"].items():
+        print(f"    {code:<26} {n:>6}")
+    if out is not None:
+        print(f"  output: {out}  (report: {out / 'report.jsonl'})")
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    if settings.out is None:
+        raise ConfigError("no output directory: set [output] dir in the configuration or give --out")
+    progress = _progress(not args.quiet and not args.json and sys.stderr.isatty())
+    unitized, manifest = convert(settings, strict=args.strict, progress=progress)
+    if manifest is None:
+        errors = unitized.errors
+        if args.json:
+            print(json.dumps({"status": "failed", "errors": [e.as_dict() for e in errors]}, ensure_ascii=False, indent=2))
+        else:
+            print(f"unitize: {len(errors)} input error(s) under --strict; nothing written", file=sys.stderr)
+            _print_findings(unitized.findings)
+        return EXIT_STRICT
+    data = {**manifest["summary"], "out": str(settings.out), "accounting": manifest["accounting"]}
+    if args.json:
+        print(json.dumps({"status": "ok", **data}, ensure_ascii=False, indent=2))
+    elif not args.quiet:
+        _human_summary(manifest["summary"], settings.out)
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    progress = _progress(not args.quiet and not args.json and sys.stderr.isatty())
+    unitized = unitize(read_corpus(settings, progress), settings, progress)
+    if args.report:
+        with open(args.report, "w", encoding="utf-8", newline="\n") as fh:
+            for f in unitized.findings:
+                fh.write(json.dumps(f.as_dict(), ensure_ascii=False) + "\n")
+    data = summary(unitized)
+    if args.json:
+        print(json.dumps({**data, "accounting": unitized.accounting, "report": [f.as_dict() for f in unitized.findings]}, ensure_ascii=False, indent=2))
+    elif not args.quiet:
+        _human_summary(data, None)
+        _print_findings(unitized.findings)
+    return EXIT_STRICT if args.strict and unitized.errors else EXIT_OK
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    manifest = read_manifest(args.out)
+    if args.json:
+        print(json.dumps({k: manifest[k] for k in ("tool", "settings", "summary", "accounting", "outputs")}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    s = manifest["settings"]
+    print(f"{args.out}: unitize {manifest['tool']['version']}, format {s['format']}")
+    print("  settings: " + ", ".join(setting_name(u, a, m) for u, a in s["pairs"] for m in s["modes"]))
+    print(f"  layers {', '.join(s['layers'])}; tokenizer {s['tokenizer']}; discontinuous {s['discontinuous']}")
+    _human_summary(manifest["summary"], None)
+    print(f"  inputs: {len(manifest['inputs'])} files; outputs:")
+    for o in manifest["outputs"]:
+        rows = f"{o['rows']:,} rows" if o["rows"] is not None else ""
+        print(f"    {o['path']:<40} {rows:>16} {o['bytes']:>12,} bytes")
+    return EXIT_OK
+
+
+def cmd_formats(args: argparse.Namespace) -> int:
+    for name in available():
+        adapter = get_adapter(name)
+        print(f"{name}: {adapter.description}")
+        for key, help_text in adapter.options.items():
+            print(f"    {key:<18} {help_text}")
+    return EXIT_OK
+
+
+COMMANDS = {"convert": cmd_convert, "validate": cmd_validate, "info": cmd_info, "formats": cmd_formats}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return COMMANDS[args.command](args)
+    except _USER_ERRORS as exc:
+        print(f"unitize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("unitize: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so plainly, no traceback unless asked
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        print(
+            f"unitize: internal error: {type(exc).__name__}: {exc}\n"
+            "  This is a bug in unitize. Rerun with --debug for the traceback and please report it.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL

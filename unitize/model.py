@@ -1,0 +1,139 @@
+"""The canonical model: the only vocabulary shared by adapters, unitizers and writers.
+
+An adapter turns one input format into a :class:`Corpus`; everything downstream
+reads only these types (DESIGN.md §2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A source text, decoded exactly as the annotation tool counted it.
+
+    ``text`` is ``None`` when the raw text could not be found or decoded; such a
+    document can still be validated, but it has no coding units.
+    """
+
+    doc_id: str
+    text: str | None
+    source: str | None = None
+    encoding: str | None = None
+    newline: str | None = None
+    bom: bool = False
+    size: int | None = None
+    sha256: str | None = None
+
+
+@dataclass(slots=True)
+class Span:
+    """One fragment of one annotated element (an argument, a connective, an entity).
+
+    Offsets are code points into ``Document.text``, ``end`` exclusive. An
+    adapter that could not read a fragment's offsets sets both to -1 and reports
+    the fragment, so it is still counted.
+    """
+
+    annotator: str
+    doc_id: str
+    group: str
+    record: str
+    layer: str
+    fragment: int
+    begin: int
+    end: int
+    label: str | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    source: str = ""
+    line: int | None = None
+    stored_text: str | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.begin >= 0 and self.end >= 0
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """One annotator's annotation of one document in one group (a DATT file, a brat .ann).
+
+    ``records`` is the number of annotation records (relations, entities) it
+    holds; zero means the annotator looked and marked nothing.
+    """
+
+    source: str
+    annotator: str
+    doc_id: str
+    group: str
+    records: int
+
+
+@dataclass(frozen=True, slots=True)
+class InputFile:
+    """An input file as read, for the manifest."""
+
+    path: str
+    role: str
+    size: int
+    sha256: str
+
+
+@dataclass(slots=True)
+class Finding:
+    """One validation finding: a row of ``report.jsonl``.
+
+    ``records`` is how many span records (fragments) of the unitized layers this
+    finding takes out of the output; ``None`` when it removes nothing itself.
+    """
+
+    code: str
+    severity: str
+    message: str
+    action: str
+    file: str | None = None
+    record: str | None = None
+    doc: str | None = None
+    group: str | None = None
+    annotator: str | None = None
+    layer: str | None = None
+    unit: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "file": self.file,
+            "record": self.record,
+            "doc": self.doc,
+            "group": self.group,
+            "annotator": self.annotator,
+            "layer": self.layer,
+            "unit": self.unit,
+            "message": self.message,
+            "action": self.action,
+        }
+
+
+@dataclass(slots=True)
+class Corpus:
+    """Everything an adapter read: documents, span records, submissions, findings."""
+
+    format: str
+    documents: dict[str, Document] = field(default_factory=dict)
+    spans: list[Span] = field(default_factory=list)
+    submissions: list[Submission] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    inputs: list[InputFile] = field(default_factory=list)
+    skipped_by_selection: int = 0
+
+    @property
+    def annotators(self) -> list[str]:
+        """Every annotator with at least one submission, sorted."""
+        return sorted({s.annotator for s in self.submissions})
+
+    @property
+    def groups(self) -> list[str]:
+        return sorted({s.group for s in self.submissions})

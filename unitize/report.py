@@ -1,0 +1,79 @@
+"""Stable finding codes of the validation report and helpers to make findings."""
+
+from __future__ import annotations
+
+from .model import Finding
+
+ERROR = "error"
+WARNING = "warning"
+INFO = "info"
+
+#: code -> (severity, what it means). Codes are a public contract: never rename one.
+CODES: dict[str, tuple[str, str]] = {
+    "file-unreadable": (ERROR, "an annotation file could not be read or parsed (malformed XML, empty file, wrong root)"),
+    "filename-pattern": (ERROR, "an annotation file name does not match the configured pattern"),
+    "duplicate-file": (ERROR, "two annotation files for the same (document, annotator, group)"),
+    "raw-text-missing": (ERROR, "no raw text file for a document that has annotations"),
+    "encoding-error": (ERROR, "a raw text could be decoded neither as UTF-8 nor with the fallback encoding"),
+    "encoding-fallback": (INFO, "a raw text was not UTF-8 and was decoded with the fallback encoding"),
+    "duplicate-text": (WARNING, "two raw text files for one document id; the first in path order is used"),
+    "offset-invalid": (ERROR, "a span's offsets are missing, not integers, negative, reversed or past the end of the text"),
+    "text-mismatch": (WARNING, "a span's stored text differs from the raw text slice (offsets win)"),
+    "text-length-mismatch": (WARNING, "without the raw text, a span's stored text is longer than its offsets allow"),
+    "unknown-element": (INFO, "an element the format reader does not know; kept in the record's attrs"),
+    "annotator-missing": (WARNING, "an annotator has no file for a (document, group) that other annotators have"),
+    "relation-count-mismatch": (WARNING, "annotators have different numbers of records for one (document, group)"),
+    "discontinuous-dropped": (WARNING, "a discontinuous element left out (discontinuous = \"drop\")"),
+    "empty-segment": (WARNING, "a segment that covers no coding unit (zero length, or whitespace only for word units)"),
+    "word-snapped": (INFO, "a selection that cuts a word was extended to whole words"),
+    "segments-merged": (INFO, "overlapping segments of one annotator in one layer were merged into one"),
+}
+
+#: findings whose rows take span records out of the output (for the accounting invariant)
+EXCLUDING = {
+    "file-unreadable",
+    "filename-pattern",
+    "duplicate-file",
+    "raw-text-missing",
+    "encoding-error",
+    "offset-invalid",
+    "annotator-missing",
+    "relation-count-mismatch",
+    "discontinuous-dropped",
+    "empty-segment",
+}
+
+
+def finding(code: str, message: str, action: str, **where: str | None) -> Finding:
+    """Make a finding with the severity registered for ``code``."""
+    severity, _ = CODES[code]
+    return Finding(code=code, severity=severity, message=message, action=action, **where)
+
+
+def sort_key(f: Finding) -> tuple:
+    """A total, stable order for report rows (so report.jsonl is byte-identical across runs)."""
+    return (
+        f.unit or "",
+        f.group or "",
+        f.doc or "",
+        f.file or "",
+        f.annotator or "",
+        f.layer or "",
+        _natural(f.record),
+        f.code,
+        f.message,
+    )
+
+
+def _natural(record: str | None) -> tuple:
+    if record is None:
+        return (0, "")
+    head = record.split("/", 1)[0]
+    return (1, int(head), record) if head.isdigit() else (2, 0, record)
+
+
+def count_by_severity(findings: list[Finding]) -> dict[str, int]:
+    counts = {ERROR: 0, WARNING: 0, INFO: 0}
+    for f in findings:
+        counts[f.severity] += 1
+    return counts

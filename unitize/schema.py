@@ -1,0 +1,53 @@
+"""Arrow schemas of the output tables, built from the JSON contracts in ``schemas/``."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import pyarrow as pa
+
+FORMAT_VERSION = 1
+
+_TYPES: dict[str, pa.DataType] = {
+    "string": pa.string(),
+    "int32": pa.int32(),
+    "int64": pa.int64(),
+    "uint8": pa.uint8(),
+    "bool": pa.bool_(),
+    "dictionary<string>": pa.dictionary(pa.int32(), pa.string()),
+    "list<string>": pa.list_(pa.string()),
+}
+
+
+@lru_cache(maxsize=None)
+def contract(name: str) -> dict[str, Any]:
+    """The JSON contract ``schemas/<name>`` shipped with the package."""
+    return json.loads(resources.files("unitize").joinpath("schemas", name).read_text(encoding="utf-8"))
+
+
+def arrow_type(name: str) -> pa.DataType:
+    return _TYPES[name]
+
+
+def _fields(name: str) -> list[pa.Field]:
+    return [pa.field(f["name"], _TYPES[f["type"]], nullable=f["nullable"]) for f in contract(name)["fields"]]
+
+
+def units_schema(annotators: list[str], metadata: dict[str, Any]) -> pa.Schema:
+    """Schema of a unit matrix with one column per annotator."""
+    spec = contract("units.arrow.json")["annotator_columns"]
+    fields = _fields("units.arrow.json") + [
+        pa.field(a, _TYPES[spec["type"]], nullable=spec["nullable"]) for a in annotators
+    ]
+    return pa.schema(fields, metadata={"unitize": json.dumps(metadata, sort_keys=True, ensure_ascii=False)})
+
+
+def segments_schema() -> pa.Schema:
+    return pa.schema(_fields("segments.arrow.json"))
+
+
+def documents_schema() -> pa.Schema:
+    return pa.schema(_fields("documents.arrow.json"))

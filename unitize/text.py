@@ -1,0 +1,101 @@
+"""Raw text decoding and offset conventions (DESIGN.md §3).
+
+Annotation tools count offsets against the text *as they read it*: some keep
+``\\r\\n`` as two characters, some turn it into one; some keep a UTF-8 BOM as
+character 0. Raw files are therefore read as bytes and decoded here, with the
+policy of the tool that made the annotations.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+NewlinePolicy = Literal["keep", "normalize"]
+BomPolicy = Literal["keep", "strip"]
+
+
+class DecodeError(ValueError):
+    """A raw text that none of the allowed encodings can decode."""
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    text: str
+    encoding: str
+    newline: str
+    bom: bool
+    fallback_used: bool
+
+
+def newline_style(text: str) -> str:
+    """Name the line-break convention of ``text``: crlf, lf, cr, mixed or none."""
+    crlf = text.count("\r\n")
+    cr = text.count("\r") - crlf
+    lf = text.count("\n") - crlf
+    kinds = [name for name, n in (("crlf", crlf), ("lf", lf), ("cr", cr)) if n]
+    if not kinds:
+        return "none"
+    return kinds[0] if len(kinds) == 1 else "mixed"
+
+
+def decode_raw(
+    raw: bytes,
+    *,
+    encoding: str = "utf-8",
+    fallback: str | None = None,
+    newlines: NewlinePolicy = "keep",
+    bom: BomPolicy = "keep",
+) -> DecodedText:
+    """Decode raw bytes the way an annotation tool read them.
+
+    ``encoding`` is tried first (strictly), then ``fallback``. ``newlines="normalize"``
+    turns ``\\r\\n`` and lone ``\\r`` into ``\\n`` (tools that count a line break as
+    one character); ``"keep"`` leaves them (DATT counts ``\\r\\n`` as two).
+    ``bom="keep"`` leaves a UTF-8 BOM in the text as U+FEFF (Java tools do).
+    """
+    has_bom = raw.startswith(codecs.BOM_UTF8)
+    tried = [encoding] + ([fallback] if fallback and fallback.lower() != encoding.lower() else [])
+    for i, enc in enumerate(tried):
+        try:
+            text = raw.decode(enc)
+        except (UnicodeDecodeError, LookupError):
+            continue
+        style = newline_style(text)
+        if bom == "strip" and text.startswith("\ufeff"):
+            text = text[1:]
+        if newlines == "normalize" and "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return DecodedText(text, enc, style, has_bom, fallback_used=i > 0)
+    raise DecodeError(f"not decodable as {' or '.join(tried)}")
+
+
+def read_bytes(path: Path) -> tuple[bytes, str]:
+    """Read a file's bytes and their sha256."""
+    raw = path.read_bytes()
+    return raw, hashlib.sha256(raw).hexdigest()
+
+
+def collapse_whitespace(text: str) -> str:
+    """Collapse every whitespace run to one space and trim; for comparing stored copies."""
+    return " ".join(text.split())
+
+
+def utf16_to_codepoints(text: str, offsets: np.ndarray) -> np.ndarray:
+    """Convert UTF-16 code-unit offsets into ``text`` to code-point offsets.
+
+    Identical when ``text`` has no character outside the Basic Multilingual Plane.
+    """
+    offsets = np.asarray(offsets, dtype=np.int64)
+    code_points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    astral = np.flatnonzero(code_points > 0xFFFF)
+    if astral.size == 0:
+        return offsets
+    # code-unit position at which each astral character starts
+    starts = astral + np.arange(astral.size, dtype=np.int64)
+    return offsets - np.searchsorted(starts, offsets, side="left")

@@ -1,0 +1,81 @@
+"""Tokenizers: a document's text -> the character extents of its word units.
+
+A tokenizer returns two int64 arrays ``(starts, ends)``, sorted, with no
+whitespace tokens, ``ends`` exclusive. Specs:
+
+- ``spacy:<lang>``: the tokenizer of ``spacy.blank(lang)`` (rule-based, no model
+  download), whitespace tokens dropped; token extent ``idx … idx + len(text)``.
+- ``regex``: runs of word characters, and every other non-space character alone.
+- ``whitespace``: maximal runs of non-whitespace.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable
+
+import numpy as np
+
+TokenExtents = tuple[np.ndarray, np.ndarray]
+Tokenizer = Callable[[str], TokenExtents]
+
+_PATTERNS = {
+    "regex": re.compile(r"\w+|[^\w\s]"),
+    "whitespace": re.compile(r"\S+"),
+}
+
+
+class TokenizerError(ValueError):
+    """An unknown or unusable tokenizer spec."""
+
+
+def _regex_tokenizer(pattern: re.Pattern[str]) -> Tokenizer:
+    def tokenize(text: str) -> TokenExtents:
+        spans = [m.span() for m in pattern.finditer(text)]
+        if not spans:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty.copy()
+        arr = np.asarray(spans, dtype=np.int64)
+        return np.ascontiguousarray(arr[:, 0]), np.ascontiguousarray(arr[:, 1])
+
+    return tokenize
+
+
+def _spacy_tokenizer(lang: str) -> Tokenizer:
+    try:
+        import spacy
+        from spacy.attrs import IDX, IS_SPACE, LENGTH
+    except ImportError as exc:  # pragma: no cover - spacy is a dependency
+        raise TokenizerError("the spacy tokenizer needs the 'spacy' package") from exc
+    try:
+        nlp = spacy.blank(lang)
+    except Exception as exc:
+        raise TokenizerError(f"spaCy has no language {lang!r} (tokenizer 'spacy:{lang}'): {exc}") from exc
+    nlp.max_length = 2**31 - 1
+
+    def tokenize(text: str) -> TokenExtents:
+        doc = nlp.make_doc(text)
+        if len(doc) == 0:
+            empty = np.zeros(0, dtype=np.int64)
+            return empty, empty.copy()
+        arr = doc.to_array([IDX, LENGTH, IS_SPACE]).astype(np.int64)
+        keep = arr[:, 2] == 0
+        starts = arr[keep, 0]
+        # LENGTH counts characters of the token text (trailing whitespace excluded)
+        return np.ascontiguousarray(starts), np.ascontiguousarray(starts + arr[keep, 1])
+
+    return tokenize
+
+
+@lru_cache(maxsize=None)
+def get_tokenizer(spec: str) -> Tokenizer:
+    """Return the tokenizer named by ``spec`` (see module docstring)."""
+    if spec in _PATTERNS:
+        return _regex_tokenizer(_PATTERNS[spec])
+    if spec.startswith("spacy:"):
+        lang = spec.split(":", 1)[1]
+        if not lang:
+            raise TokenizerError("tokenizer 'spacy:' needs a language code, e.g. 'spacy:tr'")
+        return _spacy_tokenizer(lang)
+    raise TokenizerError(f"unknown tokenizer {spec!r}; use 'spacy:<lang>', 'regex' or 'whitespace'")

@@ -1,0 +1,168 @@
+"""Unitization as pure NumPy functions (DESIGN.md §4). No I/O, no model objects.
+
+Positions live in a *global unit space*: the documents are laid end to end, so a
+document's units occupy ``[base[d], base[d] + n[d])``. Character units are the
+document's characters; word units are its tokens. All ranges of units are
+inclusive ``(u0, u1)`` pairs; all character ranges are half-open ``[b, e)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+Discontinuous = Literal["extend", "keep", "drop"]
+Approach = Literal["interval", "boundary"]
+
+_I64 = np.int64
+
+
+@dataclass(frozen=True)
+class Segments:
+    """Segments made from fragments.
+
+    ``fragment_segment[i]`` is the segment fragment ``i`` went into, or -1 when
+    its element was dropped. ``first_fragment[s]`` is a representative fragment of
+    segment ``s`` (for its keys); ``extended[s]`` marks a filled gap.
+    """
+
+    begin: np.ndarray
+    end: np.ndarray
+    extended: np.ndarray
+    first_fragment: np.ndarray
+    fragment_segment: np.ndarray
+
+
+def fragments_to_segments(element: np.ndarray, begin: np.ndarray, end: np.ndarray, mode: Discontinuous) -> Segments:
+    """Turn fragments of elements into segments.
+
+    ``extend``: one segment per element from its first begin to its last end;
+    ``keep``: one segment per fragment; ``drop``: elements with several fragments
+    produce no segment.
+    """
+    element = np.asarray(element, dtype=_I64)
+    begin = np.asarray(begin, dtype=_I64)
+    end = np.asarray(end, dtype=_I64)
+    n = element.size
+    if mode == "keep":
+        idx = np.arange(n, dtype=_I64)
+        return Segments(begin.copy(), end.copy(), np.zeros(n, dtype=bool), idx, idx.copy())
+    if mode not in ("extend", "drop"):
+        raise ValueError(f"discontinuous must be 'extend', 'keep' or 'drop', not {mode!r}")
+    uniq, inverse, counts = np.unique(element, return_inverse=True, return_counts=True)
+    m = uniq.size
+    first = np.full(m, n, dtype=_I64)
+    np.minimum.at(first, inverse, np.arange(n, dtype=_I64))
+    seg_begin = np.full(m, np.iinfo(_I64).max, dtype=_I64)
+    seg_end = np.full(m, np.iinfo(_I64).min, dtype=_I64)
+    np.minimum.at(seg_begin, inverse, begin)
+    np.maximum.at(seg_end, inverse, end)
+    if mode == "extend":
+        return Segments(seg_begin, seg_end, counts > 1, first, inverse.astype(_I64))
+    kept = counts == 1
+    new_index = np.cumsum(kept) - 1
+    fragment_segment = np.where(kept[inverse], new_index[inverse], -1).astype(_I64)
+    return Segments(seg_begin[kept], seg_end[kept], np.zeros(int(kept.sum()), dtype=bool), first[kept], fragment_segment)
+
+
+def char_units(begin: np.ndarray, end: np.ndarray, char_base: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Character units covered by ``[begin, end)`` (document-local offsets, ``char_base`` per segment).
+
+    Returns global ``(u0, u1)`` inclusive and an ``empty`` mask (zero-length segments).
+    """
+    b = np.asarray(char_base, dtype=_I64) + np.asarray(begin, dtype=_I64)
+    e = np.asarray(char_base, dtype=_I64) + np.asarray(end, dtype=_I64)
+    return b, e - 1, e <= b
+
+
+def word_units(
+    begin: np.ndarray,
+    end: np.ndarray,
+    char_base: np.ndarray,
+    token_starts: np.ndarray,
+    token_ends: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tokens whose character extent intersects ``[begin, end)``.
+
+    ``token_starts``/``token_ends`` are global character positions of every token
+    of every document, sorted. Returns global token indices ``(u0, u1)``
+    inclusive, an ``empty`` mask (no token intersects: zero length or
+    whitespace only) and a ``snapped`` mask (a token was cut by the selection).
+    """
+    b = np.asarray(char_base, dtype=_I64) + np.asarray(begin, dtype=_I64)
+    e = np.asarray(char_base, dtype=_I64) + np.asarray(end, dtype=_I64)
+    u0 = np.searchsorted(token_ends, b, side="right").astype(_I64)
+    u1 = np.searchsorted(token_starts, e, side="left").astype(_I64) - 1
+    empty = (u0 > u1) | (e <= b)
+    snapped = np.zeros(b.size, dtype=bool)
+    ok = ~empty
+    if ok.any():
+        snapped[ok] = (token_starts[u0[ok]] < b[ok]) | (token_ends[u1[ok]] > e[ok])
+    return u0, u1, empty, snapped
+
+
+@dataclass(frozen=True)
+class Merged:
+    """Disjoint segments after merging overlaps within each key.
+
+    ``cluster[i]`` is the merged segment input segment ``i`` went into; merged
+    segments are ordered by (key, u0).
+    """
+
+    key: np.ndarray
+    u0: np.ndarray
+    u1: np.ndarray
+    size: np.ndarray
+    cluster: np.ndarray
+
+
+def merge_overlaps(key: np.ndarray, u0: np.ndarray, u1: np.ndarray) -> Merged:
+    """Merge segments of the same key that share at least one unit; abutting ones stay apart."""
+    key = np.asarray(key, dtype=_I64)
+    u0 = np.asarray(u0, dtype=_I64)
+    u1 = np.asarray(u1, dtype=_I64)
+    n = key.size
+    if n == 0:
+        z = np.zeros(0, dtype=_I64)
+        return Merged(z, z, z, z, z)
+    order = np.lexsort((u1, u0, key))
+    k, s, e = key[order], u0[order], u1[order]
+    # shift each key into its own band so one running maximum serves all keys
+    span = int(max(e.max(), s.max()) - min(s.min(), 0)) + 2
+    shift = (k - k.min()) * span
+    run_end = np.maximum.accumulate(e + shift)
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = (s[1:] + shift[1:]) > run_end[:-1]
+    cluster_sorted = np.cumsum(starts) - 1
+    m = int(cluster_sorted[-1]) + 1
+    merged_u1 = np.full(m, np.iinfo(_I64).min, dtype=_I64)
+    np.maximum.at(merged_u1, cluster_sorted, e)
+    cluster = np.empty(n, dtype=_I64)
+    cluster[order] = cluster_sorted
+    return Merged(
+        key=k[starts],
+        u0=s[starts],
+        u1=merged_u1,
+        size=np.bincount(cluster_sorted, minlength=m).astype(_I64),
+        cluster=cluster,
+    )
+
+
+def mark(n_units: int, r0: np.ndarray, r1: np.ndarray, approach: Approach) -> np.ndarray:
+    """A 0/1 vector of ``n_units`` marking disjoint segments ``[r0, r1]`` (inclusive).
+
+    ``interval``: every unit of a segment is 1; ``boundary``: its first and last units.
+    """
+    r0 = np.asarray(r0, dtype=_I64)
+    r1 = np.asarray(r1, dtype=_I64)
+    if approach == "interval":
+        delta = np.bincount(r0, minlength=n_units + 1) - np.bincount(r1 + 1, minlength=n_units + 1)
+        return (np.cumsum(delta[:n_units]) > 0).astype(np.uint8)
+    if approach == "boundary":
+        out = np.zeros(n_units, dtype=np.uint8)
+        out[r0] = 1
+        out[r1] = 1
+        return out
+    raise ValueError(f"approach must be 'interval' or 'boundary', not {approach!r}")

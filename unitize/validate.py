@@ -1,0 +1,237 @@
+"""Format-independent validation: offsets against texts, and RAT's cross-annotator rules.
+
+RAT (Yalçınkaya 2010, §5.4) excluded an annotation file when its raw text was
+missing, or when annotators had different numbers of annotations for the same
+source file. Here every such decision is a report row, and the rules can be
+relaxed (keep a document whose annotator is missing, with that annotator null).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from .model import Corpus, Finding, Span
+from .report import finding
+from .text import collapse_whitespace
+
+
+@dataclass
+class Validation:
+    """The outcome of validating a corpus.
+
+    ``fate[i]`` is ``None`` when span ``i`` of the corpus may be unitized, else
+    the code of the finding that left it out. ``universe[group][doc]`` is the set
+    of annotators missing for that document (empty when all are present); a
+    document absent from ``universe[group]`` is excluded from that group.
+    ``annotators[group]`` are the annotators expected in the group.
+    """
+
+    findings: list[Finding] = field(default_factory=list)
+    fate: list[str | None] = field(default_factory=list)
+    universe: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
+    annotators: dict[str, list[str]] = field(default_factory=dict)
+
+
+def check_spans(corpus: Corpus) -> tuple[list[Finding], list[str | None]]:
+    """Check every span's offsets against its document's text; return findings and fates."""
+    findings: list[Finding] = []
+    fate: list[str | None] = [None] * len(corpus.spans)
+    docs = corpus.documents
+    for i, span in enumerate(corpus.spans):
+        if not span.valid:
+            fate[i] = "offset-invalid"  # the adapter reported it
+            continue
+        doc = docs.get(span.doc_id)
+        text = doc.text if doc is not None else None
+        if text is None:
+            fate[i] = "raw-text-missing"
+            if span.stored_text is not None and span.begin <= span.end:
+                stored = collapse_whitespace(span.stored_text)
+                if len(stored) > span.end - span.begin:
+                    findings.append(
+                        _span_finding(
+                            "text-length-mismatch",
+                            span,
+                            f"stored text ({len(stored)} characters after collapsing whitespace) is longer "
+                            f"than its offsets {span.begin}..{span.end} allow",
+                            "reported only (no raw text to check against)",
+                        )
+                    )
+            if span.begin > span.end:
+                findings.append(_offset_finding(span, None))
+            continue
+        if span.begin > span.end or span.end > len(text):
+            fate[i] = "offset-invalid"
+            findings.append(_offset_finding(span, len(text)))
+            continue
+        if span.stored_text is not None:
+            stored = collapse_whitespace(span.stored_text)
+            actual = collapse_whitespace(text[span.begin : span.end])
+            if stored != actual:
+                findings.append(
+                    _span_finding(
+                        "text-mismatch",
+                        span,
+                        f"stored text {_short(stored)!r} differs from the raw text {_short(actual)!r} "
+                        f"at {span.begin}..{span.end}",
+                        "kept; the offsets are used",
+                    )
+                )
+    return findings, fate
+
+
+def _short(s: str, limit: int = 60) -> str:
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def _span_finding(code: str, span: Span, message: str, action: str) -> Finding:
+    return finding(
+        code,
+        message,
+        action,
+        file=span.source,
+        record=span.record,
+        doc=span.doc_id,
+        group=span.group,
+        annotator=span.annotator,
+        layer=span.layer,
+    )
+
+
+def _offset_finding(span: Span, length: int | None) -> Finding:
+    if span.begin > span.end:
+        problem = f"begin {span.begin} is after end {span.end}"
+    else:
+        problem = f"offsets {span.begin}..{span.end} run past the end of the text ({length} characters)"
+    return _span_finding(
+        "offset-invalid",
+        span,
+        f"{span.layer} span {span.fragment + 1} (line {span.line}): {problem}",
+        "span left out; correct its offsets (is the raw text the one that was annotated?)",
+    )
+
+
+def apply_rules(
+    corpus: Corpus,
+    fate: list[str | None],
+    *,
+    annotators: list[str] | None = None,
+    keep_missing: bool = False,
+    keep_mismatched: bool = False,
+) -> tuple[list[Finding], dict[str, dict[str, frozenset[str]]], dict[str, list[str]]]:
+    """Decide, per (group, document), whether it enters the matrices (RAT's rules).
+
+    The expected annotators of a group are ``annotators`` when given, else every
+    annotator with a submission in that group. Marks the fates of spans of
+    excluded documents in place.
+    """
+    findings: list[Finding] = []
+    by_key: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
+    for sub in corpus.submissions:
+        by_key[(sub.group, sub.doc_id)][sub.annotator] = sub
+    group_annotators: dict[str, set[str]] = defaultdict(set)
+    for sub in corpus.submissions:
+        group_annotators[sub.group].add(sub.annotator)
+    expected = {g: sorted(annotators) if annotators else sorted(a) for g, a in group_annotators.items()}
+
+    universe: dict[str, dict[str, frozenset[str]]] = defaultdict(dict)
+    excluded: dict[tuple[str, str], str] = {}
+    docs = corpus.documents
+    for (group, doc_id), subs in sorted(by_key.items()):
+        doc = docs.get(doc_id)
+        if doc is None or doc.text is None:
+            reason = "no raw text was found" if doc is None or doc.source is None else "its raw text could not be decoded"
+            for annotator, sub in sorted(subs.items()):
+                findings.append(
+                    finding(
+                        "raw-text-missing",
+                        f"document {doc_id}: {reason}",
+                        f"file left out of group {group}; put {doc_id}.txt in the texts directory",
+                        file=sub.source,
+                        doc=doc_id,
+                        group=group,
+                        annotator=annotator,
+                    )
+                )
+            excluded[(group, doc_id)] = "raw-text-missing"
+            continue
+        missing = frozenset(a for a in expected[group] if a not in subs)
+        if missing:
+            names = ", ".join(sorted(missing))
+            if keep_missing:
+                for annotator in sorted(missing):
+                    findings.append(
+                        finding(
+                            "annotator-missing",
+                            f"annotator {annotator} has no file for document {doc_id}, group {group}",
+                            "document kept; that annotator's column is null for it",
+                            doc=doc_id,
+                            group=group,
+                            annotator=annotator,
+                        )
+                    )
+            else:
+                for annotator, sub in sorted(subs.items()):
+                    findings.append(
+                        finding(
+                            "annotator-missing",
+                            f"no file from {names} for document {doc_id}, group {group}; other annotators have one",
+                            f"file left out of group {group} (RAT rule); use keep_missing to keep it",
+                            file=sub.source,
+                            doc=doc_id,
+                            group=group,
+                            annotator=annotator,
+                        )
+                    )
+                excluded[(group, doc_id)] = "annotator-missing"
+                continue
+        counts = {a: s.records for a, s in subs.items()}
+        if len(set(counts.values())) > 1:
+            listing = ", ".join(f"{a} {n}" for a, n in sorted(counts.items()))
+            keep = keep_mismatched
+            for annotator, sub in sorted(subs.items()):
+                findings.append(
+                    finding(
+                        "relation-count-mismatch",
+                        f"relations per annotator for document {doc_id}, group {group}: {listing}",
+                        "kept (keep_mismatched)"
+                        if keep
+                        else f"file left out of group {group} (RAT rule); use keep_mismatched to keep it",
+                        file=sub.source,
+                        doc=doc_id,
+                        group=group,
+                        annotator=annotator,
+                    )
+                )
+            if not keep:
+                excluded[(group, doc_id)] = "relation-count-mismatch"
+                continue
+        universe[group][doc_id] = missing
+
+    if excluded:
+        for i, span in enumerate(corpus.spans):
+            code = excluded.get((span.group, span.doc_id))
+            if code is not None and fate[i] is None:
+                fate[i] = code
+    return findings, dict(universe), expected
+
+
+def validate(
+    corpus: Corpus,
+    *,
+    annotators: list[str] | None = None,
+    keep_missing: bool = False,
+    keep_mismatched: bool = False,
+) -> Validation:
+    """Run every check; the corpus itself is not changed."""
+    span_findings, fate = check_spans(corpus)
+    rule_findings, universe, expected = apply_rules(
+        corpus, fate, annotators=annotators, keep_missing=keep_missing, keep_mismatched=keep_mismatched
+    )
+    return Validation(
+        findings=corpus.findings + span_findings + rule_findings,
+        fate=fate,
+        universe=universe,
+        annotators=expected,
+    )
