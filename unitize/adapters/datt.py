@@ -31,8 +31,9 @@ from ..report import finding
 from ..text import DecodeError, decode_raw
 from . import Adapter, AdapterError
 
-#: default: doc id, annotator, then the connective as everything after the second underscore
-DEFAULT_PATTERN = r"^(?P<doc>[^_/]+)_(?P<annotator>[^_/]+)_(?P<connective>[^/]+)\.xml$"
+#: default: doc id, annotator, then the connective as everything after the second underscore.
+#: Patterns are searched in the file's path relative to the annotations directory.
+DEFAULT_PATTERN = r"(?:^|/)(?P<doc>[^_/]+)_(?P<annotator>[^_/]+)_(?P<connective>[^/]+)\.xml$"
 
 #: element name -> canonical layer name (both Supp and Sup spellings occur)
 LAYERS = {
@@ -321,7 +322,7 @@ def read(
     seen: dict[tuple[str, str, str], str] = {}
     for path in sorted(annotations.rglob("*.xml")):
         name = _relative(path, base)
-        subject = path.relative_to(annotations).as_posix() if "/" in pattern.pattern else path.name
+        subject = path.relative_to(annotations).as_posix()
         match = pattern.search(subject)
         if match is None:
             corpus.findings.append(
@@ -402,8 +403,8 @@ ADAPTER = Adapter(
         "texts": "directory of <doc>.txt raw texts (default: the annotations directory)",
         "encoding": "encoding of the raw texts (default utf-8)",
         "encoding_fallback": "encoding tried when a raw text is not valid in `encoding` (e.g. windows-1254)",
-        "filename_pattern": "regex with named groups doc, annotator, connective (matched on the file name, "
-        "or on the path under `annotations` when it contains '/')",
+        "filename_pattern": "regex with named groups doc, annotator, connective, searched in the path "
+        "relative to `annotations` (anchor a file name with (?:^|/))",
         "annotators": "only these annotators",
         "groups": "only these connectives",
         "workers": "processes used to parse files (default: automatic)",
