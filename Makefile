@@ -19,7 +19,7 @@ install: $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(BIN)/unitize convert unitize/examples/tdb-mini/study.toml --out $(DEMO_OUT)
-	$(BIN)/unitize info $(DEMO_OUT)
+	@echo "Inspect it with: $(BIN)/unitize info $(DEMO_OUT)"
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest

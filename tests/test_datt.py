@@ -267,3 +267,40 @@ def test_real_tdb_file_without_its_raw_text():
     v = validate(corpus)
     assert Counter(f.code for f in v.findings) == {"raw-text-missing": 1}
     assert set(v.fate) == {"raw-text-missing"}
+
+
+from hypothesis import given, settings as hsettings
+from hypothesis import strategies as st
+
+_span = st.tuples(st.integers(0, 30), st.integers(0, 10)).map(lambda p: (p[0], p[0] + p[1]))
+_relation = st.fixed_dictionaries(
+    {},
+    optional={
+        "Conn": st.lists(_span, min_size=1, max_size=2),
+        "Arg1": st.lists(_span, min_size=1, max_size=3),
+        "Arg2": st.lists(_span, min_size=1, max_size=3),
+        "Supp1": st.lists(_span, min_size=1, max_size=1),
+    },
+)
+
+
+@hsettings(max_examples=50, deadline=None)
+@given(st.lists(_relation, max_size=5), st.sampled_from(["Supp", "Sup"]))
+def test_datt_round_trip(tmp_path_factory, relations, sup):
+    from tests.conftest import ELEMENTS, datt_xml
+
+    root = tmp_path_factory.mktemp("rt")
+    (root / "t").mkdir()
+    text = "abcdefghij klmnopqrst uvwxyz ABCDEFGHIJ"
+    (root / "t" / "d.txt").write_text(text, encoding="utf-8")
+    (root / "d_a_ve.xml").write_text(datt_xml(text, relations, sup=sup), encoding="utf-8")
+    corpus = read(annotations=root, texts=root / "t", base=root)
+    assert corpus.findings == []
+    expected = [
+        (str(i + 1), element.replace("Supp1", "Sup1"), f, b, e)
+        for i, rel in enumerate(relations)
+        for element in ELEMENTS
+        for f, (b, e) in enumerate(rel.get(element, []))
+    ]
+    assert [(s.record, s.layer, s.fragment, s.begin, s.end) for s in corpus.spans] == expected
+    assert corpus.submissions[0].records == len(relations)

@@ -289,3 +289,14 @@ def test_crlf_counts_as_two_characters(datt):
     assert not [f for f in r.findings if f.code == "text-mismatch"]
     assert vectors(r, "ve", "Arg1", "char", "interval")["A"] == [0, 0, 0, 0, 1, 1, 0, 0, 0]
     assert vectors(r, "ve", "Arg1", "word", "interval")["A"] == [0, 1, 0]
+
+
+def test_matrix_api_returns_one_table(basic):
+    r = run(basic)
+    table = r.matrix("ve", "Arg2", unit="word", approach="boundary")
+    assert table.to_pydict()["B"] == [0, 1, 0, 0, 1]
+    assert r.matrix("nope", "Arg1").num_rows == 0
+    from unitize import RunError
+
+    with pytest.raises(RunError, match="layer 'Conn' was not unitized"):
+        r.matrix("ve", "Conn")

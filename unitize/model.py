@@ -85,8 +85,8 @@ class InputFile:
 class Finding:
     """One validation finding: a row of ``report.jsonl``.
 
-    ``records`` is how many span records (fragments) of the unitized layers this
-    finding takes out of the output; ``None`` when it removes nothing itself.
+    ``file`` and ``record`` name what it is about (``record`` is ``None`` for a
+    whole file); ``action`` says what unitize did about it.
     """
 
     code: str

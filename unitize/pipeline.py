@@ -269,30 +269,36 @@ class Unitized:
             meta["layer_bits"] = {layer: 1 << i for i, layer in enumerate(self.settings.layers)}
         return units_schema(self.annotators, meta)
 
+    def _group_tables(self, schema: pa.Schema, unit: str, approach: str, mode: str, group: str, layers: list[str]) -> Iterator[pa.Table]:
+        frame = self._frame(unit, group)
+        nulls = self._nulls(group, frame)
+        if mode == "combined":
+            combined = {a: np.zeros(frame["total"], dtype=np.uint8) for a in self.annotators}
+            for bit, layer in enumerate(self.settings.layers):
+                for a, v in self._marks(unit, group, layer, approach, frame).items():
+                    combined[a] |= v << np.uint8(bit)
+            yield self._table(schema, group, "+".join(self.settings.layers), frame, combined, nulls)
+        else:
+            for layer in layers:
+                yield self._table(schema, group, layer, frame, self._marks(unit, group, layer, approach, frame), nulls)
+
     def matrices(self, unit: str, approach: str, mode: str = "separate") -> Iterator[pa.Table]:
         """Unit matrices, one table per (group, layer) — or per group in combined mode — in sorted order."""
         schema = self.matrix_schema(unit, approach, mode)
         for group in self.groups:
-            if not self.validation.universe.get(group):
-                continue
-            frame = self._frame(unit, group)
-            nulls = self._nulls(group, frame)
-            if mode == "combined":
-                combined = {a: np.zeros(frame["total"], dtype=np.uint8) for a in self.annotators}
-                for bit, layer in enumerate(self.settings.layers):
-                    for a, v in self._marks(unit, group, layer, approach, frame).items():
-                        combined[a] |= v << np.uint8(bit)
-                yield self._table(schema, group, "+".join(self.settings.layers), frame, combined, nulls)
-            else:
-                for layer in self.layers:
-                    yield self._table(schema, group, layer, frame, self._marks(unit, group, layer, approach, frame), nulls)
+            if self.validation.universe.get(group):
+                yield from self._group_tables(schema, unit, approach, mode, group, self.layers)
 
     def matrix(self, group: str, layer: str, unit: str = "char", approach: str = "interval") -> pa.Table:
-        """One (group, layer) unit matrix as a table (for interactive use)."""
-        for table in self.matrices(unit, approach):
-            if table.num_rows and table["group"][0].as_py() == group and table["layer"][0].as_py() == layer:
-                return table
-        return self.matrix_schema(unit, approach, "separate").empty_table()
+        """One (group, layer) unit matrix as a table; empty when the group has no documents."""
+        if unit not in self.results:
+            raise RunError(f"unit {unit!r} was not computed; settings have units {', '.join(self.results)}")
+        if layer not in self.layers:
+            raise RunError(f"layer {layer!r} was not unitized; layers are {', '.join(self.layers)}")
+        schema = self.matrix_schema(unit, approach, "separate")
+        if group not in self.groups or not self.validation.universe.get(group):
+            return schema.empty_table()
+        return next(self._group_tables(schema, unit, approach, "separate", group, [layer]))
 
 
 def _record_keys(corpus: Corpus, index: np.ndarray) -> list[str]:
@@ -320,11 +326,12 @@ def _unitize_one(
         u0, u1, empty, snapped = word_units(segs.begin, segs.end, space.char_base[doc], space.starts, space.ends)
 
     seg_of_frag = segs.fragment_segment
+    frags_per_segment = np.bincount(seg_of_frag[seg_of_frag >= 0], minlength=segs.begin.size)
     excluded: Counter = Counter()
+    if empty.any():
+        excluded["empty-segment"] = int(frags_per_segment[empty].sum())
     for s in np.flatnonzero(empty):
         span = spans[rep[s]]
-        n_frags = int((seg_of_frag == s).sum())
-        excluded["empty-segment"] += n_frags
         what = "no character" if unit == "char" else "no word (zero length or whitespace only)"
         findings.append(
             finding(
@@ -403,8 +410,12 @@ def _unitize_one(
     snapped_m = np.zeros(m, dtype=bool)
     np.logical_or.at(snapped_m, merged.cluster, snapped[live])
 
+    first_member = np.full(m, -1, dtype=np.int64)
+    if owner.size:
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        first_member[owner[starts]] = order[starts]
     for s in np.flatnonzero(merged.size > 1):
-        first = spans[frag["span"][order[owner == s][0]]]
+        first = spans[frag["span"][first_member[s]]]
         recs = [r.rsplit("#", 1)[1] for r in records[s]]
         findings.append(
             finding(
@@ -515,6 +526,7 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
     dropped = np.flatnonzero(segs.fragment_segment < 0)
     if dropped.size:
         base_excluded["discontinuous-dropped"] += int(dropped.size)
+        fragments_of = np.bincount(frag["element"])
         seen: set[int] = set()
         for f in dropped.tolist():
             element = int(frag["element"][f])
@@ -522,7 +534,7 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
                 continue
             seen.add(element)
             span = spans[frag["span"][f]]
-            n = int((frag["element"] == element).sum())
+            n = int(fragments_of[element])
             findings.append(
                 finding(
                     "discontinuous-dropped",
