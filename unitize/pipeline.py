@@ -32,7 +32,7 @@ from .adapters import get_adapter
 from .config import Settings
 from .model import Corpus, Finding
 from .output import OutputDir, ParquetStream, atomic_write_text
-from .report import CODES, ERROR, count_by_severity, finding, sort_key
+from .report import CODES, ERROR, count_by_severity, sort_key, span_finding
 from .schema import FORMAT_VERSION, documents_schema, segments_schema, units_schema
 from .tokenize import get_tokenizer
 from .unitizers import char_units, fragments_to_segments, mark, merge_overlaps, word_units
@@ -334,33 +334,23 @@ def _unitize_one(
         span = spans[rep[s]]
         what = "no character" if unit == "char" else "no word (zero length or whitespace only)"
         findings.append(
-            finding(
+            span_finding(
                 "empty-segment",
+                span,
                 f"{span.layer} at {segs.begin[s]}..{segs.end[s]} covers {what}",
                 f"left out of the {unit} units",
-                file=span.source,
-                record=span.record,
-                doc=span.doc_id,
-                group=span.group,
-                annotator=span.annotator,
-                layer=span.layer,
                 unit=unit,
             )
         )
     for s in np.flatnonzero(snapped & ~empty):
         span = spans[rep[s]]
         findings.append(
-            finding(
+            span_finding(
                 "word-snapped",
+                span,
                 f"{span.layer} at {segs.begin[s]}..{segs.end[s]} cuts a word; "
                 f"snapped to {space.starts[u0[s]] - space.char_base[doc[s]]}..{space.ends[u1[s]] - space.char_base[doc[s]]}",
                 "whole words used",
-                file=span.source,
-                record=span.record,
-                doc=span.doc_id,
-                group=span.group,
-                annotator=span.annotator,
-                layer=span.layer,
                 unit=unit,
             )
         )
@@ -418,17 +408,13 @@ def _unitize_one(
         first = spans[frag["span"][first_member[s]]]
         recs = [r.rsplit("#", 1)[1] for r in records[s]]
         findings.append(
-            finding(
+            span_finding(
                 "segments-merged",
+                first,
                 f"{merged.size[s]} overlapping {first.layer} segments (records {', '.join(recs)}) merged into one",
                 f"one segment in the {unit} units",
-                file=first.source,
-                record="+".join(dict.fromkeys(recs)),
-                doc=first.doc_id,
-                group=first.group,
-                annotator=first.annotator,
-                layer=first.layer,
                 unit=unit,
+                record="+".join(dict.fromkeys(recs)),
             )
         )
 
@@ -536,16 +522,11 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
             span = spans[frag["span"][f]]
             n = int(fragments_of[element])
             findings.append(
-                finding(
+                span_finding(
                     "discontinuous-dropped",
+                    span,
                     f"{span.layer} has {n} fragments",
                     "element left out (discontinuous = \"drop\"); use \"extend\" or \"keep\" to include it",
-                    file=span.source,
-                    record=span.record,
-                    doc=span.doc_id,
-                    group=span.group,
-                    annotator=span.annotator,
-                    layer=span.layer,
                 )
             )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Finding
+from .model import Finding, Span
 
 ERROR = "error"
 WARNING = "warning"
@@ -48,6 +48,22 @@ def finding(code: str, message: str, action: str, **where: str | None) -> Findin
     """Make a finding with the severity registered for ``code``."""
     severity, _ = CODES[code]
     return Finding(code=code, severity=severity, message=message, action=action, **where)
+
+
+def span_finding(code: str, span: Span, message: str, action: str, *, unit: str | None = None, record: str | None = None) -> Finding:
+    """A finding about one span record, located by its file, record, document, group, annotator and layer."""
+    return finding(
+        code,
+        message,
+        action,
+        file=span.source,
+        record=record if record is not None else span.record,
+        doc=span.doc_id,
+        group=span.group,
+        annotator=span.annotator,
+        layer=span.layer,
+        unit=unit,
+    )
 
 
 def sort_key(f: Finding) -> tuple:

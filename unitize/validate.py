@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .model import Corpus, Finding, Span
-from .report import finding
+from .report import finding, span_finding
 from .text import collapse_whitespace
 
 
@@ -50,7 +50,7 @@ def check_spans(corpus: Corpus) -> tuple[list[Finding], list[str | None]]:
                 stored = collapse_whitespace(span.stored_text)
                 if len(stored) > span.end - span.begin:
                     findings.append(
-                        _span_finding(
+                        span_finding(
                             "text-length-mismatch",
                             span,
                             f"stored text ({len(stored)} characters after collapsing whitespace) is longer "
@@ -70,7 +70,7 @@ def check_spans(corpus: Corpus) -> tuple[list[Finding], list[str | None]]:
             actual = collapse_whitespace(text[span.begin : span.end])
             if stored != actual:
                 findings.append(
-                    _span_finding(
+                    span_finding(
                         "text-mismatch",
                         span,
                         f"stored text {_short(stored)!r} differs from the raw text {_short(actual)!r} "
@@ -85,26 +85,12 @@ def _short(s: str, limit: int = 60) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
-def _span_finding(code: str, span: Span, message: str, action: str) -> Finding:
-    return finding(
-        code,
-        message,
-        action,
-        file=span.source,
-        record=span.record,
-        doc=span.doc_id,
-        group=span.group,
-        annotator=span.annotator,
-        layer=span.layer,
-    )
-
-
 def _offset_finding(span: Span, length: int | None) -> Finding:
     if span.begin > span.end:
         problem = f"begin {span.begin} is after end {span.end}"
     else:
         problem = f"offsets {span.begin}..{span.end} run past the end of the text ({length} characters)"
-    return _span_finding(
+    return span_finding(
         "offset-invalid",
         span,
         f"{span.layer} span {span.fragment + 1} (line {span.line}): {problem}",
