@@ -269,7 +269,8 @@ def test_real_tdb_file_without_its_raw_text():
     assert set(v.fate) == {"raw-text-missing"}
 
 
-from hypothesis import given, settings as hsettings
+from hypothesis import given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 _span = st.tuples(st.integers(0, 30), st.integers(0, 10)).map(lambda p: (p[0], p[0] + p[1]))

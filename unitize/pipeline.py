@@ -16,13 +16,13 @@ import platform
 import socket
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -32,19 +32,14 @@ from .adapters import get_adapter
 from .config import Settings
 from .model import Corpus, Finding
 from .output import OutputDir, ParquetStream, atomic_write_text
+from .progress import Progress, Sized, no_progress
 from .report import CODES, ERROR, count_by_severity, sort_key, span_finding
 from .schema import FORMAT_VERSION, documents_schema, segments_schema, units_schema
 from .tokenize import get_tokenizer
 from .unitizers import char_units, fragments_to_segments, mark, merge_overlaps, word_units
 from .validate import Validation, validate
 
-Progress = Callable[[Iterable, str], Iterable]
-
 _RESERVED = {"group", "doc_id", "layer", "unit", "begin", "end"}
-
-
-def _no_progress(items: Iterable, desc: str) -> Iterable:
-    return items
 
 
 class RunError(ValueError):
@@ -62,7 +57,7 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
         )
     if "annotations" in adapter.options and "annotations" not in settings.input:
         raise RunError("no input given: set [input] annotations (or --annotations)")
-    return adapter.read(**settings.input, base=settings.base, progress=progress or _no_progress)
+    return adapter.read(**settings.input, base=settings.base, progress=progress or no_progress)
 
 
 # --- unit spaces ---------------------------------------------------------------
@@ -102,7 +97,7 @@ def _cumulative(n: np.ndarray) -> np.ndarray:
 
 
 def build_spaces(
-    corpus: Corpus, units: Iterable[str], tokenizer: str, progress: Progress = _no_progress
+    corpus: Corpus, units: Iterable[str], tokenizer: str, progress: Progress = no_progress
 ) -> dict[str, UnitSpace]:
     """Character and/or word unit spaces; each document is tokenized once."""
     doc_ids = sorted(d for d, doc in corpus.documents.items() if doc.text is not None)
@@ -464,7 +459,7 @@ def _unitize_one(
 
 def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None) -> Unitized:
     """Validate and unitize a corpus: segments for every unit type asked for."""
-    progress = progress or _no_progress
+    progress = progress or no_progress
     annotators = list(settings.input.get("annotators") or corpus.annotators)
     clash = _RESERVED & set(annotators)
     if clash:
@@ -641,7 +636,7 @@ def write_output(
     run_info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write every output of a run into ``out``; return the manifest."""
-    progress = progress or _no_progress
+    progress = progress or no_progress
     started = time.time()
     target = OutputDir(out)
     try:
@@ -661,7 +656,7 @@ def write_output(
 
         if threads > 1 and len(jobs) > 1:
             with ThreadPoolExecutor(max_workers=threads) as pool:
-                done = list(progress(pool.map(write_units, jobs), "writing unit matrices"))
+                done = list(progress(Sized(pool.map(write_units, jobs), len(jobs)), "writing unit matrices"))
         else:
             done = [write_units(j) for j in progress(jobs, "writing unit matrices")]
         for relative, rows in done:

@@ -22,11 +22,12 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from lxml import etree
 
 from ..model import Corpus, Document, Finding, InputFile, Span, Submission
+from ..progress import Progress, Sized, no_progress
 from ..report import finding
 from ..text import DecodeError, decode_raw
 from . import Adapter, AdapterError
@@ -296,7 +297,7 @@ def read(
     annotators: list[str] | None = None,
     groups: list[str] | None = None,
     workers: int | None = None,
-    progress: Callable[[Iterable, str], Iterable] | None = None,
+    progress: Progress | None = None,
 ) -> Corpus:
     """Read a directory (searched recursively) of DATT XML files and their raw texts.
 
@@ -315,7 +316,7 @@ def read(
     pattern = compile_pattern(filename_pattern or DEFAULT_PATTERN)
     wanted_annotators = set(annotators) if annotators else None
     wanted_groups = set(groups) if groups else None
-    progress = progress or (lambda items, desc: items)
+    progress = progress or no_progress
 
     corpus = Corpus(format="datt")
     jobs: list[tuple[str, str, str, str, str]] = []
@@ -361,7 +362,7 @@ def read(
     n_workers = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1)
     if n_workers > 1 and len(jobs) > 1:
         with ProcessPoolExecutor(max_workers=n_workers) as pool:
-            results = list(progress(pool.map(_read_file_star, jobs, chunksize=256), "reading annotations"))
+            results = list(progress(Sized(pool.map(_read_file_star, jobs, chunksize=256), len(jobs)), "reading annotations"))
     else:
         results = [_read_file_star(job) for job in progress(jobs, "reading annotations")]
 
