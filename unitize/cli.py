@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any, Iterable, Sequence
 from . import __version__
 from .adapters import AdapterError, available, get_adapter
 from .config import APPROACHES, DISCONTINUOUS, MODES, UNITS, ConfigError, Settings, load_rat, load_toml, override
-from .output import OutputError, read_manifest
+from .output import OutputError, atomic_write_text, read_manifest
 from .pipeline import RunError, convert, read_corpus, setting_name, summary, unitize
 from .report import ERROR
 from .tokenize import TokenizerError
@@ -34,6 +35,8 @@ def _csv(choices: Sequence[str] | None = None):
         for item in items:
             if choices is not None and item not in choices:
                 raise argparse.ArgumentTypeError(f"{item!r} is not one of {', '.join(choices)}")
+        if len(set(items)) != len(items):
+            raise argparse.ArgumentTypeError(f"{value!r} names an item twice")
         return items
 
     return parse
@@ -89,6 +92,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _flag_base(args: argparse.Namespace) -> Path:
+    """Where relative names in outputs start when only flags are given: the inputs' common folder.
+
+    Not the working directory, so the data files do not depend on where the command runs.
+    """
+    roots = [p.resolve() for p in (args.annotations, args.texts) if p is not None]
+    if not roots:
+        return Path.cwd().resolve()
+    common = Path(os.path.commonpath(roots))
+    return common.parent if common in roots else common
+
+
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings from a config file (TOML or RAT) overridden by flags."""
     if args.config and args.rat_config:
@@ -98,7 +113,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     elif args.config:
         settings = load_toml(args.config)
     else:
-        settings = Settings(base=Path.cwd().resolve())
+        settings = Settings(base=_flag_base(args))
     inp: dict[str, Any] = {}
     for key in ("annotations", "texts"):
         value = getattr(args, key)
@@ -196,9 +211,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     progress = _progress(not args.quiet and not args.json and sys.stderr.isatty())
     unitized = unitize(read_corpus(settings, progress), settings, progress)
     if args.report:
-        with open(args.report, "w", encoding="utf-8", newline="\n") as fh:
-            for f in unitized.findings:
-                fh.write(json.dumps(f.as_dict(), ensure_ascii=False) + "\n")
+        atomic_write_text(args.report, "".join(json.dumps(f.as_dict(), ensure_ascii=False) + "\n" for f in unitized.findings))
     data = summary(unitized)
     if args.json:
         print(json.dumps({**data, "accounting": unitized.accounting, "report": [f.as_dict() for f in unitized.findings]}, ensure_ascii=False, indent=2))
@@ -247,6 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except _USER_ERRORS as exc:
         print(f"unitize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:  # a file-system problem (disk full, permissions), not a bug
+        target = f": {exc.filename}" if exc.filename else ""
+        print(f"unitize: error: {exc.strerror or exc}{target}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("unitize: interrupted", file=sys.stderr)

@@ -23,6 +23,7 @@ Paths are relative to the file that names them.
 
 from __future__ import annotations
 
+import codecs
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
@@ -69,6 +70,44 @@ class Settings:
     source: str | None = None
     statistics: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        """Reject settings a run cannot start with, whether they came from TOML, flags or code."""
+        for name, allowed in (("layers", None), ("modes", MODES)):
+            values = getattr(self, name)
+            if not values:
+                raise ConfigError(f"{name} is empty")
+            if len(set(values)) != len(values):
+                raise ConfigError(f"{name} lists a value twice: {', '.join(values)}")
+            if allowed and not set(values) <= set(allowed):
+                raise ConfigError(f"{name}: {', '.join(sorted(set(values) - set(allowed)))} not one of {', '.join(allowed)}")
+        if len(set(self.pairs)) != len(self.pairs) or not self.pairs:
+            raise ConfigError("the (unit, approach) settings are empty or repeat one")
+        for unit, approach in self.pairs:
+            if unit not in UNITS or approach not in APPROACHES:
+                raise ConfigError(f"unknown setting {unit}-{approach}")
+        if "combined" in self.modes and len(self.layers) > 8:
+            raise ConfigError("mode 'combined' holds at most 8 layers (one bit each in a uint8)")
+        if self.discontinuous not in DISCONTINUOUS:
+            raise ConfigError(f"discontinuous must be one of {', '.join(DISCONTINUOUS)}, not {self.discontinuous!r}")
+        for key, kind in _INPUT_TYPES.items():
+            if key in self.input and not isinstance(self.input[key], kind):
+                raise ConfigError(f"[input] {key} must be a {kind.__name__}, not {self.input[key]!r}")
+        if "workers" in self.input and (isinstance(self.input["workers"], bool) or self.input["workers"] < 1):
+            raise ConfigError("[input] workers must be a positive integer")
+        for key in ("annotators", "groups"):
+            values = self.input.get(key)
+            if values is not None:
+                if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+                    raise ConfigError(f"[input] {key} must be a list of non-empty strings")
+                if len(set(values)) != len(values):
+                    raise ConfigError(f"[input] {key} lists a name twice: {', '.join(values)}")
+        for key in ("encoding", "encoding_fallback"):
+            if key in self.input:
+                try:
+                    codecs.lookup(self.input[key])
+                except LookupError:
+                    raise ConfigError(f"[input] {key}: unknown encoding {self.input[key]!r}") from None
+
     @property
     def units(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(u for u, _ in self.pairs))
@@ -90,6 +129,7 @@ class Settings:
         if not with_output:
             data.pop("out")
             data.pop("source")
+            data["input"].pop("workers", None)
         return data
 
 
@@ -101,6 +141,9 @@ def _rel(value: Any, base: Path) -> Any:
             return value.as_posix()
     return value
 
+
+#: types of the [input] keys every adapter shares
+_INPUT_TYPES: dict[str, type] = {"encoding": str, "encoding_fallback": str, "filename_pattern": str, "workers": int}
 
 _UNITIZE_KEYS = {
     "units",
@@ -194,6 +237,8 @@ def load_toml(path: Path) -> Settings:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"configuration file not found: {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the configuration file {path}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     try:
@@ -223,6 +268,8 @@ def load_rat(path: Path) -> Settings:
         raise ConfigError(f"RAT configuration file not found: {path}") from None
     except UnicodeDecodeError:
         lines = path.read_text(encoding="latin-1").splitlines()
+    except OSError as exc:
+        raise ConfigError(f"cannot read the RAT configuration file {path}: {exc.strerror or exc}") from None
     sections: dict[str, list[str]] = {}
     current: str | None = None
     for number, raw_line in enumerate(lines, 1):

@@ -90,9 +90,12 @@ class OutputDir:
                     "choose a new or empty directory"
                 )
         self.staging = self.path / f"{_STAGING}-{os.getpid()}"
-        if self.staging.exists():
-            shutil.rmtree(self.staging)
-        self.staging.mkdir(parents=True)
+        try:
+            if self.staging.exists():
+                shutil.rmtree(self.staging)
+            self.staging.mkdir(parents=True)
+        except OSError as exc:
+            raise OutputError(f"cannot create the output directory {self.path}: {exc.strerror or exc}") from None
         self.outputs: list[dict[str, Any]] = []
 
     def file(self, relative: str) -> Path:
@@ -128,17 +131,41 @@ class OutputDir:
             fh.write("\n")
 
     def commit(self) -> None:
-        """Replace the previous run's outputs with this run's, entry by entry."""
-        for name in OWNED:
-            old = self.path / name
-            new = self.staging / name
-            if old.is_dir() and not old.is_symlink():
-                trash = self.staging / f".old-{name}"
-                os.replace(old, trash)
-            elif old.exists():
-                old.unlink()
-            if new.exists():
-                os.replace(new, old)
+        """Replace the previous run's outputs with this run's, the manifest last.
+
+        The previous manifest goes first, so an interrupted commit never leaves a
+        manifest describing files that are not there; on any failure every entry
+        already moved is put back and the previous output is restored.
+        """
+        moved: list[tuple[Path, Path | None]] = []  # (target, where its previous version went)
+
+        def set_aside(target: Path, name: str) -> Path | None:
+            if not (target.exists() or target.is_symlink()):
+                return None
+            backup = self.staging / f".old-{name}"
+            os.replace(target, backup)
+            return backup
+
+        try:
+            manifest = self.path / "manifest.json"
+            moved.append((manifest, set_aside(manifest, "manifest.json")))
+            for name in [n for n in OWNED if n != "manifest.json"] + ["manifest.json"]:
+                new = self.staging / name
+                if not new.exists():
+                    continue
+                target = self.path / name
+                backup = set_aside(target, name) if name != "manifest.json" else None
+                moved.append((target, backup))
+                os.replace(new, target)
+        except BaseException:
+            for target, backup in reversed(moved):
+                if target.is_dir() and not target.is_symlink():
+                    shutil.rmtree(target, ignore_errors=True)
+                elif target.exists():
+                    target.unlink()
+                if backup is not None and backup.exists():
+                    os.replace(backup, target)
+            raise
         shutil.rmtree(self.staging, ignore_errors=True)
 
     def abort(self) -> None:
@@ -159,4 +186,11 @@ def read_manifest(path: Path) -> dict[str, Any]:
     manifest = Path(path) / "manifest.json"
     if not manifest.is_file():
         raise OutputError(f"{path} is not a unitize output directory (no manifest.json)")
-    return json.loads(manifest.read_text(encoding="utf-8"))
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise OutputError(f"{manifest} cannot be read: {exc}") from None
+    missing = [k for k in ("tool", "settings", "summary", "accounting", "outputs", "inputs") if k not in data]
+    if missing:
+        raise OutputError(f"{manifest} is not a unitize manifest (no {', '.join(missing)})")
+    return data

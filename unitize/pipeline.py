@@ -57,7 +57,17 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
         )
     if "annotations" in adapter.options and "annotations" not in settings.input:
         raise RunError("no input given: set [input] annotations (or --annotations)")
-    return adapter.read(**settings.input, base=settings.base, progress=progress or no_progress)
+    corpus = adapter.read(**settings.input, base=settings.base, progress=progress or no_progress)
+    if not corpus.submissions and not corpus.findings:
+        where = settings.input.get("annotations", "the input")
+        why = (
+            f"; {corpus.skipped_by_selection} file(s) were skipped by the annotators/groups selection "
+            f"{settings.input.get('annotators') or ''} {settings.input.get('groups') or ''}".rstrip()
+            if corpus.skipped_by_selection
+            else ""
+        )
+        raise RunError(f"no annotation files were read from {where}{why}")
+    return corpus
 
 
 # --- unit spaces ---------------------------------------------------------------
@@ -361,7 +371,8 @@ def _unitize_one(
     seg_to_live = np.full(segs.begin.size, -1, dtype=np.int64)
     seg_to_live[live] = np.arange(live.size)
     frag_merged = np.full(seg_of_frag.size, -1, dtype=np.int64)
-    live_of_frag = np.where(frag_live, seg_to_live[np.where(frag_live, seg_of_frag, 0)], -1)
+    live_of_frag = np.full(seg_of_frag.size, -1, dtype=np.int64)
+    live_of_frag[frag_live] = seg_to_live[seg_of_frag[frag_live]]
     has = live_of_frag >= 0
     frag_merged[has] = merged.cluster[live_of_frag[has]]
     in_segments = int(has.sum())
@@ -470,6 +481,15 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
         keep_missing=settings.keep_missing,
         keep_mismatched=settings.keep_mismatched,
     )
+    known = set(get_adapter(corpus.format).defaults.get("layers", ())) | {s.layer for s in corpus.spans}
+    unknown = [layer for layer in settings.layers if layer not in known]
+    if unknown:
+        aliases = get_adapter(corpus.format).defaults.get("layer_aliases", {})
+        hints = [f"{u!r} is read as {aliases[u]!r}" for u in unknown if u in aliases]
+        raise RunError(
+            f"layer(s) {', '.join(map(repr, unknown))} do not occur in format {corpus.format!r}; "
+            f"its layers are {', '.join(sorted(known))}" + (f" ({'; '.join(hints)})" if hints else "")
+        )
     spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress)
     groups = corpus.groups
     layers = sorted(set(settings.layers))
@@ -480,50 +500,51 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
     doc_ids = sorted(d for d, doc in corpus.documents.items() if doc.text is not None)
     d_index = {d: i for i, d in enumerate(doc_ids)}
 
-    selected = [i for i, s in enumerate(corpus.spans) if s.layer in l_index]
-    fate = validation.fate
-    base_excluded: Counter = Counter(fate[i] for i in selected if fate[i] is not None)
-    live = [i for i in selected if fate[i] is None and corpus.spans[i].annotator in a_index]
-    not_selected_annotator = sum(1 for i in selected if fate[i] is None and corpus.spans[i].annotator not in a_index)
-
     spans = corpus.spans
+    selected = [i for i, s in enumerate(spans) if s.layer in l_index]
+    fate = list(validation.fate)
+    findings = list(validation.findings)
+    # elements are counted over every parsed fragment, valid or not, so that an element with a
+    # bad fragment is still known to be discontinuous
     element_ids: dict[tuple[str, str, str], int] = {}
+    element_of = {i: element_ids.setdefault((spans[i].source, spans[i].record, spans[i].layer), len(element_ids)) for i in selected}
+    if settings.discontinuous == "drop":
+        fragments_of = Counter(element_of.values())
+        reported: set[int] = set()
+        for i in selected:
+            element = element_of[i]
+            if fragments_of[element] < 2:
+                continue
+            if fate[i] is None:
+                fate[i] = "discontinuous-dropped"
+            if element not in reported:
+                reported.add(element)
+                span = spans[i]
+                findings.append(
+                    span_finding(
+                        "discontinuous-dropped",
+                        span,
+                        f"{span.layer} has {fragments_of[element]} fragments",
+                        "element left out (discontinuous = \"drop\"); use \"extend\" or \"keep\" to include it",
+                    )
+                )
+    base_excluded: Counter = Counter(fate[i] for i in selected if fate[i] is not None)
+    live = [i for i in selected if fate[i] is None and spans[i].annotator in a_index]
+    not_selected_annotator = sum(1 for i in selected if fate[i] is None and spans[i].annotator not in a_index)
+
     frag = {
         "span": np.array(live, dtype=np.int64),
         "group": np.array([g_index[spans[i].group] for i in live], dtype=np.int64),
         "layer": np.array([l_index[spans[i].layer] for i in live], dtype=np.int64),
         "annotator": np.array([a_index[spans[i].annotator] for i in live], dtype=np.int64),
         "doc": np.array([d_index[spans[i].doc_id] for i in live], dtype=np.int64),
-        "element": np.array(
-            [element_ids.setdefault((spans[i].source, spans[i].record, spans[i].layer), len(element_ids)) for i in live],
-            dtype=np.int64,
-        ),
+        "element": np.array([element_of[i] for i in live], dtype=np.int64),
         "begin": np.array([spans[i].begin for i in live], dtype=np.int64),
         "end": np.array([spans[i].end for i in live], dtype=np.int64),
     }
-    segs = fragments_to_segments(frag["element"], frag["begin"], frag["end"], settings.discontinuous)
-
-    findings = list(validation.findings)
-    dropped = np.flatnonzero(segs.fragment_segment < 0)
-    if dropped.size:
-        base_excluded["discontinuous-dropped"] += int(dropped.size)
-        fragments_of = np.bincount(frag["element"])
-        seen: set[int] = set()
-        for f in dropped.tolist():
-            element = int(frag["element"][f])
-            if element in seen:
-                continue
-            seen.add(element)
-            span = spans[frag["span"][f]]
-            n = int(fragments_of[element])
-            findings.append(
-                span_finding(
-                    "discontinuous-dropped",
-                    span,
-                    f"{span.layer} has {n} fragments",
-                    "element left out (discontinuous = \"drop\"); use \"extend\" or \"keep\" to include it",
-                )
-            )
+    # after the drop above, every remaining element of a "drop" run has one fragment
+    mode = "keep" if settings.discontinuous == "drop" else settings.discontinuous
+    segs = fragments_to_segments(frag["element"], frag["begin"], frag["end"], mode)
 
     results: dict[str, UnitResult] = {}
     for unit in settings.units:

@@ -127,7 +127,7 @@ def apply_rules(
     for (group, doc_id), subs in sorted(by_key.items()):
         doc = docs.get(doc_id)
         if doc is None or doc.text is None:
-            reason = "no raw text was found" if doc is None or doc.source is None else "its raw text could not be decoded"
+            reason = "no raw text was found" if doc is None or doc.source is None else "its raw text could not be read or decoded"
             for annotator, sub in sorted(subs.items()):
                 findings.append(
                     finding(

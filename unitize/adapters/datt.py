@@ -79,7 +79,7 @@ def _parse_offset(el: etree._Element | None) -> int | None:
     if el is None or el.text is None:
         return None
     value = el.text.strip()
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isascii() and value.isdecimal() else None
 
 
 def _read_file(path: str, name: str, doc: str, annotator: str, group: str) -> _FileResult:
@@ -214,9 +214,26 @@ def _relative(path: Path, base: Path) -> str:
     return Path(os.path.relpath(path, base)).as_posix()
 
 
+def _printable(name: str) -> str | None:
+    """``None`` when a file name is valid UTF-8, else a printable form of it (bytes escaped)."""
+    try:
+        name.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def _index_texts(texts: Path, base: Path, corpus: Corpus) -> dict[str, Path]:
     index: dict[str, Path] = {}
     for path in sorted(texts.rglob("*.txt")):
+        if not path.is_file():
+            continue
+        shown = _printable(_relative(path, base))
+        if shown is not None:
+            corpus.findings.append(
+                finding("filename-pattern", "raw text file name is not valid UTF-8", "file ignored; rename it", file=shown)
+            )
+            continue
         doc = path.stem
         if doc in index:
             corpus.findings.append(
@@ -247,7 +264,20 @@ def _read_texts(
             corpus.documents[doc] = Document(doc_id=doc, text=None)
             continue
         name = _relative(path, base)
-        raw = path.read_bytes()
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            corpus.findings.append(
+                finding(
+                    "file-unreadable",
+                    f"cannot read the raw text: {exc.strerror or exc}",
+                    "its annotations are left out; check the file and its permissions",
+                    file=name,
+                    doc=doc,
+                )
+            )
+            corpus.documents[doc] = Document(doc_id=doc, text=None, source=name)
+            continue
         sha = hashlib.sha256(raw).hexdigest()
         corpus.inputs.append(InputFile(path=name, role="text", size=len(raw), sha256=sha))
         try:
@@ -322,9 +352,27 @@ def read(
     jobs: list[tuple[str, str, str, str, str]] = []
     seen: dict[tuple[str, str, str], str] = {}
     for path in sorted(annotations.rglob("*.xml")):
+        if not path.is_file():
+            continue
         name = _relative(path, base)
+        shown = _printable(name)
+        if shown is not None:
+            corpus.findings.append(
+                finding("filename-pattern", "file name is not valid UTF-8", "file skipped; rename it", file=shown)
+            )
+            continue
         subject = path.relative_to(annotations).as_posix()
         match = pattern.search(subject)
+        if match is not None and not all(match.group(g) for g in ("doc", "annotator", "connective")):
+            corpus.findings.append(
+                finding(
+                    "filename-pattern",
+                    f"file name {subject!r} leaves doc, annotator or connective empty under the pattern {pattern.pattern!r}",
+                    "file skipped; rename it or fix [input] filename_pattern",
+                    file=name,
+                )
+            )
+            continue
         if match is None:
             corpus.findings.append(
                 finding(
@@ -410,5 +458,9 @@ ADAPTER = Adapter(
         "groups": "only these connectives",
         "workers": "processes used to parse files (default: automatic)",
     },
-    defaults={"group_by": "connective"},
+    defaults={
+        "group_by": "connective",
+        "layers": sorted(set(LAYERS.values())),
+        "layer_aliases": {k: v for k, v in LAYERS.items() if k != v},
+    },
 )
