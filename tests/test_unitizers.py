@@ -91,3 +91,10 @@ def test_fragments_to_segments_modes(frags):
         else:
             d = drop.fragment_segment[idx[0]]
             assert (drop.begin[d], drop.end[d]) == (begin[idx[0]], end[idx[0]])
+
+
+def test_drop_uses_the_element_size_from_the_source():
+    # element 7 had two fragments in its file, but one was left out upstream (bad offsets)
+    segs = fragments_to_segments(np.array([7, 8]), np.array([0, 5]), np.array([2, 9]), "drop", element_size=np.array([2, 1]))
+    assert segs.fragment_segment.tolist() == [-1, 0]
+    assert (segs.begin.tolist(), segs.end.tolist()) == ([5], [9])

@@ -209,7 +209,7 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
 
     units = _choices(uni.get("units", list(UNITS)), UNITS, "[unitize] units")
     approaches = _choices(uni.get("approaches", list(APPROACHES)), APPROACHES, "[unitize] approaches")
-    settings = Settings(
+    return Settings(
         format=fmt,
         input=inp,
         pairs=tuple((u, a) for u in units for a in approaches),
@@ -223,11 +223,6 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         base=base.resolve(),
         source=source,
     )
-    if not settings.layers:
-        raise ConfigError("[unitize] layers is empty")
-    if len(settings.layers) > 8 and "combined" in settings.modes:
-        raise ConfigError("mode 'combined' holds at most 8 layers (one bit each in a uint8)")
-    return settings
 
 
 def load_toml(path: Path) -> Settings:

@@ -481,10 +481,11 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
         keep_missing=settings.keep_missing,
         keep_mismatched=settings.keep_mismatched,
     )
-    known = set(get_adapter(corpus.format).defaults.get("layers", ())) | {s.layer for s in corpus.spans}
+    adapter_defaults = get_adapter(corpus.format).defaults
+    known = set(adapter_defaults.get("layers", ())) | {s.layer for s in corpus.spans}
     unknown = [layer for layer in settings.layers if layer not in known]
     if unknown:
-        aliases = get_adapter(corpus.format).defaults.get("layer_aliases", {})
+        aliases = adapter_defaults.get("layer_aliases", {})
         hints = [f"{u!r} is read as {aliases[u]!r}" for u in unknown if u in aliases]
         raise RunError(
             f"layer(s) {', '.join(map(repr, unknown))} do not occur in format {corpus.format!r}; "
@@ -502,32 +503,13 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
 
     spans = corpus.spans
     selected = [i for i, s in enumerate(spans) if s.layer in l_index]
-    fate = list(validation.fate)
+    fate = validation.fate
     findings = list(validation.findings)
-    # elements are counted over every parsed fragment, valid or not, so that an element with a
-    # bad fragment is still known to be discontinuous
     element_ids: dict[tuple[str, str, str], int] = {}
     element_of = {i: element_ids.setdefault((spans[i].source, spans[i].record, spans[i].layer), len(element_ids)) for i in selected}
-    if settings.discontinuous == "drop":
-        fragments_of = Counter(element_of.values())
-        reported: set[int] = set()
-        for i in selected:
-            element = element_of[i]
-            if fragments_of[element] < 2:
-                continue
-            if fate[i] is None:
-                fate[i] = "discontinuous-dropped"
-            if element not in reported:
-                reported.add(element)
-                span = spans[i]
-                findings.append(
-                    span_finding(
-                        "discontinuous-dropped",
-                        span,
-                        f"{span.layer} has {fragments_of[element]} fragments",
-                        "element left out (discontinuous = \"drop\"); use \"extend\" or \"keep\" to include it",
-                    )
-                )
+    # fragments per element over every parsed fragment, valid or not: an element with a bad
+    # fragment is still discontinuous
+    fragments_of = Counter(element_of.values())
     base_excluded: Counter = Counter(fate[i] for i in selected if fate[i] is not None)
     live = [i for i in selected if fate[i] is None and spans[i].annotator in a_index]
     not_selected_annotator = sum(1 for i in selected if fate[i] is None and spans[i].annotator not in a_index)
@@ -542,9 +524,32 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
         "begin": np.array([spans[i].begin for i in live], dtype=np.int64),
         "end": np.array([spans[i].end for i in live], dtype=np.int64),
     }
-    # after the drop above, every remaining element of a "drop" run has one fragment
-    mode = "keep" if settings.discontinuous == "drop" else settings.discontinuous
-    segs = fragments_to_segments(frag["element"], frag["begin"], frag["end"], mode)
+    segs = fragments_to_segments(
+        frag["element"],
+        frag["begin"],
+        frag["end"],
+        settings.discontinuous,
+        element_size=np.array([fragments_of[element_of[i]] for i in live], dtype=np.int64),
+    )
+
+    dropped = np.flatnonzero(segs.fragment_segment < 0)
+    if dropped.size:
+        base_excluded["discontinuous-dropped"] += int(dropped.size)
+        reported: set[int] = set()
+        for f in dropped.tolist():
+            element = int(frag["element"][f])
+            if element in reported:
+                continue
+            reported.add(element)
+            span = spans[frag["span"][f]]
+            findings.append(
+                span_finding(
+                    "discontinuous-dropped",
+                    span,
+                    f"{span.layer} has {fragments_of[element]} fragments",
+                    "element left out (discontinuous = \"drop\"); use \"extend\" or \"keep\" to include it",
+                )
+            )
 
     results: dict[str, UnitResult] = {}
     for unit in settings.units:

@@ -35,12 +35,20 @@ class Segments:
     fragment_segment: np.ndarray
 
 
-def fragments_to_segments(element: np.ndarray, begin: np.ndarray, end: np.ndarray, mode: Discontinuous) -> Segments:
+def fragments_to_segments(
+    element: np.ndarray,
+    begin: np.ndarray,
+    end: np.ndarray,
+    mode: Discontinuous,
+    element_size: np.ndarray | None = None,
+) -> Segments:
     """Turn fragments of elements into segments.
 
     ``extend``: one segment per element from its first begin to its last end;
     ``keep``: one segment per fragment; ``drop``: elements with several fragments
-    produce no segment.
+    produce no segment. ``element_size[i]`` is how many fragments the element of
+    fragment ``i`` has in its source (default: how many are given here), so an
+    element whose other fragments were left out upstream is still dropped.
     """
     element = np.asarray(element, dtype=_I64)
     begin = np.asarray(begin, dtype=_I64)
@@ -61,7 +69,12 @@ def fragments_to_segments(element: np.ndarray, begin: np.ndarray, end: np.ndarra
     np.maximum.at(seg_end, inverse, end)
     if mode == "extend":
         return Segments(seg_begin, seg_end, counts > 1, first, inverse.astype(_I64))
-    kept = counts == 1
+    if element_size is None:
+        kept = counts == 1
+    else:
+        size = np.zeros(m, dtype=_I64)
+        np.maximum.at(size, inverse, np.asarray(element_size, dtype=_I64))
+        kept = np.maximum(size, counts) == 1
     new_index = np.cumsum(kept) - 1
     fragment_segment = np.where(kept[inverse], new_index[inverse], -1).astype(_I64)
     return Segments(seg_begin[kept], seg_end[kept], np.zeros(int(kept.sum()), dtype=bool), first[kept], fragment_segment)

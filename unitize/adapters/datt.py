@@ -363,22 +363,22 @@ def read(
             continue
         subject = path.relative_to(annotations).as_posix()
         match = pattern.search(subject)
-        if match is not None and not all(match.group(g) for g in ("doc", "annotator", "connective")):
-            corpus.findings.append(
-                finding(
-                    "filename-pattern",
-                    f"file name {subject!r} leaves doc, annotator or connective empty under the pattern {pattern.pattern!r}",
-                    "file skipped; rename it or fix [input] filename_pattern",
-                    file=name,
-                )
-            )
-            continue
         if match is None:
             corpus.findings.append(
                 finding(
                     "filename-pattern",
                     f"file name {subject!r} does not match the pattern {pattern.pattern!r}",
                     "file skipped; rename it or set [input] filename_pattern",
+                    file=name,
+                )
+            )
+            continue
+        if not all(match.group(g) for g in ("doc", "annotator", "connective")):
+            corpus.findings.append(
+                finding(
+                    "filename-pattern",
+                    f"file name {subject!r} leaves doc, annotator or connective empty under the pattern {pattern.pattern!r}",
+                    "file skipped; rename it or fix [input] filename_pattern",
                     file=name,
                 )
             )
