@@ -37,7 +37,12 @@ class Adapter:
     defaults: dict[str, Any]
 
 
-_BUILTIN = {"datt": "unitize.adapters.datt:ADAPTER"}
+_BUILTIN = {
+    "datt": "unitize.adapters.datt:ADAPTER",
+    "pdtb3": "unitize.adapters.pdtb3:ADAPTER",
+    "pdtb2": "unitize.adapters.pdtb2:ADAPTER",
+    "conll16": "unitize.adapters.conll16:ADAPTER",
+}
 
 
 def _load(target: str) -> Adapter:
