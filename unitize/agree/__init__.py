@@ -69,15 +69,15 @@ def agree(
     """Measure, then write the results table, the summary and (optionally) the plots."""
     out = Path(out)
     dest = Path(dest) if dest is not None else out / "agreement"
+    summary_metric = summary_metric or default_summary_metric(metrics)
+    if summary_metric is not None and summary_metric not in metrics:
+        raise ValueError(f"the summary metric {summary_metric!r} is not among the metrics computed")
     results = measure(out, metrics, settings=settings, groups=groups, gamma=gamma)
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
     _atomic_parquet(results, written[0])
     _atomic_csv(results, written[1])
-    summary_metric = summary_metric or default_summary_metric(metrics)
     if summary_metric is not None:
-        if summary_metric not in metrics:
-            raise ValueError(f"the summary metric {summary_metric!r} is not among the metrics computed")
         columns, body, footer = summary_rows(results, summary_metric)
         title = f"Agreement summary: {summary_metric} per group (Yalçınkaya 2010, Table 22 layout)"
         atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title))

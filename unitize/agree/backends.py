@@ -31,6 +31,20 @@ class Value:
     params: dict[str, Any] = field(default_factory=dict)
 
 
+class MissingDependency(RuntimeError):
+    """A metric's package is not installed."""
+
+
+def require(module: str, extra: str):
+    """Import ``module`` or say which extra installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependency(f"{module} is not installed: pip install 'unitize[{extra}]'") from None
+
+
 def nan(reason: str, **kw: Any) -> Value:
     return Value(float("nan"), reason=reason, **kw)
 
@@ -54,8 +68,7 @@ def _quiet(fn, *args, **kw):
 
 def krippendorff_alpha(values: np.ndarray, level: str = "nominal") -> Value:
     """Krippendorff's alpha over units coded by at least two annotators."""
-    import krippendorff
-
+    krippendorff = require("krippendorff", "agree")
     cols = _annotators_with_data(values)
     if cols.sum() < 2:
         return nan("fewer than two annotators with data", units_used=0)
@@ -75,15 +88,12 @@ def krippendorff_alpha(values: np.ndarray, level: str = "nominal") -> Value:
 
 def _counts(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Subjects × categories counts of a complete matrix (statsmodels' aggregate_raters)."""
-    from statsmodels.stats.inter_rater import aggregate_raters
-
-    return aggregate_raters(data)
+    return require("statsmodels.stats.inter_rater", "agree").aggregate_raters(data)
 
 
 def fleiss(values: np.ndarray) -> Value:
     """Fleiss' kappa over the units every annotator coded."""
-    from statsmodels.stats.inter_rater import fleiss_kappa
-
+    fleiss_kappa = require("statsmodels.stats.inter_rater", "agree").fleiss_kappa
     data = complete_rows(values)
     if data.shape[1] < 2:
         return nan("fewer than two annotators with data", units_used=0)
@@ -100,8 +110,7 @@ def fleiss(values: np.ndarray) -> Value:
 
 def cohen(values: np.ndarray, annotators: list[str]) -> list[Value]:
     """Cohen's kappa with its standard error for every pair of annotators, over units both coded."""
-    from statsmodels.stats.inter_rater import cohens_kappa
-
+    cohens_kappa = require("statsmodels.stats.inter_rater", "agree").cohens_kappa
     cols = np.nonzero(_annotators_with_data(values))[0]
     if cols.size < 2:
         return [nan("fewer than two annotators with data", units_used=0)]
@@ -131,8 +140,7 @@ def cohen(values: np.ndarray, annotators: list[str]) -> list[Value]:
 
 def cochran_q(values: np.ndarray, binary: bool) -> Value:
     """Cochran's Q (with df and p-value) over units every annotator coded; binary data only."""
-    from statsmodels.stats.contingency_tables import cochrans_q
-
+    cochrans_q = require("statsmodels.stats.contingency_tables", "agree").cochrans_q
     if not binary:
         return nan("Cochran's Q needs binary (0/1) values")
     data = complete_rows(values)
