@@ -67,6 +67,7 @@ class Matrix:
     row_unit: np.ndarray  # per row: unit index within the document (item index for items)
     row_names: list[str] | None = None  # item names for items
     row_extent: tuple[np.ndarray, np.ndarray] | None = None  # (begin, end) characters per row
+    continuum: "Matrix | None" = None  # layers laid end to end: the one-layer matrix whose units are the continuum
 
     @property
     def binary(self) -> bool:
@@ -86,6 +87,8 @@ class Matrix:
 
     def doc_units(self) -> np.ndarray:
         """Units per document of the universe, in ``docs`` order."""
+        if self.continuum is not None:
+            return self.continuum.doc_units()
         return np.bincount(self.row_doc, minlength=len(self.docs)) if self.docs else np.zeros(0, dtype=np.int64)
 
     def doc_presence(self) -> np.ndarray:
@@ -190,7 +193,9 @@ class OutputData:
             if setting.kind == "items":
                 yield _items_matrix(setting, group, table)
             else:
-                for layer in _in_order(table.column("layer").to_pylist()):
+                found = _in_order(table.column("layer").to_pylist())
+                order = {layer: i for i, layer in enumerate(self.layers)}
+                for layer in sorted(found, key=lambda x: (order.get(x, len(order)), x)):
                     part = table.filter(pc.equal(table.column("layer"), layer))
                     yield _units_matrix(setting, group, layer, part)
 

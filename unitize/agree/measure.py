@@ -66,6 +66,7 @@ def _stack(mats: list[Matrix], layer: str) -> Matrix:
         docs=first.docs,
         row_doc=np.concatenate([m.row_doc for m in mats]),
         row_unit=np.concatenate([m.row_unit for m in mats]),
+        continuum=first,
     )
 
 
