@@ -415,3 +415,23 @@ def test_pygamma_export_positions_and_zero_length(tmp_path):
     assert (files[0].rows, files[0].left_out) == (2, 1)  # y's zero-length segment is never written
     dest, _ = export(root, "pygamma", tmp_path / "chars", positions="chars")
     assert (dest / "word" / "g.csv").read_text() == "x,Arg1,10,20\nx,Arg1,30,34\n"
+
+
+def test_gamma_is_seeded_and_records_its_settings(out, tmp_path):
+    pytest.importorskip("pygamma_agreement")
+    first = measure(out, ["gamma"], settings=["word-interval"], groups=["ama"]).to_pylist()
+    again = measure(out, ["gamma"], settings=["word-interval"], groups=["ama"]).to_pylist()
+    assert [r["layer"] for r in first] == ["Arg1", "Arg2", "Arg1+Arg2"]
+    assert [r["value"] for r in first] == [r["value"] for r in again]
+    assert all(0 < r["value"] <= 1 and r["reason"] is None for r in first)
+    params = json.loads(first[0]["params"])
+    assert params == {"alpha": 1.0, "beta": 1.0, "fast": True, "n_samples": 30, "positions": "units on the continuum", "seed": 4577}
+
+
+def test_gamma_without_segments_or_package_is_nan_with_reason(tmp_path):
+    root = write_outdir(tmp_path / "items", {"units/items/part-0.parquet": k2011_items({"k": "nominal"}, False)})
+    [r] = measure(root, ["gamma"]).to_pylist()
+    assert math.isnan(r["value"]) and r["reason"] in (
+        "gamma needs segments on a continuum; item labels have none",
+        "pygamma-agreement is not installed (pip install 'unitize[gamma]')",
+    )
