@@ -129,7 +129,100 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     p = sub.add_parser("formats", help="list the input formats")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    _add_measure_commands(sub)
     return parser
+
+
+# --- export and agree (issue 6) ---------------------------------------------------
+
+
+def _add_measure_commands(sub) -> None:
+    from .agree import METRICS
+    from .export import FORMATS, POSITIONS
+
+    p = sub.add_parser("export", help="write an output directory in the shape another tool reads")
+    p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
+    p.add_argument("--to", required=True, choices=FORMATS, help="export format")
+    p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/exports/FORMAT)")
+    p.add_argument("--settings", type=_csv(), metavar="S,T", help="only these settings (units/<name>), e.g. word-interval")
+    p.add_argument("--groups", type=_csv(), metavar="G,H", help="only these groups")
+    p.add_argument("--positions", choices=POSITIONS, default="units", help="pygamma: unit (token) numbers or characters")
+    p.add_argument("--json", action="store_true", help="print the files written as JSON")
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    p = sub.add_parser("agree", help="measure agreement on an output directory: results table, summary, plots")
+    p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
+    p.add_argument("--metric", type=_csv(METRICS), metavar="M,N", help=f"metrics (default all but gamma): {', '.join(METRICS)}")
+    p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
+    p.add_argument("--settings", type=_csv(), metavar="S,T", help="only these settings (units/<name>)")
+    p.add_argument("--groups", type=_csv(), metavar="G,H", help="only these groups")
+    p.add_argument("--summary-metric", choices=[m for m in METRICS if m != "cohen"], help="metric of the summary table (default alpha-u)")
+    p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
+    p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
+    p.add_argument("--seed", type=int, help="gamma: random seed (default 4577)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .agree.backends import MissingDependency
+    from .export import export
+
+    try:
+        dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions)
+    except MissingDependency as exc:
+        print(f"unitize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps({"dest": str(dest), "files": [vars(f) for f in files]}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    left = sum(f.left_out for f in files)
+    print(f"{len(files)} files written to {dest} (index: {dest / 'index.csv'})")
+    if left:
+        print(f"  {left:,} rows left out (incomplete units or zero-length segments); see left_out in index.csv")
+    return EXIT_OK
+
+
+def cmd_agree(args: argparse.Namespace) -> int:
+    from .agree import DEFAULT_METRICS, PlotError, agree, as_json_lines
+    from .agree.backends import MissingDependency
+
+    metrics = args.metric or list(DEFAULT_METRICS)
+    gamma = {k: v for k, v in (("n_samples", args.gamma_samples), ("seed", args.seed)) if v is not None}
+    try:
+        result = agree(
+            args.out,
+            metrics=metrics,
+            dest=args.dest,
+            settings=args.settings,
+            groups=args.groups,
+            summary_metric=args.summary_metric,
+            plot=args.plot,
+            gamma=gamma,
+        )
+    except (MissingDependency, PlotError) as exc:
+        print(f"unitize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:
+        print(f"unitize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        for line in as_json_lines(result.results):
+            print(line)
+        return EXIT_OK
+    if not args.quiet:
+        table = result.results
+        nans = sum(1 for v in table.column("value").to_pylist() if v != v)
+        print(f"{table.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
+        for f in result.files:
+            if f.suffix != ".svg" and f.parent == result.dest:
+                print(f"  {f}")
+        plots = [f for f in result.files if f.parent != result.dest]
+        if plots:
+            print(f"  {len(plots)} plot files in {result.dest / 'plots'}")
+        if result.summary_metric:
+            print(f"summary ({result.summary_metric}): {result.dest / 'summary.md'}")
+    return EXIT_OK
 
 
 def _flag_base(args: argparse.Namespace) -> Path:
@@ -343,6 +436,7 @@ COMMANDS = {
     "info": cmd_info,
     "formats": cmd_formats,
 }
+COMMANDS.update({"export": cmd_export, "agree": cmd_agree})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
