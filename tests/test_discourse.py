@@ -186,6 +186,26 @@ def test_chinese_ted_discontinuous_connective():
 
 
 @needs_shared
+@pytest.mark.parametrize(
+    "inp",
+    [
+        {"format": "pdtb3", "annotations": str(SAMPLES / "pdtb3-pipe-chinese-ted" / "Ann16"), "texts": str(SAMPLES / "pdtb3-pipe-chinese-ted" / "Raw16")},
+        {"format": "conll16", "annotations": str(CONLL / "conll16st-zh-01-08-2016-trial")},
+    ],
+)
+def test_chinese_word_units(inp, tmp_path):
+    settings = from_mapping({"input": inp, "unitize": {"units": ["word"], "tokenizer": "spacy:zh"}}, base=tmp_path)
+    corpus = read_corpus(settings)
+    unitized = unitize(corpus, settings)
+    word = unitized.accounting["by_unit"]["word"]
+    assert word["records"] == len([s for s in corpus.spans if s.layer in ("Arg1", "Arg2")])
+    assert word["in_segments"] == word["records"] and not word["excluded"]
+    text = next(iter(corpus.documents.values())).text
+    starts, ends = get_tokenizer("spacy:zh")(text)
+    assert len(starts) == sum(1 for ch in text if not ch.isspace())  # spaCy's default Chinese segmenter: characters
+
+
+@needs_shared
 def test_41_field_polish_lines_are_read():
     text = (SAMPLES / "pdtb3-pipe-41field-polish-excerpt.txt").read_text(encoding="utf-8")
     lines = [line for line in text.splitlines() if line.strip()]
