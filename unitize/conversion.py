@@ -9,11 +9,8 @@ invalid are not written; every record not written is in the report.
 
 from __future__ import annotations
 
-import platform
-import socket
 import time
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +19,7 @@ from .adapters import get_adapter
 from .config import Settings
 from .model import Corpus, Finding
 from .output import OutputDir, atomic_write_text
-from .pipeline import RunError, read_corpus
+from .pipeline import RunError, input_rows, read_corpus, run_section
 from .progress import Progress
 from .report import ERROR, count_by_severity, sort_key
 from .schema import FORMAT_VERSION
@@ -77,10 +74,7 @@ def convert_format(
             "kind": "conversion",
             "tool": {"name": "unitize", "version": __version__},
             "settings": {**settings.resolved(with_output=False), "to": to},
-            "inputs": [
-                {"path": i.path, "role": i.role, "bytes": i.size, "sha256": i.sha256}
-                for i in sorted(corpus.inputs, key=lambda i: (i.role, i.path))
-            ],
+            "inputs": input_rows(corpus),
             "outputs": target.outputs,
             "accounting": {
                 "spans": {
@@ -99,12 +93,7 @@ def convert_format(
                 "annotators": corpus.annotators,
                 "findings": count_by_severity(findings),
             },
-            "run": {
-                "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
-                "seconds_total": round(time.time() - started, 3),
-                "host": socket.gethostname(),
-                "platform": platform.platform(),
-            },
+            "run": run_section(started, seconds_total=round(time.time() - started, 3)),
         }
         target.write_json("manifest.json", manifest)
         target.commit()

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path

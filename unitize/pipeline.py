@@ -717,20 +717,11 @@ def write_output(
             "tool": {"name": "unitize", "version": __version__},
             "libraries": _versions(),
             "settings": settings.resolved(),
-            "inputs": [
-                {"path": i.path, "role": i.role, "bytes": i.size, "sha256": i.sha256}
-                for i in sorted(corpus.inputs, key=lambda i: (i.role, i.path))
-            ],
+            "inputs": input_rows(corpus),
             "outputs": target.outputs,
             "accounting": unitized.accounting,
             "summary": {**summary(unitized), "unit_rows": dict(sorted(unit_rows.items()))},
-            "run": {
-                "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
-                "seconds_writing": round(time.time() - started, 3),
-                "host": socket.gethostname(),
-                "platform": platform.platform(),
-                **(run_info or {}),
-            },
+            "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
         }
         target.write_json("manifest.json", manifest)
         target.commit()
@@ -738,6 +729,24 @@ def write_output(
         target.abort()
         raise
     return manifest
+
+
+def input_rows(corpus: Corpus) -> list[dict[str, Any]]:
+    """The manifest's ``inputs``: every file read, by role and path."""
+    return [
+        {"path": i.path, "role": i.role, "bytes": i.size, "sha256": i.sha256}
+        for i in sorted(corpus.inputs, key=lambda i: (i.role, i.path))
+    ]
+
+
+def run_section(started: float, **more: Any) -> dict[str, Any]:
+    """The manifest's ``run`` section: when and where (the only host- or time-dependent part)."""
+    return {
+        "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+        **more,
+    }
 
 
 def convert(settings: Settings, *, strict: bool = False, progress: Progress | None = None) -> tuple[Unitized, dict | None]:
