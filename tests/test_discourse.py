@@ -634,4 +634,4 @@ def test_datt_group_by(datt, group_by, level, groups):
         assert subs == {("a", "all"): 3, ("b", "all"): 2}
     elif group_by == "type":
         assert subs == {("a", "EXPLICIT"): 2, ("a", "IMPLICIT"): 1, ("b", "EXPLICIT"): 1, ("b", "IMPLICIT"): 1}
-    assert {text[s.begin : s.end] for s in corpus.spans if s.layer == "Arg1"} == {"aa bb", "cc", "ee"}
+    assert {text[s.begin : s.end] for s in corpus.spans if s.layer == "Arg1"} == {"aa bb", "dd", "ff"}
