@@ -27,6 +27,10 @@ CODES: dict[str, tuple[str, str]] = {
     "empty-segment": (WARNING, "a segment that covers no coding unit (zero length, or whitespace only for word units)"),
     "word-snapped": (INFO, "a selection that cuts a word was extended to whole words"),
     "segments-merged": (INFO, "overlapping segments of one annotator in one layer were merged into one"),
+    "record-malformed": (ERROR, "a record (line, row, JSON object) of an annotation file could not be parsed"),
+    "fragments-overlap": (WARNING, "fragments of one discontinuous annotation overlap each other"),
+    "text-copy-differs": (WARNING, "annotators' copies of one document's text differ; the first copy is used"),
+    "duplicate-record": (ERROR, "a second annotation record for the same (document, annotator)"),
 }
 
 #: findings whose rows take span records out of the output (for the accounting invariant)
@@ -41,6 +45,8 @@ EXCLUDING = {
     "relation-count-mismatch",
     "discontinuous-dropped",
     "empty-segment",
+    "record-malformed",
+    "duplicate-record",
 }
 
 

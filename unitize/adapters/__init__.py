@@ -38,6 +38,11 @@ class Adapter:
 
 
 _BUILTIN = {"datt": "unitize.adapters.datt:ADAPTER"}
+_BUILTIN.update(
+    {
+        "brat": "unitize.adapters.brat:ADAPTER",
+    }
+)
 
 
 def _load(target: str) -> Adapter:
