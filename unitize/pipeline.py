@@ -779,7 +779,7 @@ def _format_defaults(settings: Settings, corpus: Corpus) -> Settings:
     builtin = Settings.__dataclass_fields__
     changes: dict[str, Any] = {}
     if settings.layers == builtin["layers"].default and defaults.get("default_layers") == "found":
-        found = sorted({s.layer for s in corpus.spans})
+        found = sorted({s.layer for s in corpus.spans}) or list(defaults.get("layers", ()))
         if found:
             changes["layers"] = tuple(found)
     if settings.tokenizer == builtin["tokenizer"].default and "tokenizer" in defaults:

@@ -41,6 +41,7 @@ _BUILTIN = {"datt": "unitize.adapters.datt:ADAPTER"}
 _BUILTIN.update(
     {
         "brat": "unitize.adapters.brat:ADAPTER",
+        "span-table": "unitize.adapters.span_table:ADAPTER",
     }
 )
 

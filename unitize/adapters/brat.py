@@ -221,5 +221,5 @@ ADAPTER = Adapter(
         "annotator": "annotator of .ann files directly in the project directory (default: its name)",
         "annotators": "only these annotators",
     },
-    defaults=dict(SPAN_DEFAULTS),
+    defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
 )
