@@ -42,6 +42,7 @@ _BUILTIN.update(
     {
         "brat": "unitize.adapters.brat:ADAPTER",
         "span-table": "unitize.adapters.span_table:ADAPTER",
+        "webanno-tsv": "unitize.adapters.webanno_tsv:ADAPTER",
     }
 )
 
