@@ -31,6 +31,7 @@ CODES: dict[str, tuple[str, str]] = {
     "fragments-overlap": (WARNING, "fragments of one discontinuous annotation overlap each other"),
     "text-copy-differs": (WARNING, "annotators' copies of one document's text differ; the first copy is used"),
     "duplicate-record": (ERROR, "a second annotation record for the same (document, annotator)"),
+    "tag-sequence": (WARNING, "a BIO tag that does not continue a span of its type (I- without B-); read as a span start"),
 }
 
 #: findings whose rows take span records out of the output (for the accounting invariant)

@@ -43,6 +43,9 @@ _BUILTIN.update(
         "brat": "unitize.adapters.brat:ADAPTER",
         "span-table": "unitize.adapters.span_table:ADAPTER",
         "webanno-tsv": "unitize.adapters.webanno_tsv:ADAPTER",
+        "conll-bio": "unitize.adapters.conll_bio:ADAPTER",
+        "doccano": "unitize.adapters.doccano:ADAPTER",
+        "label-studio": "unitize.adapters.label_studio:ADAPTER",
     }
 )
 

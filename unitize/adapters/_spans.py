@@ -12,9 +12,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..model import Corpus, Document, InputFile, Span
 from ..report import finding
-from ..text import DecodeError, decode_raw
+from ..text import DecodeError, decode_raw, utf16_to_codepoints
 
 #: the one group of span-tool data
 GROUP = "all"
@@ -81,3 +83,24 @@ def bad_span(annotator: str, doc: str, record: str, layer: str, label: str | Non
 def malformed(corpus: Corpus, source: str, line: int | None, message: str, action: str = "line left out; correct it", **where: str | None) -> None:
     """Report a record (line) an adapter could not parse."""
     corpus.findings.append(finding("record-malformed", message, action, file=source, record=None if line is None else f"line {line}", **where))
+
+
+def put_document(corpus: Corpus, doc: str, text: str, source: str, **kw: Any) -> None:
+    """Add a document whose text came inside an annotation file; a later, different copy is reported."""
+    seen = corpus.documents.get(doc)
+    if seen is None or seen.text is None:
+        corpus.documents[doc] = text_document(doc, text, source, **kw)
+    elif seen.text != text:
+        corpus.findings.append(
+            finding("text-copy-differs", f"the text of {doc} in {source} differs from the one in {seen.source}", f"offsets checked against {seen.source}", file=source, doc=doc)
+        )
+
+
+def to_codepoints(text: str, offsets: list[int], unit: str) -> list[int]:
+    """Offsets in ``unit`` (``codepoint`` or ``utf16``) as code points of ``text``."""
+    if unit == "codepoint" or not offsets:
+        return offsets
+    return utf16_to_codepoints(text, np.asarray(offsets, dtype=np.int64)).tolist()
+
+
+OFFSET_UNITS = ("codepoint", "utf16")
