@@ -171,12 +171,17 @@ def _print_findings(findings, limit: int = 10) -> None:
         print(f"  … and {len(errors) - limit} more errors", file=sys.stderr)
 
 
+def _names(names: list[str], limit: int = 12) -> str:
+    """Names joined with commas, shortened for crowd data (thousands of annotators)."""
+    return ", ".join(names) if len(names) <= limit else ", ".join(names[:limit]) + f", … ({len(names) - limit} more)"
+
+
 def _human_summary(data: dict[str, Any], out: Path | None) -> None:
     f = data["findings"]
     print(
         f"{data['documents']} documents, {data['groups']} groups "
         f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
-        f"({', '.join(data['annotators'])}), layers {', '.join(data['layers'])}"
+        f"({_names(data['annotators'])}), layers {_names(data['layers'])}"
     )
     for name, rows in data.get("unit_rows", {}).items():
         print(f"  units/{name:<24} {rows:>12,} rows")
