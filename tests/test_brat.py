@@ -206,3 +206,24 @@ def test_bratiaa_label_counts_match_an_independent_computation(unit: str, tmp_pa
     expected = _independent_counts(unit)
     assert got == expected
     assert sum(expected.values()) > 1000
+
+
+def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow as pa
+
+    from unitize import pipeline
+
+    (small / "A" / "d2.ann").write_text("T1\tPER 0 2\tOk\nT2\tLOC 3 7\tthen\n", encoding="utf-8")
+    (small / "A" / "d2.txt").write_text("Ok then", encoding="utf-8")
+    (small / "B" / "d2.ann").write_text("T1\tPER 0 7\tOk then\n", encoding="utf-8")
+    (small / "B" / "d2.txt").write_text("Ok then", encoding="utf-8")
+    s = settings(small, layout="long", modes=("separate", "combined", "labels"), pairs=(("char", "boundary"),))
+    u = unitize(read_corpus(s), s)
+    whole = {m: pa.concat_tables(u.matrices("char", "boundary", m)) for m in s.modes}
+    monkeypatch.setattr(pipeline, "LONG_BATCH_ROWS", 5)
+    for mode in s.modes:
+        parts = list(u.matrices("char", "boundary", mode))
+        assert len(parts) > 1
+        assert pa.concat_tables(parts).to_pylist() == whole[mode].to_pylist()
+    rows = whole["labels"].to_pylist()
+    assert [r["value"] for r in rows if r["doc_id"] == "d2" and r["annotator"] == "A"] == ["PER", "PER", "O", "LOC", "O", "O", "LOC"]

@@ -49,6 +49,8 @@ NOT_ANNOTATED = "O"
 UNLABELLED = "*"
 #: labels mode codes labels as bits of a uint64
 MAX_LABELS = 64
+#: long layout: rows per table written (whole documents per table)
+LONG_BATCH_ROWS = 1 << 20
 
 
 class RunError(ValueError):
@@ -354,7 +356,11 @@ class Unitized:
     def _long_tables(
         self, schema: pa.Schema, unit: str, approach: str, mode: str, group: str, layers: list[str], frame: dict[str, Any]
     ) -> Iterator[pa.Table]:
-        """The long layout: one row per (unit, annotator) that exists, sorted by (doc, annotator, unit)."""
+        """The long layout: one row per (unit, annotator) that exists, sorted by (doc, annotator, unit).
+
+        Tables hold at most about :data:`LONG_BATCH_ROWS` rows (whole documents), so memory
+        stays bounded for crowd data sets.
+        """
         res, space = self.results[unit], self.spaces[unit]
         n_l, n_a, n_d = len(self.layers), len(self.annotators), len(space.doc_ids)
         n_lab = max(len(self.labels), 1)
@@ -363,63 +369,76 @@ class Unitized:
         p_pos = np.array([pos for pos, d in enumerate(frame["docs"]) for _ in present.get(d, ())], dtype=np.int64)
         p_ann = np.array([a for d in frame["docs"] for a in present.get(d, ())], dtype=np.int64)
         n = frame["n"][p_pos]
-        total = int(n.sum())
         pair_base = _cumulative(n)
         pair_code = p_pos * n_a + p_ann  # ascending: documents in order, annotators sorted within
-        frame_rows = np.repeat(frame["row_base"][p_pos] - pair_base, n) + np.arange(total, dtype=np.int64)
+        # batches of pairs [lo, hi) that never split a document
+        cuts = [0]
+        for p in np.flatnonzero(np.r_[True, p_pos[1:] != p_pos[:-1]]).tolist() if p_pos.size else []:
+            if pair_base[p] - pair_base[cuts[-1]] >= LONG_BATCH_ROWS:
+                cuts.append(p)
+        cuts.append(p_pos.size)
 
-        def rows(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            """Row offsets of merged segments with keys ``k`` (a mask of those with rows)."""
-            doc = k % n_d
-            pos = frame["position"][doc]
-            code = pos * n_a + (k // n_d) % n_a
+        def pairs_of(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """Pair index of merged segments with keys ``k``, and a mask of those that have one."""
             if pair_code.size == 0:
-                return np.zeros(0, dtype=np.int64), np.zeros(k.size, dtype=bool)
+                return np.zeros(k.size, dtype=np.int64), np.zeros(k.size, dtype=bool)
+            pos = frame["position"][k % n_d]
+            code = pos * n_a + (k // n_d) % n_a
             p = np.minimum(np.searchsorted(pair_code, code), pair_code.size - 1)
-            ok = (pos >= 0) & (pair_code[p] == code)
-            return pair_base[p[ok]] - space.base[doc[ok]], ok
+            return p, (pos >= 0) & (pair_code[p] == code)
 
-        def binary(layer: str) -> np.ndarray:
+        def segments(layer: str, labelled: bool) -> tuple[np.ndarray, ...]:
+            """(pair, u0, u1 local to the document, label) of a layer's segments that have rows."""
             lo_key = (gi * n_l + self.layers.index(layer)) * n_a * n_d
-            lo, hi = np.searchsorted(res.key, [lo_key, lo_key + n_a * n_d])
-            offset, ok = rows(res.key[lo:hi])
-            return mark(total, res.u0[lo:hi][ok] + offset, res.u1[lo:hi][ok] + offset, approach)
+            keys, u0, u1 = (res.label_key, res.label_u0, res.label_u1) if labelled else (res.key, res.u0, res.u1)
+            scale = n_lab if labelled else 1
+            lo, hi = np.searchsorted(keys, [lo_key * scale, (lo_key + n_a * n_d) * scale])
+            k = keys[lo:hi]
+            p, ok = pairs_of(k // scale)
+            base = space.base[(k // scale) % n_d]
+            return p[ok], (u0[lo:hi] - base)[ok], (u1[lo:hi] - base)[ok], (k % scale)[ok]
 
-        def labelled(layer: str) -> tuple:
-            lo_key = (gi * n_l + self.layers.index(layer)) * n_a * n_d
-            lo, hi = np.searchsorted(res.label_key, [lo_key * n_lab, (lo_key + n_a * n_d) * n_lab])
-            k = res.label_key[lo:hi]
-            offset, ok = rows(k // n_lab)
-            codes = label_codes(total, res.label_u0[lo:hi][ok] + offset, res.label_u1[lo:hi][ok] + offset, (k % n_lab)[ok], approach)
-            return label_dictionary(codes, self.labels, NOT_ANNOTATED)
+        def values(segs: tuple[np.ndarray, ...], a: int, b: int, labelled: bool) -> Any:
+            p, u0, u1, lab = segs
+            sel = (p >= a) & (p < b)
+            offset = pair_base[p[sel]] - pair_base[a]
+            total = int(pair_base[b - 1] + n[b - 1] - pair_base[a]) if b > a else 0
+            if labelled:
+                codes = label_codes(total, u0[sel] + offset, u1[sel] + offset, lab[sel], approach)
+                return label_dictionary(codes, self.labels, NOT_ANNOTATED)
+            return mark(total, u0[sel] + offset, u1[sel] + offset, approach)
 
-        zeros = pa.array(np.zeros(total, dtype=np.int32))
-        fixed = [
-            pa.DictionaryArray.from_arrays(pa.array(np.repeat(p_pos, n).astype(np.int32)), pa.array(frame["docs"], pa.string())),
-            frame["columns"]["unit"].take(pa.array(frame_rows)),
-            frame["columns"]["begin"].take(pa.array(frame_rows)),
-            frame["columns"]["end"].take(pa.array(frame_rows)),
-            pa.DictionaryArray.from_arrays(pa.array(np.repeat(p_ann, n).astype(np.int32)), pa.array(self.annotators, pa.string())),
-        ]
-
-        def table(layer_name: str, values: Any) -> pa.Table:
+        def table(layer_name: str, a: int, b: int, vals: Any) -> pa.Table:
+            nb = n[a:b]
+            total = int(nb.sum())
+            rows = pa.array(np.repeat(frame["row_base"][p_pos[a:b]] - (pair_base[a:b] - pair_base[a]), nb) + np.arange(total, dtype=np.int64))
+            zeros = pa.array(np.zeros(total, dtype=np.int32))
             columns = [
                 pa.DictionaryArray.from_arrays(zeros, pa.array([group], pa.string())),
-                fixed[0],
+                pa.DictionaryArray.from_arrays(pa.array(np.repeat(p_pos[a:b], nb).astype(np.int32)), pa.array(frame["docs"], pa.string())),
                 pa.DictionaryArray.from_arrays(zeros, pa.array([layer_name], pa.string())),
-                *fixed[1:],
-                _value_array(values, None),
+                frame["columns"]["unit"].take(rows),
+                frame["columns"]["begin"].take(rows),
+                frame["columns"]["end"].take(rows),
+                pa.DictionaryArray.from_arrays(pa.array(np.repeat(p_ann[a:b], nb).astype(np.int32)), pa.array(self.annotators, pa.string())),
+                _value_array(vals, None),
             ]
             return pa.Table.from_arrays(columns, schema=schema)
 
+        batches = list(zip(cuts[:-1], cuts[1:]))
         if mode == "combined":
-            combined = np.zeros(total, dtype=np.uint8)
-            for bit, layer in enumerate(self.settings.layers):
-                combined |= binary(layer) << np.uint8(bit)
-            yield table("+".join(self.settings.layers), combined)
+            segs = [segments(layer, False) for layer in self.settings.layers]
+            for a, b in batches:
+                combined = np.zeros(int(n[a:b].sum()), dtype=np.uint8)
+                for bit, s in enumerate(segs):
+                    combined |= values(s, a, b, False) << np.uint8(bit)
+                yield table("+".join(self.settings.layers), a, b, combined)
             return
+        labelled = mode == "labels"
         for layer in layers:
-            yield table(layer, labelled(layer) if mode == "labels" else binary(layer))
+            segs = segments(layer, labelled)
+            for a, b in batches:
+                yield table(layer, a, b, values(segs, a, b, labelled))
 
     def matrices(self, unit: str, approach: str, mode: str = "separate") -> Iterator[pa.Table]:
         """Unit matrices, one table per (group, layer) — or per group in combined mode — in sorted order."""
