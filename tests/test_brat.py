@@ -7,7 +7,6 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
@@ -227,3 +226,12 @@ def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: py
         assert pa.concat_tables(parts).to_pylist() == whole[mode].to_pylist()
     rows = whole["labels"].to_pylist()
     assert [r["value"] for r in rows if r["doc_id"] == "d2" and r["annotator"] == "A"] == ["PER", "PER", "O", "LOC", "O", "O", "LOC"]
+
+
+def test_differing_text_copies_are_reported(tmp_path: Path) -> None:
+    root = project(tmp_path / "p", {}, {"A": {"d": "T1\tX 0 2\tab\n"}, "B": {"d": "T1\tX 0 2\tab\n"}})
+    (root / "A" / "d.txt").write_text("ab cd", encoding="utf-8")
+    (root / "B" / "d.txt").write_text("ab ce", encoding="utf-8")
+    corpus = read_corpus(settings(root))
+    assert [(f.code, f.file, f.doc) for f in corpus.findings] == [("text-copy-differs", "p/B/d.txt", "d")]
+    assert corpus.documents["d"].text == "ab cd" and corpus.documents["d"].source == "p/A/d.txt"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-import pytest
 
 from tests.conftest import CORPORA, needs_shared
 from unitize.cli import main

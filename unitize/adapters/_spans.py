@@ -70,9 +70,11 @@ def decode_file(
 
 
 def text_document(doc_id: str, text: str, source: str, **kw: Any) -> Document:
-    """A document whose text came from inside an annotation file or table (sha256 of its UTF-8)."""
+    """A document whose text came from inside an annotation file or table (sha256 of its UTF-8,
+    unless ``kw`` gives the file's own)."""
     data = text.encode("utf-8")
-    return Document(doc_id=doc_id, text=text, source=source, encoding="utf-8", size=len(data), sha256=hashlib.sha256(data).hexdigest(), **kw)
+    fields: dict[str, Any] = {"encoding": "utf-8", "size": len(data), "sha256": hashlib.sha256(data).hexdigest(), **kw}
+    return Document(doc_id=doc_id, text=text, source=source, **fields)
 
 
 def bad_span(annotator: str, doc: str, record: str, layer: str, label: str | None, source: str, line: int | None) -> Span:

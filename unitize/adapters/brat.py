@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..report import finding, span_finding
 from . import Adapter, AdapterError
-from ._spans import GROUP, SPAN_DEFAULTS, bad_span, decode_file, malformed, read_input, relative
+from ._spans import GROUP, SPAN_DEFAULTS, bad_span, decode_file, malformed, put_document, read_input
 
 _ID = re.compile(r"^([A-Za-z]+|#[A-Za-z]*)([0-9]+)$")
 _OFFSETS = re.compile(r"^(-?\d+) (-?\d+)$")
@@ -148,7 +147,6 @@ def read(
     progress = progress or no_progress
     wanted = set(annotators) if annotators else None
     corpus = Corpus(format="brat")
-    first_copy: dict[str, tuple[str, str]] = {}
     for path in progress(sorted(annotations.rglob("*.ann")), "reading annotations"):
         if not path.is_file():
             continue
@@ -166,13 +164,12 @@ def read(
         spans, n_t = _parse_ann(decoded.text, name, who, doc, layer, corpus)
         corpus.spans.extend(spans)
         corpus.submissions.append(Submission(name, who, doc, GROUP, n_t))
-        _read_text(path.with_suffix(".txt"), doc, base, corpus, first_copy, encoding, encoding_fallback, NEWLINES[newlines])
+        _read_text(path.with_suffix(".txt"), doc, base, corpus, encoding, encoding_fallback, NEWLINES[newlines])
     return corpus
 
 
-def _read_text(
-    path: Path, doc: str, base: Path, corpus: Corpus, first_copy: dict[str, tuple[str, str]], encoding: str, fallback: str | None, newlines: str
-) -> None:
+def _read_text(path: Path, doc: str, base: Path, corpus: Corpus, encoding: str, fallback: str | None, newlines: str) -> None:
+    """Read an annotator's copy of a document's text; the first copy read is the document."""
     if not path.is_file():
         corpus.documents.setdefault(doc, Document(doc_id=doc, text=None))
         return
@@ -182,24 +179,11 @@ def _read_text(
     decoded = decode_file(raw, name, corpus, encoding=encoding, fallback=fallback, newlines=newlines, doc=doc)
     if decoded is None:
         return
-    seen = first_copy.get(doc)
-    if seen is not None:
-        if seen[1] != decoded.text:
-            corpus.findings.append(
-                finding(
-                    "text-copy-differs",
-                    f"{name} differs from {seen[0]}, the first copy of document {doc}",
-                    f"offsets of every annotator checked against {seen[0]}",
-                    file=name,
-                    doc=doc,
-                )
-            )
-        return
-    first_copy[doc] = (name, decoded.text)
-    corpus.documents[doc] = Document(
-        doc_id=doc,
-        text=decoded.text,
-        source=name,
+    put_document(
+        corpus,
+        doc,
+        decoded.text,
+        name,
         encoding=decoded.encoding,
         newline=decoded.newline,
         bom=decoded.bom,
