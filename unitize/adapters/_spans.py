@@ -106,3 +106,8 @@ def to_codepoints(text: str, offsets: list[int], unit: str) -> list[int]:
 
 
 OFFSET_UNITS = ("codepoint", "utf16")
+
+
+def is_offset(value: Any) -> bool:
+    """A usable offset from JSON: a non-negative integer (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

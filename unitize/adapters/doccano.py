@@ -29,7 +29,7 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..report import finding
 from . import Adapter, AdapterError
-from ._spans import GROUP, OFFSET_UNITS, SPAN_DEFAULTS, add_input, decode_file, malformed, put_document, relative, to_codepoints
+from ._spans import GROUP, OFFSET_UNITS, SPAN_DEFAULTS, add_input, decode_file, is_offset, malformed, put_document, relative, to_codepoints
 
 
 def _files(annotations: Path, base: Path) -> list[tuple[str, str, bytes]]:
@@ -150,12 +150,8 @@ def _relations(obj: dict) -> dict[Any, list[str]]:
     return links
 
 
-def _is_offset(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
 def _add_spans(corpus: Corpus, entities: list, text: str, offsets: str, who: str, doc: str, layer: str, name: str, number: int, links: dict) -> None:
-    readable = [k for k, e in enumerate(entities) if _is_offset(e[0]) and _is_offset(e[1])]
+    readable = [k for k, e in enumerate(entities) if is_offset(e[0]) and is_offset(e[1])]
     points = dict(zip(readable, zip(*[iter(to_codepoints(text, [x for k in readable for x in entities[k][:2]], offsets))] * 2)))
     for k, (start, end, label, _, ident) in enumerate(entities):
         record = f"line {number}/{k + 1}"

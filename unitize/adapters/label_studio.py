@@ -20,17 +20,13 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..report import finding
 from . import Adapter, AdapterError
-from ._spans import GROUP, OFFSET_UNITS, SPAN_DEFAULTS, decode_file, malformed, put_document, read_input, to_codepoints
+from ._spans import GROUP, OFFSET_UNITS, SPAN_DEFAULTS, decode_file, is_offset, malformed, put_document, read_input, to_codepoints
 
 
 def _annotator(value: Any) -> str | None:
     if isinstance(value, dict):
         value = value.get("email") or value.get("id")
     return None if value is None or isinstance(value, bool) else str(value)
-
-
-def _offset(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def read(
@@ -107,7 +103,7 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
             for end in (r.get("from_id"), r.get("to_id")):
                 links.setdefault(end, []).append(desc)
     regions = [r for r in results if isinstance(r, dict) and isinstance(r.get("value"), dict) and "start" in r["value"]]
-    good = [r for r in regions if _offset(r["value"]["start"]) and _offset(r["value"].get("end"))]
+    good = [r for r in regions if is_offset(r["value"]["start"]) and is_offset(r["value"].get("end"))]
     points = iter(to_codepoints(text, [x for r in good for x in (r["value"]["start"], r["value"]["end"])], offsets))
     for i, r in enumerate(regions):
         value = r["value"]
