@@ -224,6 +224,7 @@ def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: py
         parts = list(u.matrices("char", "boundary", mode))
         assert len(parts) > 1
         assert pa.concat_tables(parts).to_pylist() == whole[mode].to_pylist()
+    assert u.matrix("all", "Entity", "char", "boundary").to_pylist() == whole["separate"].to_pylist()
     rows = whole["labels"].to_pylist()
     assert [r["value"] for r in rows if r["doc_id"] == "d2" and r["annotator"] == "A"] == ["PER", "PER", "O", "LOC", "O", "O", "LOC"]
 

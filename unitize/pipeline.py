@@ -456,7 +456,8 @@ class Unitized:
         schema = self.matrix_schema(unit, approach, "separate")
         if group not in self.groups or not self.validation.universe.get(group):
             return schema.empty_table()
-        return next(self._group_tables(schema, unit, approach, "separate", group, [layer]))
+        # the long layout comes in batches of documents
+        return pa.concat_tables(list(self._group_tables(schema, unit, approach, "separate", group, [layer])))
 
 
 def _value_array(values: Any, nulls: np.ndarray | None) -> pa.Array:
