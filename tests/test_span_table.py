@@ -61,6 +61,8 @@ def test_roster_annotator_without_spans_is_not_annotated_not_missing(tables: Pat
         ("offset-invalid", "spans.csv", "line 6"),
         ("record-malformed", "spans.csv", "line 5"),
     ]
+    dup = [f for f in u.findings if f.code == "duplicate-record"][0]
+    assert dup.action == "this roster row and its 1 span(s) left out (the first row is used)"
     t = u.matrix("all", "span", "char")
     d1 = [i for i, d in enumerate(t.column("doc_id").to_pylist()) if d == "d1"]
     r1 = [t.column("r1")[i].as_py() for i in d1]

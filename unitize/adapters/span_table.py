@@ -114,6 +114,8 @@ def read(
     # (doc, annotator) -> [source, records]; roster key -> (doc, annotator) or None (duplicate)
     subs: dict[tuple[str, str], list] = {}
     keys: dict[str, tuple[str, str] | None] = {}
+    # duplicate roster rows: key -> [finding, spans left out]
+    duplicates: dict[str, list] = {}
     if roster is not None:
         roster_rows = _rows(paths["roster"], base, corpus, "roster", [col["key"], col["doc"], col["annotator"]])
         roster_name = corpus.inputs[-1].path
@@ -125,19 +127,20 @@ def read(
                 continue
             if key in keys or (doc, who) in subs:
                 what = f"key {key} appears twice" if key in keys else f"annotator {who} has a second assignment for document {doc}"
-                corpus.findings.append(
-                    finding(
-                        "duplicate-record",
-                        f"roster {what}",
-                        "this roster row and its spans left out (the first is used)",
-                        file=roster_name,
-                        record=f"line {line}",
-                        doc=doc,
-                        group=GROUP,
-                        annotator=who,
-                    )
+                report = finding(
+                    "duplicate-record",
+                    f"roster {what}",
+                    "this roster row and its spans left out (the first is used)",
+                    file=roster_name,
+                    record=f"line {line}",
+                    doc=doc,
+                    group=GROUP,
+                    annotator=who,
                 )
-                keys.setdefault(key, None)
+                corpus.findings.append(report)
+                if key not in keys:
+                    keys[key] = None
+                    duplicates[key] = [report, 0]
                 continue
             keys[key] = (doc, who)
             subs[(doc, who)] = [roster_name, 0]
@@ -153,6 +156,8 @@ def read(
                 continue
             owner = keys[key]
             if owner is None:
+                if key in duplicates:
+                    duplicates[key][1] += 1
                 continue  # reported with its roster row, or not selected
             doc, who = owner
         else:
@@ -186,6 +191,8 @@ def read(
             continue
         corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, begin, end, label=label, source=name, line=line))
 
+    for report, n in duplicates.values():
+        report.action = f"this roster row and its {n} span(s) left out (the first row is used)"
     for (doc, who), (source, n) in subs.items():
         corpus.submissions.append(Submission(source, who, doc, GROUP, n))
         corpus.documents.setdefault(doc, Document(doc_id=doc, text=None))
