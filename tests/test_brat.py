@@ -236,3 +236,21 @@ def test_differing_text_copies_are_reported(tmp_path: Path) -> None:
     corpus = read_corpus(settings(root))
     assert [(f.code, f.file, f.doc) for f in corpus.findings] == [("text-copy-differs", "p/B/d.txt", "d")]
     assert corpus.documents["d"].text == "ab cd" and corpus.documents["d"].source == "p/A/d.txt"
+
+
+@needs_shared
+@pytest.mark.parametrize("mode", ["separate", "labels"])
+def test_bratiaa_long_layout_is_the_wide_matrix_melted(mode: str) -> None:
+    import pyarrow as pa
+
+    def run(layout: str):
+        s = Settings(format="brat", input={"annotations": BRATIAA}, pairs=(("word", "boundary"),), modes=(mode,), tokenizer="regex", base=BRATIAA.parent, layout=layout)
+        return pa.concat_tables(unitize(read_corpus(s), s).matrices("word", "boundary", mode))
+
+    wide, long = run("wide"), run("long")
+    annotators = ["Lisa", "Maria", "Max", "Peter"]
+    melted = sorted(
+        (r["doc_id"], a, r["unit"], r["begin"], r["end"], r[a]) for r in wide.to_pylist() for a in annotators
+    )
+    assert melted == sorted((r["doc_id"], r["annotator"], r["unit"], r["begin"], r["end"], r["value"]) for r in long.to_pylist())
+    assert long.num_rows == 4 * wide.num_rows
