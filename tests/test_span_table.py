@@ -172,3 +172,30 @@ def _empty_texts() -> int:
         empty = {r["comment_id"] for r in csv.DictReader(f) if not r["comment_text"]}
     with (TOXIC / "annotations.csv").open(newline="", encoding="utf-8") as f:
         return sum(1 for r in csv.DictReader(f) if r["comment_id"] in empty)
+
+
+def test_parquet_tables_without_roster(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"post": ["p1", "p2"], "body": ["bad words here", "ok"]}), tmp_path / "texts.parquet")
+    pq.write_table(
+        pa.table({"post": ["p1", "p1", "p2"], "rater": ["x", "y", "y"], "kind": ["Insult", "Profanity", None], "s": [0, 4, 0], "e": [3, 9, 2]}),
+        tmp_path / "spans.parquet",
+    )
+    cols = {"doc": "post", "text": "body", "annotator": "rater", "label": "kind", "begin": "s", "end": "e"}
+    s = Settings(
+        format="span-table",
+        input={"annotations": tmp_path / "spans.parquet", "texts": tmp_path / "texts.parquet", "columns": cols},
+        pairs=(("char", "interval"),),
+        modes=("labels",),
+        base=tmp_path,
+        layout="long",
+    )
+    u = unitize(read_corpus(s), s)
+    assert [(sp.record, sp.label) for sp in u.corpus.spans] == [("line 1", "Insult"), ("line 2", "Profanity"), ("line 3", None)]
+    t = next(u.matrices("char", "interval", "labels"))
+    rows = [(r["doc_id"], r["annotator"], r["value"]) for r in t.to_pylist()]
+    assert [v for d, a, v in rows if (d, a) == ("p1", "x")] == ["Insult"] * 3 + ["O"] * 11
+    assert [v for d, a, v in rows if (d, a) == ("p1", "y")] == ["O"] * 4 + ["Profanity"] * 5 + ["O"] * 5
+    assert [v for d, a, v in rows if (d, a) == ("p2", "y")] == ["*", "*"]
+    assert ("p2", "x") not in {(d, a) for d, a, _ in rows}  # x has no span on p2 and no roster says otherwise
