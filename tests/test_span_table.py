@@ -7,11 +7,12 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import jsonschema
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import CORPORA, needs_shared
+from tests.conftest import CORPORA, ROOT, needs_shared
 from unitize.cli import main
 from unitize.config import Settings
 from unitize.pipeline import convert, read_corpus, unitize
@@ -137,6 +138,7 @@ def test_toxic_spans_in_full(tmp_path: Path) -> None:
         base=TOXIC,
     )
     unitized, manifest = convert(s)
+    jsonschema.validate(manifest, json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8")))
     assert unitized.layout == "long" and len(unitized.annotators) == 3579
     by_code = manifest["summary"]["findings_by_code"]
     assert by_code["offset-invalid"] == 94 and by_code["duplicate-record"] == 1
