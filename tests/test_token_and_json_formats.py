@@ -62,6 +62,10 @@ def test_annotator_files_columns_schemes_and_bad_tags(tmp_path: Path) -> None:
     (tmp_path / "bio.txt").write_text("Ana B-PER S-PER\nBob I-PER B-PER\nsays O E-PER\n", encoding="utf-8")
     u = run("conll-bio", tmp_path / "bio.txt", tmp_path, annotator_columns={"c1": 1, "c2": 2})
     assert [s for s in spans(u.corpus)] == [("c1", "doc00001", "PER", "Ana Bob"), ("c2", "doc00001", "PER", "Ana"), ("c2", "doc00001", "PER", "Bob says")]
+    words = next(u.matrices("word", "interval", "labels"))
+    assert words.column("c1").to_pylist() == ["PER", "PER", "O"]
+    assert words.column("c2").to_pylist() == ["PER", "PER", "PER"]
+    assert u.results["word"].segments.num_rows == 3  # c2's two spans stay two segments
     assert main(["convert", "--format", "conll-bio", "--annotations", str(d), "--out", str(tmp_path / "o"), "--strict", "-q"]) == 3
 
 

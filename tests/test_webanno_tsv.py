@@ -92,3 +92,11 @@ def test_bad_tsv_files_are_reported(tmp_path: Path) -> None:
     ]
     assert [(s.annotator, s.label, s.begin, s.end) for s in corpus.spans] == [("c", "X", 0, 2)]
     assert main(["convert", "--format", "webanno-tsv", "--annotations", str(root), "--out", str(tmp_path / "o"), "--strict", "-q"]) == 3
+
+
+def test_stacked_items_without_ids_are_separate_annotations(tmp_path: Path) -> None:
+    (tmp_path / "d.tsv").write_text(tsv("#Text=Ana Bob\n1-1\t0-3\tAna\t*|*\tPER|NAME\t\n1-2\t4-7\tBob\t_\t_\t\n"), encoding="utf-8")
+    s = Settings(format="webanno-tsv", input={"annotations": tmp_path / "d.tsv"}, base=tmp_path, pairs=(("word", "interval"),), modes=("labels",))
+    u = unitize(read_corpus(s), s)
+    assert [(sp.record, sp.label) for sp in u.corpus.spans] == [("line 6/1", "PER"), ("line 6/2", "NAME")]
+    assert next(u.matrices("word", "interval", "labels")).column("annotator").to_pylist() == ["NAME+PER", "O"]

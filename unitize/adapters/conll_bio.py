@@ -210,9 +210,9 @@ def _read_doc(corpus: Corpus, name: str, doc: str, sentences: list, columns: dic
         for i in unknown:
             malformed(corpus, name, lines[i], f"tag {tags[i]!r} is not O, B-, I-, E-, S-, L- or U-", "token read as O", doc=doc, annotator=who)
         for first, last, typ in chunks:
-            corpus.spans.append(
-                Span(who, doc, GROUP, f"line {lines[first]}", layer, 0, starts[first], ends[last], label=typ, source=name, line=lines[first])
-            )
+            # records must differ between the annotators of one file (a record is one element)
+            record = f"line {lines[first]}" if len(columns) == 1 else f"line {lines[first]}/{who}"
+            corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, starts[first], ends[last], label=typ, source=name, line=lines[first]))
         corpus.submissions.append(Submission(name, who, doc, GROUP, len(chunks)))
 
 

@@ -151,12 +151,15 @@ def _parse(text: str, name: str, corpus: Corpus, feature: str | None, where: dic
             cell = cells[at] if at < len(cells) else "_"
             if cell == "_" or cell == "":
                 continue
-            for item in _SPLIT.split(cell):
+            items = _SPLIT.split(cell)
+            for k, item in enumerate(items):
                 ident = _ITEM_ID.search(item)
                 value = item[: ident.start()] if ident else item
                 label = None if value == "*" else _unescape(value)
                 if ident is None:
-                    out.spans.append((layer.name, label, b16, e16, number, f"line {number}"))
+                    # stacked items without an id are separate annotations: separate records
+                    record = f"line {number}" if len(items) == 1 else f"line {number}/{k + 1}"
+                    out.spans.append((layer.name, label, b16, e16, number, record))
                     continue
                 key = (li, ident.group(1))
                 if key in open_ids:
