@@ -143,3 +143,28 @@ def test_label_studio_annotators_cancelled_duplicates_and_mismatch(tmp_path: Pat
     assert t.column("b@x.org").to_pylist() == ["O", "O", "PER"]
     path.write_text("[{", encoding="utf-8")
     assert [f.code for f in read_corpus(Settings(format="label-studio", input={"annotations": path}, base=tmp_path)).findings] == ["file-unreadable"]
+
+
+def test_json_exports_of_odd_shapes_never_crash(tmp_path: Path) -> None:
+    odd = [
+        {"id": 1, "text": "abc", "label": 5},
+        {"id": 2, "text": "abc", "entities": ["x", {"start_offset": True, "end_offset": 2, "label": "L"}], "relations": [{"from_id": [1], "to_id": {}}]},
+        {"id": 3, "text": "abc", "annotations": [{"start_offset": 0, "end_offset": 2, "label": ["L"], "user": None}]},
+        {"id": 4, "text": 7},
+        [1, 2],
+    ]
+    (tmp_path / "odd.jsonl").write_text("\n".join(json.dumps(o) for o in odd) + "\n", encoding="utf-8")
+    corpus = read_corpus(Settings(format="doccano", input={"annotations": tmp_path / "odd.jsonl"}, base=tmp_path))
+    assert sorted(f.code for f in corpus.findings) == ["offset-invalid", "record-malformed", "record-malformed", "unknown-element", "unknown-element"]
+    assert spans(corpus) == [("odd", "3", "['L']", "ab")]
+    tasks = [
+        {"id": 1, "data": {"text": "abc"}, "annotations": {"x": 1}},
+        {"id": 2, "data": {"text": "abc"}, "annotations": [{"completed_by": 1, "result": {"a": 1}}, {"completed_by": 2, "result": [
+            {"id": [1], "type": "relation", "from_id": [1], "to_id": None}, {"id": ["r"], "value": {"start": 0, "end": 1, "labels": ["L"]}}, "junk"]}]},
+        {"id": 3, "data": "abc"},
+        "junk",
+    ]
+    (tmp_path / "ls.json").write_text(json.dumps(tasks), encoding="utf-8")
+    corpus = read_corpus(Settings(format="label-studio", input={"annotations": tmp_path / "ls.json"}, base=tmp_path))
+    assert sorted(f.code for f in corpus.findings) == ["record-malformed", "record-malformed"]
+    assert spans(corpus) == [("2", "2", "L", "a")]

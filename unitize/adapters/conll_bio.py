@@ -145,6 +145,8 @@ def read(
         files = [annotations]
     else:
         raise AdapterError(f"CoNLL input not found: {annotations}")
+    if any(isinstance(c, bool) or not isinstance(c, int) for c in (token_column, tag_column)):
+        raise AdapterError("[input] token_column and tag_column must be column numbers (0 = first, -1 = last)")
     if annotator_columns is not None and (
         not isinstance(annotator_columns, dict) or not all(isinstance(v, int) for v in annotator_columns.values())
     ):

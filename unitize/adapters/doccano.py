@@ -66,19 +66,28 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
                 yield number, exc
 
 
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _entities(obj: dict) -> tuple[list[tuple[Any, Any, Any, Any, str | None]], bool]:
     """(start, end, label, user, id) of every span of a record, and whether it held class labels."""
     out: list = []
     classes = False
     for key in ("label", "labels"):
-        for item in obj.get(key) or ():
+        if obj.get(key) is not None and not isinstance(obj.get(key), list):
+            classes = True  # a single class label
+        for item in _list(obj.get(key)):
             if isinstance(item, (list, tuple)) and len(item) == 3:
                 out.append((item[0], item[1], item[2], None, None))
             else:
                 classes = True
-    for item in obj.get("entities") or ():
+    for item in _list(obj.get("entities")):
+        if not isinstance(item, dict):
+            classes = True
+            continue
         out.append((item.get("start_offset"), item.get("end_offset"), item.get("label"), item.get("user"), item.get("id")))
-    for item in obj.get("annotations") or ():
+    for item in _list(obj.get("annotations")):
         if isinstance(item, dict) and "start_offset" in item:
             out.append((item.get("start_offset"), item.get("end_offset"), item.get("label"), item.get("user"), item.get("id")))
         else:
@@ -142,11 +151,12 @@ def read(
 
 def _relations(obj: dict) -> dict[Any, list[str]]:
     links: dict[Any, list[str]] = {}
-    for rel in obj.get("relations") or ():
+    for rel in _list(obj.get("relations")):
         if isinstance(rel, dict):
             desc = f"{rel.get('type')} {rel.get('from_id')}->{rel.get('to_id')}"
             for end in (rel.get("from_id"), rel.get("to_id")):
-                links.setdefault(end, []).append(desc)
+                if isinstance(end, (int, str)):
+                    links.setdefault(end, []).append(desc)
     return links
 
 
@@ -157,7 +167,7 @@ def _add_spans(corpus: Corpus, entities: list, text: str, offsets: str, who: str
         record = f"line {number}/{k + 1}"
         label = None if label is None else str(label)
         if k in points:
-            attrs = {"relations": links[ident]} if ident in links else {}
+            attrs = {"relations": links[ident]} if isinstance(ident, (int, str)) and ident in links else {}
             begin, stop = points[k]
             corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, begin, stop, label=label, attrs=attrs, source=name, line=number))
             continue

@@ -72,7 +72,7 @@ def read(
                 continue
             doc = str(task.get("id", t + 1))
             put_document(corpus, doc, text, name)
-            for a, ann in enumerate(task.get("annotations") or ()):
+            for a, ann in enumerate(task.get("annotations") if isinstance(task.get("annotations"), list) else ()):
                 who = _annotator(ann.get("completed_by")) if isinstance(ann, dict) else None
                 record = f"{where}/annotation {a + 1}"
                 if who is None:
@@ -90,7 +90,7 @@ def read(
                     )
                     continue
                 seen[(doc, who)] = name
-                n = _read_results(corpus, ann.get("result") or [], text, offsets, who, doc, layer, name, record)
+                n = _read_results(corpus, ann.get("result") if isinstance(ann.get("result"), list) else [], text, offsets, who, doc, layer, name, record)
                 corpus.submissions.append(Submission(name, who, doc, GROUP, n))
     return corpus
 
@@ -101,7 +101,8 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
         if isinstance(r, dict) and r.get("type") == "relation":
             desc = f"{'/'.join(r.get('labels') or []) or 'relation'} {r.get('from_id')}->{r.get('to_id')}"
             for end in (r.get("from_id"), r.get("to_id")):
-                links.setdefault(end, []).append(desc)
+                if isinstance(end, (int, str)):
+                    links.setdefault(end, []).append(desc)
     regions = [r for r in results if isinstance(r, dict) and isinstance(r.get("value"), dict) and "start" in r["value"]]
     good = [r for r in regions if is_offset(r["value"]["start"]) and is_offset(r["value"].get("end"))]
     points = iter(to_codepoints(text, [x for r in good for x in (r["value"]["start"], r["value"]["end"])], offsets))
@@ -120,7 +121,7 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
         for label in labels:
             corpus.spans.append(
                 Span(who, doc, GROUP, rec if len(labels) == 1 else f"{rec}:{label}", span_layer, 0, begin, end, label=None if label is None else str(label),
-                     attrs={"relations": links[r.get("id")]} if r.get("id") in links else {},
+                     attrs={"relations": links[r["id"]]} if isinstance(r.get("id"), (int, str)) and r["id"] in links else {},
                      source=name, stored_text=value.get("text") if isinstance(value.get("text"), str) else None)
             )
     return len(regions)
