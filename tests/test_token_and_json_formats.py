@@ -166,5 +166,6 @@ def test_json_exports_of_odd_shapes_never_crash(tmp_path: Path) -> None:
     ]
     (tmp_path / "ls.json").write_text(json.dumps(tasks), encoding="utf-8")
     corpus = read_corpus(Settings(format="label-studio", input={"annotations": tmp_path / "ls.json"}, base=tmp_path))
-    assert sorted(f.code for f in corpus.findings) == ["record-malformed", "record-malformed"]
+    assert sorted(f.code for f in corpus.findings) == ["record-malformed"] * 3 + ["unknown-element"]
+    assert [f.message for f in corpus.findings if f.code == "unknown-element"] == ["task 2/annotation 2: results of type str are not text spans"]
     assert spans(corpus) == [("2", "2", "L", "a")]

@@ -90,6 +90,8 @@ def read(
                     )
                     continue
                 seen[(doc, who)] = name
+                if ann.get("result") is not None and not isinstance(ann.get("result"), list):
+                    malformed(corpus, name, None, f"{record}: 'result' is not a list", "annotation read as empty", doc=doc, annotator=who)
                 n = _read_results(corpus, ann.get("result") if isinstance(ann.get("result"), list) else [], text, offsets, who, doc, layer, name, record)
                 corpus.submissions.append(Submission(name, who, doc, GROUP, n))
     return corpus
@@ -104,6 +106,11 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
                 if isinstance(end, (int, str)):
                     links.setdefault(end, []).append(desc)
     regions = [r for r in results if isinstance(r, dict) and isinstance(r.get("value"), dict) and "start" in r["value"]]
+    others = sorted({str(r.get("type")) if isinstance(r, dict) else type(r).__name__ for r in results if r not in regions and not (isinstance(r, dict) and r.get("type") == "relation")})
+    if others:
+        corpus.findings.append(
+            finding("unknown-element", f"{record}: results of type {', '.join(others)} are not text spans", "not read", file=name, record=record, doc=doc, annotator=who)
+        )
     good = [r for r in regions if is_offset(r["value"]["start"]) and is_offset(r["value"].get("end"))]
     points = iter(to_codepoints(text, [x for r in good for x in (r["value"]["start"], r["value"]["end"])], offsets))
     for i, r in enumerate(regions):
