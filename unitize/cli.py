@@ -20,6 +20,8 @@ from .adapters import AdapterError, available, get_adapter
 from .config import (
     APPROACHES,
     DISCONTINUOUS,
+    LAYERS_FROM,
+    LAYOUTS,
     MODES,
     UNITS,
     ConfigError,
@@ -92,11 +94,13 @@ def _add_study_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--units", type=_csv(UNITS), metavar="char,word")
     g.add_argument("--approaches", type=_csv(APPROACHES), metavar="interval,boundary")
     g.add_argument("--layers", type=_csv(), metavar="Arg1,Arg2")
-    g.add_argument("--modes", type=_csv(MODES), metavar="separate,combined")
+    g.add_argument("--modes", type=_csv(MODES), metavar="separate,combined,labels")
     g.add_argument("--tokenizer", metavar="SPEC", help="spacy:<lang>, regex or whitespace")
     g.add_argument("--discontinuous", choices=DISCONTINUOUS)
     g.add_argument("--keep-missing", action="store_true", default=None, help="keep documents an annotator has no file for (null column)")
     g.add_argument("--keep-mismatched", action="store_true", default=None, help="keep documents whose annotators have different relation counts")
+    g.add_argument("--layers-from", choices=LAYERS_FROM, help="'label': one layer (matrix) per span label")
+    g.add_argument("--layout", choices=LAYOUTS, help="unit matrices: a column per annotator (wide) or a row per (unit, annotator) (long)")
     p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
@@ -286,6 +290,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         discontinuous=args.discontinuous,
         keep_missing=args.keep_missing,
         keep_mismatched=args.keep_mismatched,
+        layers_from=args.layers_from,
+        layout=args.layout,
         out=args.out.resolve() if getattr(args, "out", None) else None,
     )
     if not args.config and not args.rat_config and args.format is None:
@@ -314,12 +320,17 @@ def _print_findings(findings, limit: int = 10) -> None:
         print(f"  … and {len(errors) - limit} more errors", file=sys.stderr)
 
 
+def _names(names: list[str], limit: int = 12) -> str:
+    """Names joined with commas, shortened for crowd data (thousands of annotators)."""
+    return ", ".join(names) if len(names) <= limit else ", ".join(names[:limit]) + f", … ({len(names) - limit} more)"
+
+
 def _human_summary(data: dict[str, Any], out: Path | None) -> None:
     f = data["findings"]
     print(
         f"{data['documents']} documents, {data['groups']} groups "
         f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
-        f"({', '.join(data['annotators'])}), layers {', '.join(data['layers'])}"
+        f"({_names(data['annotators'])}), layers {_names(data['layers'])}"
     )
     for name, rows in data.get("unit_rows", {}).items():
         print(f"  units/{name:<24} {rows:>12,} rows")

@@ -32,8 +32,10 @@ from typing import Any
 
 UNITS = ("char", "word")
 APPROACHES = ("interval", "boundary")
-MODES = ("separate", "combined")
+MODES = ("separate", "combined", "labels")
 DISCONTINUOUS = ("extend", "keep", "drop")
+LAYERS_FROM = ("layer", "label")
+LAYOUTS = ("auto", "wide", "long")
 
 #: [input] keys that hold paths, resolved against the config file's directory
 PATH_KEYS = ("annotations", "texts", "parses")
@@ -69,6 +71,8 @@ class Settings:
     base: Path = field(default_factory=Path.cwd)
     source: str | None = None
     statistics: tuple[str, ...] = ()
+    layers_from: str = "layer"
+    layout: str = "auto"
 
     def __post_init__(self) -> None:
         """Reject settings a run cannot start with, whether they came from TOML, flags or code."""
@@ -89,6 +93,10 @@ class Settings:
             raise ConfigError("mode 'combined' holds at most 8 layers (one bit each in a uint8)")
         if self.discontinuous not in DISCONTINUOUS:
             raise ConfigError(f"discontinuous must be one of {', '.join(DISCONTINUOUS)}, not {self.discontinuous!r}")
+        if self.layers_from not in LAYERS_FROM:
+            raise ConfigError(f"layers_from must be one of {', '.join(LAYERS_FROM)}, not {self.layers_from!r}")
+        if self.layout not in LAYOUTS:
+            raise ConfigError(f"layout must be one of {', '.join(LAYOUTS)}, not {self.layout!r}")
         for key, kind in _INPUT_TYPES.items():
             if key in self.input and not isinstance(self.input[key], kind):
                 raise ConfigError(f"[input] {key} must be a {kind.__name__}, not {self.input[key]!r}")
@@ -169,6 +177,8 @@ _UNITIZE_KEYS = {
     "discontinuous",
     "keep_missing",
     "keep_mismatched",
+    "layers_from",
+    "layout",
 }
 _OUTPUT_KEYS = {"dir"}
 
@@ -242,6 +252,8 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         out=(base / _expect(out["dir"], str, "[output] dir")).resolve() if "dir" in out else None,
         base=base.resolve(),
         source=source,
+        layers_from=_choices(uni.get("layers_from", "layer"), LAYERS_FROM, "[unitize] layers_from")[0],
+        layout=_choices(uni.get("layout", "auto"), LAYOUTS, "[unitize] layout")[0],
     )
 
 

@@ -26,6 +26,9 @@ class Document:
     bom: bool = False
     size: int | None = None
     sha256: str | None = None
+    #: the document's own tokens as code-point ``(starts, ends)`` NumPy arrays (``ends``
+    #: exclusive), for formats that carry a tokenization (tokenizer ``"given"``)
+    tokens: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(slots=True)

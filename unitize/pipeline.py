@@ -18,7 +18,7 @@ import sys
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -39,6 +39,8 @@ from .tokenize import get_tokenizer
 from .unitizers import (
     char_units,
     fragments_to_segments,
+    label_codes,
+    label_dictionary,
     mark,
     merge_overlaps,
     word_units,
@@ -46,6 +48,17 @@ from .unitizers import (
 from .validate import Validation, validate
 
 _RESERVED = {"group", "doc_id", "layer", "unit", "begin", "end"}
+
+#: layout "auto" writes the long layout above this many annotators (crowd data), else wide
+LONG_LAYOUT_ABOVE = 32
+#: labels mode: the value of a unit no segment of the annotator covers (null = annotator missing)
+NOT_ANNOTATED = "O"
+#: labels mode: the label of a span that has none
+UNLABELLED = "*"
+#: labels mode codes labels as bits of a uint64
+MAX_LABELS = 64
+#: long layout: rows per table written (whole documents per table)
+LONG_BATCH_ROWS = 1 << 20
 
 
 class RunError(ValueError):
@@ -134,10 +147,13 @@ def build_spaces(
     if "char" in units:
         spaces["char"] = UnitSpace("char", doc_ids, lengths, char_base, char_base)
     if "word" in units:
-        tokenize = get_tokenizer(tokenizer)
+        tokenize = None if tokenizer == "given" else get_tokenizer(tokenizer)
         starts, ends, counts = [], [], []
         for d, cb in zip(progress(doc_ids, "tokenizing"), char_base):
-            s, e = tokenize(corpus.documents[d].text)
+            if tokenize is None:
+                s, e = _given_tokens(corpus, d)
+            else:
+                s, e = tokenize(corpus.documents[d].text)
             starts.append(s + cb)
             ends.append(e + cb)
             counts.append(s.size)
@@ -152,6 +168,16 @@ def build_spaces(
             np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64),
         )
     return spaces
+
+
+def _given_tokens(corpus: Corpus, doc_id: str) -> tuple[np.ndarray, np.ndarray]:
+    tokens = corpus.documents[doc_id].tokens
+    if tokens is None:
+        raise RunError(
+            f"tokenizer 'given': format {corpus.format!r} gives no tokens for document {doc_id}; "
+            "choose a tokenizer (spacy:<lang>, regex or whitespace)"
+        )
+    return np.asarray(tokens[0], dtype=np.int64), np.asarray(tokens[1], dtype=np.int64)
 
 
 # --- unitization ---------------------------------------------------------------
@@ -173,6 +199,10 @@ class UnitResult:
     findings: list[Finding]
     in_segments: int
     excluded: Counter
+    #: per-label merged segments for mode "labels": key * n_labels + label, sorted
+    label_key: np.ndarray | None = None
+    label_u0: np.ndarray | None = None
+    label_u1: np.ndarray | None = None
 
 
 @dataclass
@@ -189,6 +219,12 @@ class Unitized:
     results: dict[str, UnitResult]
     findings: list[Finding]
     accounting: dict[str, Any]
+    #: "wide" (a column per annotator) or "long" (a row per unit and annotator)
+    layout: str = "wide"
+    #: labels mode: every label, sorted (bit i of a label code = labels[i])
+    labels: list[str] = field(default_factory=list)
+    #: per group, per document: indices of the annotators with a submission (long layout rows)
+    present: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[Finding]:
@@ -272,7 +308,7 @@ class Unitized:
             frame["columns"]["end"],
         ]
         for annotator in self.annotators:
-            columns.append(pa.array(values[annotator], type=pa.uint8(), mask=nulls[annotator]))
+            columns.append(_value_array(values[annotator], nulls[annotator]))
         return pa.Table.from_arrays(columns, schema=schema)
 
     def matrix_schema(self, unit: str, approach: str, mode: str) -> pa.Schema:
@@ -282,17 +318,28 @@ class Unitized:
             "unit": unit,
             "approach": approach,
             "mode": mode,
-            "value": "bitmask" if mode == "combined" else "binary",
+            "value": {"combined": "bitmask", "labels": "label"}.get(mode, "binary"),
+            "layout": self.layout,
             "tokenizer": self.settings.tokenizer if unit == "word" else None,
             "settings": self.settings.resolved(with_output=False),
         }
         if mode == "combined":
             meta["layer_bits"] = {layer: 1 << i for i, layer in enumerate(self.settings.layers)}
+        if mode == "labels":
+            meta["not_annotated"] = NOT_ANNOTATED
+            meta["labels"] = self.labels
         return units_schema(self.annotators, meta)
 
     def _group_tables(self, schema: pa.Schema, unit: str, approach: str, mode: str, group: str, layers: list[str]) -> Iterator[pa.Table]:
         frame = self._frame(unit, group)
+        if self.layout == "long":
+            yield from self._long_tables(schema, unit, approach, mode, group, layers, frame)
+            return
         nulls = self._nulls(group, frame)
+        if mode == "labels":
+            for layer in layers:
+                yield self._table(schema, group, layer, frame, self._label_marks(unit, group, layer, approach, frame), nulls)
+            return
         if mode == "combined":
             combined = {a: np.zeros(frame["total"], dtype=np.uint8) for a in self.annotators}
             for bit, layer in enumerate(self.settings.layers):
@@ -302,6 +349,114 @@ class Unitized:
         else:
             for layer in layers:
                 yield self._table(schema, group, layer, frame, self._marks(unit, group, layer, approach, frame), nulls)
+
+    def _label_marks(self, unit: str, group: str, layer: str, approach: str, frame: dict[str, Any]) -> dict[str, tuple]:
+        """Per annotator, the dictionary-encoded labels of a (group, layer) matrix."""
+        res, space = self.results[unit], self.spaces[unit]
+        n_lab = max(len(self.labels), 1)
+        gi, li = self.groups.index(group), self.layers.index(layer)
+        n_a, n_d = len(self.annotators), len(space.doc_ids)
+        out = {}
+        for ai, annotator in enumerate(self.annotators):
+            lo_key = ((gi * len(self.layers) + li) * n_a + ai) * n_d
+            lo, hi = np.searchsorted(res.label_key, [lo_key * n_lab, (lo_key + n_d) * n_lab])
+            k = res.label_key[lo:hi]
+            doc = (k // n_lab) % n_d
+            pos = frame["position"][doc]
+            keep = pos >= 0
+            offset = frame["row_base"][pos[keep]] - space.base[doc[keep]]
+            codes = label_codes(
+                frame["total"], res.label_u0[lo:hi][keep] + offset, res.label_u1[lo:hi][keep] + offset, (k % n_lab)[keep], approach
+            )
+            out[annotator] = label_dictionary(codes, self.labels, NOT_ANNOTATED)
+        return out
+
+    def _long_tables(
+        self, schema: pa.Schema, unit: str, approach: str, mode: str, group: str, layers: list[str], frame: dict[str, Any]
+    ) -> Iterator[pa.Table]:
+        """The long layout: one row per (unit, annotator) that exists, sorted by (doc, annotator, unit).
+
+        Tables hold at most about :data:`LONG_BATCH_ROWS` rows (whole documents), so memory
+        stays bounded for crowd data sets.
+        """
+        res, space = self.results[unit], self.spaces[unit]
+        n_l, n_a, n_d = len(self.layers), len(self.annotators), len(space.doc_ids)
+        n_lab = max(len(self.labels), 1)
+        gi = self.groups.index(group)
+        present = self.present.get(group, {})
+        p_pos = np.array([pos for pos, d in enumerate(frame["docs"]) for _ in present.get(d, ())], dtype=np.int64)
+        p_ann = np.array([a for d in frame["docs"] for a in present.get(d, ())], dtype=np.int64)
+        n = frame["n"][p_pos]
+        pair_base = _cumulative(n)
+        pair_code = p_pos * n_a + p_ann  # ascending: documents in order, annotators sorted within
+        # batches of pairs [lo, hi) that never split a document
+        cuts = [0]
+        for p in np.flatnonzero(np.r_[True, p_pos[1:] != p_pos[:-1]]).tolist() if p_pos.size else []:
+            if pair_base[p] - pair_base[cuts[-1]] >= LONG_BATCH_ROWS:
+                cuts.append(p)
+        cuts.append(p_pos.size)
+
+        def pairs_of(k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """Pair index of merged segments with keys ``k``, and a mask of those that have one."""
+            if pair_code.size == 0:
+                return np.zeros(k.size, dtype=np.int64), np.zeros(k.size, dtype=bool)
+            pos = frame["position"][k % n_d]
+            code = pos * n_a + (k // n_d) % n_a
+            p = np.minimum(np.searchsorted(pair_code, code), pair_code.size - 1)
+            return p, (pos >= 0) & (pair_code[p] == code)
+
+        def segments(layer: str, labelled: bool) -> tuple[np.ndarray, ...]:
+            """(pair, u0, u1 local to the document, label) of a layer's segments that have rows."""
+            lo_key = (gi * n_l + self.layers.index(layer)) * n_a * n_d
+            keys, u0, u1 = (res.label_key, res.label_u0, res.label_u1) if labelled else (res.key, res.u0, res.u1)
+            scale = n_lab if labelled else 1
+            lo, hi = np.searchsorted(keys, [lo_key * scale, (lo_key + n_a * n_d) * scale])
+            k = keys[lo:hi]
+            p, ok = pairs_of(k // scale)
+            base = space.base[(k // scale) % n_d]
+            return p[ok], (u0[lo:hi] - base)[ok], (u1[lo:hi] - base)[ok], (k % scale)[ok]
+
+        def values(segs: tuple[np.ndarray, ...], a: int, b: int, labelled: bool) -> Any:
+            p, u0, u1, lab = segs
+            sel = (p >= a) & (p < b)
+            offset = pair_base[p[sel]] - pair_base[a]
+            total = int(pair_base[b - 1] + n[b - 1] - pair_base[a]) if b > a else 0
+            if labelled:
+                codes = label_codes(total, u0[sel] + offset, u1[sel] + offset, lab[sel], approach)
+                return label_dictionary(codes, self.labels, NOT_ANNOTATED)
+            return mark(total, u0[sel] + offset, u1[sel] + offset, approach)
+
+        def table(layer_name: str, a: int, b: int, vals: Any) -> pa.Table:
+            nb = n[a:b]
+            total = int(nb.sum())
+            rows = pa.array(np.repeat(frame["row_base"][p_pos[a:b]] - (pair_base[a:b] - pair_base[a]), nb) + np.arange(total, dtype=np.int64))
+            zeros = pa.array(np.zeros(total, dtype=np.int32))
+            columns = [
+                pa.DictionaryArray.from_arrays(zeros, pa.array([group], pa.string())),
+                pa.DictionaryArray.from_arrays(pa.array(np.repeat(p_pos[a:b], nb).astype(np.int32)), pa.array(frame["docs"], pa.string())),
+                pa.DictionaryArray.from_arrays(zeros, pa.array([layer_name], pa.string())),
+                frame["columns"]["unit"].take(rows),
+                frame["columns"]["begin"].take(rows),
+                frame["columns"]["end"].take(rows),
+                pa.DictionaryArray.from_arrays(pa.array(np.repeat(p_ann[a:b], nb).astype(np.int32)), pa.array(self.annotators, pa.string())),
+                _value_array(vals, None),
+            ]
+            return pa.Table.from_arrays(columns, schema=schema)
+
+        batches = list(zip(cuts[:-1], cuts[1:]))
+        if mode == "combined":
+            segs = [segments(layer, False) for layer in self.settings.layers]
+            for a, b in batches:
+                combined = np.zeros(int(n[a:b].sum()), dtype=np.uint8)
+                for bit, s in enumerate(segs):
+                    combined |= values(s, a, b, False) << np.uint8(bit)
+                yield table("+".join(self.settings.layers), a, b, combined)
+            return
+        labelled = mode == "labels"
+        for layer in layers:
+            segs = segments(layer, labelled)
+            for a, b in batches:
+                yield table(layer, a, b, values(segs, a, b, labelled))
 
     def matrices(self, unit: str, approach: str, mode: str = "separate") -> Iterator[pa.Table]:
         """Unit matrices, one table per (group, layer) — or per group in combined mode — in sorted order."""
@@ -319,7 +474,16 @@ class Unitized:
         schema = self.matrix_schema(unit, approach, "separate")
         if group not in self.groups or not self.validation.universe.get(group):
             return schema.empty_table()
-        return next(self._group_tables(schema, unit, approach, "separate", group, [layer]))
+        # the long layout comes in batches of documents
+        return pa.concat_tables(list(self._group_tables(schema, unit, approach, "separate", group, [layer])))
+
+
+def _value_array(values: Any, nulls: np.ndarray | None) -> pa.Array:
+    """A column of unit values: uint8 marks, or ``(indices, dictionary)`` labels; ``nulls`` masks missing."""
+    if isinstance(values, tuple):
+        indices, dictionary = values
+        return pa.DictionaryArray.from_arrays(pa.array(indices, type=pa.int32(), mask=nulls), pa.array(dictionary, pa.string()))
+    return pa.array(values, type=pa.uint8(), mask=nulls)
 
 
 def _record_keys(corpus: Corpus, index: np.ndarray) -> list[str]:
@@ -381,6 +545,8 @@ def _unitize_one(
     n_l, n_a, n_d = len(names["layers"]), len(names["annotators"]), len(space.doc_ids)
     key = ((gi * n_l + li) * n_a + ai) * n_d + doc
     merged = merge_overlaps(key[live], u0[live], u1[live])
+    n_lab = max(len(names["labels"]), 1)
+    by_label = merge_overlaps(key[live] * n_lab + frag["label"][segs.first_fragment][live], u0[live], u1[live])
 
     # member fragments of each merged segment
     frag_live = seg_of_frag >= 0
@@ -481,16 +647,23 @@ def _unitize_one(
         findings=findings,
         in_segments=in_segments,
         excluded=excluded,
+        label_key=by_label.key,
+        label_u0=by_label.u0,
+        label_u1=by_label.u1,
     )
 
 
 def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None) -> Unitized:
     """Validate and unitize a corpus: segments for every unit type asked for."""
     progress = progress or no_progress
+    if settings.layers_from == "label":
+        corpus = replace(corpus, spans=[replace(s, layer=s.label if s.label is not None else s.layer) for s in corpus.spans])
+    settings = _format_defaults(settings, corpus)
     annotators = list(_configured_annotators(settings) or corpus.annotators)
     clash = _RESERVED & set(annotators)
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
+    layout = settings.layout if settings.layout != "auto" else ("long" if len(annotators) > LONG_LAYOUT_ABOVE else "wide")
     adapter_defaults = get_adapter(corpus.format).defaults
     validation = validate(
         corpus,
@@ -498,6 +671,8 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
         keep_missing=settings.keep_missing,
         keep_mismatched=settings.keep_mismatched,
         boundaries=bool(adapter_defaults.get("check_boundaries", False)),
+        missing_rule=layout == "wide",
+        count_rule=adapter_defaults.get("count_rule", True),
     )
     known = set(adapter_defaults.get("layers", ())) | {s.layer for s in corpus.spans}
     unknown = [layer for layer in settings.layers if layer not in known]
@@ -531,8 +706,14 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
     live = [i for i in selected if fate[i] is None and spans[i].annotator in a_index]
     not_selected_annotator = sum(1 for i in selected if fate[i] is None and spans[i].annotator not in a_index)
 
+    label_names = sorted({spans[i].label if spans[i].label is not None else UNLABELLED for i in live})
+    if "labels" in settings.modes and len(label_names) > MAX_LABELS:
+        raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(layers)} have {len(label_names)}")
+    lab_index = {name: i for i, name in enumerate(label_names)}
+    names["labels"] = label_names
     frag = {
         "span": np.array(live, dtype=np.int64),
+        "label": np.array([lab_index[spans[i].label if spans[i].label is not None else UNLABELLED] for i in live], dtype=np.int64),
         "group": np.array([g_index[spans[i].group] for i in live], dtype=np.int64),
         "layer": np.array([l_index[spans[i].layer] for i in live], dtype=np.int64),
         "annotator": np.array([a_index[spans[i].annotator] for i in live], dtype=np.int64),
@@ -610,14 +791,46 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
         results=results,
         findings=findings,
         accounting=accounting,
+        layout=layout,
+        labels=label_names,
+        present=_present(corpus, validation, a_index),
     )
+
+
+def _present(corpus: Corpus, validation: Validation, a_index: dict[str, int]) -> dict[str, dict[str, list[int]]]:
+    """Per group and document of the unit universe: the annotators with a submission, as sorted indices."""
+    out: dict[str, dict[str, set[int]]] = {}
+    for sub in corpus.submissions:
+        if sub.annotator in a_index and sub.doc_id in validation.universe.get(sub.group, {}):
+            out.setdefault(sub.group, {}).setdefault(sub.doc_id, set()).add(a_index[sub.annotator])
+    return {g: {d: sorted(a) for d, a in docs.items()} for g, docs in out.items()}
+
+
+def _format_defaults(settings: Settings, corpus: Corpus) -> Settings:
+    """Settings with the format's own defaults where the user kept the built-in ones.
+
+    A format's adapter may declare ``default_layers = "found"`` (every layer — or label,
+    with ``layers_from = "label"`` — that occurs) and a ``tokenizer`` (``"given"`` for
+    formats that carry their tokens); they replace the built-in defaults ``Arg1, Arg2``
+    and ``spacy:xx`` only when those were left unchanged.
+    """
+    defaults = get_adapter(corpus.format).defaults
+    builtin = Settings.__dataclass_fields__
+    changes: dict[str, Any] = {}
+    if settings.layers == builtin["layers"].default and defaults.get("default_layers") == "found":
+        found = sorted({s.layer for s in corpus.spans}) or list(defaults.get("layers", ()))
+        if found:
+            changes["layers"] = tuple(found)
+    if settings.tokenizer == builtin["tokenizer"].default and "tokenizer" in defaults:
+        changes["tokenizer"] = defaults["tokenizer"]
+    return replace(settings, **changes) if changes else settings
 
 
 # --- writing -------------------------------------------------------------------
 
 
 def setting_name(unit: str, approach: str, mode: str) -> str:
-    return f"{unit}-{approach}" + ("-combined" if mode == "combined" else "")
+    return f"{unit}-{approach}" + ("" if mode == "separate" else f"-{mode}")
 
 
 def documents_table(unitized: Unitized) -> pa.Table:

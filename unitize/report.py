@@ -27,11 +27,15 @@ CODES: dict[str, tuple[str, str]] = {
     "empty-segment": (WARNING, "a segment that covers no coding unit (zero length, or whitespace only for word units)"),
     "word-snapped": (INFO, "a selection that cuts a word was extended to whole words"),
     "segments-merged": (INFO, "overlapping segments of one annotator in one layer were merged into one"),
-    "line-malformed": (ERROR, "a line or record that cannot be parsed (too few fields, no relation type, invalid JSON, missing keys)"),
     "span-missing": (WARNING, "a relation without an Arg1 or Arg2 span (a placeholder or rejected relation); kept without it"),
     "token-offsets-missing": (ERROR, "token indices that cannot be mapped to characters (no parses.json, or an index past its tokens)"),
     "span-boundary": (WARNING, "a span begins or ends inside a word or on whitespace (checked for formats that store no text copy)"),
     "not-convertible": (WARNING, "format conversion: a span or attribute the target format cannot hold was not written"),
+    "record-malformed": (ERROR, "a record (line, row, JSON object) of an annotation file could not be parsed"),
+    "fragments-overlap": (WARNING, "fragments of one discontinuous annotation overlap each other"),
+    "text-copy-differs": (WARNING, "annotators' copies of one document's text differ; the first copy is used"),
+    "duplicate-record": (ERROR, "a second annotation record for the same (document, annotator)"),
+    "tag-sequence": (WARNING, "a BIO tag that does not continue a span of its type (I- without B-); read as a span start"),
 }
 
 #: findings whose rows take span records out of the output (for the accounting invariant)
@@ -46,8 +50,9 @@ EXCLUDING = {
     "relation-count-mismatch",
     "discontinuous-dropped",
     "empty-segment",
-    "line-malformed",
     "token-offsets-missing",
+    "record-malformed",
+    "duplicate-record",
 }
 
 

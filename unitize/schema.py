@@ -37,11 +37,21 @@ def _fields(name: str) -> list[pa.Field]:
 
 
 def units_schema(annotators: list[str], metadata: dict[str, Any]) -> pa.Schema:
-    """Schema of a unit matrix with one column per annotator."""
-    spec = contract("units.arrow.json")["annotator_columns"]
-    fields = _fields("units.arrow.json") + [
-        pa.field(a, _TYPES[spec["type"]], nullable=spec["nullable"]) for a in annotators
-    ]
+    """Schema of a unit matrix: one column per annotator, or the long layout's annotator and value.
+
+    ``metadata["layout"]`` (default ``"wide"``) picks the layout, ``metadata["value"]``
+    (default ``"binary"``) the type of the values.
+    """
+    spec = contract("units.arrow.json")
+    value_type = _TYPES[spec["value_types"][metadata.get("value", "binary")]]
+    if metadata.get("layout", "wide") == "long":
+        extra = [
+            pa.field(f["name"], value_type if f["name"] == "value" else _TYPES[f["type"]], nullable=f["nullable"])
+            for f in spec["long_columns"]
+        ]
+    else:
+        extra = [pa.field(a, value_type, nullable=spec["annotator_columns"]["nullable"]) for a in annotators]
+    fields = _fields("units.arrow.json") + extra
     return pa.schema(fields, metadata={"unitize": json.dumps(metadata, sort_keys=True, ensure_ascii=False)})
 
 

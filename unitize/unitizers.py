@@ -179,3 +179,27 @@ def mark(n_units: int, r0: np.ndarray, r1: np.ndarray, approach: Approach) -> np
         out[r1] = 1
         return out
     raise ValueError(f"approach must be 'interval' or 'boundary', not {approach!r}")
+
+
+def label_codes(n_units: int, r0: np.ndarray, r1: np.ndarray, label: np.ndarray, approach: Approach) -> np.ndarray:
+    """Per unit, the bit mask of the labels marking it (bit ``i`` = label ``i``, at most 64 labels).
+
+    Segments ``[r0, r1]`` (inclusive) must be disjoint within each label; segments of
+    different labels may overlap, and a unit they share gets both bits.
+    """
+    label = np.asarray(label, dtype=_I64)
+    r0 = np.asarray(r0, dtype=_I64)
+    r1 = np.asarray(r1, dtype=_I64)
+    out = np.zeros(n_units, dtype=np.uint64)
+    for lab in np.unique(label).tolist():
+        sel = label == lab
+        out |= mark(n_units, r0[sel], r1[sel], approach).astype(np.uint64) << np.uint64(lab)
+    return out
+
+
+def label_dictionary(codes: np.ndarray, names: list[str], none: str) -> tuple[np.ndarray, list[str]]:
+    """Dictionary-encode label bit masks: ``(indices, values)``; a value is the labels of its
+    bits joined with '+' in ``names`` order (sorted names give sorted joins), ``none`` for 0."""
+    uniq, inverse = np.unique(np.asarray(codes, dtype=np.uint64), return_inverse=True)
+    values = ["+".join(n for i, n in enumerate(names) if (c >> i) & 1) or none for c in uniq.tolist()]
+    return inverse.reshape(-1).astype(np.int32), values

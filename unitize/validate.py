@@ -137,12 +137,18 @@ def apply_rules(
     annotators: list[str] | None = None,
     keep_missing: bool = False,
     keep_mismatched: bool = False,
+    missing_rule: bool = True,
+    count_rule: bool = True,
 ) -> tuple[list[Finding], dict[str, dict[str, frozenset[str]]], dict[str, list[str]]]:
     """Decide, per (group, document), whether it enters the matrices (RAT's rules).
 
     The expected annotators of a group are ``annotators`` when given, else every
     annotator with a submission in that group. Marks the fates of spans of
-    excluded documents in place.
+    excluded documents in place. ``missing_rule=False`` (crowd data, long layout:
+    each document has its own few annotators) keeps every document with no
+    annotator-missing finding and an empty missing set; ``count_rule=False``
+    (entity-style formats, where counts differ by nature) skips the
+    relation-count rule.
     """
     findings: list[Finding] = []
     by_key: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
@@ -174,7 +180,7 @@ def apply_rules(
                 )
             excluded[(group, doc_id)] = "raw-text-missing"
             continue
-        missing = frozenset(a for a in expected[group] if a not in subs)
+        missing = frozenset(a for a in expected[group] if a not in subs) if missing_rule else frozenset()
         if missing:
             names = ", ".join(sorted(missing))
             if keep_missing:
@@ -205,7 +211,7 @@ def apply_rules(
                 excluded[(group, doc_id)] = "annotator-missing"
                 continue
         counts = {a: s.records for a, s in subs.items()}
-        if len(set(counts.values())) > 1:
+        if count_rule and len(set(counts.values())) > 1:
             listing = ", ".join(f"{a} {n}" for a, n in sorted(counts.items()))
             keep = keep_mismatched
             for annotator, sub in sorted(subs.items()):
@@ -242,11 +248,19 @@ def validate(
     keep_missing: bool = False,
     keep_mismatched: bool = False,
     boundaries: bool = False,
+    missing_rule: bool = True,
+    count_rule: bool = True,
 ) -> Validation:
     """Run every check; the corpus itself is not changed."""
     span_findings, fate = check_spans(corpus, boundaries=boundaries)
     rule_findings, universe, expected = apply_rules(
-        corpus, fate, annotators=annotators, keep_missing=keep_missing, keep_mismatched=keep_mismatched
+        corpus,
+        fate,
+        annotators=annotators,
+        keep_missing=keep_missing,
+        keep_mismatched=keep_mismatched,
+        missing_rule=missing_rule,
+        count_rule=count_rule,
     )
     return Validation(
         findings=corpus.findings + span_findings + rule_findings,

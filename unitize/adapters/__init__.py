@@ -43,6 +43,16 @@ _BUILTIN = {
     "pdtb2": "unitize.adapters.pdtb2:ADAPTER",
     "conll16": "unitize.adapters.conll16:ADAPTER",
 }
+_BUILTIN.update(
+    {
+        "brat": "unitize.adapters.brat:ADAPTER",
+        "span-table": "unitize.adapters.span_table:ADAPTER",
+        "webanno-tsv": "unitize.adapters.webanno_tsv:ADAPTER",
+        "conll-bio": "unitize.adapters.conll_bio:ADAPTER",
+        "doccano": "unitize.adapters.doccano:ADAPTER",
+        "label-studio": "unitize.adapters.label_studio:ADAPTER",
+    }
+)
 
 
 def _load(target: str) -> Adapter:

@@ -193,7 +193,7 @@ def make_parser(tokens_map: TokenMap):
             except ValueError as exc:
                 out.findings.append(
                     finding(
-                        "line-malformed",
+                        "record-malformed",
                         f"line {number}: not JSON ({exc})",
                         "line skipped; relations.json holds one JSON object per line",
                         record=str(number),
@@ -204,7 +204,7 @@ def make_parser(tokens_map: TokenMap):
             if not isinstance(obj, dict) or not obj.get("DocID") or not obj.get("Type"):
                 out.findings.append(
                     finding(
-                        "line-malformed",
+                        "record-malformed",
                         f"line {number}: a relation needs DocID and Type",
                         "line skipped; is this a CoNLL-2016 relations.json?",
                         record=str(number),

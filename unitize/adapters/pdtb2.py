@@ -86,7 +86,7 @@ def parse_file(path: Path, name: str, annotator: str) -> ParsedFile:
             problem = f"{len(fields)} fields, expected {FIELDS}" if len(fields) != FIELDS else "no relation type in field 0"
             out.findings.append(
                 finding(
-                    "line-malformed",
+                    "record-malformed",
                     f"line {number}: {problem}",
                     "line skipped; is this a PDTB-2 pipe file? (PDTB-3 files have 34 fields: format pdtb3)",
                     record=str(number),

@@ -95,7 +95,7 @@ def parse_file(path: Path, name: str, annotator: str) -> ParsedFile:
             problem = f"{len(fields)} fields, expected {FIELDS}" if len(fields) < MIN_FIELDS else "no relation type in field 0"
             out.findings.append(
                 finding(
-                    "line-malformed",
+                    "record-malformed",
                     f"line {number}: {problem}",
                     "line skipped; is this a PDTB-3 pipe file? (PDTB-2 files have 48 fields: format pdtb2)",
                     record=str(number),

@@ -1,0 +1,203 @@
+"""Span tables (crowd exports): roster semantics, bad input, and ToxicSpans in full."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import jsonschema
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import CORPORA, ROOT, needs_shared
+from unitize.cli import main
+from unitize.config import Settings
+from unitize.pipeline import convert, read_corpus, unitize
+
+TOXIC = CORPORA / "toxic-spans"
+TOXIC_COLUMNS = dict(doc="comment_id", text="comment_text", annotator="worker", key="annotation", label="type", begin="start", end="end")
+
+
+def write_csv(path: Path, rows: list[list]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    return path
+
+
+@pytest.fixture
+def tables(tmp_path: Path) -> Path:
+    write_csv(tmp_path / "texts.csv", [["doc_id", "text"], ["d1", "you are an idiot"], ["d2", "fine,\nthanks"]])
+    write_csv(tmp_path / "roster.csv", [["key", "doc_id", "annotator"], [1, "d1", "r1"], [2, "d1", "r2"], [3, "d2", "r1"], [4, "d1", "r1"]])
+    write_csv(
+        tmp_path / "spans.csv",
+        [["key", "label", "begin", "end"], [1, "Insult", 11, 16], [1, "Insult", 8, 13], [3, "Other", 0, 99], [9, "X", 0, 1], [2, "Insult", "a", 3], [4, "Insult", 0, 3]],
+    )
+    return tmp_path
+
+
+def table_settings(root: Path, **kw) -> Settings:
+    base = dict(
+        format="span-table",
+        input={"annotations": root / "spans.csv", "texts": root / "texts.csv", "roster": "roster.csv"},
+        pairs=(("char", "interval"),),
+        out=root / "out",
+        base=root,
+        layout="wide",
+    )
+    base.update(kw)
+    return Settings(**base)
+
+
+def test_roster_annotator_without_spans_is_not_annotated_not_missing(tables: Path) -> None:
+    s = table_settings(tables)
+    u = unitize(read_corpus(s), s)
+    found = sorted((f.code, f.file, f.record) for f in u.findings if f.severity != "info")
+    assert found == [
+        ("annotator-missing", "roster.csv", None),  # r2 was not assigned d2: RAT's rule in the wide layout
+        ("duplicate-record", "roster.csv", "line 5"),
+        ("offset-invalid", "spans.csv", "line 4"),
+        ("offset-invalid", "spans.csv", "line 6"),
+        ("record-malformed", "spans.csv", "line 5"),
+    ]
+    dup = [f for f in u.findings if f.code == "duplicate-record"][0]
+    assert dup.action == "this roster row and its 1 span(s) left out (the first row is used)"
+    t = u.matrix("all", "span", "char")
+    d1 = [i for i, d in enumerate(t.column("doc_id").to_pylist()) if d == "d1"]
+    r1 = [t.column("r1")[i].as_py() for i in d1]
+    r2 = [t.column("r2")[i].as_py() for i in d1]
+    assert r1 == [0] * 8 + [1] * 8  # 8..13 and 11..16 merged
+    assert r2 == [0] * 16  # on the roster, its only span unreadable: not annotated
+    assert set(t.column("doc_id").to_pylist()) == {"d1"}
+    s = table_settings(tables, keep_missing=True)
+    t = unitize(read_corpus(s), s).matrix("all", "span", "char")
+    d2 = [i for i, d in enumerate(t.column("doc_id").to_pylist()) if d == "d2"]
+    assert [t.column("r2")[i].as_py() for i in d2] == [None] * 12  # not assigned: missing
+    assert [t.column("r1")[i].as_py() for i in d2] == [0] * 12  # assigned, its span past the text
+
+
+def test_long_layout_has_rows_only_for_assignments(tables: Path) -> None:
+    s = table_settings(tables, layout="long")
+    convert(s)
+    t = pq.read_table(s.out / "units" / "char-interval")
+    pairs = Counter(zip(t.column("doc_id").to_pylist(), t.column("annotator").to_pylist()))
+    assert pairs == {("d1", "r1"): 16, ("d1", "r2"): 16, ("d2", "r1"): 12}
+    assert sum(t.column("value").to_pylist()) == 8
+
+
+def test_unmapped_columns_are_reported_and_strict_exits_3(tables: Path) -> None:
+    config = tables / "study.toml"
+    config.write_text(
+        '[input]\nformat = "span-table"\nannotations = "spans.csv"\ntexts = "texts.csv"\nroster = "roster.csv"\n'
+        'columns = {begin = "from"}\n[unitize]\nunits = ["char"]\n[output]\ndir = "o"\n',
+        encoding="utf-8",
+    )
+    s = table_settings(tables, input={**table_settings(tables).input, "columns": {"begin": "from"}})
+    corpus = read_corpus(s)
+    assert [(f.code, f.file) for f in corpus.findings if f.code != "duplicate-record"] == [("file-unreadable", "spans.csv")]
+    assert "from" in corpus.findings[-1].message
+    assert main(["convert", str(config), "--strict", "-q"]) == 3
+    assert main(["convert", str(config), "-q"]) == 0
+
+
+def _direct_toxic_chars() -> Counter:
+    """Toxic characters per worker straight from the CSVs: the union of each annotation's
+    spans that lie inside the text; a worker's second annotation of a post is not counted."""
+    with (TOXIC / "comments.csv").open(newline="", encoding="utf-8") as f:
+        length = {r["comment_id"]: len(r["comment_text"]) for r in csv.DictReader(f)}
+    owner, seen = {}, set()
+    with (TOXIC / "annotations.csv").open(newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if (r["comment_id"], r["worker"]) not in seen:
+                seen.add((r["comment_id"], r["worker"]))
+                owner[r["annotation"]] = (r["comment_id"], r["worker"])
+    chars: dict[str, set[int]] = defaultdict(set)
+    with (TOXIC / "spans.csv").open(newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if r["annotation"] in owner:
+                doc, worker = owner[r["annotation"]]
+                b, e = int(r["start"]), int(r["end"])
+                if 0 <= b <= e <= length[doc]:
+                    chars[r["annotation"]].update(range(b, e))
+    total: Counter = Counter()
+    for annotation, units in chars.items():
+        total[owner[annotation][1]] += len(units)
+    return total
+
+
+@needs_shared
+def test_toxic_spans_in_full(tmp_path: Path) -> None:
+    s = Settings(
+        format="span-table",
+        input={"annotations": TOXIC / "spans.csv", "texts": TOXIC / "comments.csv", "roster": "annotations.csv", "columns": TOXIC_COLUMNS},
+        pairs=(("char", "interval"), ("word", "interval")),
+        tokenizer="whitespace",
+        out=tmp_path / "out",
+        base=TOXIC,
+    )
+    unitized, manifest = convert(s)
+    jsonschema.validate(manifest, json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8")))
+    assert unitized.layout == "long" and len(unitized.annotators) == 3579
+    by_code = manifest["summary"]["findings_by_code"]
+    assert by_code["offset-invalid"] == 94 and by_code["duplicate-record"] == 1
+    acc = manifest["accounting"]["by_unit"]["char"]
+    assert acc["records"] == 46784 - _spans_of_duplicate()
+    assert acc["records"] == acc["in_segments"] + sum(acc["excluded"].values())
+    t = pq.read_table(tmp_path / "out" / "units" / "char-interval", columns=["annotator", "value"])
+    agg = t.group_by("annotator").aggregate([("value", "sum")])
+    got = {a: v for a, v in zip(agg.column("annotator").to_pylist(), agg.column("value_sum").to_pylist()) if v}
+    assert got == dict(_direct_toxic_chars())
+    # every (post, worker) assignment has rows: 59,215 roster rows minus the duplicate
+    docs = pq.read_table(tmp_path / "out" / "units" / "char-interval", columns=["doc_id", "annotator", "unit"])
+    assert docs.filter(pc.equal(docs.column("unit"), 0)).num_rows == 59214 - _empty_texts()
+    meta = json.loads(pq.read_schema(tmp_path / "out" / "units" / "word-interval" / "part-0.parquet").metadata[b"unitize"])
+    assert (meta["layout"], meta["value"], meta["unit"]) == ("long", "binary", "word")
+
+
+def _spans_of_duplicate() -> int:
+    """Spans of the annotations that repeat a (post, worker) pair (left out, reported)."""
+    seen, dup = set(), set()
+    with (TOXIC / "annotations.csv").open(newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            pair = (r["comment_id"], r["worker"])
+            if pair in seen:
+                dup.add(r["annotation"])
+            seen.add(pair)
+    with (TOXIC / "spans.csv").open(newline="", encoding="utf-8") as f:
+        return sum(1 for r in csv.DictReader(f) if r["annotation"] in dup)
+
+
+def _empty_texts() -> int:
+    with (TOXIC / "comments.csv").open(newline="", encoding="utf-8") as f:
+        empty = {r["comment_id"] for r in csv.DictReader(f) if not r["comment_text"]}
+    with (TOXIC / "annotations.csv").open(newline="", encoding="utf-8") as f:
+        return sum(1 for r in csv.DictReader(f) if r["comment_id"] in empty)
+
+
+def test_parquet_tables_without_roster(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"post": ["p1", "p2"], "body": ["bad words here", "ok"]}), tmp_path / "texts.parquet")
+    pq.write_table(
+        pa.table({"post": ["p1", "p1", "p2"], "rater": ["x", "y", "y"], "kind": ["Insult", "Profanity", None], "s": [0, 4, 0], "e": [3, 9, 2]}),
+        tmp_path / "spans.parquet",
+    )
+    cols = {"doc": "post", "text": "body", "annotator": "rater", "label": "kind", "begin": "s", "end": "e"}
+    s = Settings(
+        format="span-table",
+        input={"annotations": tmp_path / "spans.parquet", "texts": tmp_path / "texts.parquet", "columns": cols},
+        pairs=(("char", "interval"),),
+        modes=("labels",),
+        base=tmp_path,
+        layout="long",
+    )
+    u = unitize(read_corpus(s), s)
+    assert [(sp.record, sp.label) for sp in u.corpus.spans] == [("line 1", "Insult"), ("line 2", "Profanity"), ("line 3", None)]
+    t = next(u.matrices("char", "interval", "labels"))
+    rows = [(r["doc_id"], r["annotator"], r["value"]) for r in t.to_pylist()]
+    assert [v for d, a, v in rows if (d, a) == ("p1", "x")] == ["Insult"] * 3 + ["O"] * 11
+    assert [v for d, a, v in rows if (d, a) == ("p1", "y")] == ["O"] * 4 + ["Profanity"] * 5 + ["O"] * 5
+    assert [v for d, a, v in rows if (d, a) == ("p2", "y")] == ["*", "*"]
+    assert ("p2", "x") not in {(d, a) for d, a, _ in rows}  # x has no span on p2 and no roster says otherwise

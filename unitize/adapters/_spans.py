@@ -1,0 +1,113 @@
+"""Helpers shared by the span-tool adapters (brat, WebAnno TSV, CoNLL BIO, doccano, Label Studio, span tables).
+
+These formats have no connective: every record goes into one group, :data:`GROUP`,
+and the RAT relation-count rule does not apply (annotators mark different
+numbers of entities by nature).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..model import Corpus, Document, InputFile, Span
+from ..report import finding
+from ..text import DecodeError, decode_raw, utf16_to_codepoints
+
+#: the one group of span-tool data
+GROUP = "all"
+
+#: Adapter.defaults shared by the span-tool adapters
+SPAN_DEFAULTS: dict[str, Any] = {"group_by": "none", "default_layers": "found", "count_rule": False}
+
+
+def relative(path: Path, base: Path) -> str:
+    """``path`` relative to ``base``, POSIX style (for reports and the manifest)."""
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def add_input(corpus: Corpus, name: str, raw: bytes, role: str) -> str:
+    """Record an input file in the manifest list; return its sha256."""
+    sha = hashlib.sha256(raw).hexdigest()
+    corpus.inputs.append(InputFile(path=name, role=role, size=len(raw), sha256=sha))
+    return sha
+
+
+def read_input(path: Path, base: Path, corpus: Corpus, role: str) -> tuple[str, bytes | None]:
+    """Read a file's bytes (recorded as an input); ``None`` and a finding when it cannot be read."""
+    name = relative(path, base)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        corpus.findings.append(
+            finding("file-unreadable", f"cannot read the file: {exc.strerror or exc}", "file left out; check it and its permissions", file=name)
+        )
+        return name, None
+    add_input(corpus, name, raw, role)
+    return name, raw
+
+
+def decode_file(
+    raw: bytes, name: str, corpus: Corpus, *, encoding: str = "utf-8", fallback: str | None = None, newlines: str = "keep", doc: str | None = None
+) -> Any:
+    """Decode an input's bytes (UTF-8 BOM stripped) or report an encoding error; ``None`` then."""
+    try:
+        decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines=newlines, bom="strip")
+    except DecodeError as exc:
+        corpus.findings.append(
+            finding("encoding-error", f"file {exc}", "file left out; set [input] encoding or encoding_fallback", file=name, doc=doc)
+        )
+        return None
+    if decoded.fallback_used:
+        corpus.findings.append(
+            finding("encoding-fallback", f"not valid {encoding}; decoded as {decoded.encoding}", "used the fallback decoding", file=name, doc=doc)
+        )
+    return decoded
+
+
+def text_document(doc_id: str, text: str, source: str, **kw: Any) -> Document:
+    """A document whose text came from inside an annotation file or table (sha256 of its UTF-8,
+    unless ``kw`` gives the file's own)."""
+    data = text.encode("utf-8")
+    fields: dict[str, Any] = {"encoding": "utf-8", "size": len(data), "sha256": hashlib.sha256(data).hexdigest(), **kw}
+    return Document(doc_id=doc_id, text=text, source=source, **fields)
+
+
+def bad_span(annotator: str, doc: str, record: str, layer: str, label: str | None, source: str, line: int | None) -> Span:
+    """A span whose offsets could not be read: counted (offsets -1), reported by its adapter."""
+    return Span(annotator, doc, GROUP, record, layer, 0, -1, -1, label=label, source=source, line=line)
+
+
+def malformed(corpus: Corpus, source: str, line: int | None, message: str, action: str = "line left out; correct it", **where: str | None) -> None:
+    """Report a record (line) an adapter could not parse."""
+    corpus.findings.append(finding("record-malformed", message, action, file=source, record=None if line is None else f"line {line}", **where))
+
+
+def put_document(corpus: Corpus, doc: str, text: str, source: str, **kw: Any) -> None:
+    """Add a document whose text came inside an annotation file; a later, different copy is reported."""
+    seen = corpus.documents.get(doc)
+    if seen is None or seen.text is None:
+        corpus.documents[doc] = text_document(doc, text, source, **kw)
+    elif seen.text != text:
+        corpus.findings.append(
+            finding("text-copy-differs", f"the text of {doc} in {source} differs from the one in {seen.source}", f"offsets checked against {seen.source}", file=source, doc=doc)
+        )
+
+
+def to_codepoints(text: str, offsets: list[int], unit: str) -> list[int]:
+    """Offsets in ``unit`` (``codepoint`` or ``utf16``) as code points of ``text``."""
+    if unit == "codepoint" or not offsets:
+        return offsets
+    return utf16_to_codepoints(text, np.asarray(offsets, dtype=np.int64)).tolist()
+
+
+OFFSET_UNITS = ("codepoint", "utf16")
+
+
+def is_offset(value: Any) -> bool:
+    """A usable offset from JSON: a non-negative integer (not a bool)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -1,0 +1,223 @@
+"""Span tables: the relational shape crowd platforms export (CSV or Parquet).
+
+Three tables, columns named by the ``columns`` mapping:
+
+- **texts** (``texts``): one row per document — ``doc``, ``text``;
+- **roster** (``roster``, optional): one row per assignment — ``key``, ``doc``,
+  ``annotator``. An annotator on the roster with no span on that document has
+  *not annotated* it (zeros), which is not the same as *missing* (no row at all);
+- **spans** (``annotations``): one row per span — ``label``, ``begin``, ``end``, and
+  either ``key`` (a roster row) or ``doc`` and ``annotator`` (without a roster,
+  the annotators of a document are those with a span on it).
+
+Offsets are code points of the text cell, ``end`` exclusive. ToxicSpans
+(``comments.csv``, ``annotations.csv``, ``spans.csv``) reads with
+``columns = {doc = "comment_id", text = "comment_text", annotator = "worker",
+key = "annotation", label = "type", begin = "start", end = "end"}``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..model import Corpus, Document, Span, Submission
+from ..progress import Progress, no_progress
+from ..report import finding
+from . import Adapter, AdapterError
+from ._spans import (
+    GROUP,
+    SPAN_DEFAULTS,
+    bad_span,
+    decode_file,
+    malformed,
+    read_input,
+    text_document,
+)
+
+#: column mapping defaults: role -> column name
+COLUMNS = {"doc": "doc_id", "text": "text", "annotator": "annotator", "key": "key", "label": "label", "begin": "begin", "end": "end"}
+
+
+def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) -> Iterator[tuple[int, dict[str, Any]]] | None:
+    """(line or row number, row) of a CSV or Parquet table; ``None`` (and a finding) when unusable."""
+    name, raw = read_input(path, base, corpus, role)
+    if raw is None:
+        return None
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            table = pq.read_table(io.BytesIO(raw))
+        except Exception as exc:  # pyarrow raises several types for a bad file
+            corpus.findings.append(finding("file-unreadable", f"not a readable Parquet file: {exc}", "table left out", file=name))
+            return None
+        header = table.column_names
+        rows: Any = ((i + 1, r) for i, r in enumerate(table.to_pylist()))
+    else:
+        decoded = decode_file(raw, name, corpus)
+        if decoded is None:
+            return None
+        reader = csv.DictReader(io.StringIO(decoded.text, newline=""))
+        header = reader.fieldnames or []
+        rows = ((reader.line_num, r) for r in reader)
+    missing = [c for c in needed if c not in header]
+    if missing:
+        corpus.findings.append(
+            finding(
+                "file-unreadable",
+                f"{role} table lacks the mapped column(s) {', '.join(missing)}; its columns are {', '.join(map(str, header)) or 'none'}",
+                "table left out; set [input] columns (e.g. columns = {doc = \"...\"})",
+                file=name,
+            )
+        )
+        return None
+    return rows
+
+
+def _str(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def read(
+    *,
+    annotations: Path,
+    texts: Path,
+    roster: str | None = None,
+    columns: dict[str, str] | None = None,
+    layer: str = "span",
+    annotators: list[str] | None = None,
+    base: Path | None = None,
+    progress: Progress | None = None,
+) -> Corpus:
+    """Read a spans table (``annotations``), a texts table and an optional roster table."""
+    base = Path(base) if base is not None else Path.cwd()
+    unknown = set(columns or {}) - set(COLUMNS)
+    if unknown:
+        raise AdapterError(f"[input] columns: unknown role(s) {', '.join(sorted(unknown))}; roles are {', '.join(COLUMNS)}")
+    col = {**COLUMNS, **(columns or {})}
+    paths = {"annotations": Path(annotations), "texts": Path(texts)}
+    if roster is not None:
+        paths["roster"] = base / roster
+    for role, path in paths.items():
+        if not path.is_file():
+            raise AdapterError(f"{role} table not found: {path}")
+    progress = progress or no_progress
+    wanted = set(annotators) if annotators else None
+    corpus = Corpus(format="span-table")
+
+    text_rows = _rows(paths["texts"], base, corpus, "text", [col["doc"], col["text"]])
+    texts_name = corpus.inputs[-1].path if corpus.inputs else str(paths["texts"])
+    for line, row in text_rows or ():
+        doc = _str(row[col["doc"]])
+        if doc in corpus.documents:
+            corpus.findings.append(
+                finding("duplicate-text", f"a second text row for document {doc}", "the first row used", file=texts_name, record=f"line {line}", doc=doc)
+            )
+            continue
+        corpus.documents[doc] = text_document(doc, _str(row[col["text"]]), texts_name)
+
+    # (doc, annotator) -> [source, records]; roster key -> (doc, annotator) or None (duplicate)
+    subs: dict[tuple[str, str], list] = {}
+    keys: dict[str, tuple[str, str] | None] = {}
+    # duplicate roster rows: key -> [finding, spans left out]
+    duplicates: dict[str, list] = {}
+    if roster is not None:
+        roster_rows = _rows(paths["roster"], base, corpus, "roster", [col["key"], col["doc"], col["annotator"]])
+        roster_name = corpus.inputs[-1].path
+        for line, row in roster_rows or ():
+            key, doc, who = _str(row[col["key"]]), _str(row[col["doc"]]), _str(row[col["annotator"]])
+            if wanted is not None and who not in wanted:
+                keys[key] = None
+                corpus.skipped_by_selection += 1
+                continue
+            if key in keys or (doc, who) in subs:
+                what = f"key {key} appears twice" if key in keys else f"annotator {who} has a second assignment for document {doc}"
+                report = finding(
+                    "duplicate-record",
+                    f"roster {what}",
+                    "this roster row and its spans left out (the first is used)",
+                    file=roster_name,
+                    record=f"line {line}",
+                    doc=doc,
+                    group=GROUP,
+                    annotator=who,
+                )
+                corpus.findings.append(report)
+                if key not in keys:
+                    keys[key] = None
+                    duplicates[key] = [report, 0]
+                continue
+            keys[key] = (doc, who)
+            subs[(doc, who)] = [roster_name, 0]
+
+    needed = [col["label"], col["begin"], col["end"]] + ([col["key"]] if roster is not None else [col["doc"], col["annotator"]])
+    span_rows = _rows(paths["annotations"], base, corpus, "annotations", needed)
+    name = corpus.inputs[-1].path
+    for line, row in progress(span_rows or (), "reading spans"):
+        if roster is not None:
+            key = _str(row[col["key"]])
+            if key not in keys:
+                malformed(corpus, name, line, f"span row names roster key {key!r}, which the roster does not have", "span left out")
+                continue
+            owner = keys[key]
+            if owner is None:
+                if key in duplicates:
+                    duplicates[key][1] += 1
+                continue  # reported with its roster row, or not selected
+            doc, who = owner
+        else:
+            doc, who = _str(row[col["doc"]]), _str(row[col["annotator"]])
+            if wanted is not None and who not in wanted:
+                corpus.skipped_by_selection += 1
+                continue
+            subs.setdefault((doc, who), [name, 0])
+        subs[(doc, who)][1] += 1
+        label = _str(row[col["label"]]).strip() or None
+        record = f"line {line}"
+        try:
+            begin, end = int(row[col["begin"]]), int(row[col["end"]])
+        except (TypeError, ValueError):
+            begin = end = -1
+        if begin < 0 or end < 0:
+            corpus.spans.append(bad_span(who, doc, record, layer, label, name, line))
+            corpus.findings.append(
+                finding(
+                    "offset-invalid",
+                    f"begin {row[col['begin']]!r} / end {row[col['end']]!r} are not non-negative integers",
+                    "span left out",
+                    file=name,
+                    record=record,
+                    doc=doc,
+                    group=GROUP,
+                    annotator=who,
+                    layer=layer,
+                )
+            )
+            continue
+        corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, begin, end, label=label, source=name, line=line))
+
+    for report, n in duplicates.values():
+        report.action = f"this roster row and its {n} span(s) left out (the first row is used)"
+    for (doc, who), (source, n) in subs.items():
+        corpus.submissions.append(Submission(source, who, doc, GROUP, n))
+        corpus.documents.setdefault(doc, Document(doc_id=doc, text=None))
+    return corpus
+
+
+ADAPTER = Adapter(
+    name="span-table",
+    description="span tables (CSV or Parquet): texts, optional roster of assignments, spans — crowd exports such as ToxicSpans",
+    read=read,
+    options={
+        "annotations": "the spans table: label, begin, end and a roster key (or doc and annotator)",
+        "texts": "the texts table: doc and text",
+        "roster": "optional roster table (key, doc, annotator): who was assigned which document (path relative to the study file)",
+        "columns": "column names per role: doc, text, annotator, key, label, begin, end (defaults doc_id, text, annotator, key, label, begin, end)",
+        "layer": "layer name of the spans (default span)",
+        "annotators": "only these annotators",
+    },
+    defaults={**SPAN_DEFAULTS, "layers": ["span"]},
+)

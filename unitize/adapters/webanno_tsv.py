@@ -1,0 +1,289 @@
+"""WebAnno / INCEpTION TSV 3.x (``#FORMAT=WebAnno TSV 3.3``).
+
+A header declares the layers (``#T_SP=`` span, ``#T_CH=`` chain, ``#T_RL=`` relation,
+each followed by ``|``-separated features: one column per feature), then two empty
+lines, then sentence blocks: ``#Text=`` lines and token rows
+``sent-tok<TAB>begin-end<TAB>form<TAB>columns…`` (trailing TAB or not). Sub-tokens
+are ``1-3.1``. Offsets are document-wide **UTF-16 code units** (converted here to
+code points). In a span layer's label column, ``_`` is no annotation, ``*`` an
+annotation without a value, ``A[1]|B[2]`` stacked annotations, and ``[N]`` joins the
+rows of one multi-token annotation (also across sentences).
+
+The text is rebuilt from the ``#Text=`` lines (a sentence's lines joined with
+``\\n``), each sentence placed at its first token's offset, padded with spaces. The
+file's tokens (not sub-tokens) are the word units (tokenizer ``"given"``).
+Annotators come from the project export layout ``annotation/<doc>/<user>.tsv``,
+read from a directory or from the export ZIP itself. Span layers become layers
+(named by the last dotted part of the declared name, e.g. ``NamedEntity``) and the
+label is the layer's ``value`` feature (``feature`` option), else its first feature;
+chain and relation layers are not spans and are not read (reported once per file).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..model import Corpus, Document, Span, Submission
+from ..progress import Progress, no_progress
+from ..report import finding
+from ..text import utf16_to_codepoints
+from . import Adapter, AdapterError
+from ._spans import GROUP, SPAN_DEFAULTS, add_input, decode_file, malformed, relative
+
+_FORMAT = re.compile(r"^#FORMAT=WebAnno TSV (3(?:\.\d+)?)\s*$")
+_KNOWN_VERSIONS = {"3", "3.1", "3.2", "3.3"}
+_DECL = re.compile(r"^#(T_SP|T_CH|T_RL)=(.*)$")
+_ROW = re.compile(r"^(\d+)-(\d+)(?:\.(\d+))?$")
+_OFFSETS = re.compile(r"^(\d+)-(\d+)$")
+_ITEM_ID = re.compile(r"(?<!\\)\[(\d+)(?:_\d+)?\]$")
+_SPLIT = re.compile(r"(?<!\\)\|")
+_UNESCAPE = re.compile(r"\\(->|[\\\[\]|_;*\t\n])")
+#: export folders that hold no annotator's own annotations
+_SKIP_DIRS = {"curation", "annotation_ser", "curation_ser"}
+
+
+def _unescape(value: str) -> str:
+    return _UNESCAPE.sub(lambda m: m.group(1), value)
+
+
+@dataclass
+class _Layer:
+    name: str
+    kind: str
+    features: list[str]
+    column: int  # index of its first column after the three fixed ones
+    label_column: int
+
+
+@dataclass
+class _Parsed:
+    text: str = ""
+    tokens: list[tuple[int, int]] = field(default_factory=list)  # UTF-16
+    forms: list[tuple[str, int]] = field(default_factory=list)  # (form, line) of each token
+    # (layer, label, begin16, end16, first line, record)
+    spans: list[tuple[str, str | None, int, int, int, str]] = field(default_factory=list)
+
+
+def _header(lines: list[str], name: str, corpus: Corpus, feature: str | None, where: dict) -> tuple[list[_Layer], int] | None:
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    m = _FORMAT.match(lines[first]) if first is not None else None
+    if m is None or m.group(1) not in _KNOWN_VERSIONS:
+        what = "an unknown version: " + lines[first].strip()[:40] if m or (first is not None and lines[first].startswith("#FORMAT=")) else "no #FORMAT=WebAnno TSV 3.x header"
+        corpus.findings.append(
+            finding("file-unreadable", f"not a WebAnno TSV 3 file ({what})", "file left out; export it as WebAnno TSV 3.x", file=name, record=f"line {(first or 0) + 1}", **where)
+        )
+        return None
+    layers: list[_Layer] = []
+    column = 0
+    i = first + 1
+    while i < len(lines) and _DECL.match(lines[i]):
+        kind, decl = _DECL.match(lines[i]).groups()
+        parts = decl.split("|")
+        features = parts[1:]
+        width = max(len(features), 1)
+        label_at = features.index(feature) if feature in features else features.index("value") if "value" in features else 0
+        short = parts[0].rsplit(".", 1)[-1]
+        layers.append(_Layer(short, kind, features, column, column + label_at))
+        column += width
+        i += 1
+    names = [layer.name for layer in layers]
+    for layer, decl_line in zip(layers, lines[first + 1 : i]):
+        if names.count(layer.name) > 1:
+            layer.name = decl_line.split("=", 1)[1].split("|", 1)[0]
+    return layers, i
+
+
+def _parse(text: str, name: str, corpus: Corpus, feature: str | None, where: dict) -> _Parsed | None:
+    lines = text.split("\n")
+    head = _header(lines, name, corpus, feature, where)
+    if head is None:
+        return None
+    layers, i = head
+    skipped = [layer.name for layer in layers if layer.kind != "T_SP"]
+    if skipped:
+        corpus.findings.append(
+            finding("unknown-element", f"chain/relation layer(s) {', '.join(skipped)} are not spans", "not read", file=name, **where)
+        )
+    out = _Parsed()
+    pieces: list[str] = []
+    length16 = 0
+    sentence: list[str] = []
+    open_ids: dict[tuple[int, str], list] = {}  # (layer index, id) -> [label, b, e, line]
+    record_of: dict[tuple[int, str], str] = {}
+    for number, line in enumerate(lines[i:], i + 1):
+        line = line.rstrip("\r")
+        if line.startswith("#Text="):
+            sentence.append(line[len("#Text=") :])
+            continue
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if cells and cells[-1] == "":
+            cells = cells[:-1]  # INCEpTION ends rows with a TAB
+        row = _ROW.match(cells[0]) if cells else None
+        offsets = _OFFSETS.match(cells[1]) if len(cells) > 1 else None
+        if row is None or offsets is None:
+            malformed(corpus, name, number, f"not a token row: {line[:60]!r}", **where)
+            continue
+        b16, e16 = int(offsets.group(1)), int(offsets.group(2))
+        if sentence:
+            if b16 < length16:
+                malformed(corpus, name, number, f"sentence starts at {b16}, inside the text before it (ends at {length16})", "offsets kept; the text may be misaligned", **where)
+            else:
+                pieces.append(" " * (b16 - length16))
+                length16 = b16
+            body = _unescape("\n".join(sentence)).replace("\\r", "\r")
+            pieces.append(body)
+            length16 += len(body.encode("utf-16-le")) // 2
+            sentence = []
+        if row.group(3) is None:
+            out.tokens.append((b16, e16))
+            out.forms.append((_unescape(cells[2]) if len(cells) > 2 else "", number))
+        for li, layer in enumerate(layers):
+            if layer.kind != "T_SP":
+                continue
+            at = 3 + layer.label_column
+            cell = cells[at] if at < len(cells) else "_"
+            if cell == "_" or cell == "":
+                continue
+            items = _SPLIT.split(cell)
+            for k, item in enumerate(items):
+                ident = _ITEM_ID.search(item)
+                value = item[: ident.start()] if ident else item
+                label = None if value == "*" else _unescape(value)
+                if ident is None:
+                    # stacked items without an id are separate annotations: separate records
+                    record = f"line {number}" if len(items) == 1 else f"line {number}/{k + 1}"
+                    out.spans.append((layer.name, label, b16, e16, number, record))
+                    continue
+                key = (li, ident.group(1))
+                if key in open_ids:
+                    entry = open_ids[key]
+                    entry[1], entry[2] = min(entry[1], b16), max(entry[2], e16)
+                else:
+                    open_ids[key] = [label, b16, e16, number]
+                    record_of[key] = f"{layer.name}[{ident.group(1)}]"
+    for key, (label, b16, e16, number) in open_ids.items():
+        out.spans.append((layers[key[0]].name, label, b16, e16, number, record_of[key]))
+    out.text = "".join(pieces)
+    return out
+
+
+def _check_forms(text: str, cp: np.ndarray, forms: list[tuple[str, int]], name: str, corpus: Corpus, where: dict) -> None:
+    """Report the first token whose form differs from the rebuilt text at its offsets (misaligned text)."""
+    for (b, e), (form, line) in zip(cp.tolist(), forms):
+        if text[b:e] != form:
+            corpus.findings.append(
+                finding(
+                    "text-mismatch",
+                    f"token {form!r} differs from the rebuilt text {text[b:e]!r} at {b}..{e}",
+                    "kept; offsets are used (later tokens are not checked)",
+                    file=name,
+                    record=f"line {line}",
+                    **where,
+                )
+            )
+            return
+
+
+def _sources(annotations: Path) -> list[tuple[str, str, bytes | None, str]]:
+    """(shown name, relative path inside the export, raw bytes, role) of every TSV file."""
+    if annotations.is_file() and zipfile.is_zipfile(annotations):
+        with zipfile.ZipFile(annotations) as z:
+            return [(f"{annotations.name}!{n}", n, z.read(n), "annotations") for n in sorted(z.namelist()) if n.endswith(".tsv")]
+    if annotations.is_file():
+        return [(annotations.name, annotations.name, annotations.read_bytes(), "annotations")]
+    return [
+        (str(p), p.relative_to(annotations).as_posix(), p.read_bytes(), "annotations")
+        for p in sorted(annotations.rglob("*.tsv"))
+        if p.is_file()
+    ]
+
+
+def read(
+    *,
+    annotations: Path,
+    base: Path | None = None,
+    encoding: str = "utf-8",
+    feature: str | None = None,
+    annotator: str = "annotator",
+    annotators: list[str] | None = None,
+    progress: Progress | None = None,
+) -> Corpus:
+    """Read WebAnno TSV 3 files: an INCEpTION project export (directory or ZIP), a folder, or one file."""
+    annotations = Path(annotations)
+    if not annotations.exists():
+        raise AdapterError(f"WebAnno TSV input not found: {annotations}")
+    base = Path(base) if base is not None else Path.cwd()
+    progress = progress or no_progress
+    wanted = set(annotators) if annotators else None
+    corpus = Corpus(format="webanno-tsv")
+    first_text: dict[str, tuple[str, str]] = {}
+    try:
+        sources = _sources(annotations)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise AdapterError(f"cannot read {annotations}: {exc}") from exc
+    for shown, inner, raw, role in progress(sources, "reading annotations"):
+        parts = inner.split("/")
+        if _SKIP_DIRS & set(parts[:-1]):
+            continue
+        doc, who = (parts[-2], parts[-1][: -len(".tsv")]) if len(parts) >= 2 else (parts[-1][: -len(".tsv")], annotator)
+        if wanted is not None and who not in wanted:
+            corpus.skipped_by_selection += 1
+            continue
+        name = relative(Path(shown), base) if "!" not in shown else shown
+        add_input(corpus, name, raw, role)
+        where = {"doc": doc, "annotator": who}
+        decoded = decode_file(raw, name, corpus, encoding=encoding, doc=doc)
+        if decoded is None:
+            continue
+        parsed = _parse(decoded.text, name, corpus, feature, where)
+        if parsed is None:
+            continue
+        text = parsed.text
+        seen = first_text.get(doc)
+        if seen is None:
+            first_text[doc] = (name, text)
+            tok = np.array(parsed.tokens, dtype=np.int64).reshape(-1, 2)
+            cp = utf16_to_codepoints(text, tok.reshape(-1)).reshape(-1, 2)
+            keep = cp[:, 1] > cp[:, 0]
+            _check_forms(text, cp, parsed.forms, name, corpus, where)
+            corpus.documents[doc] = Document(
+                doc_id=doc,
+                text=text,
+                source=name,
+                encoding=decoded.encoding,
+                newline="lf",
+                size=len(raw),
+                sha256=corpus.inputs[-1].sha256,
+                tokens=(np.ascontiguousarray(cp[keep, 0]), np.ascontiguousarray(cp[keep, 1])),
+            )
+        elif seen[1] != text:
+            corpus.findings.append(
+                finding("text-copy-differs", f"the text in {name} differs from {seen[0]}", f"offsets checked against {seen[0]}", file=name, doc=doc)
+            )
+        offsets = utf16_to_codepoints(text, np.array([(b, e) for _, _, b, e, _, _ in parsed.spans], dtype=np.int64).reshape(-1))
+        for k, (layer, label, _, _, line, record) in enumerate(parsed.spans):
+            corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, int(offsets[2 * k]), int(offsets[2 * k + 1]), label=label, source=name, line=line))
+        corpus.submissions.append(Submission(name, who, doc, GROUP, len(parsed.spans)))
+    return corpus
+
+
+ADAPTER = Adapter(
+    name="webanno-tsv",
+    description="WebAnno / INCEpTION TSV 3.x: project export annotation/<doc>/<user>.tsv (directory or ZIP), offsets in UTF-16",
+    read=read,
+    options={
+        "annotations": "an INCEpTION/WebAnno project export (directory or .zip), a folder of .tsv files, or one .tsv",
+        "encoding": "encoding of the TSV files (default utf-8)",
+        "feature": "feature whose value is the label (default: 'value' when declared, else the layer's first feature)",
+        "annotator": "annotator of .tsv files not in a <doc>/<user>.tsv layout (default 'annotator')",
+        "annotators": "only these annotators",
+    },
+    defaults={**SPAN_DEFAULTS, "tokenizer": "given"},
+)
