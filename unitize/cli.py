@@ -167,8 +167,25 @@ def _print_findings(findings, limit: int = 10) -> None:
         print(f"  … and {len(errors) - limit} more errors", file=sys.stderr)
 
 
+def _items_summary(data: dict[str, Any]) -> None:
+    print(f"{data['groups']} groups, {len(data['annotators'])} annotators ({', '.join(data['annotators'])})")
+    for name, rows in data.get("unit_rows", {}).items():
+        print(f"  units/{name:<24} {rows:>12,} rows")
+    for group, n in data["items"].items():
+        extra = f", {n['reached_by_any']} reached by some annotator" if "reached_by_any" in n else ""
+        print(f"  {group}: {n['items']:,} items, {n['complete']:,} labelled by every annotator, {n['kept']:,} kept{extra}")
+
+
 def _human_summary(data: dict[str, Any], out: Path | None) -> None:
     f = data["findings"]
+    if data.get("kind") == "items":
+        _items_summary(data)
+        print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
+        for code, n in data["findings_by_code"].items():
+            print(f"    {code:<26} {n:>6}")
+        if out is not None:
+            print(f"  output: {out}  (report: {out / 'report.jsonl'})")
+        return
     print(
         f"{data['documents']} documents, {data['groups']} groups "
         f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
@@ -228,6 +245,13 @@ def cmd_info(args: argparse.Namespace) -> int:
         return EXIT_OK
     s = manifest["settings"]
     print(f"{args.out}: unitize {manifest['tool']['version']}, format {s['format']}")
+    if manifest["summary"].get("kind") == "items":
+        _human_summary(manifest["summary"], None)
+        print(f"  inputs: {len(manifest['inputs'])} files; outputs:")
+        for o in manifest["outputs"]:
+            rows = f"{o['rows']:,} rows" if o["rows"] is not None else ""
+            print(f"    {o['path']:<40} {rows:>16} {o['bytes']:>12,} bytes")
+        return EXIT_OK
     print("  settings: " + ", ".join(setting_name(u, a, m) for u, a in s["pairs"] for m in s["modes"]))
     print(f"  layers {', '.join(s['layers'])}; tokenizer {s['tokenizer']}; discontinuous {s['discontinuous']}")
     _human_summary(manifest["summary"], None)

@@ -58,7 +58,7 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
     if "annotations" in adapter.options and "annotations" not in settings.input:
         raise RunError("no input given: set [input] annotations (or --annotations)")
     corpus = adapter.read(**settings.input, base=settings.base, progress=progress or no_progress)
-    if not corpus.submissions and not corpus.findings:
+    if not corpus.submissions and not corpus.findings and not corpus.items:
         where = settings.input.get("annotations", "the input")
         why = (
             f"; {corpus.skipped_by_selection} file(s) were skipped by the annotators/groups selection "
@@ -469,7 +469,15 @@ def _unitize_one(
 
 
 def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None) -> Unitized:
-    """Validate and unitize a corpus: segments for every unit type asked for."""
+    """Validate and unitize a corpus: segments for every unit type asked for.
+
+    A corpus of flat labels (``corpus.items``) becomes item matrices instead
+    (:func:`unitize.item_pipeline.unitize_items`).
+    """
+    if _is_items(corpus):
+        from .item_pipeline import unitize_items
+
+        return unitize_items(corpus, settings)
     progress = progress or no_progress
     annotators = list(settings.input.get("annotators") or corpus.annotators)
     clash = _RESERVED & set(annotators)
@@ -599,6 +607,10 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
 # --- writing -------------------------------------------------------------------
 
 
+def _is_items(corpus: Corpus) -> bool:
+    return bool(corpus.items) or get_adapter(corpus.format).defaults.get("kind") == "items"
+
+
 def setting_name(unit: str, approach: str, mode: str) -> str:
     return f"{unit}-{approach}" + ("-combined" if mode == "combined" else "")
 
@@ -638,6 +650,8 @@ def _versions() -> dict[str, str]:
 
 def summary(unitized: Unitized) -> dict[str, Any]:
     """Counts a person (or a script) wants after a run."""
+    if getattr(unitized, "kind", None) == "items":
+        return unitized.summary()
     by_code = Counter(f.code for f in unitized.findings)
     universe = unitized.validation.universe
     return {
@@ -662,6 +676,10 @@ def write_output(
     run_info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write every output of a run into ``out``; return the manifest."""
+    if getattr(unitized, "kind", None) == "items":
+        from .item_pipeline import write_items_output
+
+        return write_items_output(unitized, out, run_info=run_info)
     progress = progress or no_progress
     started = time.time()
     target = OutputDir(out)

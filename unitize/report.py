@@ -27,6 +27,16 @@ CODES: dict[str, tuple[str, str]] = {
     "empty-segment": (WARNING, "a segment that covers no coding unit (zero length, or whitespace only for word units)"),
     "word-snapped": (INFO, "a selection that cuts a word was extended to whole words"),
     "segments-merged": (INFO, "overlapping segments of one annotator in one layer were merged into one"),
+    # flat labels (items × annotators)
+    "record-unreadable": (ERROR, "a label record (line) could not be read: not JSON, wrong number of fields, no item id"),
+    "item-set-mismatch": (WARNING, "an annotator file lacks items other annotator files have (null for that annotator)"),
+    "duplicate-label": (INFO, "the same (group, item, annotator) label given twice with the same value; kept once"),
+    "conflicting-labels": (ERROR, "one (group, item, annotator) given different labels; the cell is left null"),
+    "label-undeclared": (ERROR, "a label outside the values declared for its group; the cell is left null"),
+    "label-not-numeric": (ERROR, "a label of an ordinal or interval group that is not a number nor a declared value; left null"),
+    "label-not-applicable": (WARNING, "a label for a conditional group the annotator's upper-level answer did not open; set to not applicable"),
+    "not-applicable": (INFO, "a conditional group does not apply to an item for some annotators (their upper-level answer did not open it)"),
+    "items-kept": (INFO, "how many items of a group every annotator labelled, and how many the item-set choice keeps"),
 }
 
 #: findings whose rows take span records out of the output (for the accounting invariant)

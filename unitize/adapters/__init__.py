@@ -37,7 +37,10 @@ class Adapter:
     defaults: dict[str, Any]
 
 
-_BUILTIN = {"datt": "unitize.adapters.datt:ADAPTER"}
+_BUILTIN = {
+    "datt": "unitize.adapters.datt:ADAPTER",
+    "labels": "unitize.adapters.labels:ADAPTER",
+}
 
 
 def _load(target: str) -> Adapter:
