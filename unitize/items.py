@@ -255,17 +255,17 @@ def item_key(item: str) -> tuple:
 
 @dataclass
 class GroupMatrix:
-    """One group's items and every annotator's cell (value, ``None`` or NOT_APPLICABLE).
+    """One group's items and, per item, the cells of the annotators that have one.
 
-    ``seen[a][i]`` is true when annotator ``a`` has a record for item ``i`` (the
-    long layout writes rows only for those, and for NOT_APPLICABLE cells).
+    ``cells[i]`` maps an annotator to a value, ``None`` (a record without a label)
+    or NOT_APPLICABLE; an annotator absent from it never saw the item. Sparse, so
+    crowd data (thousands of annotators, a few per item) stay small.
     """
 
     name: str
     spec: GroupSpec
     items: list[str]
-    values: dict[str, list[str | None]]
-    seen: dict[str, list[bool]]
+    cells: list[dict[str, str | None]]
     numbers: dict[str, float] | None = None
     order: list[str] | None = None
     split_of: str | None = None
@@ -380,8 +380,13 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         else:
             item_list = sorted(table, key=item_key)
             n_reached = None
-        values = {a: [table[it].get(a, (None, -1))[0] for it in item_list] for a in annotators}
-        complete = [i for i, _ in enumerate(item_list) if all(values[a][i] not in (None, NOT_APPLICABLE) for a in annotators)]
+        item_cells = [{a: v for a, (v, _) in table[it].items()} for it in item_list]
+        n_annotators = len(annotators)
+        complete = [
+            i
+            for i, row in enumerate(item_cells)
+            if len(row) == n_annotators and not any(v is None or v == NOT_APPLICABLE for v in row.values())
+        ]
         counts = {"items": len(item_list), "complete": len(complete)}
         if n_reached is not None:
             counts["reached_by_any"] = n_reached
@@ -413,12 +418,11 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
             name=group,
             spec=spec,
             items=kept_items,
-            values={a: [values[a][i] for i in keep] for a in annotators},
-            seen={a: [a in table[it] for it in kept_items] for a in annotators},
+            cells=[item_cells[i] for i in keep],
         )
         # a parent's cells must stay complete for its children: filtered only after all groups
     for name, m in matrices.items():
-        present_values = {v for col in m.values.values() for v in col if v not in (None, NOT_APPLICABLE)}
+        present_values = {v for row in m.cells for v in row.values() if v is not None and v != NOT_APPLICABLE}
         nums = numbers(m.spec, present_values)
         if nums:
             m.numbers, m.order = nums
@@ -493,13 +497,14 @@ def _apply_condition(group, spec, table, parent, opens, parent_multi, annotators
 
 def _split(m: GroupMatrix) -> list[GroupMatrix]:
     """One binary group per label of a multi-label group (``group:label``, values "1"/"0")."""
-    labels = list(m.spec.values) if m.spec.values else sorted({p for col in m.values.values() for v in col if v not in (None, NOT_APPLICABLE) for p in v.split(SET_JOIN)})
+    chosen = [{a: None if v is None or v == NOT_APPLICABLE else set(v.split(SET_JOIN)) for a, v in row.items()} for row in m.cells]
+    labels = list(m.spec.values) if m.spec.values else sorted({p for row in chosen for v in row.values() if v for p in v})
     out = []
     for label in labels:
-        values = {
-            a: [v if v in (None, NOT_APPLICABLE) else SPLIT_VALUES[label in v.split(SET_JOIN)] for v in col] for a, col in m.values.items()
-        }
-        out.append(GroupMatrix(f"{m.name}{SPLIT_JOIN}{label}", GroupSpec(), m.items, values, m.seen, split_of=m.name))
+        cells = [
+            {a: (m.cells[i][a] if v is None else SPLIT_VALUES[label in v]) for a, v in row.items()} for i, row in enumerate(chosen)
+        ]
+        out.append(GroupMatrix(f"{m.name}{SPLIT_JOIN}{label}", GroupSpec(), m.items, cells, split_of=m.name))
     return out
 
 
@@ -516,20 +521,19 @@ def wide_table(m: GroupMatrix, annotators: list[str], schema: pa.Schema) -> pa.T
     columns = [
         pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array([m.name], pa.string())),
         pa.array(m.items, pa.string()),
-    ] + [_dictionary(m.values[a]) for a in annotators]
+    ] + [_dictionary([row.get(a) for row in m.cells]) for a in annotators]
     return pa.Table.from_arrays(columns, schema=schema)
 
 
 def long_table(m: GroupMatrix, annotators: list[str], schema: pa.Schema) -> pa.Table:
     """``group, item, annotator, value``: one row per cell with a record or NOT_APPLICABLE."""
+    position = {a: i for i, a in enumerate(annotators)}
     items, who, values = [], [], []
-    for i, item in enumerate(m.items):
-        for ai, a in enumerate(annotators):
-            v = m.values[a][i]
-            if m.seen[a][i] or v == NOT_APPLICABLE:
-                items.append(item)
-                who.append(ai)
-                values.append(v)
+    for item, row in zip(m.items, m.cells):
+        for a in sorted(row, key=position.__getitem__):
+            items.append(item)
+            who.append(position[a])
+            values.append(row[a])
     n = len(items)
     columns = [
         pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array([m.name], pa.string())),
