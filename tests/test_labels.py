@@ -152,8 +152,8 @@ def test_seed_complete_keeps_items_every_annotator_labelled(tmp_path):
         tmp_path, "labels", {"complete": True}, shape="per-annotator", item="ID", labels=["zamp_b"], missing=["-"]
     )
     # zamp_b without applies_when: 44 items, only the 14 both annotators answered are complete
-    assert [r["item"] for r in rows(out)] == [r["item"] for r in rows(out)]
-    assert len(rows(out)) == 14
+    table = rows(out)
+    assert len(table) == 14 and all(r["A1"] in ("TARG", "NOTARG") and r["A2"] in ("TARG", "NOTARG") for r in table)
     kept = [f for f in report(out) if f["code"] == "items-kept"]
     assert kept[0]["message"] == "group zamp_b: 44 items; 14 labelled by every annotator (A1, A2)"
     assert kept[0]["action"] == "complete = true keeps 14"
@@ -441,3 +441,38 @@ def test_toxic_spans_long_table_counts(tmp_path):
     ]
     assert repeated[0][:2] == ("6209917", "2906")
     assert manifest["accounting"]["labels"] == {"read": 3 * 59215, "duplicate": 3, "labelled": 3 * 59214}
+
+
+def test_selection_of_annotators_and_groups_is_counted(tmp_path):
+    write(tmp_path, {"l.csv": "item,who,x,y\n1,a,p,q\n1,b,p,q\n1,c,p,q\n"})
+    _, manifest, out = run(tmp_path, "l.csv", item="item", annotator="who", labels=["x", "y"], annotators=["a", "c"], groups=["y"])
+    assert rows(out) == [{"group": "y", "item": "1", "a": "q", "c": "q"}]
+    assert manifest["accounting"]["records"]["labels_not_selected"] == 4
+    assert manifest["accounting"]["labels"] == {"read": 2, "labelled": 2}
+
+
+def test_wide_json_lines_infer_annotator_columns_and_duplicate_headers_fail(tmp_path):
+    write(tmp_path, {"w.jsonl": '{"id": 1, "ann1": "a"}\n{"id": 2, "ann2": 3, "ann1": null}\n', "dup.csv": "id,a,a\n1,x,y\n"})
+    _, _, out = run(tmp_path, "w.jsonl", shape="wide", item="id")
+    assert rows(out) == [{"group": "label", "item": "1", "ann1": "a", "ann2": None}, {"group": "label", "item": "2", "ann1": None, "ann2": "3"}]
+    with pytest.raises(AdapterError, match="'a' appear more than once"):
+        run(tmp_path, "dup.csv", shape="wide", item="id")
+
+
+def test_flags_only_run(tmp_path, capsys):
+    write(tmp_path, {"l.csv": "item,who,x\n1,a,p\n1,b,NA\n2,a,q\n2,b,q\n"})
+    code = main([
+        "convert", "--format", "labels", "--annotations", str(tmp_path / "l.csv"), "--item", "item",
+        "--annotator-column", "who", "--label-columns", "x", "--missing", "NA", "--layouts", "wide,long",
+        "--complete", "--out", str(tmp_path / "out"),
+    ])  # fmt: skip
+    assert code == 0
+    assert rows(tmp_path / "out") == [{"group": "x", "item": "2", "a": "q", "b": "q"}]
+    assert rows(tmp_path / "out", "long") == [
+        {"group": "x", "item": "2", "annotator": "a", "value": "q"},
+        {"group": "x", "item": "2", "annotator": "b", "value": "q"},
+    ]
+    printed = capsys.readouterr().out
+    assert "x: 2 items, 1 labelled by every annotator, 1 kept" in printed
+    assert main(["convert", "--format", "labels", "--annotations", str(tmp_path / "l.csv"), "--out", str(tmp_path / "o2")]) == 2
+    assert "[input] item must name the item-id column" in capsys.readouterr().err

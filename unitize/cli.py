@@ -64,6 +64,14 @@ def _add_study_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--discontinuous", choices=DISCONTINUOUS)
     g.add_argument("--keep-missing", action="store_true", default=None, help="keep documents an annotator has no file for (null column)")
     g.add_argument("--keep-mismatched", action="store_true", default=None, help="keep documents whose annotators have different relation counts")
+    g = p.add_argument_group("flat labels (--format labels; the [input] and [items] tables)")
+    g.add_argument("--shape", choices=("long", "wide", "per-annotator", "lists", "dict"), help="how the label table is laid out")
+    g.add_argument("--item", metavar="COLUMN", help="the item-id column")
+    g.add_argument("--annotator-column", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
+    g.add_argument("--label-columns", type=_csv(), metavar="A,B", help="label columns, each a group")
+    g.add_argument("--missing", type=_csv(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
+    g.add_argument("--layouts", type=_csv(("wide", "long")), metavar="wide,long", help="item-matrix layouts to write (default wide)")
+    g.add_argument("--complete", action="store_true", default=None, help="keep only items every annotator labelled")
     p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
@@ -123,6 +131,15 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         value = getattr(args, key)
         if value is not None:
             inp[key] = value
+    for key, flag in (("shape", "shape"), ("item", "item"), ("annotator", "annotator_column"), ("labels", "label_columns"), ("missing", "missing")):
+        value = getattr(args, flag)
+        if value is not None:
+            inp[key] = value
+    items = dict(settings.items)
+    if args.layouts:
+        items["layouts"] = args.layouts
+    if args.complete:
+        items["complete"] = True
     pairs = None
     if args.units or args.approaches:
         units = args.units or list(dict.fromkeys(u for u, _ in settings.pairs))
@@ -140,6 +157,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         keep_missing=args.keep_missing,
         keep_mismatched=args.keep_mismatched,
         out=args.out.resolve() if getattr(args, "out", None) else None,
+        items=items if items != settings.items else None,
     )
     if not args.config and not args.rat_config and args.format is None:
         raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
@@ -168,7 +186,9 @@ def _print_findings(findings, limit: int = 10) -> None:
 
 
 def _items_summary(data: dict[str, Any]) -> None:
-    print(f"{data['groups']} groups, {len(data['annotators'])} annotators ({', '.join(data['annotators'])})")
+    names = data["annotators"]
+    shown = ", ".join(names[:10]) + (f", … ({len(names) - 10} more)" if len(names) > 10 else "")
+    print(f"{data['groups']} groups, {len(names)} annotators ({shown})")
     for name, rows in data.get("unit_rows", {}).items():
         print(f"  units/{name:<24} {rows:>12,} rows")
     for group, n in data["items"].items():

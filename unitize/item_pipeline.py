@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from . import __version__
 from .config import ConfigError, Settings
-from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, long_table, parse_options, wide_table
+from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, item_key, long_table, parse_options, wide_table
 from .model import Corpus, Finding
 from .output import OutputDir, ParquetStream
 from .report import ERROR, count_by_severity, sort_key
@@ -114,7 +114,7 @@ class ItemsUnitized:
 def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
     """Item matrices of a corpus of flat labels."""
     options = parse_options(settings.items)
-    annotators = list(settings.input.get("annotators") or sorted({r.annotator for r in corpus.items}))
+    annotators = list(settings.input.get("annotators") or sorted({r.annotator for r in corpus.items}, key=item_key))
     clash = RESERVED & set(annotators)
     if clash:
         raise ConfigError(f"annotator name(s) {', '.join(sorted(clash))} clash with item-matrix column names")

@@ -398,7 +398,8 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         findings.append(
             finding(
                 "items-kept",
-                f"group {group}: {len(item_list)} items{reach}; {len(complete)} labelled by every annotator ({', '.join(annotators)})",
+                f"group {group}: {len(item_list)} items{reach}; {len(complete)} labelled by every annotator "
+                + (f"({', '.join(annotators)})" if len(annotators) <= 10 else f"(all {len(annotators)})"),
                 choice,
                 group=group,
             )

@@ -116,7 +116,7 @@ def _split_list(value: Any) -> list[Any]:
 def read(
     *,
     annotations: Path,
-    item: str,
+    item: str | None = None,
     shape: str = "long",
     file_format: str | None = None,
     annotator: str | None = None,
@@ -197,9 +197,12 @@ def read(
         wide_columns = None
         if shape == "wide":
             drop = {item, *(ignore or [])}
-            wide_columns = annotator_columns or [c for c in (header or []) if c not in drop]
+            columns = header if header is not None else list(dict.fromkeys(k for _, r in records for k in r))
+            wide_columns = annotator_columns or [c for c in columns if c not in drop and not c.startswith("\0")]
             if not wide_columns:
                 raise AdapterError(f"{name}: no annotator columns; set [input] annotator_columns")
+            if header is not None:
+                _require(name, header, wide_columns)
         seen_items: set[str] = set()
         for line, record in records:
             problem = record.get("\0bad") if "\0bad" in record else None
@@ -273,6 +276,9 @@ def _needed_columns(shape, item, annotator, labels, annotator_columns, bundles) 
 
 
 def _require(name: str, header: list[str], needed: list[str]) -> None:
+    twice = sorted({c for c in needed if header.count(c) > 1})
+    if twice:
+        raise AdapterError(f"{name}: column(s) {', '.join(map(repr, twice))} appear more than once in the header; rename them")
     absent = [c for c in needed if c not in header]
     if absent:
         raise AdapterError(
