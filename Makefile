@@ -20,6 +20,8 @@ install: $(VENV)/.installed
 demo: $(VENV)/.installed
 	$(BIN)/unitize convert unitize/examples/tdb-mini/study.toml --out $(DEMO_OUT)
 	@echo "Inspect it with: $(BIN)/unitize info $(DEMO_OUT)"
+	$(BIN)/unitize convert unitize/examples/labels-mini/study.toml --out $(DEMO_OUT)-labels
+	@echo "Flat labels: $(BIN)/unitize info $(DEMO_OUT)-labels"
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
@@ -28,4 +30,4 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) $(DEMO_OUT) $(DEMO_OUT)-labels .pytest_cache .hypothesis *.egg-info

@@ -476,3 +476,29 @@ def test_flags_only_run(tmp_path, capsys):
     assert "x: 2 items, 1 labelled by every annotator, 1 kept" in printed
     assert main(["convert", "--format", "labels", "--annotations", str(tmp_path / "l.csv"), "--out", str(tmp_path / "o2")]) == 2
     assert "[input] item must name the item-id column" in capsys.readouterr().err
+
+
+def test_example_labels_mini_three_levels(tmp_path):
+    example = ROOT / "unitize" / "examples" / "labels-mini" / "study.toml"
+    assert main(["convert", "--quiet", str(example), "--out", str(tmp_path / "out")]) == 0
+    groups = by_group(rows(tmp_path / "out"))
+    na = NOT_APPLICABLE
+    # a lower level is not applicable wherever the annotator's upper answer closed it, two levels down too
+    assert [(r["item"], r["ayse"], r["burak"], r["cem"]) for r in groups["target_group"]] == [
+        ("101", "GRP", "GRP", "GRP"),
+        ("103", "IND", "IND", "IND"),
+        ("105", "GRP", "GRP", "GRP"),
+        ("107", "IND", na, "IND"),
+        ("108", na, "IND", na),
+        ("109", "GRP", "OTH", "GRP"),
+    ]
+    assert [(r["item"], r["ayse"], r["burak"], r["cem"]) for r in groups["target"]][2:4] == [("104", "NOTARG", na, "NOTARG"), ("105", "TARG", "TARG", "TARG")]
+    # 00111 is kept as written; cem has no row for it
+    assert groups["offensive"][10] == {"group": "offensive", "item": "00111", "ayse": "NON", "burak": "NON", "cem": None}
+    assert [r["cem"] for r in groups["severity"]][7] is None  # "?" is a missing token
+    assert [r["ayse"] for r in groups["topics"]][2] == "politics+sports"
+    m = meta(tmp_path / "out")
+    assert m["numbers"] == {"severity": {"1": 1.0, "2": 2.0, "3": 3.0}} and m["multi"] == {"topics": "set"}
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert_accounted(manifest)
+    assert Counter(f["code"] for f in report(tmp_path / "out")) == {"item-set-mismatch": 1, "items-kept": 5, "not-applicable": 4}

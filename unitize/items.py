@@ -374,9 +374,10 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
                 except _Invalid:
                     c = v
                 opens.update((c or "").split(SET_JOIN) if parent_spec.multi else [c])
-            item_list, table, n_reached = _apply_condition(
+            item_list, table, n_reached, conditioned = _apply_condition(
                 group, spec, table, cells[parent_name], opens, bool(parent_spec.multi), annotators, labels, fate, findings
             )
+            cells[group] = conditioned  # what this group's own conditional groups see
         else:
             item_list = sorted(table, key=item_key)
             n_reached = None
@@ -441,9 +442,14 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
 
 
 def _apply_condition(group, spec, table, parent, opens, parent_multi, annotators, labels, fate, findings):
-    """Cells of a conditional group: NOT_APPLICABLE where the annotator's upper answer did not open it."""
+    """Cells of a conditional group: NOT_APPLICABLE where the annotator's upper answer did not open it.
+
+    Returns the items chosen by ``reach``, their rows, how many items some annotator
+    reached, and the rows of every candidate item (for the group's own conditional groups).
+    """
     parent_name = spec.applies_when[0]
     result: dict[str, dict[str, tuple[str | None, int]]] = {}
+    conditioned: dict[str, dict[str, tuple[str | None, int]]] = {}
     candidates = sorted(set(table) | set(parent), key=item_key)
     reached_any: list[str] = []
     chosen: list[str] = []
@@ -473,6 +479,7 @@ def _apply_condition(group, spec, table, parent, opens, parent_multi, annotators
                     )
                 )
             row[a] = (NOT_APPLICABLE, r)
+        conditioned[item] = row
         if not reached:
             continue
         reached_any.append(item)
@@ -493,7 +500,7 @@ def _apply_condition(group, spec, table, parent, opens, parent_multi, annotators
                     group=group,
                 )
             )
-    return chosen, result, len(reached_any)
+    return chosen, result, len(reached_any), conditioned
 
 
 def _split(m: GroupMatrix) -> list[GroupMatrix]:
