@@ -12,14 +12,20 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,agree,plot]'
+	touch $@
+
+$(VENV)/.installed-agree: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[agree,plot]'
 	touch $@
 
 install: $(VENV)/.installed
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed $(VENV)/.installed-agree
 	$(BIN)/unitize convert unitize/examples/tdb-mini/study.toml --out $(DEMO_OUT)
+	$(BIN)/unitize agree $(DEMO_OUT) --plot
 	@echo "Inspect it with: $(BIN)/unitize info $(DEMO_OUT)"
+	@echo "Agreement summary (thesis Table 22 layout): $(DEMO_OUT)/agreement/summary.md (plots: $(DEMO_OUT)/agreement/plots/)"
 	$(BIN)/unitize convert unitize/examples/labels-mini/study.toml --out $(DEMO_OUT)-labels
 	@echo "Flat labels: $(BIN)/unitize info $(DEMO_OUT)-labels"
 

@@ -236,7 +236,7 @@ def test_jsonl_lists_and_dicts_with_multi_label_sets_and_split(tmp_path):
     assert meta(out)["multi"] == {"nli": "set"}
     # n2 has no records from Ann2 and Ann3: no rows in the long layout
     assert [(r["item"], r["annotator"]) for r in rows(out, "long")] == [("n1", "Ann1"), ("n1", "Ann2"), ("n1", "Ann3"), ("n2", "Ann1")]
-    bad = [f for f in unitized.findings if f.code == "record-unreadable"]
+    bad = [f for f in unitized.findings if f.code == "line-malformed"]
     assert [(f.file, f.record) for f in bad] == [("dict.jsonl", "3")]
     assert manifest["accounting"]["records"]["unreadable"] == 1
 
@@ -344,7 +344,7 @@ def test_bad_rows_are_reported_not_dropped(tmp_path):
     write(tmp_path, {"l.csv": "item,who,lab\n1,a,x\n1,a,x\n1,b,y\n1,b,z\n,a,x\n2,a\n"})
     unitized, manifest, out = run(tmp_path, "l.csv", item="item", annotator="who", labels=["lab"])
     found = sorted((f.code, f.record) for f in unitized.findings if f.code != "items-kept")
-    assert found == [("conflicting-labels", "4"), ("duplicate-label", "3"), ("record-unreadable", "6"), ("record-unreadable", "7")]
+    assert found == [("conflicting-labels", "4"), ("duplicate-label", "3"), ("line-malformed", "6"), ("line-malformed", "7")]
     assert rows(out) == [{"group": "lab", "item": "1", "a": "x", "b": None}]
     assert manifest["accounting"]["labels"] == {"read": 4, "conflicting": 2, "duplicate": 1, "labelled": 1}
 

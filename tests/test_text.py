@@ -8,7 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import CORPORA, needs_shared
-from unitize.text import DecodeError, collapse_whitespace, decode_raw, newline_style, utf16_to_codepoints
+from unitize.text import (
+    DecodeError,
+    collapse_whitespace,
+    decode_raw,
+    newline_style,
+    utf16_to_codepoints,
+)
 
 
 def test_crlf_kept_or_normalized():

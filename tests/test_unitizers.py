@@ -6,7 +6,13 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unitize.unitizers import char_units, fragments_to_segments, mark, merge_overlaps, word_units
+from unitize.unitizers import (
+    char_units,
+    fragments_to_segments,
+    mark,
+    merge_overlaps,
+    word_units,
+)
 
 segments = st.lists(
     st.tuples(st.integers(0, 3), st.integers(0, 40), st.integers(0, 10)), min_size=0, max_size=25

@@ -20,7 +20,15 @@ except PackageNotFoundError:  # running from a source tree without installation
 
 from .config import ConfigError, Settings, load_rat, load_toml, override  # noqa: E402
 from .model import Corpus, Document, Finding, ItemLabel, Span, Submission  # noqa: E402
-from .pipeline import RunError, Unitized, convert, read_corpus, summary, unitize, write_output  # noqa: E402
+from .pipeline import (  # noqa: E402
+    RunError,
+    Unitized,
+    convert,
+    read_corpus,
+    summary,
+    unitize,
+    write_output,
+)
 
 load_settings = load_toml
 

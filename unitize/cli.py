@@ -1,4 +1,4 @@
-"""The ``unitize`` command line: convert, validate, info, formats.
+"""The ``unitize`` command line: convert, convert-format, validate, info, formats.
 
 Exit codes: 0 done (findings may exist, see the report), 2 usage or
 configuration error, 3 input errors under ``--strict`` (nothing written),
@@ -17,7 +17,18 @@ from typing import Any, Iterable, Sequence
 
 from . import __version__
 from .adapters import AdapterError, available, get_adapter
-from .config import APPROACHES, DISCONTINUOUS, MODES, UNITS, ConfigError, Settings, load_rat, load_toml, override
+from .config import (
+    APPROACHES,
+    DISCONTINUOUS,
+    MODES,
+    UNITS,
+    ConfigError,
+    Settings,
+    load_rat,
+    load_toml,
+    override,
+)
+from .conversion import convert_format
 from .output import OutputError, atomic_write_text, read_manifest
 from .pipeline import RunError, convert, read_corpus, setting_name, summary, unitize
 from .report import ERROR
@@ -42,6 +53,17 @@ def _csv(choices: Sequence[str] | None = None):
     return parse
 
 
+def _annotators(value: str) -> list[str] | dict[str, Path]:
+    """``A,B`` (a selection) or ``A=DIR,B=DIR`` (each annotator's directory)."""
+    items = _csv()(value)
+    pairs = [item.partition("=") for item in items]
+    if not any(sep for _, sep, _ in pairs):
+        return items
+    if not all(sep and name and path for name, sep, path in pairs):
+        raise argparse.ArgumentTypeError("mix of NAME and NAME=DIR items; give NAME=DIR for every annotator")
+    return {name: Path(path).resolve() for name, _, path in pairs}
+
+
 def _add_study_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", nargs="?", type=Path, help="study configuration (TOML); flags override its keys")
     p.add_argument("--rat-config", type=Path, metavar="FILE", help="RAT's legacy configuration file instead of TOML")
@@ -52,7 +74,18 @@ def _add_study_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--encoding", help="encoding of the raw texts (default utf-8)")
     g.add_argument("--encoding-fallback", metavar="ENC", help="tried when a raw text is not valid UTF-8, e.g. windows-1254")
     g.add_argument("--filename-pattern", metavar="REGEX", help="file-name pattern with groups doc, annotator, connective")
-    g.add_argument("--annotators", type=_csv(), metavar="A,B", help="only these annotators (and expect all of them)")
+    g.add_argument(
+        "--annotators",
+        type=_annotators,
+        metavar="A,B | A=DIR,B=DIR",
+        help="only these annotators (and expect all of them); NAME=DIR pairs give each annotator's directory (pdtb3, pdtb2, conll16)",
+    )
+    g.add_argument("--annotator", metavar="NAME", help="name of the single annotator of --annotations (pdtb3, pdtb2, conll16)")
+    g.add_argument("--group-by", choices=("connective", "type", "sense", "none"), help="sampling unit of PDTB-family inputs")
+    g.add_argument("--sense-level", type=int, metavar="N", help="with --group-by sense: levels of the sense hierarchy")
+    g.add_argument("--types", type=_csv(), metavar="Explicit,Implicit", help="only these relation types")
+    g.add_argument("--glob", metavar="PATTERN", help="which files under an annotator's directory are read")
+    g.add_argument("--parses", type=Path, metavar="FILE", help="parses.json for CoNLL system outputs (token indices)")
     g.add_argument("--groups", type=_csv(), metavar="G,H", help="only these groups (connectives)")
     g.add_argument("--workers", type=int, metavar="N", help="processes for parsing (default automatic)")
     g = p.add_argument_group("unitization (the [unitize] table)")
@@ -91,13 +124,113 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="read and validate only; print the findings, write no matrices")
     _add_study_options(p)
     p.add_argument("--report", type=Path, metavar="FILE", help="also write the findings as JSON lines to FILE")
+    p = sub.add_parser(
+        "convert-format",
+        help="read annotations in one format and write them in another (datt, pdtb3), with the raw texts and a study.toml",
+    )
+    _add_study_options(p)
+    p.add_argument("--to", required=True, metavar="FORMAT", help="target format: datt or pdtb3")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="output directory")
     p = sub.add_parser("info", help="summarize an output directory")
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
     p = sub.add_parser("formats", help="list the input formats")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    _add_measure_commands(sub)
     return parser
+
+
+# --- export and agree (issue 6) ---------------------------------------------------
+
+
+def _add_measure_commands(sub) -> None:
+    from .agree import METRICS
+    from .export import FORMATS, POSITIONS
+
+    p = sub.add_parser("export", help="write an output directory in the shape another tool reads")
+    p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
+    p.add_argument("--to", required=True, choices=FORMATS, help="export format")
+    p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/exports/FORMAT)")
+    p.add_argument("--settings", type=_csv(), metavar="S,T", help="only these settings (units/<name>), e.g. word-interval")
+    p.add_argument("--groups", type=_csv(), metavar="G,H", help="only these groups")
+    p.add_argument("--positions", choices=POSITIONS, default="units", help="pygamma: unit (token) numbers or characters")
+    p.add_argument("--json", action="store_true", help="print the files written as JSON")
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+    p = sub.add_parser("agree", help="measure agreement on an output directory: results table, summary, plots")
+    p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
+    p.add_argument("--metric", type=_csv(METRICS), metavar="M,N", help=f"metrics (default all but gamma): {', '.join(METRICS)}")
+    p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
+    p.add_argument("--settings", type=_csv(), metavar="S,T", help="only these settings (units/<name>)")
+    p.add_argument("--groups", type=_csv(), metavar="G,H", help="only these groups")
+    p.add_argument("--summary-metric", choices=[m for m in METRICS if m != "cohen"], help="metric of the summary table (default alpha-u)")
+    p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
+    p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
+    p.add_argument("--seed", type=int, help="gamma: random seed (default 4577)")
+    p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .agree.backends import MissingDependency
+    from .export import export
+
+    try:
+        dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions)
+    except MissingDependency as exc:
+        print(f"unitize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps({"dest": str(dest), "files": [vars(f) for f in files]}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    left = sum(f.left_out for f in files)
+    print(f"{len(files)} files written to {dest} (index: {dest / 'index.csv'})")
+    if left:
+        print(f"  {left:,} rows left out (incomplete units or zero-length segments); see left_out in index.csv")
+    return EXIT_OK
+
+
+def cmd_agree(args: argparse.Namespace) -> int:
+    from .agree import DEFAULT_METRICS, PlotError, agree, as_json_lines
+    from .agree.backends import MissingDependency
+
+    metrics = args.metric or list(DEFAULT_METRICS)
+    gamma = {k: v for k, v in (("n_samples", args.gamma_samples), ("seed", args.seed)) if v is not None}
+    try:
+        result = agree(
+            args.out,
+            metrics=metrics,
+            dest=args.dest,
+            settings=args.settings,
+            groups=args.groups,
+            summary_metric=args.summary_metric,
+            plot=args.plot,
+            gamma=gamma,
+        )
+    except (MissingDependency, PlotError) as exc:
+        print(f"unitize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ValueError as exc:
+        print(f"unitize: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        for line in as_json_lines(result.results):
+            print(line)
+        return EXIT_OK
+    if not args.quiet:
+        table = result.results
+        nans = sum(1 for v in table.column("value").to_pylist() if v != v)
+        print(f"{table.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
+        for f in result.files:
+            if f.suffix != ".svg" and f.parent == result.dest:
+                print(f"  {f}")
+        plots = [f for f in result.files if f.parent != result.dest]
+        if plots:
+            print(f"  {len(plots)} plot files in {result.dest / 'plots'}")
+        if result.summary_metric:
+            print(f"summary ({result.summary_metric}): {result.dest / 'summary.md'}")
+    return EXIT_OK
 
 
 def _flag_base(args: argparse.Namespace) -> Path:
@@ -106,6 +239,8 @@ def _flag_base(args: argparse.Namespace) -> Path:
     Not the working directory, so the data files do not depend on where the command runs.
     """
     roots = [p.resolve() for p in (args.annotations, args.texts) if p is not None]
+    if isinstance(args.annotators, dict):
+        roots += list(args.annotators.values())
     if not roots:
         return Path.cwd().resolve()
     common = Path(os.path.commonpath(roots))
@@ -123,11 +258,23 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     else:
         settings = Settings(base=_flag_base(args))
     inp: dict[str, Any] = {}
-    for key in ("annotations", "texts"):
+    for key in ("annotations", "texts", "parses"):
         value = getattr(args, key)
         if value is not None:
             inp[key] = value.resolve()
-    for key in ("encoding", "encoding_fallback", "filename_pattern", "annotators", "groups", "workers"):
+    for key in (
+        "encoding",
+        "encoding_fallback",
+        "filename_pattern",
+        "annotators",
+        "groups",
+        "workers",
+        "annotator",
+        "group_by",
+        "sense_level",
+        "types",
+        "glob",
+    ):
         value = getattr(args, key)
         if value is not None:
             inp[key] = value
@@ -258,10 +405,45 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_STRICT if args.strict and unitized.errors else EXIT_OK
 
 
+def cmd_convert_format(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    progress = _progress(not args.quiet and not args.json and sys.stderr.isatty())
+    corpus, findings, manifest = convert_format(settings, args.to, args.out.resolve(), strict=args.strict, progress=progress)
+    if manifest is None:
+        errors = [f for f in findings if f.severity == ERROR]
+        if args.json:
+            print(json.dumps({"status": "failed", "errors": [e.as_dict() for e in errors]}, ensure_ascii=False, indent=2))
+        else:
+            print(f"unitize: {len(errors)} input error(s) under --strict; nothing written", file=sys.stderr)
+            _print_findings(findings)
+        return EXIT_STRICT
+    if args.json:
+        print(json.dumps({"status": "ok", "out": str(args.out), **manifest["summary"], "accounting": manifest["accounting"]}, ensure_ascii=False, indent=2))
+    elif not args.quiet:
+        _conversion_summary(manifest, args.out)
+        _print_findings(findings)
+    return EXIT_OK
+
+
+def _conversion_summary(manifest: dict[str, Any], out: Path) -> None:
+    s, a = manifest["summary"], manifest["accounting"]
+    f = s["findings"]
+    print(f"{s['format']} -> {s['to']}: {s['documents']} documents, {len(s['annotators'])} annotators ({', '.join(s['annotators'])})")
+    print(
+        f"  {a['relations_written']:,} relations, {a['spans']['written']:,} of {a['spans']['read']:,} spans written; "
+        + ", ".join(f"{n} {role} files" for role, n in a["files"].items())
+    )
+    print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
+    print(f"  output: {out}  (read it back: unitize convert {out / 'study.toml'} --out DIR)")
+
+
 def cmd_info(args: argparse.Namespace) -> int:
     manifest = read_manifest(args.out)
     if args.json:
         print(json.dumps({k: manifest[k] for k in ("tool", "settings", "summary", "accounting", "outputs")}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if manifest.get("kind") == "conversion":
+        _conversion_summary(manifest, args.out)
         return EXIT_OK
     s = manifest["settings"]
     print(f"{args.out}: unitize {manifest['tool']['version']}, format {s['format']}")
@@ -291,7 +473,14 @@ def cmd_formats(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"convert": cmd_convert, "validate": cmd_validate, "info": cmd_info, "formats": cmd_formats}
+COMMANDS = {
+    "convert": cmd_convert,
+    "convert-format": cmd_convert_format,
+    "validate": cmd_validate,
+    "info": cmd_info,
+    "formats": cmd_formats,
+}
+COMMANDS.update({"export": cmd_export, "agree": cmd_agree})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

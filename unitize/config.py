@@ -36,7 +36,7 @@ MODES = ("separate", "combined")
 DISCONTINUOUS = ("extend", "keep", "drop")
 
 #: [input] keys that hold paths, resolved against the config file's directory
-PATH_KEYS = ("annotations", "texts")
+PATH_KEYS = ("annotations", "texts", "parses")
 
 
 class ConfigError(ValueError):
@@ -98,6 +98,10 @@ class Settings:
             raise ConfigError("[input] workers must be a positive integer")
         for key in ("annotators", "groups"):
             values = self.input.get(key)
+            if key == "annotators" and isinstance(values, dict):
+                if not values or not all(isinstance(k, str) and k and isinstance(v, Path) for k, v in values.items()):
+                    raise ConfigError("[input.annotators] must map non-empty annotator names to directories")
+                continue
             if values is not None:
                 if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
                     raise ConfigError(f"[input] {key} must be a list of non-empty strings")
@@ -138,6 +142,8 @@ class Settings:
 
 
 def _rel(value: Any, base: Path) -> Any:
+    if isinstance(value, dict):
+        return {k: _rel(v, base) for k, v in sorted(value.items())}
     if isinstance(value, Path):
         try:
             return value.relative_to(base).as_posix() or "."
@@ -147,7 +153,16 @@ def _rel(value: Any, base: Path) -> Any:
 
 
 #: types of the [input] keys every adapter shares
-_INPUT_TYPES: dict[str, type] = {"encoding": str, "encoding_fallback": str, "filename_pattern": str, "workers": int}
+_INPUT_TYPES: dict[str, type] = {
+    "encoding": str,
+    "encoding_fallback": str,
+    "filename_pattern": str,
+    "workers": int,
+    "annotator": str,
+    "group_by": str,
+    "glob": str,
+    "parses": Path,
+}
 
 _UNITIZE_KEYS = {
     "units",
@@ -207,8 +222,13 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
     for key in PATH_KEYS:
         if key in inp:
             inp[key] = (base / _expect(inp[key], str, f"[input] {key}")).resolve()
-    for key in ("annotators", "groups"):
-        if key in inp:
+    if isinstance(inp.get("annotators"), dict):
+        inp["annotators"] = {
+            _expect(name, str, "[input.annotators] name"): (base / _expect(path, str, f"[input.annotators] {name}")).resolve()
+            for name, path in inp["annotators"].items()
+        }
+    for key in ("annotators", "groups", "types"):
+        if key in inp and not isinstance(inp[key], dict):
             inp[key] = list(_strings(inp[key], f"[input] {key}"))
 
     units = _choices(uni.get("units", list(UNITS)), UNITS, "[unitize] units")

@@ -10,12 +10,9 @@ corpora to these, so ``convert`` and ``validate`` work unchanged.
 
 from __future__ import annotations
 
-import platform
-import socket
 import time
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -128,7 +125,7 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
             "unreadable": sum(1 for f in corpus.findings if f.code == "file-unreadable"),
         },
         "records": {
-            "unreadable": sum(1 for f in corpus.findings if f.code == "record-unreadable"),
+            "unreadable": sum(1 for f in corpus.findings if f.code == "line-malformed"),
             "labels_not_selected": corpus.skipped_by_selection,
         },
         "labels": result.accounting,
@@ -138,7 +135,7 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
 
 def write_items_output(unitized: ItemsUnitized, out: Path, *, run_info: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write the item matrices, report and manifest of a run into ``out``; return the manifest."""
-    from .pipeline import _versions
+    from .pipeline import _versions, input_rows, run_section
 
     started = time.time()
     target = OutputDir(out)
@@ -158,20 +155,11 @@ def write_items_output(unitized: ItemsUnitized, out: Path, *, run_info: dict[str
             "tool": {"name": "unitize", "version": __version__},
             "libraries": _versions(),
             "settings": unitized.settings.resolved(),
-            "inputs": [
-                {"path": i.path, "role": i.role, "bytes": i.size, "sha256": i.sha256}
-                for i in sorted(unitized.corpus.inputs, key=lambda i: (i.role, i.path))
-            ],
+            "inputs": input_rows(unitized.corpus),
             "outputs": target.outputs,
             "accounting": unitized.accounting,
             "summary": {**unitized.summary(), "unit_rows": dict(sorted(rows.items()))},
-            "run": {
-                "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
-                "seconds_writing": round(time.time() - started, 3),
-                "host": socket.gethostname(),
-                "platform": platform.platform(),
-                **(run_info or {}),
-            },
+            "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
         }
         target.write_json("manifest.json", manifest)
         target.commit()

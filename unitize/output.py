@@ -78,8 +78,9 @@ class ParquetStream:
 class OutputDir:
     """A run's output directory, with a staging area committed at the end."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, owned: tuple[str, ...] = OWNED):
         self.path = Path(path)
+        self.owned = owned
         if self.path.exists():
             if not self.path.is_dir():
                 raise OutputError(f"output path {self.path} exists and is not a directory")
@@ -149,7 +150,7 @@ class OutputDir:
         try:
             manifest = self.path / "manifest.json"
             moved.append((manifest, set_aside(manifest, "manifest.json")))
-            for name in [n for n in OWNED if n != "manifest.json"] + ["manifest.json"]:
+            for name in [n for n in self.owned if n != "manifest.json"] + ["manifest.json"]:
                 new = self.staging / name
                 if not new.exists():
                     continue

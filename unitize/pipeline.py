@@ -36,7 +36,13 @@ from .progress import Progress, Sized, no_progress
 from .report import CODES, ERROR, count_by_severity, sort_key, span_finding
 from .schema import FORMAT_VERSION, documents_schema, segments_schema, units_schema
 from .tokenize import get_tokenizer
-from .unitizers import char_units, fragments_to_segments, mark, merge_overlaps, word_units
+from .unitizers import (
+    char_units,
+    fragments_to_segments,
+    mark,
+    merge_overlaps,
+    word_units,
+)
 from .validate import Validation, validate
 
 _RESERVED = {"group", "doc_id", "layer", "unit", "begin", "end"}
@@ -55,11 +61,15 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
             f"[input] key(s) {', '.join(sorted(unknown))} are not options of format {settings.format!r}; "
             f"known: {', '.join(adapter.options)}"
         )
-    if "annotations" in adapter.options and "annotations" not in settings.input:
-        raise RunError("no input given: set [input] annotations (or --annotations)")
+    if (
+        "annotations" in adapter.options
+        and "annotations" not in settings.input
+        and not isinstance(settings.input.get("annotators"), dict)
+    ):
+        raise RunError("no input given: set [input] annotations (or --annotations), or an [input.annotators] table")
     corpus = adapter.read(**settings.input, base=settings.base, progress=progress or no_progress)
     if not corpus.submissions and not corpus.findings and not corpus.items:
-        where = settings.input.get("annotations", "the input")
+        where = settings.input.get("annotations") or "the input"
         why = (
             f"; {corpus.skipped_by_selection} file(s) were skipped by the annotators/groups selection "
             f"{settings.input.get('annotators') or ''} {settings.input.get('groups') or ''}".rstrip()
@@ -68,6 +78,12 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
         )
         raise RunError(f"no annotation files were read from {where}{why}")
     return corpus
+
+
+def _configured_annotators(settings: Settings) -> list[str] | None:
+    """The annotators the study names (a list, or the keys of an annotator -> directory table)."""
+    named = settings.input.get("annotators")
+    return list(named) if named else None
 
 
 # --- unit spaces ---------------------------------------------------------------
@@ -479,17 +495,18 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
 
         return unitize_items(corpus, settings)
     progress = progress or no_progress
-    annotators = list(settings.input.get("annotators") or corpus.annotators)
+    annotators = list(_configured_annotators(settings) or corpus.annotators)
     clash = _RESERVED & set(annotators)
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
+    adapter_defaults = get_adapter(corpus.format).defaults
     validation = validate(
         corpus,
-        annotators=settings.input.get("annotators"),
+        annotators=_configured_annotators(settings),
         keep_missing=settings.keep_missing,
         keep_mismatched=settings.keep_mismatched,
+        boundaries=bool(adapter_defaults.get("check_boundaries", False)),
     )
-    adapter_defaults = get_adapter(corpus.format).defaults
     known = set(adapter_defaults.get("layers", ())) | {s.layer for s in corpus.spans}
     unknown = [layer for layer in settings.layers if layer not in known]
     if unknown:
@@ -718,20 +735,11 @@ def write_output(
             "tool": {"name": "unitize", "version": __version__},
             "libraries": _versions(),
             "settings": settings.resolved(),
-            "inputs": [
-                {"path": i.path, "role": i.role, "bytes": i.size, "sha256": i.sha256}
-                for i in sorted(corpus.inputs, key=lambda i: (i.role, i.path))
-            ],
+            "inputs": input_rows(corpus),
             "outputs": target.outputs,
             "accounting": unitized.accounting,
             "summary": {**summary(unitized), "unit_rows": dict(sorted(unit_rows.items()))},
-            "run": {
-                "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
-                "seconds_writing": round(time.time() - started, 3),
-                "host": socket.gethostname(),
-                "platform": platform.platform(),
-                **(run_info or {}),
-            },
+            "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
         }
         target.write_json("manifest.json", manifest)
         target.commit()
@@ -739,6 +747,24 @@ def write_output(
         target.abort()
         raise
     return manifest
+
+
+def input_rows(corpus: Corpus) -> list[dict[str, Any]]:
+    """The manifest's ``inputs``: every file read, by role and path."""
+    return [
+        {"path": i.path, "role": i.role, "bytes": i.size, "sha256": i.sha256}
+        for i in sorted(corpus.inputs, key=lambda i: (i.role, i.path))
+    ]
+
+
+def run_section(started: float, **more: Any) -> dict[str, Any]:
+    """The manifest's ``run`` section: when and where (the only host- or time-dependent part)."""
+    return {
+        "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+        **more,
+    }
 
 
 def convert(settings: Settings, *, strict: bool = False, progress: Progress | None = None) -> tuple[Unitized, dict | None]:

@@ -27,8 +27,12 @@ CODES: dict[str, tuple[str, str]] = {
     "empty-segment": (WARNING, "a segment that covers no coding unit (zero length, or whitespace only for word units)"),
     "word-snapped": (INFO, "a selection that cuts a word was extended to whole words"),
     "segments-merged": (INFO, "overlapping segments of one annotator in one layer were merged into one"),
+    "line-malformed": (ERROR, "a line or record that cannot be parsed (too few fields, no relation type, invalid JSON, missing keys)"),
+    "span-missing": (WARNING, "a relation without an Arg1 or Arg2 span (a placeholder or rejected relation); kept without it"),
+    "token-offsets-missing": (ERROR, "token indices that cannot be mapped to characters (no parses.json, or an index past its tokens)"),
+    "span-boundary": (WARNING, "a span begins or ends inside a word or on whitespace (checked for formats that store no text copy)"),
+    "not-convertible": (WARNING, "format conversion: a span or attribute the target format cannot hold was not written"),
     # flat labels (items × annotators)
-    "record-unreadable": (ERROR, "a label record (line) could not be read: not JSON, wrong number of fields, no item id"),
     "item-set-mismatch": (WARNING, "an annotator file lacks items other annotator files have (null for that annotator)"),
     "duplicate-label": (INFO, "the same (group, item, annotator) label given twice with the same value; kept once"),
     "conflicting-labels": (ERROR, "one (group, item, annotator) given different labels; the cell is left null"),
@@ -51,6 +55,8 @@ EXCLUDING = {
     "relation-count-mismatch",
     "discontinuous-dropped",
     "empty-segment",
+    "line-malformed",
+    "token-offsets-missing",
 }
 
 

@@ -99,3 +99,40 @@ def utf16_to_codepoints(text: str, offsets: np.ndarray) -> np.ndarray:
     # code-unit position at which each astral character starts
     starts = astral + np.arange(astral.size, dtype=np.int64)
     return offsets - np.searchsorted(starts, offsets, side="left")
+
+
+def codepoints_to_utf16(text: str, offsets: np.ndarray) -> np.ndarray:
+    """Convert code-point offsets into ``text`` to UTF-16 code-unit offsets (Java tools count these)."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    code_points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    astral = np.flatnonzero(code_points > 0xFFFF)
+    if astral.size == 0:
+        return offsets
+    return offsets + np.searchsorted(astral, offsets, side="left")
+
+
+def _crlf_starts(kept: str) -> np.ndarray:
+    """Positions in ``kept`` of every ``\\r`` that begins a ``\\r\\n``."""
+    found: list[int] = []
+    at = kept.find("\r\n")
+    while at != -1:
+        found.append(at)
+        at = kept.find("\r\n", at + 2)
+    return np.asarray(found, dtype=np.int64)
+
+
+def kept_to_normalized(kept: str, offsets: np.ndarray) -> np.ndarray:
+    """Offsets into ``kept`` (``\\r\\n`` = 2 characters) -> offsets into its newline-normalized form."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    starts = _crlf_starts(kept)
+    return offsets - np.searchsorted(starts, offsets, side="left") if starts.size else offsets
+
+
+def normalized_to_kept(kept: str, offsets: np.ndarray) -> np.ndarray:
+    """Offsets into the newline-normalized form of ``kept`` -> offsets into ``kept`` (``\\r\\n`` = 2)."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    starts = _crlf_starts(kept)
+    if not starts.size:
+        return offsets
+    normalized_starts = starts - np.arange(starts.size, dtype=np.int64)
+    return offsets + np.searchsorted(normalized_starts, offsets, side="left")

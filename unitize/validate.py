@@ -33,8 +33,12 @@ class Validation:
     annotators: dict[str, list[str]] = field(default_factory=dict)
 
 
-def check_spans(corpus: Corpus) -> tuple[list[Finding], list[str | None]]:
-    """Check every span's offsets against its document's text; return findings and fates."""
+def check_spans(corpus: Corpus, *, boundaries: bool = False) -> tuple[list[Finding], list[str | None]]:
+    """Check every span's offsets against its document's text; return findings and fates.
+
+    With ``boundaries``, spans that begin or end inside a word or on whitespace
+    are reported too (for formats that store no text copy to check against).
+    """
     findings: list[Finding] = []
     fate: list[str | None] = [None] * len(corpus.spans)
     docs = corpus.documents
@@ -65,6 +69,18 @@ def check_spans(corpus: Corpus) -> tuple[list[Finding], list[str | None]]:
             fate[i] = "offset-invalid"
             findings.append(_offset_finding(span, len(text)))
             continue
+        if boundaries:
+            problem = boundary_problem(text, span.begin, span.end)
+            if problem:
+                findings.append(
+                    span_finding(
+                        "span-boundary",
+                        span,
+                        f"{span.layer} span {span.begin}..{span.end} (line {span.line}) {problem}: "
+                        f"{_short(text[span.begin : span.end])!r}",
+                        "kept; check the offsets (word units snap a cut word to the whole word)",
+                    )
+                )
         if span.stored_text is not None:
             stored = collapse_whitespace(span.stored_text)
             actual = collapse_whitespace(text[span.begin : span.end])
@@ -79,6 +95,22 @@ def check_spans(corpus: Corpus) -> tuple[list[Finding], list[str | None]]:
                     )
                 )
     return findings, fate
+
+
+def boundary_problem(text: str, begin: int, end: int) -> str | None:
+    """Why ``text[begin:end]`` has an odd boundary (starts or ends inside a word, or on whitespace), or ``None``."""
+    if begin >= end:
+        return None
+    problems = []
+    if text[begin].isspace():
+        problems.append("starts on whitespace")
+    elif begin > 0 and text[begin - 1].isalnum() and text[begin].isalnum():
+        problems.append("starts inside a word")
+    if text[end - 1].isspace():
+        problems.append("ends on whitespace")
+    elif end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        problems.append("ends inside a word")
+    return " and ".join(problems) or None
 
 
 def _short(s: str, limit: int = 60) -> str:
@@ -209,9 +241,10 @@ def validate(
     annotators: list[str] | None = None,
     keep_missing: bool = False,
     keep_mismatched: bool = False,
+    boundaries: bool = False,
 ) -> Validation:
     """Run every check; the corpus itself is not changed."""
-    span_findings, fate = check_spans(corpus)
+    span_findings, fate = check_spans(corpus, boundaries=boundaries)
     rule_findings, universe, expected = apply_rules(
         corpus, fate, annotators=annotators, keep_missing=keep_missing, keep_mismatched=keep_mismatched
     )

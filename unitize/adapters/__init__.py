@@ -39,6 +39,9 @@ class Adapter:
 
 _BUILTIN = {
     "datt": "unitize.adapters.datt:ADAPTER",
+    "pdtb3": "unitize.adapters.pdtb3:ADAPTER",
+    "pdtb2": "unitize.adapters.pdtb2:ADAPTER",
+    "conll16": "unitize.adapters.conll16:ADAPTER",
     "labels": "unitize.adapters.labels:ADAPTER",
 }
 

@@ -22,15 +22,15 @@ import re
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from lxml import etree
 
-from ..model import Corpus, Document, Finding, InputFile, Span, Submission
+from ..model import Corpus, Finding, InputFile, Span, Submission
 from ..progress import Progress, Sized, no_progress
 from ..report import finding
-from ..text import DecodeError, decode_raw
 from . import Adapter, AdapterError
+from .files import index_texts, printable, read_texts, relative
 
 #: default: doc id, annotator, then the connective as everything after the second underscore.
 #: Patterns are searched in the file's path relative to the annotations directory.
@@ -210,112 +210,6 @@ def _read_file_star(args: tuple[str, str, str, str, str]) -> _FileResult:
     return _read_file(*args)
 
 
-def _relative(path: Path, base: Path) -> str:
-    return Path(os.path.relpath(path, base)).as_posix()
-
-
-def _printable(name: str) -> str | None:
-    """``None`` when a file name is valid UTF-8, else a printable form of it (bytes escaped)."""
-    try:
-        name.encode("utf-8")
-        return None
-    except UnicodeEncodeError:
-        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
-def _index_texts(texts: Path, base: Path, corpus: Corpus) -> dict[str, Path]:
-    index: dict[str, Path] = {}
-    for path in sorted(texts.rglob("*.txt")):
-        if not path.is_file():
-            continue
-        shown = _printable(_relative(path, base))
-        if shown is not None:
-            corpus.findings.append(
-                finding("filename-pattern", "raw text file name is not valid UTF-8", "file ignored; rename it", file=shown)
-            )
-            continue
-        doc = path.stem
-        if doc in index:
-            corpus.findings.append(
-                finding(
-                    "duplicate-text",
-                    f"raw texts {_relative(index[doc], base)} and {_relative(path, base)} both name document {doc}",
-                    f"{_relative(index[doc], base)} used",
-                    file=_relative(path, base),
-                    doc=doc,
-                )
-            )
-            continue
-        index[doc] = path
-    return index
-
-
-def _read_texts(
-    docs: Iterable[str],
-    index: dict[str, Path],
-    base: Path,
-    encoding: str,
-    fallback: str | None,
-    corpus: Corpus,
-) -> None:
-    for doc in sorted(docs):
-        path = index.get(doc)
-        if path is None:
-            corpus.documents[doc] = Document(doc_id=doc, text=None)
-            continue
-        name = _relative(path, base)
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            corpus.findings.append(
-                finding(
-                    "file-unreadable",
-                    f"cannot read the raw text: {exc.strerror or exc}",
-                    "its annotations are left out; check the file and its permissions",
-                    file=name,
-                    doc=doc,
-                )
-            )
-            corpus.documents[doc] = Document(doc_id=doc, text=None, source=name)
-            continue
-        sha = hashlib.sha256(raw).hexdigest()
-        corpus.inputs.append(InputFile(path=name, role="text", size=len(raw), sha256=sha))
-        try:
-            decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines="keep", bom="keep")
-        except DecodeError as exc:
-            corpus.findings.append(
-                finding(
-                    "encoding-error",
-                    f"raw text {exc}",
-                    "its annotations are left out; set [input] encoding_fallback (e.g. windows-1254)",
-                    file=name,
-                    doc=doc,
-                )
-            )
-            corpus.documents[doc] = Document(doc_id=doc, text=None, source=name, size=len(raw), sha256=sha)
-            continue
-        if decoded.fallback_used:
-            corpus.findings.append(
-                finding(
-                    "encoding-fallback",
-                    f"raw text is not valid {encoding}; decoded as {decoded.encoding}",
-                    "used the fallback decoding",
-                    file=name,
-                    doc=doc,
-                )
-            )
-        corpus.documents[doc] = Document(
-            doc_id=doc,
-            text=decoded.text,
-            source=name,
-            encoding=decoded.encoding,
-            newline=decoded.newline,
-            bom=decoded.bom,
-            size=len(raw),
-            sha256=sha,
-        )
-
-
 def read(
     *,
     annotations: Path,
@@ -354,8 +248,8 @@ def read(
     for path in sorted(annotations.rglob("*.xml")):
         if not path.is_file():
             continue
-        name = _relative(path, base)
-        shown = _printable(name)
+        name = relative(path, base)
+        shown = printable(name)
         if shown is not None:
             corpus.findings.append(
                 finding("filename-pattern", "file name is not valid UTF-8", "file skipped; rename it", file=shown)
@@ -424,7 +318,7 @@ def read(
         corpus.submissions.append(Submission(name, annotator, doc, group, result.relations))
 
     docs = {s.doc_id for s in corpus.submissions}
-    _read_texts(docs, _index_texts(texts, base, corpus), base, encoding, encoding_fallback, corpus)
+    read_texts(docs, index_texts(texts, base, corpus), base, encoding, encoding_fallback, corpus, newlines="keep")
     return corpus
 
 

@@ -218,7 +218,7 @@ def read(
                 problem = f"the item field {item!r} is empty"
             if problem is not None:
                 corpus.findings.append(
-                    finding("record-unreadable", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line))
+                    finding("line-malformed", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line))
                 )
                 continue
             seen_items.add(iid)

@@ -1,0 +1,200 @@
+"""Alpha-U (Krippendorff 1995/2004) against the published worked examples and a brute-force route.
+
+The examples are those of Krippendorff (1995: 57) and Krippendorff (2004: 254) as
+DKPro Agreement's unit tests reproduce them (Krippendorff1995Test,
+Krippendorff2004Test, UnitizingAgreementTest), with the same tolerances.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from unitize.agree.alphau import alpha_u, category_disagreement
+
+
+def units(*pairs: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """(offset, length) pairs as (begins, ends)."""
+    return np.array([p[0] for p in pairs], dtype=np.int64), np.array([p[0] + p[1] for p in pairs], dtype=np.int64)
+
+
+def k2004():
+    # continuum [150, 450) shifted to [0, 300)
+    s = 150
+    return {
+        "c": [units((225 - s, 70), (370 - s, 30)), units((220 - s, 80), (355 - s, 20), (400 - s, 20))],
+        "k": [units((180 - s, 60), (300 - s, 50)), units((180 - s, 60), (300 - s, 50))],
+    }
+
+
+def test_krippendorff_2004_example():
+    res = alpha_u(k2004(), 300)
+    assert res.alpha == pytest.approx(0.8591, abs=0.0005)
+    c, k = res.categories["c"], res.categories["k"]
+    assert c.observed == pytest.approx(0.0144, abs=0.0001)
+    assert c.expected == pytest.approx(0.0532, abs=0.0001)
+    assert c.alpha == pytest.approx(0.7286, abs=0.0001)
+    assert k.observed == 0.0
+    assert k.expected == pytest.approx(0.0490, abs=0.0001)
+    assert k.alpha == 1.0
+
+
+def k1995(stretch: float) -> dict:
+    f = lambda x: int(x * stretch)  # noqa: E731
+    return {
+        "A": [units((f(2), f(8)), (f(14), f(6))), units((f(4), f(4)), (f(15), f(2)))],
+        "B": [
+            units((0, f(18))),
+            units((0, f(2)), (f(2), f(1)), (f(3), f(1)), (f(4), f(1)), (f(5), f(1)), (f(6), f(3)), (f(9), f(1))),
+        ],
+        "C": [
+            units((f(2), f(6)), (f(10), f(2)), (f(14), f(4)), (f(20), f(2))),
+            units((0, f(2)), (f(4), f(4)), (f(10), f(4)), (f(16), f(2)), (f(20), f(2))),
+        ],
+        "D": [
+            units((0, f(2)), (f(2), f(8)), (f(10), f(4)), (f(14), f(6)), (f(20), f(4))),
+            units((0, f(4)), (f(4), f(4)), (f(8), f(7)), (f(15), f(2)), (f(17), f(7))),
+        ],
+    }
+
+
+def test_krippendorff_1995_observed_disagreement_is_exact():
+    observed = {c: category_disagreement(u, 24).observed for c, u in k1995(1).items()}
+    assert observed["A"] == pytest.approx(0.03125, abs=1e-5)
+    assert observed["B"] == pytest.approx(2.26736, abs=1e-5)  # 2·1306 / (2·24²)
+    assert observed["C"] == pytest.approx(0.02777, abs=1e-5)
+    assert observed["D"] == pytest.approx(0.38715, abs=1e-5)
+
+
+def test_krippendorff_1995_expected_and_alpha_at_fine_resolution():
+    stretch = 1200000 / 24
+    res = {c: category_disagreement(u, int(24 * stretch)) for c, u in k1995(stretch).items()}
+    for cat, de, a in (("A", 0.06990, 0.553), ("B", 1.17731, -0.926), ("C", 0.08642, 0.679), ("D", 0.41445, 0.066)):
+        assert res[cat].observed == pytest.approx(k1995_observed(cat), abs=1e-5)
+        assert res[cat].expected == pytest.approx(de, abs=0.005)
+        assert res[cat].alpha == pytest.approx(a, abs=0.02)
+
+
+def k1995_observed(cat: str) -> float:
+    return {"A": 0.03125, "B": 2.26736, "C": 0.02777, "D": 0.38715}[cat]
+
+
+def test_resolution_changes_expected_disagreement_only():
+    # Krippendorff (1995): same relative positions on a finer grid, same D_o, rising D_e
+    expected = [category_disagreement(k1995(s)["C"], int(24 * s)).expected for s in (12 / 24, 1, 5, 50)]
+    assert expected == sorted(expected)
+    assert category_disagreement(k1995(0.5)["C"], 12).expected == pytest.approx(0.05494, abs=1e-5)
+
+
+def test_unit_against_several_small_units():
+    # r0: -11111111-   r1: --1-1-1---
+    d = category_disagreement([units((1, 8)), units((2, 1), (4, 1), (6, 1))], 10)
+    assert d.observed == pytest.approx(0.9100, abs=1e-4)
+    assert d.expected == pytest.approx(0.5351, abs=1e-4)
+    assert d.alpha == pytest.approx(-0.7003, abs=1e-4)
+
+
+def test_edge_cases():
+    assert alpha_u({"X": [units((0, 1)), units(), units()]}, 20).alpha == 0.0  # a single unit: chance
+    assert math.isnan(alpha_u({"X": [units(), units(), units()]}, 20).alpha)  # nothing marked
+    assert alpha_u({"X": [units((3, 4)), units((3, 4))]}, 20).alpha == 1.0
+    with pytest.raises(ValueError, match="two annotators"):
+        category_disagreement([units((0, 1))], 5)
+    with pytest.raises(ValueError, match="overlap"):
+        category_disagreement([units((0, 3), (2, 2)), units()], 10)
+    with pytest.raises(ValueError, match="outside"):
+        category_disagreement([units((8, 3)), units()], 10)
+
+
+# --- an independent, literal implementation of the formula over explicit units and gaps ---
+
+
+def _segments(b: np.ndarray, e: np.ndarray, length: int) -> list[tuple[int, int, int]]:
+    """(begin, length, v): the annotator's units (v=1) and the gaps between them (v=0)."""
+    out, at = [], 0
+    for x, y in sorted(zip(b.tolist(), e.tolist())):
+        if x > at:
+            out.append((at, x - at, 0))
+        out.append((x, y - x, 1))
+        at = y
+    if at < length:
+        out.append((at, length - at, 0))
+    return out
+
+
+def _delta(a, b) -> float:
+    (ba, la, va), (bb, lb, vb) = a, b
+    if va and vb and -la < ba - bb < lb:
+        return (ba - bb) ** 2 + (ba + la - bb - lb) ** 2
+    if va and not vb and lb - la >= ba - bb >= 0:
+        return la**2
+    if not va and vb and lb - la <= ba - bb <= 0:
+        return lb**2
+    return 0.0
+
+
+def brute_force(per_annotator: list[tuple[np.ndarray, np.ndarray]], length: int) -> tuple[float, float]:
+    segs = [_segments(b, e, length) for b, e in per_annotator]
+    m, L = len(segs), length
+    do = sum(_delta(g, h) for i in range(m) for j in range(m) if i != j for g in segs[i] for h in segs[j])
+    do /= m * (m - 1) * L * L
+    all_segs = [s for ss in segs for s in ss]
+    n_c = sum(v for _, _, v in all_segs)
+    num = 0.0
+    for _, l, v in all_segs:
+        if not v:
+            continue
+        fit = sum(g - l + 1 for _, g, w in all_segs if w == 0 and g >= l)
+        num += (n_c - 1) / 3 * (2 * l**3 - 3 * l**2 + l) + l * l * fit
+    num *= 2 / L
+    den = m * L * (m * L - 1) - sum(l * (l - 1) for _, l, v in all_segs if v)
+    return do, num / den
+
+
+@st.composite
+def studies(draw):
+    length = draw(st.integers(min_value=1, max_value=40))
+    m = draw(st.integers(min_value=2, max_value=4))
+    out = []
+    for _ in range(m):
+        cuts = sorted(set(draw(st.lists(st.integers(0, length), max_size=8))))
+        pairs = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
+        out.append((np.array([p[0] for p in pairs], dtype=np.int64), np.array([p[1] for p in pairs], dtype=np.int64)))
+    return out, length
+
+
+@settings(max_examples=200, deadline=None)
+@given(studies())
+def test_vectorised_equals_literal_formula(study):
+    per, length = study
+    d = category_disagreement(per, length)
+    do, de = brute_force(per, length)
+    assert d.observed == pytest.approx(do, rel=1e-9, abs=1e-12)
+    assert d.expected == pytest.approx(de, rel=1e-9, abs=1e-12)
+
+
+def test_literal_formula_reproduces_krippendorff_2004():
+    do, de = brute_force(k2004()["c"], 300)
+    assert (round(do, 4), round(de, 4)) == (0.0144, 0.0532)
+
+
+@settings(max_examples=100, deadline=None)
+@given(studies())
+def test_unit_length_units_give_nominal_alpha(study):
+    """Units of length one (the boundary approach) make alpha-U Krippendorff's nominal alpha on 0/1."""
+    krippendorff = pytest.importorskip("krippendorff")
+    per, length = study
+    points = []
+    matrix = np.zeros((len(per), length))
+    for k, (b, _) in enumerate(per):
+        points.append((b, b + 1))
+        matrix[k, b] = 1
+    if np.unique(matrix).size < 2:
+        return
+    assert category_disagreement(points, length).alpha == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"), abs=1e-9
+    )

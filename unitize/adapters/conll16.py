@@ -1,0 +1,288 @@
+"""CoNLL-2015/2016 shallow discourse parsing: ``relations.json`` (JSON Lines).
+
+One relation per line::
+
+    {"DocID": "wsj_1000", "ID": 14887, "Type": "Explicit", "Sense": ["Comparison.Contrast"],
+     "Arg1": {"CharacterSpanList": [[9, 179]], "RawText": "...", "TokenList": [[9, 15, 0, 0, 0], ...]},
+     "Arg2": {...}, "Connective": {"CharacterSpanList": [[2648, 2652]], "RawText": "also", ...}}
+
+``CharacterSpanList`` holds ``[begin, end]`` code-point offsets into ``raw/<DocID>``,
+end exclusive, one pair per discontinuous part; Implicit and EntRel relations
+have an empty connective span list (English still gives the implicit
+connective as ``RawText``). System outputs (``output.json``) give only
+``TokenList`` as document token indices: these are mapped to characters
+through ``parses.json`` (``CharacterOffsetBegin``/``End`` of each word, words
+numbered across sentences); without it such relations are reported.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..model import Corpus, Finding
+from ..progress import Progress
+from ..report import finding
+from . import Adapter, AdapterError
+from .discourse import (
+    LAYERS,
+    ParsedFile,
+    Relation,
+    common_options,
+    read_bytes_for,
+    read_relations,
+)
+
+#: layer -> key of the relation object
+PARTS = {"Arg1": "Arg1", "Arg2": "Arg2", "Conn": "Connective"}
+
+
+class TokenMap:
+    """Document token index -> character extent, from ``parses.json`` (loaded on first use)."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._docs: dict[str, list[tuple[int, int]]] | None = None
+        self.error: str | None = None if path is not None else "no parses.json was given or found"
+
+    def extents(self, doc: str) -> list[tuple[int, int]] | None:
+        if self.error is not None:
+            return None
+        if self._docs is None:
+            try:
+                data = json.loads(self.path.read_bytes())  # type: ignore[union-attr]
+                self._docs = {
+                    str(d): [
+                        (int(w[1]["CharacterOffsetBegin"]), int(w[1]["CharacterOffsetEnd"]))
+                        for s in body["sentences"]
+                        for w in s["words"]
+                    ]
+                    for d, body in data.items()
+                }
+            except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as exc:
+                self.error = f"{self.path} could not be read as parses.json ({type(exc).__name__}: {exc})"
+                return None
+        return self._docs.get(doc)
+
+
+def _fragments_from_tokens(
+    tokens: list[Any], doc: str, tokens_map: TokenMap
+) -> tuple[list[tuple[int, int]] | None, str | None]:
+    """Fragments for a token list: gold 5-tuples carry offsets, system outputs need ``parses.json``."""
+    if not tokens:
+        return [], None
+    if all(isinstance(t, list) and len(t) >= 2 for t in tokens):
+        extents = [(int(t[0]), int(t[1])) for t in tokens]
+        indices = [int(t[2]) if len(t) > 2 else i for i, t in enumerate(tokens)]
+    elif all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
+        table = tokens_map.extents(doc)
+        if table is None:
+            return None, tokens_map.error or f"parses.json has no document {doc}"
+        if max(tokens) >= len(table) or min(tokens) < 0:
+            return None, f"token index {max(tokens)} is past the {len(table)} tokens parses.json gives for {doc}"
+        extents = [table[t] for t in tokens]
+        indices = list(tokens)
+    else:
+        return None, "TokenList is neither a list of token indices nor of [begin, end, index, ...] entries"
+    order = sorted(range(len(extents)), key=lambda i: indices[i])
+    fragments: list[tuple[int, int]] = []
+    previous = None
+    for i in order:
+        if previous is not None and indices[i] == previous + 1:
+            fragments[-1] = (fragments[-1][0], extents[i][1])
+        else:
+            fragments.append(extents[i])
+        previous = indices[i]
+    return fragments, None
+
+
+def _character_spans(value: Any) -> list[tuple[int, int]] | None:
+    if not isinstance(value, list):
+        return None
+    out = []
+    for pair in value:
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)):
+            return None
+        out.append((pair[0], pair[1]))
+    return out
+
+
+def _relation(obj: dict[str, Any], number: int, tokens_map: TokenMap, where: dict[str, Any], findings: list[Finding]) -> Relation:
+    doc = str(obj["DocID"])
+    record = str(obj.get("ID", number))
+    spans: dict[str, list[tuple[int, int]]] = {}
+    stored: dict[str, str] = {}
+    inserted = None
+    for layer, key in PARTS.items():
+        part = obj.get(key) or {}
+        if not isinstance(part, dict):
+            part = {}
+        raw_text = part.get("RawText")
+        if "CharacterSpanList" in part:
+            fragments = _character_spans(part["CharacterSpanList"])
+            if fragments is None:
+                findings.append(
+                    finding(
+                        "offset-invalid",
+                        f"{key}.CharacterSpanList (line {number}) is not a list of [begin, end] integer pairs",
+                        "span left out; write it as [[begin, end], ...]",
+                        record=record,
+                        doc=doc,
+                        layer=layer,
+                        **where,
+                    )
+                )
+                fragments = [(-1, -1)]
+        else:
+            fragments, problem = _fragments_from_tokens(part.get("TokenList") or [], doc, tokens_map)
+            if fragments is None:
+                findings.append(
+                    finding(
+                        "token-offsets-missing",
+                        f"{key} (line {number}) gives token indices only: {problem}",
+                        "span left out; set [input] parses to the parses.json of these documents",
+                        record=record,
+                        doc=doc,
+                        layer=layer,
+                        **where,
+                    )
+                )
+                fragments = [(-1, -1)]
+        if fragments:
+            spans[layer] = fragments
+            if isinstance(raw_text, str) and raw_text.strip():
+                stored[layer] = raw_text
+        elif layer == "Conn" and isinstance(raw_text, str) and raw_text.strip():
+            inserted = raw_text.strip()
+    senses = obj.get("Sense") or []
+    if isinstance(senses, str):
+        senses = [senses]
+    return Relation(
+        record=record,
+        line=number,
+        type=str(obj.get("Type") or ""),
+        spans=spans,
+        senses=[str(s) for s in senses if s],
+        inserted=inserted,
+        stored=stored,
+        attrs={"conll_id": obj.get("ID")},
+    )
+
+
+def make_parser(tokens_map: TokenMap):
+    """A parser of ``relations.json`` files that maps token-only spans through ``tokens_map``."""
+
+    def parse_file(path: Path, name: str, annotator: str) -> ParsedFile:
+        raw, out = read_bytes_for(path, name, annotator)
+        if raw is None:
+            return out
+        where = dict(file=name, annotator=annotator)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            out.findings.append(
+                finding("file-unreadable", f"not UTF-8 ({exc.reason} at byte {exc.start})", "file skipped; CoNLL JSON is UTF-8", **where)
+            )
+            return out
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                out.findings.append(
+                    finding(
+                        "line-malformed",
+                        f"line {number}: not JSON ({exc})",
+                        "line skipped; relations.json holds one JSON object per line",
+                        record=str(number),
+                        **where,
+                    )
+                )
+                continue
+            if not isinstance(obj, dict) or not obj.get("DocID") or not obj.get("Type"):
+                out.findings.append(
+                    finding(
+                        "line-malformed",
+                        f"line {number}: a relation needs DocID and Type",
+                        "line skipped; is this a CoNLL-2016 relations.json?",
+                        record=str(number),
+                        **where,
+                    )
+                )
+                continue
+            relation = _relation(obj, number, tokens_map, where, out.findings)
+            out.relations.setdefault(str(obj["DocID"]), []).append(relation)
+        return out
+
+    return parse_file
+
+
+def _home(source: Path) -> Path:
+    return source if source.is_dir() else source.parent
+
+
+def read(
+    *,
+    annotations: Path | None = None,
+    annotators: dict[str, Path] | list[str] | None = None,
+    annotator: str | None = None,
+    texts: Path | None = None,
+    parses: Path | None = None,
+    base: Path | None = None,
+    encoding: str = "utf-8",
+    encoding_fallback: str | None = None,
+    group_by: str = "none",
+    sense_level: int | None = None,
+    types: list[str] | None = None,
+    groups: list[str] | None = None,
+    glob: str = "relations.json",
+    progress: Progress | None = None,
+) -> Corpus:
+    """Read CoNLL-2016 ``relations.json`` files (gold or system output) and ``raw/<DocID>`` texts."""
+    first = annotations if annotations is not None else (next(iter(annotators.values())) if isinstance(annotators, dict) and annotators else None)
+    if parses is None and first is not None:
+        candidate = _home(Path(first)) / "parses.json"
+        parses = candidate if candidate.is_file() else None
+    if parses is not None and not Path(parses).is_file():
+        raise AdapterError(f"parses.json not found: {parses}")
+    tokens_map = TokenMap(Path(parses) if parses is not None else None)
+
+    def files(directory: Path) -> Iterable[Path]:
+        return (p for p in directory.glob(glob) if p.is_file())
+
+    return read_relations(
+        format="conll16",
+        parse=make_parser(tokens_map),
+        files=files,
+        annotations=annotations,
+        annotators=annotators,
+        annotator=annotator,
+        texts=texts,
+        base=base,
+        encoding=encoding,
+        encoding_fallback=encoding_fallback,
+        newlines="keep",
+        bom="keep",
+        utf16=False,
+        text_suffixes=(".txt",),
+        group_by=group_by,
+        sense_level=sense_level,
+        types=types,
+        groups=groups,
+        progress=progress,
+        default_texts=lambda source: _home(source) / "raw",
+    )
+
+
+ADAPTER = Adapter(
+    name="conll16",
+    description="CoNLL-2015/2016 relations.json (JSON Lines; gold or system output) over raw/<DocID>",
+    read=read,
+    options={
+        **common_options("directory of the raw texts raw/<DocID> (default: raw/ beside relations.json)"),
+        "parses": "parses.json mapping token indices to characters, for system outputs (default: beside relations.json)",
+    },
+    defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
+)

@@ -1,0 +1,371 @@
+"""What the PDTB-family readers share: relations, annotators, groups, span records.
+
+A format module (``pdtb3``, ``pdtb2``, ``conll16``) parses its files into
+:class:`Relation` objects per document, with offsets as the file gives them.
+:func:`read_relations` does the rest the same way for every format: annotators
+(one directory each, or a single input), raw texts, offset conversion, relation
+type selection, grouping (connective, type, sense, none), span records and the
+per-(document, group) submissions that RAT's missing-annotator and count rules
+work on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from ..model import Corpus, Finding, InputFile, Span, Submission
+from ..progress import Progress, no_progress
+from ..report import finding
+from ..text import BomPolicy, NewlinePolicy, utf16_to_codepoints
+from . import AdapterError
+from .files import index_texts, printable, read_texts, relative
+
+#: relation layers every PDTB-family reader can give: arguments, connective,
+#: supplements, and the attribution spans of the relation and of each argument
+LAYERS = ("Arg1", "Arg2", "Conn", "Sup1", "Sup2", "Attr", "Arg1Attr", "Arg2Attr")
+GROUP_BY = ("connective", "type", "sense", "none")
+#: the one group of ``group_by = "none"``
+ALL = "all"
+
+_SPAN = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
+_SENSE_SEPARATOR = re.compile(r"\s*[.:]\s*")
+
+
+@dataclass
+class Relation:
+    """One discourse relation as a file gives it.
+
+    ``spans`` maps a layer to its fragments, offsets in the file's own units;
+    a fragment that could not be parsed is ``(-1, -1)`` (already reported).
+    ``stored`` maps a layer to the text the file stores for it, if any.
+    """
+
+    record: str
+    line: int | None
+    type: str
+    spans: dict[str, list[tuple[int, int]]]
+    senses: list[str] = field(default_factory=list)
+    inserted: str | None = None
+    stored: dict[str, str] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ParsedFile:
+    """One annotation file: relations per document, and what could not be read."""
+
+    relations: dict[str, list[Relation]] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    size: int = 0
+    sha256: str = ""
+    readable: bool = True
+
+
+#: parse(path, name, annotator) -> ParsedFile; ``name`` is the path shown in reports
+Parser = Callable[[Path, str, str], ParsedFile]
+
+
+def parse_span_list(
+    value: str, layer: str, *, where: dict[str, Any], findings: list[Finding]
+) -> list[tuple[int, int]]:
+    """``b..e;b..e`` -> fragments; a malformed part becomes ``(-1, -1)`` and a finding."""
+    value = value.strip()
+    if not value:
+        return []
+    out: list[tuple[int, int]] = []
+    for i, part in enumerate(value.split(";")):
+        m = _SPAN.match(part)
+        if m is None or not (m.group(1).isascii() and m.group(2).isascii()):
+            findings.append(
+                finding(
+                    "offset-invalid",
+                    f"{layer} span {i + 1} (line {where.get('line')}): {part!r} is not of the form begin..end",
+                    "span left out; write it as two integers joined by '..'",
+                    **{k: v for k, v in where.items() if k != "line"},
+                    layer=layer,
+                )
+            )
+            out.append((-1, -1))
+        else:
+            out.append((int(m.group(1)), int(m.group(2))))
+    return out
+
+
+def read_bytes_for(path: Path, name: str, annotator: str) -> tuple[bytes | None, ParsedFile]:
+    """A file's bytes, with its size and sha256 filled in; ``None`` (and a finding) when unreadable or empty."""
+    out = ParsedFile()
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        out.readable = False
+        out.findings.append(
+            finding("file-unreadable", f"cannot read the file: {exc.strerror or exc}", "file skipped; check its permissions", file=name, annotator=annotator)
+        )
+        return None, out
+    out.size = len(raw)
+    out.sha256 = hashlib.sha256(raw).hexdigest()
+    return raw, out
+
+
+def sense_prefix(sense: str, level: int | None) -> str:
+    """The first ``level`` levels of a sense (``Contingency.Cause.Reason`` at 2 -> ``Contingency.Cause``)."""
+    if level is None:
+        return sense
+    cuts = [m.start() for m in _SENSE_SEPARATOR.finditer(sense)]
+    return sense if len(cuts) < level else sense[: cuts[level - 1]]
+
+
+def _annotator_sources(
+    annotations: Path | None, annotators: dict[str, Path] | list[str] | None, annotator: str | None
+) -> dict[str, Path]:
+    if isinstance(annotators, dict):
+        if annotations is not None:
+            raise AdapterError("give either [input] annotations (one annotator) or an [input.annotators] table, not both")
+        if not annotators:
+            raise AdapterError("[input.annotators] is empty; map each annotator name to its directory")
+        sources = {str(name): Path(path) for name, path in annotators.items()}
+    elif annotators is not None:
+        raise AdapterError(
+            "[input] annotators must be a table of annotator name -> directory for this format, "
+            'e.g. [input.annotators] ayse = "ann/ayse"'
+        )
+    elif annotations is None:
+        raise AdapterError("no input: set [input] annotations (one annotator) or an [input.annotators] table")
+    else:
+        sources = {annotator or "gold": Path(annotations)}
+    for name, path in sources.items():
+        if not name:
+            raise AdapterError("an annotator name is empty")
+        if not path.exists():
+            raise AdapterError(f"annotations of {name} not found: {path}")
+    return sources
+
+
+def read_relations(
+    *,
+    format: str,
+    parse: Parser,
+    files: Callable[[Path], Iterable[Path]],
+    annotations: Path | None,
+    annotators: dict[str, Path] | list[str] | None,
+    annotator: str | None,
+    texts: Path | None,
+    base: Path | None,
+    encoding: str,
+    encoding_fallback: str | None,
+    newlines: NewlinePolicy,
+    bom: BomPolicy,
+    utf16: bool,
+    text_suffixes: tuple[str, ...],
+    group_by: str,
+    sense_level: int | None,
+    types: list[str] | None,
+    groups: list[str] | None,
+    progress: Progress | None,
+    default_texts: Callable[[Path], Path] | None = None,
+) -> Corpus:
+    """Read every annotator's files of a PDTB-family format into a corpus."""
+    if group_by not in GROUP_BY:
+        raise AdapterError(f"group_by must be one of {', '.join(GROUP_BY)}, not {group_by!r}")
+    if sense_level is not None and (isinstance(sense_level, bool) or not isinstance(sense_level, int) or sense_level < 1):
+        raise AdapterError(f"sense_level must be a positive integer, not {sense_level!r}")
+    if types is not None and (not isinstance(types, list) or not all(isinstance(t, str) for t in types)):
+        raise AdapterError("types must be a list of relation types, e.g. [\"Explicit\", \"Implicit\"]")
+    sources = _annotator_sources(annotations, annotators, annotator)
+    base = Path(base) if base is not None else Path.cwd()
+    if texts is None:
+        if default_texts is None:
+            raise AdapterError("set [input] texts: the directory of the raw texts")
+        texts = default_texts(next(iter(sources.values())))
+    texts = Path(texts)
+    if not texts.is_dir():
+        raise AdapterError(f"texts directory not found: {texts}")
+    wanted_types = {t.lower() for t in types} if types else None
+    wanted_groups = set(groups) if groups else None
+    progress = progress or no_progress
+
+    corpus = Corpus(format=format)
+    jobs: list[tuple[str, Path, str]] = []
+    for name, source in sorted(sources.items()):
+        paths = [source] if source.is_file() else sorted(files(source))
+        for path in paths:
+            shown = printable(relative(path, base))
+            if shown is not None:
+                corpus.findings.append(
+                    finding("filename-pattern", "file name is not valid UTF-8", "file skipped; rename it", file=shown, annotator=name)
+                )
+                continue
+            jobs.append((name, path, relative(path, base)))
+
+    # (annotator, doc) -> (relations, file)
+    read: dict[tuple[str, str], tuple[list[Relation], str]] = {}
+    for name, path, shown in progress(jobs, "reading annotations"):
+        parsed = parse(path, shown, name)
+        corpus.findings.extend(parsed.findings)
+        if parsed.size or parsed.sha256:
+            corpus.inputs.append(InputFile(path=shown, role="annotations", size=parsed.size, sha256=parsed.sha256))
+        for doc, relations in parsed.relations.items():
+            key = (name, doc)
+            if key in read:
+                corpus.findings.append(
+                    finding(
+                        "duplicate-file",
+                        f"a second file with document {doc} for annotator {name} (the first is {read[key][1]})",
+                        f"its relations for {doc} are skipped, {read[key][1]} used; remove one of them",
+                        file=shown,
+                        doc=doc,
+                        annotator=name,
+                    )
+                )
+                continue
+            read[key] = (relations, shown)
+
+    docs = {doc for _, doc in read}
+    read_texts(
+        docs,
+        index_texts(texts, base, corpus, suffixes=text_suffixes, any_name=True),
+        base,
+        encoding,
+        encoding_fallback,
+        corpus,
+        newlines=newlines,
+        bom=bom,
+    )
+
+    # groups per document (union over annotators), then spans and submissions
+    counts: dict[tuple[str, str], dict[str, int]] = {}
+    doc_groups: dict[str, set[str]] = defaultdict(set)
+    for (name, doc), (relations, shown) in sorted(read.items()):
+        text = corpus.documents[doc].text
+        per_group: dict[str, int] = defaultdict(int)
+        for rel in relations:
+            if wanted_types is not None and rel.type.lower() not in wanted_types:
+                corpus.skipped_by_selection += 1
+                continue
+            spans = _code_points(rel, text) if utf16 and text is not None else rel.spans
+            group = _group(rel, spans, text, group_by, sense_level)
+            if wanted_groups is not None and group not in wanted_groups:
+                corpus.skipped_by_selection += 1
+                continue
+            per_group[group] += 1
+            _emit(corpus, rel, spans, name, doc, group, shown)
+        counts[(name, doc)] = per_group
+        doc_groups[doc].update(per_group)
+        if group_by == "none" and (wanted_groups is None or ALL in wanted_groups):
+            doc_groups[doc].add(ALL)  # every document is in the one group, with or without relations
+    for (name, doc), per_group in sorted(counts.items()):
+        shown = read[(name, doc)][1]
+        for group in sorted(doc_groups[doc]):
+            corpus.submissions.append(Submission(shown, name, doc, group, per_group.get(group, 0)))
+    return corpus
+
+
+def _code_points(rel: Relation, text: str) -> dict[str, list[tuple[int, int]]]:
+    """Fragments with UTF-16 offsets converted to code points of ``text``."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for layer, fragments in rel.spans.items():
+        flat = np.asarray([x for pair in fragments for x in pair], dtype=np.int64)
+        valid = flat >= 0
+        converted = flat.copy()
+        converted[valid] = utf16_to_codepoints(text, flat[valid])
+        out[layer] = [(int(converted[i]), int(converted[i + 1])) for i in range(0, len(flat), 2)]
+    return out
+
+
+def _connective(rel: Relation, spans: dict[str, list[tuple[int, int]]], text: str | None) -> str:
+    conn = [f for f in spans.get("Conn", []) if f[0] >= 0]
+    if conn and text is not None and all(0 <= b <= e <= len(text) for b, e in conn):
+        words = " ".join(text[b:e] for b, e in conn)
+    elif conn and rel.stored.get("Conn"):
+        words = rel.stored["Conn"]
+    else:
+        words = rel.inserted or ""
+    words = " ".join(words.split()).lower()
+    return words or f"({rel.type})"
+
+
+def _group(
+    rel: Relation, spans: dict[str, list[tuple[int, int]]], text: str | None, group_by: str, level: int | None
+) -> str:
+    if group_by == "connective":
+        return _connective(rel, spans, text)
+    if group_by == "type":
+        return rel.type
+    if group_by == "sense":
+        return sense_prefix(rel.senses[0], level) if rel.senses else f"({rel.type})"
+    return ALL
+
+
+def _emit(
+    corpus: Corpus,
+    rel: Relation,
+    spans: dict[str, list[tuple[int, int]]],
+    annotator: str,
+    doc: str,
+    group: str,
+    shown: str,
+) -> None:
+    attrs = dict(rel.attrs)
+    attrs.update(type=rel.type, senses=list(rel.senses), connective=_connective(rel, spans, corpus.documents[doc].text))
+    if rel.inserted:
+        attrs["inserted"] = rel.inserted
+    for layer in LAYERS:
+        fragments = spans.get(layer, [])
+        stored = rel.stored.get(layer) if len(fragments) == 1 else None
+        for i, (b, e) in enumerate(fragments):
+            corpus.spans.append(
+                Span(
+                    annotator=annotator,
+                    doc_id=doc,
+                    group=group,
+                    record=rel.record,
+                    layer=layer,
+                    fragment=i,
+                    begin=b,
+                    end=e,
+                    label=rel.senses[0] if rel.senses else None,
+                    attrs=attrs,
+                    source=shown,
+                    line=rel.line,
+                    stored_text=stored,
+                )
+            )
+    for layer in ("Arg1", "Arg2"):
+        if not spans.get(layer):
+            corpus.findings.append(
+                finding(
+                    "span-missing",
+                    f"{rel.type} relation (line {rel.line}) has no {layer} span",
+                    f"relation kept without {layer}; complete or remove it in the annotation tool",
+                    file=shown,
+                    record=rel.record,
+                    doc=doc,
+                    group=group,
+                    annotator=annotator,
+                    layer=layer,
+                )
+            )
+
+
+def common_options(texts_help: str) -> dict[str, str]:
+    """The [input] keys every PDTB-family reader accepts."""
+    return {
+        "annotations": "one annotator's annotations (a file or a directory); see also annotators",
+        "annotators": "table of annotator name -> directory (or file), each with the same relative file names",
+        "annotator": "name of the single annotator of `annotations` (default gold)",
+        "texts": texts_help,
+        "encoding": "encoding of the raw texts",
+        "encoding_fallback": "encoding tried when a raw text is not valid in `encoding`",
+        "group_by": "none (default: one group), connective, type or sense: the sampling unit agreement is measured over",
+        "sense_level": "with group_by = sense: how many levels of the sense hierarchy (default: all)",
+        "types": "only these relation types (e.g. [\"Explicit\", \"Implicit\"]; default all)",
+        "groups": "only these groups",
+        "glob": "which files under an annotator's directory are annotation files",
+    }

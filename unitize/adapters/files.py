@@ -1,0 +1,156 @@
+"""File handling shared by adapters: relative names, raw-text lookup and decoding.
+
+Raw texts are decoded here with the offset convention of the tool that made
+the annotations (``newlines`` and ``bom``, see :func:`unitize.text.decode_raw`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable
+
+from ..model import Corpus, Document, InputFile
+from ..report import finding
+from ..text import BomPolicy, DecodeError, NewlinePolicy, decode_raw
+
+
+def relative(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` in POSIX form (``..`` where needed)."""
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def printable(name: str) -> str | None:
+    """``None`` when a file name is valid UTF-8, else a printable form of it (bytes escaped)."""
+    try:
+        name.encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def doc_id_of(path: Path, suffixes: tuple[str, ...]) -> str:
+    """The document id a file name gives: its name without one of ``suffixes``."""
+    name = path.name
+    for suffix in suffixes:
+        if suffix and name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def index_texts(
+    texts: Path,
+    base: Path,
+    corpus: Corpus,
+    *,
+    suffixes: tuple[str, ...] = (".txt",),
+    any_name: bool = False,
+) -> dict[str, Path]:
+    """Document id -> raw text path, for every text file under ``texts`` (recursively).
+
+    The id is the file name without its suffix. With ``any_name`` every regular
+    file is a candidate (PDTB and CoNLL raw files have no extension); otherwise
+    only files ending in one of ``suffixes``. Two files giving one id: the first
+    in path order is used and the other reported.
+    """
+    index: dict[str, Path] = {}
+    candidates = texts.rglob("*") if any_name else (p for s in suffixes for p in texts.rglob(f"*{s}"))
+    for path in sorted(candidates):
+        if not path.is_file() or (any_name and path.name.startswith(".")):
+            continue
+        shown = printable(relative(path, base))
+        if shown is not None:
+            corpus.findings.append(
+                finding("filename-pattern", "raw text file name is not valid UTF-8", "file ignored; rename it", file=shown)
+            )
+            continue
+        doc = doc_id_of(path, suffixes)
+        if doc in index:
+            corpus.findings.append(
+                finding(
+                    "duplicate-text",
+                    f"raw texts {relative(index[doc], base)} and {relative(path, base)} both name document {doc}",
+                    f"{relative(index[doc], base)} used",
+                    file=relative(path, base),
+                    doc=doc,
+                )
+            )
+            continue
+        index[doc] = path
+    return index
+
+
+def read_texts(
+    docs: Iterable[str],
+    index: dict[str, Path],
+    base: Path,
+    encoding: str,
+    fallback: str | None,
+    corpus: Corpus,
+    *,
+    newlines: NewlinePolicy,
+    bom: BomPolicy = "keep",
+) -> None:
+    """Decode the raw text of every document in ``docs`` into ``corpus.documents``.
+
+    A document whose text is not found, unreadable or undecodable gets
+    ``text=None`` (validation then reports its annotations); the latter two are
+    reported here.
+    """
+    for doc in sorted(docs):
+        path = index.get(doc)
+        if path is None:
+            corpus.documents[doc] = Document(doc_id=doc, text=None)
+            continue
+        name = relative(path, base)
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            corpus.findings.append(
+                finding(
+                    "file-unreadable",
+                    f"cannot read the raw text: {exc.strerror or exc}",
+                    "its annotations are left out; check the file and its permissions",
+                    file=name,
+                    doc=doc,
+                )
+            )
+            corpus.documents[doc] = Document(doc_id=doc, text=None, source=name)
+            continue
+        sha = hashlib.sha256(raw).hexdigest()
+        corpus.inputs.append(InputFile(path=name, role="text", size=len(raw), sha256=sha))
+        try:
+            decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines=newlines, bom=bom)
+        except DecodeError as exc:
+            corpus.findings.append(
+                finding(
+                    "encoding-error",
+                    f"raw text {exc}",
+                    "its annotations are left out; set [input] encoding_fallback (e.g. windows-1254)",
+                    file=name,
+                    doc=doc,
+                )
+            )
+            corpus.documents[doc] = Document(doc_id=doc, text=None, source=name, size=len(raw), sha256=sha)
+            continue
+        if decoded.fallback_used:
+            corpus.findings.append(
+                finding(
+                    "encoding-fallback",
+                    f"raw text is not valid {encoding}; decoded as {decoded.encoding}",
+                    "used the fallback decoding",
+                    file=name,
+                    doc=doc,
+                )
+            )
+        corpus.documents[doc] = Document(
+            doc_id=doc,
+            text=decoded.text,
+            source=name,
+            encoding=decoded.encoding,
+            newline=decoded.newline,
+            bom=decoded.bom,
+            size=len(raw),
+            sha256=sha,
+        )

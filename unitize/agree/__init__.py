@@ -1,0 +1,107 @@
+"""Agreement on a ``unitize`` output directory: metrics, results table, summary, plots.
+
+    from unitize.agree import agree
+    written = agree("out/", metrics=["alpha-u", "alpha"], plot=True)
+
+writes ``out/agreement/``: ``results.parquet`` and ``results.csv`` (one row per
+setting, group, layer, metric — and annotator pair for Cohen's kappa),
+``summary.md`` and ``summary.csv`` (the thesis's Table 22 layout) and, with
+``plot``, ``plots/*.png|svg``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text
+from .alphau import AlphaU, alpha_u, category_disagreement
+from .data import DataError, Matrix, OutputData, Setting
+from .measure import DEFAULT_METRICS, METRICS, RESULT_SCHEMA, as_json_lines, measure
+from .plots import PlotError, box_plots
+from .summary import summary_rows, to_csv, to_markdown
+
+
+@dataclass
+class AgreeResult:
+    results: pa.Table
+    dest: Path
+    files: list[Path] = field(default_factory=list)
+    summary_metric: str | None = None
+
+
+def _atomic_parquet(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    pq.write_table(table, tmp, **PARQUET_WRITE_OPTIONS)
+    os.replace(tmp, path)
+
+
+def _atomic_csv(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    pacsv.write_csv(table, tmp)
+    os.replace(tmp, path)
+
+
+def default_summary_metric(metrics: Sequence[str]) -> str | None:
+    for m in ("alpha-u", "alpha", "fleiss", "gamma", "cochran-q"):
+        if m in metrics:
+            return m
+    return None
+
+
+def agree(
+    out: Path | str,
+    *,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    dest: Path | str | None = None,
+    settings: Sequence[str] | None = None,
+    groups: Sequence[str] | None = None,
+    summary_metric: str | None = None,
+    plot: bool = False,
+    gamma: dict[str, Any] | None = None,
+) -> AgreeResult:
+    """Measure, then write the results table, the summary and (optionally) the plots."""
+    out = Path(out)
+    dest = Path(dest) if dest is not None else out / "agreement"
+    summary_metric = summary_metric or default_summary_metric(metrics)
+    if summary_metric is not None and summary_metric not in metrics:
+        raise ValueError(f"the summary metric {summary_metric!r} is not among the metrics computed")
+    results = measure(out, metrics, settings=settings, groups=groups, gamma=gamma)
+    dest.mkdir(parents=True, exist_ok=True)
+    written = [dest / "results.parquet", dest / "results.csv"]
+    _atomic_parquet(results, written[0])
+    _atomic_csv(results, written[1])
+    if summary_metric is not None:
+        columns, body, footer = summary_rows(results, summary_metric)
+        title = f"Agreement summary: {summary_metric} per group (Yalçınkaya 2010, Table 22 layout)"
+        atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title))
+        atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
+        written += [dest / "summary.md", dest / "summary.csv"]
+    if plot:
+        written += box_plots(results, dest / "plots")
+    return AgreeResult(results=results, dest=dest, files=written, summary_metric=summary_metric)
+
+
+__all__ = [
+    "AgreeResult",
+    "AlphaU",
+    "DEFAULT_METRICS",
+    "DataError",
+    "METRICS",
+    "Matrix",
+    "OutputData",
+    "PlotError",
+    "RESULT_SCHEMA",
+    "Setting",
+    "agree",
+    "alpha_u",
+    "as_json_lines",
+    "category_disagreement",
+    "measure",
+]

@@ -1,0 +1,326 @@
+"""Reading a ``unitize`` output directory for measurement and export.
+
+The output directory and its manifest are the interface: unit matrices are
+read from ``units/*/part-0.parquet`` through pyarrow (wide or long layout, unit
+or item data, as the ``unitize`` schema metadata says), segments from
+``segments/<unit>.parquet``. Nothing here imports the pipeline.
+
+A matrix comes out as a float array, units × annotators, with NaN where the
+annotator is missing; categorical values are integer codes into
+``Matrix.categories``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..output import OutputError, read_manifest
+
+UNIT_KEYS = ("group", "doc_id", "layer", "unit", "begin", "end")
+ITEM_KEYS = ("group", "item")
+LONG_UNIT_COLUMNS = ("group", "doc_id", "layer", "unit", "begin", "end", "annotator", "value")
+LONG_ITEM_COLUMNS = ("group", "item", "annotator", "value")
+LEVELS = ("nominal", "ordinal", "interval")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One unit-matrix dataset of an output directory (``units/<name>/``)."""
+
+    name: str
+    path: Path
+    kind: str  # "units" or "items"
+    layout: str  # "wide" or "long"
+    value: str  # "binary", "bitmask", "label"
+    unit: str | None  # "char", "word"; None for items
+    approach: str | None
+    mode: str | None
+    annotators: tuple[str, ...]
+    levels: dict[str, str] = field(default_factory=dict)
+    layer_bits: dict[str, int] = field(default_factory=dict)
+
+    def level(self, group: str) -> str:
+        """Level of measurement for Krippendorff's alpha: declared for items, nominal otherwise."""
+        return self.levels.get(group, "nominal") if self.kind == "items" else "nominal"
+
+
+@dataclass
+class Matrix:
+    """One (setting, group, layer) matrix: rows are units (or items), columns annotators."""
+
+    setting: Setting
+    group: str
+    layer: str
+    annotators: list[str]
+    values: np.ndarray  # float64 (rows, annotators); NaN = annotator missing
+    categories: list[str] | None  # code -> label for label data; None when values are numbers
+    docs: list[str]  # documents of the group's universe (empty for items)
+    row_doc: np.ndarray  # per row: index into docs (-1 for items)
+    row_unit: np.ndarray  # per row: unit index within the document (item index for items)
+    row_names: list[str] | None = None  # item names for items
+    row_extent: tuple[np.ndarray, np.ndarray] | None = None  # (begin, end) characters per row
+    continuum: "Matrix | None" = None  # layers laid end to end: the one-layer matrix whose units are the continuum
+
+    @property
+    def binary(self) -> bool:
+        return self.setting.value == "binary" and self.categories is None
+
+    def item_names(self) -> list[str]:
+        """Stable names of the rows: ``group/doc/unit`` (units) or ``group/item`` (items)."""
+        if self.row_names is not None:
+            return [f"{self.group}/{n}" for n in self.row_names]
+        return [f"{self.group}/{self.docs[d]}/{u}" for d, u in zip(self.row_doc.tolist(), self.row_unit.tolist())]
+
+    def label(self, code: float) -> str:
+        """The written form of a value."""
+        if self.categories is not None:
+            return self.categories[int(code)]
+        return str(int(code)) if float(code).is_integer() else repr(float(code))
+
+    def doc_units(self) -> np.ndarray:
+        """Units per document of the universe, in ``docs`` order."""
+        if self.continuum is not None:
+            return self.continuum.doc_units()
+        return np.bincount(self.row_doc, minlength=len(self.docs)) if self.docs else np.zeros(0, dtype=np.int64)
+
+    def doc_presence(self) -> np.ndarray:
+        """(documents, annotators) bool: the annotator has data for the document."""
+        present = ~np.isnan(self.values)
+        out = np.zeros((len(self.docs), len(self.annotators)), dtype=bool)
+        if self.docs and self.values.size:
+            np.logical_or.at(out, self.row_doc, present)
+        return out
+
+
+class DataError(OutputError):
+    """An output directory whose tables do not follow the contract."""
+
+
+def _metadata(schema: pa.Schema, path: Path) -> dict[str, Any]:
+    raw = (schema.metadata or {}).get(b"unitize")
+    if raw is None:
+        raise DataError(f"{path}: no 'unitize' schema metadata; was it written by unitize?")
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: unreadable 'unitize' schema metadata: {exc}") from None
+
+
+def read_setting(path: Path) -> Setting:
+    """Describe one ``units/<name>/part-0.parquet`` from its schema metadata."""
+    schema = pq.read_schema(path)
+    meta = _metadata(schema, path)
+    kind = meta.get("kind", "units")
+    layout = meta.get("layout", "wide")
+    if kind not in ("units", "items") or layout not in ("wide", "long"):
+        raise DataError(f"{path}: unknown kind {kind!r} or layout {layout!r}")
+    mode = meta.get("mode")
+    value = meta.get("value") or ("label" if kind == "items" else "bitmask" if mode == "combined" else "binary")
+    keys = ITEM_KEYS if kind == "items" else UNIT_KEYS
+    if layout == "long":
+        expected = LONG_ITEM_COLUMNS if kind == "items" else LONG_UNIT_COLUMNS
+        if tuple(schema.names) != expected:
+            raise DataError(f"{path}: a long table needs exactly the columns {', '.join(expected)}")
+        annotators = tuple(meta.get("annotators") or ())
+    else:
+        missing = [k for k in keys if k not in schema.names]
+        if missing:
+            raise DataError(f"{path}: missing column(s) {', '.join(missing)}")
+        columns = [n for n in schema.names if n not in keys]
+        annotators = tuple(meta.get("annotators") or columns)
+        absent = [a for a in annotators if a not in schema.names]
+        if absent:
+            raise DataError(f"{path}: annotator column(s) {', '.join(absent)} named in the metadata are missing")
+    levels = meta.get("levels") or {}
+    bad = {g: lv for g, lv in levels.items() if lv not in LEVELS}
+    if bad:
+        raise DataError(f"{path}: unknown level(s) {bad}; use one of {', '.join(LEVELS)}")
+    return Setting(
+        name=path.parent.name,
+        path=path,
+        kind=kind,
+        layout=layout,
+        value=value,
+        unit=meta.get("unit") if kind == "units" else None,
+        approach=meta.get("approach") if kind == "units" else None,
+        mode=mode if kind == "units" else None,
+        annotators=annotators,
+        levels=dict(levels),
+        layer_bits=dict(meta.get("layer_bits") or {}),
+    )
+
+
+class OutputData:
+    """A ``unitize`` output directory opened for reading."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.manifest = read_manifest(self.path)
+        parts = sorted((self.path / "units").glob("*/part-0.parquet"))
+        if not parts:
+            raise DataError(f"{self.path} holds no unit matrices (units/*/part-0.parquet)")
+        self.settings = [read_setting(p) for p in parts]
+        self.layers: list[str] = list(self.manifest.get("settings", {}).get("layers") or [])
+        self._segments: dict[str, pa.Table | None] = {}
+
+    def setting(self, name: str) -> Setting:
+        for s in self.settings:
+            if s.name == name:
+                return s
+        raise DataError(f"{self.path}: no setting {name!r}; there are {', '.join(s.name for s in self.settings)}")
+
+    # -- unit matrices --
+
+    def groups(self, setting: Setting) -> list[str]:
+        column = pq.read_table(setting.path, columns=["group"]).column("group")
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        return sorted(pc.unique(column).to_pylist())
+
+    def matrices(self, setting: Setting) -> Iterator[Matrix]:
+        """Every (group, layer) matrix of a setting, groups sorted, layers in table order."""
+        for group in self.groups(setting):
+            table = pq.read_table(setting.path, filters=[("group", "=", group)])
+            table = _decode(table)
+            if setting.kind == "items":
+                yield _items_matrix(setting, group, table)
+            else:
+                found = _in_order(table.column("layer").to_pylist())
+                order = {layer: i for i, layer in enumerate(self.layers)}
+                for layer in sorted(found, key=lambda x: (order.get(x, len(order)), x)):
+                    part = table.filter(pc.equal(table.column("layer"), layer))
+                    yield _units_matrix(setting, group, layer, part)
+
+    # -- segments --
+
+    def segments(self, unit: str) -> pa.Table | None:
+        """``segments/<unit>.parquet`` with plain string columns, or None when absent."""
+        if unit not in self._segments:
+            path = self.path / "segments" / f"{unit}.parquet"
+            self._segments[unit] = _decode(pq.read_table(path)) if path.is_file() else None
+        return self._segments[unit]
+
+
+def _decode(table: pa.Table) -> pa.Table:
+    """Dictionary columns as plain strings (simpler filtering and pivoting)."""
+    for i, f in enumerate(table.schema):
+        if pa.types.is_dictionary(f.type):
+            table = table.set_column(i, f.name, table.column(i).cast(f.type.value_type))
+    return table
+
+
+def _in_order(values: list[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def _codes(columns: list[pa.ChunkedArray | pa.Array], numeric: bool) -> tuple[list[np.ndarray], list[str] | None]:
+    """Columns of values as float arrays (NaN = null); strings become codes into sorted categories."""
+    if numeric:
+        out = []
+        for col in columns:
+            try:
+                out.append(np.asarray(pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64))
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise DataError(f"a value is not a number: {exc}") from None
+        return out, None
+    texts = [pc.cast(c, pa.string()) for c in columns]
+    categories = sorted({v for c in texts for v in pc.unique(c).to_pylist() if v is not None})
+    domain = pa.array(categories, pa.string())
+    out = []
+    for c in texts:
+        idx = pc.index_in(c, value_set=domain).to_numpy(zero_copy_only=False)
+        out.append(np.asarray(idx, dtype=np.float64))  # nulls come back as NaN
+    return out, categories
+
+
+def _is_text(col: pa.ChunkedArray) -> bool:
+    return pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
+
+
+def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
+    if setting.layout == "long":
+        table, annotators = _pivot_long(table, ["doc_id", "unit"], ["begin", "end"], setting.annotators)
+    else:
+        annotators = list(setting.annotators)
+    numeric = setting.value in ("binary", "bitmask") and not any(_is_text(table.column(a)) for a in annotators)
+    values, categories = _codes([table.column(a) for a in annotators], numeric)
+    doc_col = table.column("doc_id").to_pylist()
+    docs = sorted(set(doc_col))
+    doc_index = {d: i for i, d in enumerate(docs)}
+    row_doc = np.fromiter((doc_index[d] for d in doc_col), dtype=np.int64, count=len(doc_col))
+    unit = table.column("unit").to_numpy().astype(np.int64)
+    order = np.lexsort((unit, row_doc))
+    stacked = np.column_stack(values) if values else np.zeros((len(doc_col), 0))
+    return Matrix(
+        setting=setting,
+        group=group,
+        layer=layer,
+        annotators=annotators,
+        values=stacked[order],
+        categories=categories,
+        docs=docs,
+        row_doc=row_doc[order],
+        row_unit=unit[order],
+        row_extent=(table.column("begin").to_numpy()[order], table.column("end").to_numpy()[order]),
+    )
+
+
+def _items_matrix(setting: Setting, group: str, table: pa.Table) -> Matrix:
+    if setting.layout == "long":
+        table, annotators = _pivot_long(table, ["item"], [], setting.annotators)
+    else:
+        annotators = list(setting.annotators)
+    level = setting.level(group)
+    values, categories = _codes([table.column(a) for a in annotators], numeric=level != "nominal")
+    items = table.column("item").to_pylist()
+    order = sorted(range(len(items)), key=lambda i: items[i])
+    stacked = np.column_stack(values) if values else np.zeros((len(items), 0))
+    return Matrix(
+        setting=setting,
+        group=group,
+        layer="items",
+        annotators=annotators,
+        values=stacked[order],
+        categories=categories,
+        docs=[],
+        row_doc=np.full(len(items), -1, dtype=np.int64),
+        row_unit=np.arange(len(items), dtype=np.int64),
+        row_names=[items[i] for i in order],
+    )
+
+
+def _pivot_long(table: pa.Table, keys: list[str], carried: list[str], declared: tuple[str, ...]) -> tuple[pa.Table, list[str]]:
+    """A long table (one row per key × annotator) as a wide one; absent rows become nulls."""
+    found = _in_order(table.column("annotator").to_pylist())
+    annotators = [a for a in declared if a in found] + sorted(a for a in found if a not in declared)
+    annotators += [a for a in declared if a not in annotators]
+    key_rows = table.select(keys + carried).group_by(keys + carried, use_threads=False).aggregate([])
+    key_rows = key_rows.sort_by([(k, "ascending") for k in keys])
+    if key_rows.num_rows != table.select(keys).group_by(keys, use_threads=False).aggregate([]).num_rows:
+        raise DataError(f"a long table gives one {'/'.join(keys)} two different extents")
+    index_of = {k: i for i, k in enumerate(zip(*[key_rows.column(k).to_pylist() for k in keys]))}
+    row = np.fromiter((index_of[k] for k in zip(*[table.column(k).to_pylist() for k in keys])), dtype=np.int64, count=table.num_rows)
+    ann_index = {a: i for i, a in enumerate(annotators)}
+    col = np.fromiter((ann_index[a] for a in table.column("annotator").to_pylist()), dtype=np.int64, count=table.num_rows)
+    if np.unique(row * len(annotators) + col).size != table.num_rows:
+        raise DataError("a long table has two values for one unit and annotator")
+    value = table.column("value")
+    columns = {}
+    for a, i in ann_index.items():
+        take = np.full(key_rows.num_rows, -1, dtype=np.int64)
+        sel = np.nonzero(col == i)[0]
+        take[row[sel]] = sel
+        indices = pa.array(take, mask=take < 0)
+        columns[a] = value.take(indices)
+    wide = key_rows
+    for a in annotators:
+        wide = wide.append_column(a, columns[a])
+    return wide, annotators

@@ -1,0 +1,321 @@
+"""``unitize agree``: agreement per setting, group and layer of an output directory.
+
+For every unit-matrix dataset (setting), group and layer — and, for separate
+layers, all layers together (the RAT's "both", layer ``Arg1+Arg2``) — the
+chosen metrics are computed and collected in one results table with the counts
+behind each value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import backends
+from .alphau import alpha_u
+from .backends import Value, nan
+from .data import Matrix, OutputData, Setting
+
+METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cochran-q", "gamma")
+DEFAULT_METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cochran-q")
+
+RESULT_SCHEMA = pa.schema(
+    [
+        ("setting", pa.string()),
+        ("unit", pa.string()),
+        ("approach", pa.string()),
+        ("mode", pa.string()),
+        ("group", pa.string()),
+        ("layer", pa.string()),
+        ("metric", pa.string()),
+        ("value", pa.float64()),
+        ("reason", pa.string()),
+        ("annotators", pa.int32()),
+        ("documents", pa.int32()),
+        ("relations", pa.int32()),
+        ("units", pa.int64()),
+        ("units_used", pa.int64()),
+        ("std_err", pa.float64()),
+        ("df", pa.float64()),
+        ("p_value", pa.float64()),
+        ("pair", pa.string()),
+        ("level", pa.string()),
+        ("params", pa.string()),
+    ]
+)
+
+GAMMA_DEFAULTS = {"alpha": 1.0, "beta": 1.0, "n_samples": 30, "fast": True, "seed": 4577}
+
+
+def _stack(mats: list[Matrix], layer: str) -> Matrix:
+    """Layers of one group laid end to end (the RAT's "both" for coding metrics)."""
+    first = mats[0]
+    return Matrix(
+        setting=first.setting,
+        group=first.group,
+        layer=layer,
+        annotators=first.annotators,
+        values=np.concatenate([m.values for m in mats]),
+        categories=first.categories,
+        docs=first.docs,
+        row_doc=np.concatenate([m.row_doc for m in mats]),
+        row_unit=np.concatenate([m.row_unit for m in mats]),
+        continuum=first,
+    )
+
+
+class _Segments:
+    """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and relation counts."""
+
+    def __init__(self, table: pa.Table | None):
+        self.by_key: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+        self.records: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        if table is None or table.num_rows == 0:
+            return
+        cols = {n: table.column(n).to_pylist() for n in ("group", "layer", "doc_id", "annotator", "label")}
+        u0 = table.column("unit_begin").to_numpy()
+        u1 = table.column("unit_end").to_numpy()
+        recs = table.column("records").to_pylist()
+        rows: dict[tuple[str, str], list[int]] = defaultdict(list)
+        for i, key in enumerate(zip(cols["group"], cols["layer"])):
+            rows[key].append(i)
+            self.records[key][cols["annotator"][i]].update(recs[i])
+        for key, idx in rows.items():
+            ix = np.array(idx, dtype=np.int64)
+            self.by_key[key] = {
+                "doc": np.array([cols["doc_id"][i] for i in idx], dtype=object),
+                "annotator": np.array([cols["annotator"][i] for i in idx], dtype=object),
+                "label": np.array([cols["label"][i] or key[1] for i in idx], dtype=object),
+                "u0": u0[ix].astype(np.int64),
+                "u1": u1[ix].astype(np.int64),
+            }
+
+    def relations(self, group: str, layers: Iterable[str]) -> int | None:
+        per: dict[str, set[str]] = defaultdict(set)
+        for layer in layers:
+            for a, recs in self.records.get((group, layer), {}).items():
+                per[a] |= recs
+        return max((len(v) for v in per.values()), default=0)
+
+
+def _continuum(m: Matrix) -> tuple[np.ndarray, list[str], int, str | None]:
+    """Documents every annotator coded, their offsets on the continuum, annotators, L (or a reason)."""
+    presence = m.doc_presence()
+    cols = presence.any(axis=0)
+    annotators = [a for a, c in zip(m.annotators, cols) if c]
+    if len(annotators) < 2:
+        return np.zeros(0, np.int64), annotators, 0, "fewer than two annotators with data"
+    complete = presence[:, cols].all(axis=1)
+    if not complete.any():
+        return np.zeros(0, np.int64), annotators, 0, "no document is coded by every annotator"
+    n = np.where(complete, m.doc_units(), 0)
+    offset = np.concatenate(([0], np.cumsum(n)[:-1]))
+    offset = np.where(complete, offset, -1)
+    return offset, annotators, int(n.sum()), None
+
+
+def _unit_positions(seg: dict[str, np.ndarray], docs: list[str], offset: np.ndarray, approach: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Segments of used documents as (row index, begin, end) on the continuum; boundary: the end units."""
+    index = {d: i for i, d in enumerate(docs)}
+    di = np.array([index.get(d, -1) for d in seg["doc"]], dtype=np.int64)
+    use = di >= 0
+    use[use] = offset[di[use]] >= 0
+    rows = np.nonzero(use)[0]
+    base = offset[di[rows]]
+    b, e = seg["u0"][rows] + base, seg["u1"][rows] + base
+    if approach == "boundary":
+        last = e - 1
+        two = last > b
+        rows = np.concatenate([rows, rows[two]])
+        b, e = np.concatenate([b, last[two]]), np.concatenate([b + 1, e[two]])
+    return rows, b, e
+
+
+def _study(segs: _Segments, m: Matrix, layers: Sequence[str], by_label: bool):
+    offset, annotators, length, reason = _continuum(m)
+    if reason:
+        return None, annotators, length, reason
+    study: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for layer in layers:
+        seg = segs.by_key.get((m.group, layer))
+        if seg is None:
+            continue
+        rows, b, e = _unit_positions(seg, m.docs, offset, m.setting.approach)
+        cats = seg["label"][rows] if by_label else np.full(rows.size, layer, dtype=object)
+        ann = seg["annotator"][rows]
+        for cat in sorted(set(cats.tolist())):
+            per = []
+            for a in annotators:
+                sel = (cats == cat) & (ann == a)
+                order = np.argsort(b[sel], kind="stable")
+                per.append((b[sel][order], e[sel][order]))
+            study[f"{layer}:{cat}" if by_label else layer] = per
+    if length == 0:
+        return None, annotators, 0, "empty continuum: the documents have no units"
+    return study, annotators, length, None
+
+
+def _alpha_u(segs: _Segments | None, m: Matrix, layers: Sequence[str]) -> Value:
+    if m.setting.kind == "items":
+        return nan("alpha-U needs segments on a continuum; item labels have none")
+    if segs is None:
+        return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
+    study, annotators, length, reason = _study(segs, m, layers, by_label=m.setting.value == "label")
+    if reason:
+        return nan(reason, units_used=length)
+    if not study:
+        return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
+    res = alpha_u(study, length)
+    params = {"observed": res.observed, "expected": res.expected, "annotators": annotators}
+    if np.isnan(res.alpha):
+        return nan("no expected disagreement", units_used=length, params=params)
+    return Value(res.alpha, units_used=length, params=params)
+
+
+def _gamma(segs: _Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> Value:
+    if m.setting.kind == "items":
+        return nan("gamma needs segments on a continuum; item labels have none")
+    try:
+        from pyannote.core import Segment
+        from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
+    except ImportError:
+        return nan("pygamma-agreement is not installed (pip install 'unitize[gamma]')")
+    if segs is None:
+        return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
+    study, annotators, length, reason = _study(segs, m, layers, by_label=m.setting.value == "label")
+    if reason:
+        return nan(reason, units_used=length)
+    continuum = Continuum()
+    for cat, per in (study or {}).items():
+        for a, (b, e) in zip(annotators, per):
+            for x, y in zip(b.tolist(), e.tolist()):
+                continuum.add(a, Segment(float(x), float(y)), cat)
+    if len(continuum.annotators) < 2 or continuum.num_units < 2:
+        return nan("gamma needs at least two annotators with units", units_used=length)
+    np.random.seed(int(options["seed"]))
+    d = CombinedCategoricalDissimilarity(alpha=float(options["alpha"]), beta=float(options["beta"]))
+    try:
+        res = backends._quiet(continuum.compute_gamma, d, n_samples=int(options["n_samples"]), fast=bool(options["fast"]))
+    except Exception as exc:  # pygamma raises assorted errors on degenerate continua
+        return nan(f"pygamma-agreement: {type(exc).__name__}: {exc}", units_used=length)
+    return Value(float(res.gamma), units_used=length, params={**options, "positions": "units on the continuum"})
+
+
+def _coding(metric: str, m: Matrix) -> list[Value]:
+    if metric == "alpha":
+        level = m.setting.level(m.group)
+        v = backends.krippendorff_alpha(m.values, level)
+        v.params.setdefault("level", level)
+        return [v]
+    if metric == "fleiss":
+        return [backends.fleiss(m.values)]
+    if metric == "cohen":
+        return backends.cohen(m.values, m.annotators)
+    if metric == "cochran-q":
+        return [backends.cochran_q(m.values, m.binary)]
+    raise ValueError(metric)
+
+
+def _rows(setting: Setting, m: Matrix, layers: Sequence[str], metrics: Sequence[str], segs: _Segments | None, gamma: dict[str, Any]) -> list[dict[str, Any]]:
+    base = {
+        "setting": setting.name,
+        "unit": setting.unit or "item",
+        "approach": setting.approach,
+        "mode": setting.mode,
+        "group": m.group,
+        "layer": m.layer,
+        "annotators": int(np.sum(~np.all(np.isnan(m.values), axis=0))) if m.values.size else 0,
+        "documents": len(m.docs) if m.docs else None,
+        "relations": segs.relations(m.group, layers) if segs is not None else None,
+        "units": int(m.values.shape[0]),
+    }
+    out = []
+    for metric in metrics:
+        if metric == "alpha-u":
+            values = [_alpha_u(segs, m, layers)]
+        elif metric == "gamma":
+            values = [_gamma(segs, m, layers, gamma)]
+        else:
+            values = _coding(metric, m)
+        for v in values:
+            params = dict(v.params)
+            level = params.pop("level", None)
+            out.append(
+                {
+                    **base,
+                    "metric": metric,
+                    "value": v.value,
+                    "reason": v.reason,
+                    "units_used": v.units_used,
+                    "std_err": v.std_err,
+                    "df": v.df,
+                    "p_value": v.p_value,
+                    "pair": v.pair,
+                    "level": level,
+                    "params": json.dumps(params, sort_keys=True) if params else None,
+                }
+            )
+    return out
+
+
+def measure(
+    out: Path | OutputData,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    settings: Sequence[str] | None = None,
+    groups: Sequence[str] | None = None,
+    gamma: dict[str, Any] | None = None,
+) -> pa.Table:
+    """The results table of ``unitize agree`` for an output directory."""
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}")
+    data = out if isinstance(out, OutputData) else OutputData(out)
+    chosen = [data.setting(s) for s in settings] if settings else data.settings
+    gamma_options = {**GAMMA_DEFAULTS, **(gamma or {})}
+    rows: list[dict[str, Any]] = []
+    segment_cache: dict[str, _Segments | None] = {}
+    for setting in chosen:
+        segs = None
+        if setting.kind == "units" and setting.unit:
+            if setting.unit not in segment_cache:
+                table = data.segments(setting.unit)
+                segment_cache[setting.unit] = _Segments(table) if table is not None else None
+            segs = segment_cache[setting.unit]
+        by_group: dict[str, list[Matrix]] = defaultdict(list)
+        for m in data.matrices(setting):
+            if groups is None or m.group in groups:
+                by_group[m.group].append(m)
+        for group, mats in by_group.items():
+            for m in mats:
+                if setting.mode == "combined":
+                    layers = list(setting.layer_bits) or m.layer.split("+")
+                else:
+                    layers = [m.layer]
+                rows += _rows(setting, m, layers, metrics, segs, gamma_options)
+            if setting.kind == "units" and setting.mode != "combined" and len(mats) > 1:
+                layers = [m.layer for m in mats]
+                both = _stack(mats, "+".join(layers))
+                rows += _rows(setting, both, layers, metrics, segs, gamma_options)
+    return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
+
+
+def as_json_lines(table: pa.Table) -> Iterable[str]:
+    """One JSON object per result row (NaN written as null)."""
+    for row in table.to_pylist():
+        clean = {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
+        yield json.dumps(clean, ensure_ascii=False)
+
+
+def select(table: pa.Table, **equal: str) -> pa.Table:
+    """Rows of a results table whose columns equal the given values."""
+    mask = None
+    for column, value in equal.items():
+        cond = pc.equal(table.column(column), value)
+        mask = cond if mask is None else pc.and_(mask, cond)
+    return table if mask is None else table.filter(mask)

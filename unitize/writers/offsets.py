@@ -1,0 +1,70 @@
+"""Offsets from the model's text to the convention of a target tool.
+
+The model's text is the raw file decoded the way the *source* tool counted
+(``\\r\\n`` as one or two characters, BOM kept or not). A target tool counts
+its own way; both views come from the same raw bytes, so offsets map exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..model import Document
+from ..text import (
+    DecodeError,
+    NewlinePolicy,
+    codepoints_to_utf16,
+    decode_raw,
+    kept_to_normalized,
+    normalized_to_kept,
+)
+
+
+def _normalize(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@dataclass(frozen=True)
+class TargetText:
+    """A document's raw bytes and its text as the target tool counts it."""
+
+    raw: bytes
+    kept: str  # decoded, line breaks and BOM as in the file
+    text: str  # as the target counts: ``kept`` or its newline-normalized form
+    newlines: NewlinePolicy
+    utf16: bool
+    _to_kept: str  # "same", "normalized", "bom", "bom-normalized"
+
+    def convert(self, offsets: np.ndarray) -> np.ndarray:
+        """Model offsets (code points of the model's text) -> target offsets."""
+        off = np.asarray(offsets, dtype=np.int64)
+        if self._to_kept.startswith("bom"):
+            off = off + 1
+        if self._to_kept.endswith("normalized"):
+            off = normalized_to_kept(self.kept, off)
+        if self.newlines == "normalize":
+            off = kept_to_normalized(self.kept, off)
+        return codepoints_to_utf16(self.text, off) if self.utf16 else off
+
+
+def target_text(doc: Document, base: Path, *, newlines: NewlinePolicy, utf16: bool) -> TargetText | str:
+    """The target view of ``doc``, or why there is none (no raw text, or it changed since it was read)."""
+    if doc.text is None or doc.source is None:
+        return "its raw text was not read"
+    try:
+        raw = (base / doc.source).read_bytes()
+        kept = decode_raw(raw, encoding=doc.encoding or "utf-8", newlines="keep", bom="keep").text
+    except (OSError, DecodeError) as exc:
+        return f"its raw text {doc.source} cannot be read again ({exc})"
+    unbommed = kept[1:] if kept.startswith("\ufeff") else None
+    candidates = [("same", kept), ("normalized", _normalize(kept))]
+    if unbommed is not None:
+        candidates += [("bom", unbommed), ("bom-normalized", _normalize(unbommed))]
+    for how, view in candidates:
+        if view == doc.text:
+            text = kept if newlines == "keep" else _normalize(kept)
+            return TargetText(raw, kept, text, newlines, utf16, how)
+    return f"its raw text {doc.source} changed since it was read"
