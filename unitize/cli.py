@@ -447,15 +447,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         return EXIT_OK
     s = manifest["settings"]
     print(f"{args.out}: unitize {manifest['tool']['version']}, format {s['format']}")
-    if manifest["summary"].get("kind") == "items":
-        _human_summary(manifest["summary"], None)
-        print(f"  inputs: {len(manifest['inputs'])} files; outputs:")
-        for o in manifest["outputs"]:
-            rows = f"{o['rows']:,} rows" if o["rows"] is not None else ""
-            print(f"    {o['path']:<40} {rows:>16} {o['bytes']:>12,} bytes")
-        return EXIT_OK
-    print("  settings: " + ", ".join(setting_name(u, a, m) for u, a in s["pairs"] for m in s["modes"]))
-    print(f"  layers {', '.join(s['layers'])}; tokenizer {s['tokenizer']}; discontinuous {s['discontinuous']}")
+    if manifest["summary"].get("kind") != "items":  # flat labels have no units, layers or tokenizer
+        print("  settings: " + ", ".join(setting_name(u, a, m) for u, a in s["pairs"] for m in s["modes"]))
+        print(f"  layers {', '.join(s['layers'])}; tokenizer {s['tokenizer']}; discontinuous {s['discontinuous']}")
     _human_summary(manifest["summary"], None)
     print(f"  inputs: {len(manifest['inputs'])} files; outputs:")
     for o in manifest["outputs"]:

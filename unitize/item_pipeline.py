@@ -18,7 +18,6 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 
-from . import __version__
 from .config import ConfigError, Settings
 from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, item_key, long_table, parse_options, wide_table
 from .model import Corpus, Finding
@@ -135,7 +134,7 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
 
 def write_items_output(unitized: ItemsUnitized, out: Path, *, run_info: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write the item matrices, report and manifest of a run into ``out``; return the manifest."""
-    from .pipeline import _versions, input_rows, run_section
+    from .pipeline import finish
 
     started = time.time()
     target = OutputDir(out)
@@ -150,20 +149,7 @@ def write_items_output(unitized: ItemsUnitized, out: Path, *, run_info: dict[str
             target.record(relative, stream.rows)
             rows[DATASETS[layout]] = stream.rows
         target.write_jsonl("report.jsonl", (f.as_dict() for f in unitized.findings))
-        manifest = {
-            "format_version": FORMAT_VERSION,
-            "tool": {"name": "unitize", "version": __version__},
-            "libraries": _versions(),
-            "settings": unitized.settings.resolved(),
-            "inputs": input_rows(unitized.corpus),
-            "outputs": target.outputs,
-            "accounting": unitized.accounting,
-            "summary": {**unitized.summary(), "unit_rows": dict(sorted(rows.items()))},
-            "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
-        }
-        target.write_json("manifest.json", manifest)
-        target.commit()
+        return finish(target, unitized, rows, started, run_info)
     except BaseException:
         target.abort()
         raise
-    return manifest

@@ -729,23 +729,28 @@ def write_output(
         target.write_table("documents.parquet", documents_table(unitized))
         target.write_jsonl("report.jsonl", (f.as_dict() for f in unitized.findings))
 
-        corpus = unitized.corpus
-        manifest = {
-            "format_version": FORMAT_VERSION,
-            "tool": {"name": "unitize", "version": __version__},
-            "libraries": _versions(),
-            "settings": settings.resolved(),
-            "inputs": input_rows(corpus),
-            "outputs": target.outputs,
-            "accounting": unitized.accounting,
-            "summary": {**summary(unitized), "unit_rows": dict(sorted(unit_rows.items()))},
-            "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
-        }
-        target.write_json("manifest.json", manifest)
-        target.commit()
+        manifest = finish(target, unitized, unit_rows, started, run_info)
     except BaseException:
         target.abort()
         raise
+    return manifest
+
+
+def finish(target: OutputDir, unitized: Any, unit_rows: dict[str, int], started: float, run_info: dict[str, Any] | None) -> dict[str, Any]:
+    """Write the manifest of a run (unit or item matrices) last and commit the output directory."""
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "tool": {"name": "unitize", "version": __version__},
+        "libraries": _versions(),
+        "settings": unitized.settings.resolved(),
+        "inputs": input_rows(unitized.corpus),
+        "outputs": target.outputs,
+        "accounting": unitized.accounting,
+        "summary": {**summary(unitized), "unit_rows": dict(sorted(unit_rows.items()))},
+        "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
+    }
+    target.write_json("manifest.json", manifest)
+    target.commit()
     return manifest
 
 

@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 from ..model import Corpus, InputFile, ItemLabel
 from ..report import finding
 from . import Adapter, AdapterError
+from .files import relative
 
 SHAPES = ("long", "wide", "per-annotator", "lists", "dict")
 FILE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
@@ -171,7 +172,7 @@ def read(
         return None if text is None or text.strip() in missing_tokens else text
 
     for path in files:
-        name = _relative(path, base)
+        name = relative(path, base)
         fmt = file_format or FILE_FORMATS.get(path.suffix.lower())
         if fmt is None:
             raise AdapterError(f"{name}: cannot tell the file format from the extension; set [input] file_format")
@@ -328,13 +329,6 @@ def _compare_item_sets(items_by_file: dict[str, set[str]], corpus: Corpus) -> No
                     file=name,
                 )
             )
-
-
-def _relative(path: Path, base: Path) -> str:
-    try:
-        return path.resolve().relative_to(Path(base).resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
 
 
 ADAPTER = Adapter(
