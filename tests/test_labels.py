@@ -502,3 +502,39 @@ def test_example_labels_mini_three_levels(tmp_path):
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert_accounted(manifest)
     assert Counter(f["code"] for f in report(tmp_path / "out")) == {"item-set-mismatch": 1, "items-kept": 5, "not-applicable": 4}
+
+
+def test_malformed_records_of_every_shape_are_reported(tmp_path):
+    write(tmp_path, {
+        "lists.jsonl": '{"id": 1, "anns": "a,b", "labs": "x"}\n{"id": 2, "anns": "a,", "labs": "x,y"}\n{"id": 3, "anns": "a,b", "labs": "x,y"}\n',
+        "dict.jsonl": '{"id": 1, "labs": "x"}\n{"id": 2, "labs": {"a": "y"}}\n{"id": 3}\n',
+        "long.csv": "id,who,lab\n1,,x\n2,a,y\n",
+    })  # fmt: skip
+    unitized, _, out = run(tmp_path, "lists.jsonl", shape="lists", item="id", annotator="anns", labels=["labs"])
+    bad = [(f.record, f.message.split(": ", 1)[1]) for f in unitized.findings if f.code == "line-malformed"]
+    assert bad == [("1", "2 annotators in 'anns' but 1 labels in 'labs'"), ("2", "an empty annotator name in 'anns'")]
+    assert rows(out) == [{"group": "labs", "item": "3", "a": "x", "b": "y"}]
+    unitized, _, out = run(tmp_path, "dict.jsonl", shape="dict", item="id", labels=["labs"])
+    bad = [(f.record, f.message.split(": ", 1)[1]) for f in unitized.findings if f.code == "line-malformed"]
+    assert bad == [("1", "field 'labs' is not an {annotator: label} object")]
+    assert rows(out) == [{"group": "labs", "item": "2", "a": "y"}]  # record 3 has no labels: nothing to add
+    unitized, _, out = run(tmp_path, "long.csv", item="id", annotator="who", labels=["lab"])
+    assert [(f.code, f.record) for f in unitized.findings if f.severity == "error"] == [("line-malformed", "2")]
+
+
+def test_parquet_nan_is_not_labelled_and_odd_ids_sort(tmp_path):
+    pq.write_table(pa.table({"id": ["²", "10", "9"], "a": [1.0, float("nan"), 0.0], "b": [None, 1.0, 0.0]}), tmp_path / "w.parquet")
+    _, manifest, out = run(tmp_path, "w.parquet", shape="wide", item="id", normalize_ids=True)
+    assert rows(out) == [
+        {"group": "label", "item": "9", "a": "0.0", "b": "0.0"},
+        {"group": "label", "item": "10", "a": None, "b": "1.0"},
+        {"group": "label", "item": "²", "a": "1.0", "b": None},
+    ]
+    assert manifest["accounting"]["labels"] == {"read": 6, "labelled": 4, "not_labelled": 2}
+
+
+def test_repeated_invalid_label_is_a_duplicate_not_a_conflict(tmp_path):
+    write(tmp_path, {"l.csv": "item,who,lab\n1,a,zz\n1,a,zz\n1,b,x\n"})
+    unitized, manifest, _ = run(tmp_path, "l.csv", {"groups": {"lab": {"values": ["x"]}}}, item="item", annotator="who", labels=["lab"])
+    assert Counter(f.code for f in unitized.findings) == {"label-undeclared": 2, "duplicate-label": 1, "items-kept": 1}
+    assert manifest["accounting"]["labels"] == {"read": 3, "duplicate": 1, "invalid_label": 1, "labelled": 1}

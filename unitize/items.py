@@ -247,7 +247,7 @@ def numbers(spec: GroupSpec, present: set[str]) -> tuple[dict[str, float], list[
 
 def item_key(item: str) -> tuple:
     """Natural order of item ids: numbers by value (then as written), then other ids as text."""
-    return (0, int(item), item) if item.isdigit() else (1, 0, item)
+    return (0, int(item), item) if item.isascii() and item.isdigit() else (1, 0, item)
 
 
 # --- building ----------------------------------------------------------------------
@@ -345,7 +345,7 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
             conflicts[key].append(i)
             continue
         first_value, first = row[rec.annotator]
-        if first_value == value and fate[i] is None:
+        if first_value == value and (fate[i] is None or labels[first].label == rec.label):
             fate[i] = "duplicate"
             findings.append(_label_finding("duplicate-label", rec, f"item {rec.item!r} labelled {value!r} again (first at line {labels[first].line})", "kept once"))
             continue
@@ -450,6 +450,7 @@ def _apply_condition(group, spec, table, parent, opens, parent_multi, annotators
     parent_name = spec.applies_when[0]
     result: dict[str, dict[str, tuple[str | None, int]]] = {}
     conditioned: dict[str, dict[str, tuple[str | None, int]]] = {}
+    position = {a: i for i, a in enumerate(annotators)}
     candidates = sorted(set(table) | set(parent), key=item_key)
     reached_any: list[str] = []
     chosen: list[str] = []
@@ -457,7 +458,7 @@ def _apply_condition(group, spec, table, parent, opens, parent_multi, annotators
         upper = parent.get(item, {})
         row = dict(table.get(item, {}))
         reached, closed = [], []
-        for a in annotators:
+        for a in sorted(set(upper) | set(row), key=position.__getitem__):
             pv = upper.get(a, (None, -1))[0]
             if pv is None:
                 continue

@@ -29,6 +29,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -47,7 +48,7 @@ KEY_COLUMN = "@key"
 
 def _text(value: Any) -> str | None:
     """A cell as text, or ``None`` for an empty one. Lists are label sets."""
-    if value is None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     if isinstance(value, (list, tuple)):
         parts = sorted({p for p in (_text(v) for v in value) if p is not None})
@@ -163,7 +164,7 @@ def read(
             return None
         if normalize_ids:
             text = text.strip()
-            if text.isdigit():
+            if text.isascii() and text.isdigit():
                 text = str(int(text))
         return text
 
@@ -210,20 +211,25 @@ def read(
             if problem is None and "\0width" in record:
                 width = record["\0width"]
                 problem = f"{width} fields where the header has {len(header or [])}"
-            if problem is None and header is None:
-                absent = [c for c in needed if c not in record]
+            if problem is None and header is None:  # JSON: a label key may be absent (not labelled), ids may not
+                absent = [c for c in (item, annotator if shape in ("long", "lists") else None) if c and c not in record]
                 if absent:
                     problem = f"field(s) {', '.join(absent)} missing"
             iid = item_id(record.get(item)) if problem is None else None
             if problem is None and iid is None:
                 problem = f"the item field {item!r} is empty"
+            if problem is None:
+                try:
+                    cells = _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label)
+                except _Malformed as exc:
+                    problem = str(exc)
             if problem is not None:
                 corpus.findings.append(
                     finding("line-malformed", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line))
                 )
                 continue
             seen_items.add(iid)
-            for grp, who, value in _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label):
+            for grp, who, value in cells:
                 if (selected_annotators is not None and who not in selected_annotators) or (selected_groups is not None and grp not in selected_groups):
                     skipped += 1
                     continue
@@ -235,30 +241,40 @@ def read(
     return corpus
 
 
-def _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label) -> Iterator[tuple[str, str, str | None]]:
-    """(group, annotator, label) of every cell of one record."""
+class _Malformed(ValueError):
+    """A record whose cells cannot be read (the message says why)."""
+
+
+def _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label) -> list[tuple[str, str, str | None]]:
+    """(group, annotator, label) of every cell of one record; raises :class:`_Malformed`."""
     if shape == "wide":
-        for column in wide_columns:
-            yield group, column, label(record.get(column))
-        return
+        return [(group, column, label(record.get(column))) for column in wide_columns]
     if shape in ("long", "per-annotator"):
         who = file_annotator or _text(record.get(annotator))
         if who is None:
-            who = ""
-        for column in labels or []:
-            yield column, who, label(record.get(column))
+            raise _Malformed(f"the annotator field {annotator!r} is empty")
+        out = [(column, who, label(record.get(column))) for column in labels or []]
         for name, features in (bundles or {}).items():
             parts = [(f, label(record.get(f))) for f in sorted(features)]
-            yield name, who, "+".join(f"{f}={v}" for f, v in parts if v is not None) or None
-        return
+            out.append((name, who, "+".join(f"{f}={v}" for f, v in parts if v is not None) or None))
+        return out
+    out = []
     for column in labels or []:
         value = record.get(column)
         if shape == "dict":
-            pairs = value.items() if isinstance(value, dict) else []
+            if value is not None and not isinstance(value, dict):
+                raise _Malformed(f"field {column!r} is not an {{annotator: label}} object")
+            pairs = list((value or {}).items())
         else:
-            pairs = zip(_split_list(record.get(annotator)), _split_list(value))
+            names, values = _split_list(record.get(annotator)), _split_list(value)
+            if len(names) != len(values):
+                raise _Malformed(f"{len(names)} annotators in {annotator!r} but {len(values)} labels in {column!r}")
+            pairs = list(zip(names, values))
         for who, v in pairs:
-            yield column, str(who), label(v)
+            if _text(who) is None:
+                raise _Malformed(f"an empty annotator name in {annotator or column!r}")
+            out.append((column, str(who), label(v)))
+    return out
 
 
 def _needed_columns(shape, item, annotator, labels, annotator_columns, bundles) -> list[str]:
