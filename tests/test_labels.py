@@ -12,14 +12,18 @@ import jsonschema
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from tests.conftest import CORPORA, ROOT, needs_shared
 from unitize.adapters import AdapterError
 from unitize.cli import main
 from unitize.config import ConfigError, Settings, load_toml
-from unitize.items import NOT_APPLICABLE
+from unitize.items import NOT_APPLICABLE, ItemOptions, build, long_table, wide_table
+from unitize.model import ItemLabel
 from unitize.pipeline import convert
-from unitize.schema import contract
+from unitize.schema import contract, items_schema
 
 SCHEMAS = ROOT / "schemas"
 
@@ -538,3 +542,38 @@ def test_repeated_invalid_label_is_a_duplicate_not_a_conflict(tmp_path):
     unitized, manifest, _ = run(tmp_path, "l.csv", {"groups": {"lab": {"values": ["x"]}}}, item="item", annotator="who", labels=["lab"])
     assert Counter(f.code for f in unitized.findings) == {"label-undeclared": 2, "duplicate-label": 1, "items-kept": 1}
     assert manifest["accounting"]["labels"] == {"read": 3, "duplicate": 1, "invalid_label": 1, "labelled": 1}
+
+
+# --- properties ---------------------------------------------------------------------
+
+_records = st.lists(
+    st.tuples(st.sampled_from(["g", "h"]), st.sampled_from(["1", "2", "03", "x"]), st.sampled_from(["a", "b", "c"]), st.sampled_from([None, "p", "q"])),
+    max_size=40,
+)
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(_records, st.booleans())
+def test_matrices_match_a_direct_pivot(records, complete):
+    labels = [ItemLabel(g, i, a, v, "f", n) for n, (g, i, a, v) in enumerate(records, 2)]
+    result = build(labels, ["a", "b", "c"], ItemOptions(complete=complete, layouts=("wide", "long")))
+    # direct: a (group, item, annotator) with one distinct value keeps it; with several it is null
+    seen: dict[tuple, set] = defaultdict(set)
+    for g, i, a, v in records:
+        seen[(g, i, a)].add(v)
+    direct = {k: next(iter(vs)) if len(vs) == 1 else None for k, vs in seen.items()}
+    wide = pa.concat_tables([wide_table(m, ["a", "b", "c"], items_schema("wide", ["a", "b", "c"], {})) for m in result.groups]) if result.groups else None
+    got = {}
+    for row in wide.to_pylist() if wide is not None else []:
+        for a in "abc":
+            got[(row["group"], row["item"], a)] = row[a]
+    items = {(g, i) for g, i, _ in direct}
+    if complete:
+        items = {(g, i) for g, i in items if all(direct.get((g, i, a)) is not None for a in "abc")}
+    assert set((g, i) for g, i, _ in got) == items
+    for (g, i, a), v in got.items():
+        assert v == direct.get((g, i, a))
+    long = [r for m in result.groups for r in long_table(m, ["a", "b", "c"], items_schema("long", ["a", "b", "c"], {})).to_pylist()]
+    assert {(r["group"], r["item"], r["annotator"]) for r in long} == {k for k in direct if (k[0], k[1]) in items}
+    counts = result.accounting
+    assert counts["read"] == len(records) == sum(v for k, v in counts.items() if k != "read")
