@@ -577,3 +577,21 @@ def test_matrices_match_a_direct_pivot(records, complete):
     assert {(r["group"], r["item"], r["annotator"]) for r in long} == {k for k in direct if (k[0], k[1]) in items}
     counts = result.accounting
     assert counts["read"] == len(records) == sum(v for k, v in counts.items() if k != "read")
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"labels": "x"}, "labels must be a list of strings"),
+        ({"labels": ["x"], "shape": "tall"}, "shape must be one of"),
+        ({"labels": ["x"], "normalize_ids": "yes"}, "normalize_ids has the wrong type"),
+        ({"labels": ["x"], "delimiter": ";;"}, "delimiter must be one character"),
+        ({"labels": ["x"], "bundles": {"x": ["who"]}}, "bundles and labels both define group"),
+        ({"shape": "lists"}, "needs \\[input\\] labels"),
+        ({"labels": ["x"], "shape": "dict", "bundles": {"b": ["x"]}}, "bundles need one row per"),
+    ],
+)
+def test_adapter_options_are_checked(tmp_path, options, message):
+    write(tmp_path, {"l.csv": "item,who,x\n1,a,p\n"})
+    with pytest.raises(AdapterError, match=message):
+        run(tmp_path, "l.csv", item="item", annotator="who", **options)

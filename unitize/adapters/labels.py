@@ -139,6 +139,13 @@ def read(
 ) -> Corpus:
     """Read flat labels into :attr:`Corpus.items` (see the module docstring for the shapes)."""
     _check_options(shape, item, annotator, labels, annotator_columns, bundles, missing, file_format, pattern)
+    for key, value, kind in (("normalize_ids", normalize_ids, bool), ("group", group, str), ("annotator", annotator, (str, type(None)))):
+        if not isinstance(value, kind):
+            raise AdapterError(f"[input] {key} has the wrong type: {value!r}")
+    if ignore is not None and (not isinstance(ignore, list) or not all(isinstance(v, str) for v in ignore)):
+        raise AdapterError("[input] ignore must be a list of column names")
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
+        raise AdapterError("[input] delimiter must be one character")
     annotations = Path(annotations)
     if annotations.is_dir():
         files = sorted(p for p in annotations.glob(pattern or "*") if p.is_file() and (pattern or p.suffix.lower() in FILE_FORMATS))
