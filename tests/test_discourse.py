@@ -606,3 +606,32 @@ def test_convert_format_cli(small_pipe, capsys):
     back = read_datt(annotations=out / "annotations", texts=out / "texts", base=out)
     assert len({(s.annotator, s.group, s.record) for s in back.spans}) == 8
     assert main(["convert-format", "--format", "pdtb3", "--annotations", str(small_pipe / "ayse"), "--texts", str(small_pipe / "raw"), "--to", "brat", "--out", str(small_pipe / "x")]) == 2
+
+
+@pytest.mark.parametrize(
+    "group_by,level,groups",
+    [
+        ("connective", None, {"ama", "ve"}),
+        ("type", None, {"EXPLICIT", "IMPLICIT"}),
+        ("sense", 1, {"EXPANSION", "COMPARISON", "(IMPLICIT)"}),
+        ("none", None, {"all"}),
+    ],
+)
+def test_datt_group_by(datt, group_by, level, groups):
+    text = datt.text("d1", "aa bb cc dd ee ff gg")
+    explicit = {"attrs": {"type": "EXPLICIT", "sense": "EXPANSION: Conjunction"}, "Arg1": [(0, 5)], "Arg2": [(6, 8)]}
+    concession = {"attrs": {"type": "EXPLICIT", "sense": "COMPARISON: Concession"}, "Arg1": [(9, 11)], "Arg2": [(12, 14)]}
+    implicit = {"attrs": {"type": "IMPLICIT", "sense": ""}, "Arg1": [(15, 17)], "Arg2": [(18, 20)]}
+    datt.file("d1", "a", "ve", [explicit, implicit])
+    datt.file("d1", "a", "ama", [concession])
+    datt.file("d1", "b", "ve", [explicit, implicit])  # b has no file for "ama"
+    corpus = read_datt(annotations=datt.annotations, texts=datt.texts, base=datt.root, group_by=group_by, sense_level=level)
+    assert {s.group for s in corpus.spans} == groups
+    subs = {(s.annotator, s.group): s.records for s in corpus.submissions}
+    if group_by == "connective":  # b is missing for "ama"
+        assert subs == {("a", "ama"): 1, ("a", "ve"): 2, ("b", "ve"): 2}
+    elif group_by == "none":  # b has files for d1: present, with one relation fewer
+        assert subs == {("a", "all"): 3, ("b", "all"): 2}
+    elif group_by == "type":
+        assert subs == {("a", "EXPLICIT"): 2, ("a", "IMPLICIT"): 1, ("b", "EXPLICIT"): 1, ("b", "IMPLICIT"): 1}
+    assert {text[s.begin : s.end] for s in corpus.spans if s.layer == "Arg1"} == {"aa bb", "dd", "ff"}

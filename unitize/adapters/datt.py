@@ -30,6 +30,7 @@ from ..model import Corpus, Finding, InputFile, Span, Submission
 from ..progress import Progress, Sized, no_progress
 from ..report import finding
 from . import Adapter, AdapterError
+from .discourse import regroup
 from .files import index_texts, printable, read_texts, relative
 
 #: default: doc id, annotator, then the connective as everything after the second underscore.
@@ -221,6 +222,8 @@ def read(
     annotators: list[str] | None = None,
     groups: list[str] | None = None,
     workers: int | None = None,
+    group_by: str = "connective",
+    sense_level: int | None = None,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read a directory (searched recursively) of DATT XML files and their raw texts.
@@ -228,7 +231,8 @@ def read(
     ``annotators`` and ``groups`` (connectives) restrict what is read; files of
     other annotators or connectives are skipped and only counted. Raw texts
     ``<doc>.txt`` are looked up recursively under ``texts`` (default: the
-    annotations directory, RAT's "work path" layout).
+    annotations directory, RAT's "work path" layout). ``group_by`` other than
+    ``connective`` regroups the relations by type, sense or into one group.
     """
     annotations = Path(annotations)
     if not annotations.is_dir():
@@ -317,6 +321,7 @@ def read(
         corpus.spans.extend(result.spans)
         corpus.submissions.append(Submission(name, annotator, doc, group, result.relations))
 
+    regroup(corpus, group_by, sense_level)
     docs = {s.doc_id for s in corpus.submissions}
     read_texts(docs, index_texts(texts, base, corpus), base, encoding, encoding_fallback, corpus, newlines="keep")
     return corpus
@@ -351,6 +356,8 @@ ADAPTER = Adapter(
         "annotators": "only these annotators",
         "groups": "only these connectives",
         "workers": "processes used to parse files (default: automatic)",
+        "group_by": "connective (default: the file name's), type, sense or none: the sampling unit",
+        "sense_level": "with group_by = sense: how many levels of the sense hierarchy (default: all)",
     },
     defaults={
         "group_by": "connective",

@@ -122,6 +122,14 @@ def sense_prefix(sense: str, level: int | None) -> str:
     return sense if len(cuts) < level else sense[: cuts[level - 1]]
 
 
+def check_grouping(group_by: str, sense_level: int | None) -> None:
+    """Reject unknown ``group_by`` values and non-positive sense levels."""
+    if group_by not in GROUP_BY:
+        raise AdapterError(f"group_by must be one of {', '.join(GROUP_BY)}, not {group_by!r}")
+    if sense_level is not None and (isinstance(sense_level, bool) or not isinstance(sense_level, int) or sense_level < 1):
+        raise AdapterError(f"sense_level must be a positive integer, not {sense_level!r}")
+
+
 def _annotator_sources(
     annotations: Path | None, annotators: dict[str, Path] | list[str] | None, annotator: str | None
 ) -> dict[str, Path]:
@@ -172,10 +180,7 @@ def read_relations(
     default_texts: Callable[[Path], Path] | None = None,
 ) -> Corpus:
     """Read every annotator's files of a PDTB-family format into a corpus."""
-    if group_by not in GROUP_BY:
-        raise AdapterError(f"group_by must be one of {', '.join(GROUP_BY)}, not {group_by!r}")
-    if sense_level is not None and (isinstance(sense_level, bool) or not isinstance(sense_level, int) or sense_level < 1):
-        raise AdapterError(f"sense_level must be a positive integer, not {sense_level!r}")
+    check_grouping(group_by, sense_level)
     if types is not None and (not isinstance(types, list) or not all(isinstance(t, str) for t in types)):
         raise AdapterError("types must be a list of relation types, e.g. [\"Explicit\", \"Implicit\"]")
     sources = _annotator_sources(annotations, annotators, annotator)
@@ -352,6 +357,43 @@ def _emit(
                     layer=layer,
                 )
             )
+
+
+def regroup(corpus: Corpus, group_by: str, sense_level: int | None) -> None:
+    """Give the spans of a corpus read one file per (document, annotator, connective) new groups.
+
+    ``type`` and ``sense`` come from each relation's ``type`` attribute and
+    label; ``none`` puts every relation of a document in :data:`ALL`. The
+    submissions are rebuilt per (annotator, document, group) over the union of
+    a document's groups, so an annotator with files for a document has 0
+    relations in a group only others used, and is missing only where no file
+    of that document exists.
+    """
+    check_grouping(group_by, sense_level)
+    if group_by == "connective":
+        return
+    relations: dict[tuple[str, str, str], set[tuple[str, str]]] = defaultdict(set)
+    for span in corpus.spans:
+        if group_by == "type":
+            span.group = str(span.attrs.get("type") or "(no type)")
+        elif group_by == "sense":
+            span.group = sense_prefix(span.label, sense_level) if span.label else f"({span.attrs.get('type') or 'no sense'})"
+        else:
+            span.group = ALL
+        relations[(span.annotator, span.doc_id, span.group)].add((span.source, span.record))
+    files: dict[tuple[str, str], str] = {}
+    doc_groups: dict[str, set[str]] = defaultdict(set)
+    for sub in sorted(corpus.submissions, key=lambda s: s.source):
+        files.setdefault((sub.annotator, sub.doc_id), sub.source)
+        if group_by == "none":
+            doc_groups[sub.doc_id].add(ALL)
+    for annotator, doc, group in relations:
+        doc_groups[doc].add(group)
+    corpus.submissions = [
+        Submission(source, annotator, doc, group, len(relations.get((annotator, doc, group), ())))
+        for (annotator, doc), source in sorted(files.items())
+        for group in sorted(doc_groups[doc])
+    ]
 
 
 def common_options(texts_help: str) -> dict[str, str]:
