@@ -595,3 +595,11 @@ def test_adapter_options_are_checked(tmp_path, options, message):
     write(tmp_path, {"l.csv": "item,who,x\n1,a,p\n"})
     with pytest.raises(AdapterError, match=message):
         run(tmp_path, "l.csv", item="item", annotator="who", **options)
+
+
+def test_annotator_named_item_needs_the_long_layout(tmp_path):
+    write(tmp_path, {"l.csv": "id,who,x\n1,item,p\n1,b,q\n"})
+    with pytest.raises(ConfigError, match="clash with the wide item matrix's columns"):
+        run(tmp_path, "l.csv", item="id", annotator="who", labels=["x"])
+    _, _, out = run(tmp_path, "l.csv", {"layouts": ["long"]}, item="id", annotator="who", labels=["x"])
+    assert [(r["annotator"], r["value"]) for r in rows(out, "long")] == [("b", "q"), ("item", "p")]

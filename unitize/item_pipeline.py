@@ -112,8 +112,10 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
     options = parse_options(settings.items)
     annotators = list(settings.input.get("annotators") or sorted({r.annotator for r in corpus.items}, key=item_key))
     clash = RESERVED & set(annotators)
-    if clash:
-        raise ConfigError(f"annotator name(s) {', '.join(sorted(clash))} clash with item-matrix column names")
+    if clash and "wide" in options.layouts:
+        raise ConfigError(
+            f"annotator name(s) {', '.join(sorted(clash))} clash with the wide item matrix's columns; use layouts = [\"long\"]"
+        )
     if "" in annotators:
         raise ConfigError("a record has an empty annotator; check [input] annotator (the annotator column)")
     result = build(corpus.items, annotators, options)
