@@ -26,6 +26,8 @@ demo: $(VENV)/.installed $(VENV)/.installed-agree
 	$(BIN)/unitize agree $(DEMO_OUT) --plot
 	@echo "Inspect it with: $(BIN)/unitize info $(DEMO_OUT)"
 	@echo "Agreement summary (thesis Table 22 layout): $(DEMO_OUT)/agreement/summary.md (plots: $(DEMO_OUT)/agreement/plots/)"
+	$(BIN)/unitize convert unitize/examples/labels-mini/study.toml --out $(DEMO_OUT)-labels
+	@echo "Flat labels: $(BIN)/unitize info $(DEMO_OUT)-labels"
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
@@ -34,4 +36,4 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) $(DEMO_OUT) .pytest_cache .hypothesis *.egg-info
+	rm -rf $(VENV) $(DEMO_OUT) $(DEMO_OUT)-labels .pytest_cache .hypothesis *.egg-info

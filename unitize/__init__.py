@@ -19,7 +19,7 @@ except PackageNotFoundError:  # running from a source tree without installation
     __version__ = "0.0.0+unknown"
 
 from .config import ConfigError, Settings, load_rat, load_toml, override  # noqa: E402
-from .model import Corpus, Document, Finding, Span, Submission  # noqa: E402
+from .model import Corpus, Document, Finding, ItemLabel, Span, Submission  # noqa: E402
 from .pipeline import (  # noqa: E402
     RunError,
     Unitized,
@@ -37,6 +37,7 @@ __all__ = [
     "Corpus",
     "Document",
     "Finding",
+    "ItemLabel",
     "RunError",
     "Settings",
     "Span",

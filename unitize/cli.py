@@ -101,6 +101,14 @@ def _add_study_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--keep-mismatched", action="store_true", default=None, help="keep documents whose annotators have different relation counts")
     g.add_argument("--layers-from", choices=LAYERS_FROM, help="'label': one layer (matrix) per span label")
     g.add_argument("--layout", choices=LAYOUTS, help="unit matrices: a column per annotator (wide) or a row per (unit, annotator) (long)")
+    g = p.add_argument_group("flat labels (--format labels; the [input] and [items] tables)")
+    g.add_argument("--shape", choices=("long", "wide", "per-annotator", "lists", "dict"), help="how the label table is laid out")
+    g.add_argument("--item", metavar="COLUMN", help="the item-id column")
+    g.add_argument("--annotator-column", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
+    g.add_argument("--label-columns", type=_csv(), metavar="A,B", help="label columns, each a group")
+    g.add_argument("--missing", type=_csv(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
+    g.add_argument("--layouts", type=_csv(("wide", "long")), metavar="wide,long", help="item-matrix layouts to write (default wide)")
+    g.add_argument("--complete", action="store_true", default=None, help="keep only items every annotator labelled")
     p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
@@ -274,6 +282,15 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         value = getattr(args, key)
         if value is not None:
             inp[key] = value
+    for key, flag in (("shape", "shape"), ("item", "item"), ("annotator", "annotator_column"), ("labels", "label_columns"), ("missing", "missing")):
+        value = getattr(args, flag)
+        if value is not None:
+            inp[key] = value
+    items = dict(settings.items)
+    if args.layouts:
+        items["layouts"] = args.layouts
+    if args.complete:
+        items["complete"] = True
     pairs = None
     if args.units or args.approaches:
         units = args.units or list(dict.fromkeys(u for u, _ in settings.pairs))
@@ -293,6 +310,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         layers_from=args.layers_from,
         layout=args.layout,
         out=args.out.resolve() if getattr(args, "out", None) else None,
+        items=items if items != settings.items else None,
     )
     if not args.config and not args.rat_config and args.format is None:
         raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
@@ -323,10 +341,27 @@ def _print_findings(findings, limit: int = 10) -> None:
 def _names(names: list[str], limit: int = 12) -> str:
     """Names joined with commas, shortened for crowd data (thousands of annotators)."""
     return ", ".join(names) if len(names) <= limit else ", ".join(names[:limit]) + f", … ({len(names) - limit} more)"
+def _items_summary(data: dict[str, Any]) -> None:
+    names = data["annotators"]
+    shown = ", ".join(names[:10]) + (f", … ({len(names) - 10} more)" if len(names) > 10 else "")
+    print(f"{data['groups']} groups, {len(names)} annotators ({shown})")
+    for name, rows in data.get("unit_rows", {}).items():
+        print(f"  units/{name:<24} {rows:>12,} rows")
+    for group, n in data["items"].items():
+        extra = f", {n['reached_by_any']} reached by some annotator" if "reached_by_any" in n else ""
+        print(f"  {group}: {n['items']:,} items, {n['complete']:,} labelled by every annotator, {n['kept']:,} kept{extra}")
 
 
 def _human_summary(data: dict[str, Any], out: Path | None) -> None:
     f = data["findings"]
+    if data.get("kind") == "items":
+        _items_summary(data)
+        print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
+        for code, n in data["findings_by_code"].items():
+            print(f"    {code:<26} {n:>6}")
+        if out is not None:
+            print(f"  output: {out}  (report: {out / 'report.jsonl'})")
+        return
     print(
         f"{data['documents']} documents, {data['groups']} groups "
         f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
@@ -421,8 +456,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         return EXIT_OK
     s = manifest["settings"]
     print(f"{args.out}: unitize {manifest['tool']['version']}, format {s['format']}")
-    print("  settings: " + ", ".join(setting_name(u, a, m) for u, a in s["pairs"] for m in s["modes"]))
-    print(f"  layers {', '.join(s['layers'])}; tokenizer {s['tokenizer']}; discontinuous {s['discontinuous']}")
+    if manifest["summary"].get("kind") != "items":  # flat labels have no units, layers or tokenizer
+        print("  settings: " + ", ".join(setting_name(u, a, m) for u, a in s["pairs"] for m in s["modes"]))
+        print(f"  layers {', '.join(s['layers'])}; tokenizer {s['tokenizer']}; discontinuous {s['discontinuous']}")
     _human_summary(manifest["summary"], None)
     print(f"  inputs: {len(manifest['inputs'])} files; outputs:")
     for o in manifest["outputs"]:

@@ -73,6 +73,8 @@ class Settings:
     statistics: tuple[str, ...] = ()
     layers_from: str = "layer"
     layout: str = "auto"
+    #: the [items] table for flat labels (format "labels"), parsed by unitize.items.parse_options
+    items: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """Reject settings a run cannot start with, whether they came from TOML, flags or code."""
@@ -138,6 +140,8 @@ class Settings:
         data["statistics"] = list(self.statistics)
         data["out"] = _rel(self.out, self.base) if self.out else None
         data.pop("base")
+        if not data["items"]:
+            data.pop("items")  # span runs: settings as before flat labels existed
         if not with_output:
             data.pop("out")
             data.pop("source")
@@ -213,9 +217,9 @@ def _strings(values: Any, where: str) -> tuple[str, ...]:
 
 def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None) -> Settings:
     """Build settings from a parsed study table (TOML-shaped), paths relative to ``base``."""
-    unknown = set(data) - {"input", "unitize", "output"}
+    unknown = set(data) - {"input", "unitize", "output", "items"}
     if unknown:
-        raise ConfigError(f"unknown section(s) [{'], ['.join(sorted(unknown))}]; expected [input], [unitize], [output]")
+        raise ConfigError(f"unknown section(s) [{'], ['.join(sorted(unknown))}]; expected [input], [unitize], [output], [items]")
     inp = dict(_expect(data.get("input", {}), dict, "[input]"))
     uni = dict(_expect(data.get("unitize", {}), dict, "[unitize]"))
     out = dict(_expect(data.get("output", {}), dict, "[output]"))
@@ -254,6 +258,7 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         source=source,
         layers_from=_choices(uni.get("layers_from", "layer"), LAYERS_FROM, "[unitize] layers_from")[0],
         layout=_choices(uni.get("layout", "auto"), LAYOUTS, "[unitize] layout")[0],
+        items=dict(_expect(data.get("items", {}), dict, "[items]")),
     )
 
 

@@ -59,6 +59,23 @@ class Span:
         return self.begin >= 0 and self.end >= 0
 
 
+@dataclass(slots=True)
+class ItemLabel:
+    """One annotator's answer for one item in one group (flat labels, no text offsets).
+
+    ``group`` is the question or scheme level; ``label`` is ``None`` when the
+    annotator's record exists but holds no label (an empty cell or a configured
+    missing token). An item an annotator never saw has no ``ItemLabel`` at all.
+    """
+
+    group: str
+    item: str
+    annotator: str
+    label: str | None
+    source: str = ""
+    line: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Submission:
     """One annotator's annotation of one document in one group (a DATT file, a brat .ann).
@@ -131,6 +148,7 @@ class Corpus:
     findings: list[Finding] = field(default_factory=list)
     inputs: list[InputFile] = field(default_factory=list)
     skipped_by_selection: int = 0
+    items: list[ItemLabel] = field(default_factory=list)
 
     @property
     def annotators(self) -> list[str]:

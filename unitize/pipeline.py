@@ -81,7 +81,7 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
     ):
         raise RunError("no input given: set [input] annotations (or --annotations), or an [input.annotators] table")
     corpus = adapter.read(**settings.input, base=settings.base, progress=progress or no_progress)
-    if not corpus.submissions and not corpus.findings:
+    if not corpus.submissions and not corpus.findings and not corpus.items:
         where = settings.input.get("annotations") or "the input"
         why = (
             f"; {corpus.skipped_by_selection} file(s) were skipped by the annotators/groups selection "
@@ -654,7 +654,15 @@ def _unitize_one(
 
 
 def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None) -> Unitized:
-    """Validate and unitize a corpus: segments for every unit type asked for."""
+    """Validate and unitize a corpus: segments for every unit type asked for.
+
+    A corpus of flat labels (``corpus.items``) becomes item matrices instead
+    (:func:`unitize.item_pipeline.unitize_items`).
+    """
+    if _is_items(corpus):
+        from .item_pipeline import unitize_items
+
+        return unitize_items(corpus, settings)
     progress = progress or no_progress
     if settings.layers_from == "label":
         corpus = replace(corpus, spans=[replace(s, layer=s.label if s.label is not None else s.layer) for s in corpus.spans])
@@ -829,6 +837,10 @@ def _format_defaults(settings: Settings, corpus: Corpus) -> Settings:
 # --- writing -------------------------------------------------------------------
 
 
+def _is_items(corpus: Corpus) -> bool:
+    return bool(corpus.items) or get_adapter(corpus.format).defaults.get("kind") == "items"
+
+
 def setting_name(unit: str, approach: str, mode: str) -> str:
     return f"{unit}-{approach}" + ("" if mode == "separate" else f"-{mode}")
 
@@ -868,6 +880,8 @@ def _versions() -> dict[str, str]:
 
 def summary(unitized: Unitized) -> dict[str, Any]:
     """Counts a person (or a script) wants after a run."""
+    if getattr(unitized, "kind", None) == "items":
+        return unitized.summary()
     by_code = Counter(f.code for f in unitized.findings)
     universe = unitized.validation.universe
     return {
@@ -892,6 +906,10 @@ def write_output(
     run_info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write every output of a run into ``out``; return the manifest."""
+    if getattr(unitized, "kind", None) == "items":
+        from .item_pipeline import write_items_output
+
+        return write_items_output(unitized, out, run_info=run_info)
     progress = progress or no_progress
     started = time.time()
     target = OutputDir(out)
@@ -924,23 +942,28 @@ def write_output(
         target.write_table("documents.parquet", documents_table(unitized))
         target.write_jsonl("report.jsonl", (f.as_dict() for f in unitized.findings))
 
-        corpus = unitized.corpus
-        manifest = {
-            "format_version": FORMAT_VERSION,
-            "tool": {"name": "unitize", "version": __version__},
-            "libraries": _versions(),
-            "settings": settings.resolved(),
-            "inputs": input_rows(corpus),
-            "outputs": target.outputs,
-            "accounting": unitized.accounting,
-            "summary": {**summary(unitized), "unit_rows": dict(sorted(unit_rows.items()))},
-            "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
-        }
-        target.write_json("manifest.json", manifest)
-        target.commit()
+        manifest = finish(target, unitized, unit_rows, started, run_info)
     except BaseException:
         target.abort()
         raise
+    return manifest
+
+
+def finish(target: OutputDir, unitized: Any, unit_rows: dict[str, int], started: float, run_info: dict[str, Any] | None) -> dict[str, Any]:
+    """Write the manifest of a run (unit or item matrices) last and commit the output directory."""
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "tool": {"name": "unitize", "version": __version__},
+        "libraries": _versions(),
+        "settings": unitized.settings.resolved(),
+        "inputs": input_rows(unitized.corpus),
+        "outputs": target.outputs,
+        "accounting": unitized.accounting,
+        "summary": {**summary(unitized), "unit_rows": dict(sorted(unit_rows.items()))},
+        "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
+    }
+    target.write_json("manifest.json", manifest)
+    target.commit()
     return manifest
 
 

@@ -36,6 +36,15 @@ CODES: dict[str, tuple[str, str]] = {
     "text-copy-differs": (WARNING, "annotators' copies of one document's text differ; the first copy is used"),
     "duplicate-record": (ERROR, "a second annotation record for the same (document, annotator)"),
     "tag-sequence": (WARNING, "a BIO tag that does not continue a span of its type (I- without B-); read as a span start"),
+    # flat labels (items × annotators)
+    "item-set-mismatch": (WARNING, "an annotator file lacks items other annotator files have (null for that annotator)"),
+    "duplicate-label": (INFO, "the same (group, item, annotator) label given twice with the same value; kept once"),
+    "conflicting-labels": (ERROR, "one (group, item, annotator) given different labels; the cell is left null"),
+    "label-undeclared": (ERROR, "a label outside the values declared for its group; the cell is left null"),
+    "label-not-numeric": (ERROR, "a label of an ordinal or interval group that is not a number nor a declared value; left null"),
+    "label-not-applicable": (WARNING, "a label for a conditional group the annotator's upper-level answer did not open; set to not applicable"),
+    "not-applicable": (INFO, "a conditional group does not apply to an item for some annotators (their upper-level answer did not open it)"),
+    "items-kept": (INFO, "how many items of a group every annotator labelled, and how many the item-set choice keeps"),
 }
 
 #: findings whose rows take span records out of the output (for the accounting invariant)

@@ -61,3 +61,13 @@ def segments_schema() -> pa.Schema:
 
 def documents_schema() -> pa.Schema:
     return pa.schema(_fields("documents.arrow.json"))
+
+
+def items_schema(layout: str, annotators: list[str], metadata: dict[str, Any]) -> pa.Schema:
+    """Schema of an item matrix (flat labels) in the ``wide`` or ``long`` layout."""
+    spec = contract("items.arrow.json")["layouts"][layout]
+    fields = [pa.field(f["name"], _TYPES[f["type"]], nullable=f["nullable"]) for f in spec["fields"]]
+    if layout == "wide":
+        column = spec["annotator_columns"]
+        fields += [pa.field(a, _TYPES[column["type"]], nullable=column["nullable"]) for a in annotators]
+    return pa.schema(fields, metadata={"unitize": json.dumps(metadata, sort_keys=True, ensure_ascii=False)})

@@ -42,6 +42,7 @@ _BUILTIN = {
     "pdtb3": "unitize.adapters.pdtb3:ADAPTER",
     "pdtb2": "unitize.adapters.pdtb2:ADAPTER",
     "conll16": "unitize.adapters.conll16:ADAPTER",
+    "labels": "unitize.adapters.labels:ADAPTER",
 }
 _BUILTIN.update(
     {

@@ -1,0 +1,381 @@
+"""Flat labels: items × annotators from CSV, TSV, JSON, JSON lines or Parquet.
+
+No text offsets: every record says which annotator gave which item which label
+in one or more groups (questions, scheme levels). Shapes (``shape``):
+
+- ``long``: one row per (item, annotator); ``annotator`` names the annotator
+  column; every column in ``labels`` is a group.
+- ``per-annotator``: one file per annotator (a directory of them, or one
+  file); the annotator is the file name without extension, or the
+  ``annotator`` column when given; every column in ``labels`` is a group.
+- ``wide``: one row per item, one column per annotator (``annotator_columns``,
+  default every column but the item column and ``ignore``); the group is
+  ``group``.
+- ``lists``: one record per item; ``annotator`` holds the annotators and each
+  ``labels`` column the parallel labels (JSON lists or comma-separated strings).
+- ``dict``: one record per item; each ``labels`` column holds an
+  ``{annotator: label}`` object.
+
+``bundles`` merges several feature columns of a record into one group whose
+value is ``Feature=value+Feature=value`` in the order of the feature names
+(empty features left out). Every value is read as text, exactly as written
+(``00123`` stays ``00123``): empty cells and the ``missing`` tokens mean *not
+labelled*. A JSON list value is a set of labels, kept sorted and ``+``-joined.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterator
+
+import pyarrow.parquet as pq
+
+from ..model import Corpus, InputFile, ItemLabel
+from ..report import finding
+from . import Adapter, AdapterError
+from .files import relative
+
+SHAPES = ("long", "wide", "per-annotator", "lists", "dict")
+FILE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
+#: the column holding the key of a JSON file that is an object keyed by item id
+KEY_COLUMN = "@key"
+
+
+def _text(value: Any) -> str | None:
+    """A cell as text, or ``None`` for an empty one. Lists are label sets."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, (list, tuple)):
+        parts = sorted({p for p in (_text(v) for v in value) if p is not None})
+        return "+".join(parts) if parts else None
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    text = value if isinstance(value, str) else str(value)
+    return text if text.strip() else None
+
+
+def _records(path: Path, file_format: str, encoding: str, delimiter: str | None) -> tuple[list[str] | None, Iterator[tuple[int, dict[str, Any]]]]:
+    """The header (``None`` when records carry their own keys) and (line or record number, record) pairs."""
+    if file_format in ("csv", "tsv"):
+        text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter or ("\t" if file_format == "tsv" else ","))
+        try:
+            header = next(reader)
+        except StopIteration:
+            return [], iter(())
+
+        def rows() -> Iterator[tuple[int, dict[str, Any]]]:
+            start = reader.line_num
+            for row in reader:
+                if not any(cell.strip() for cell in row):
+                    start = reader.line_num
+                    continue
+                record = dict(zip(header, row))
+                if len(row) != len(header):
+                    record["\0width"] = len(row)
+                yield start + 1, record
+                start = reader.line_num
+
+        return header, rows()
+    if file_format == "parquet":
+        table = pq.read_table(path)
+        return table.column_names, ((i + 1, r) for i, r in enumerate(table.to_pylist()))
+    text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
+    if file_format == "json":
+        data = json.loads(text)
+        if isinstance(data, dict):
+            data = [{KEY_COLUMN: k, **v} if isinstance(v, dict) else {KEY_COLUMN: k, "\0bad": v} for k, v in data.items()]
+        if not isinstance(data, list):
+            raise ValueError("a JSON file must hold a list of objects or an object keyed by item id")
+        return None, ((i + 1, r if isinstance(r, dict) else {"\0bad": r}) for i, r in enumerate(data))
+
+    def lines() -> Iterator[tuple[int, dict[str, Any]]]:
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                record = {"\0bad": f"not JSON: {exc.msg}"}
+            yield number, record if isinstance(record, dict) else {"\0bad": "not a JSON object"}
+
+    return None, lines()
+
+
+def _split_list(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if value is None:
+        return []
+    return [v.strip() for v in str(value).split(",")]
+
+
+def read(
+    *,
+    annotations: Path,
+    item: str | None = None,
+    shape: str = "long",
+    file_format: str | None = None,
+    annotator: str | None = None,
+    labels: list[str] | None = None,
+    annotator_columns: list[str] | None = None,
+    ignore: list[str] | None = None,
+    group: str = "label",
+    bundles: dict[str, list[str]] | None = None,
+    missing: list[str] | None = None,
+    normalize_ids: bool = False,
+    pattern: str | None = None,
+    encoding: str = "utf-8",
+    delimiter: str | None = None,
+    annotators: list[str] | None = None,
+    groups: list[str] | None = None,
+    base: Path,
+    progress=None,
+) -> Corpus:
+    """Read flat labels into :attr:`Corpus.items` (see the module docstring for the shapes)."""
+    _check_options(shape, item, annotator, labels, annotator_columns, bundles, missing, file_format, pattern)
+    for key, value, kind in (("normalize_ids", normalize_ids, bool), ("group", group, str), ("annotator", annotator, (str, type(None)))):
+        if not isinstance(value, kind):
+            raise AdapterError(f"[input] {key} has the wrong type: {value!r}")
+    if ignore is not None and (not isinstance(ignore, list) or not all(isinstance(v, str) for v in ignore)):
+        raise AdapterError("[input] ignore must be a list of column names")
+    if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
+        raise AdapterError("[input] delimiter must be one character")
+    annotations = Path(annotations)
+    if annotations.is_dir():
+        files = sorted(p for p in annotations.glob(pattern or "*") if p.is_file() and (pattern or p.suffix.lower() in FILE_FORMATS))
+        if not files:
+            raise AdapterError(f"no label files in {annotations} (pattern {pattern or '*' + '|*'.join(FILE_FORMATS)})")
+    elif annotations.is_file():
+        files = [annotations]
+    else:
+        raise AdapterError(f"[input] annotations: {annotations} does not exist")
+    if len(files) > 1 and shape != "per-annotator":
+        raise AdapterError(f"shape {shape!r} reads one file, but {annotations} holds {len(files)}; use shape = \"per-annotator\" or name the file")
+
+    missing_tokens = {m.strip() for m in (missing or [])}
+    corpus = Corpus(format="labels")
+    selected_annotators = set(annotators) if annotators else None
+    selected_groups = set(groups) if groups else None
+    items_by_file: dict[str, set[str]] = {}
+    skipped = 0
+
+    def item_id(value: Any) -> str | None:
+        text = _text(value)
+        if text is None:
+            return None
+        if normalize_ids:
+            text = text.strip()
+            if text.isascii() and text.isdigit():
+                text = str(int(text))
+        return text
+
+    def label(value: Any) -> str | None:
+        text = _text(value)
+        return None if text is None or text.strip() in missing_tokens else text
+
+    for path in files:
+        name = relative(path, base)
+        fmt = file_format or FILE_FORMATS.get(path.suffix.lower())
+        if fmt is None:
+            raise AdapterError(f"{name}: cannot tell the file format from the extension; set [input] file_format")
+        try:
+            raw = path.read_bytes()
+            header, records = _records(path, fmt, encoding, delimiter)
+            records = list(records)
+        except (OSError, UnicodeDecodeError, ValueError, json.JSONDecodeError) as exc:
+            corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
+            continue
+        except Exception as exc:  # pyarrow's errors for a broken Parquet file
+            if type(exc).__module__.startswith("pyarrow"):
+                corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
+                continue
+            raise
+        corpus.inputs.append(InputFile(path=name, role="annotations", size=len(raw), sha256=hashlib.sha256(raw).hexdigest()))
+        file_annotator = path.stem if shape == "per-annotator" and not annotator else None
+        needed = _needed_columns(shape, item, annotator if not file_annotator else None, labels, annotator_columns, bundles)
+        if header is not None:
+            _require(name, header, needed)
+        elif records and not any(item in r for _, r in records):
+            raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(sorted({k for _, r in records for k in r if not k.startswith(chr(0))})) or '(none)'}")
+        wide_columns = None
+        if shape == "wide":
+            drop = {item, *(ignore or [])}
+            columns = header if header is not None else list(dict.fromkeys(k for _, r in records for k in r))
+            wide_columns = annotator_columns or [c for c in columns if c not in drop and not c.startswith("\0")]
+            if not wide_columns:
+                raise AdapterError(f"{name}: no annotator columns; set [input] annotator_columns")
+            if header is not None:
+                _require(name, header, wide_columns)
+        seen_items: set[str] = set()
+        for line, record in records:
+            problem = record.get("\0bad") if "\0bad" in record else None
+            if problem is None and "\0width" in record:
+                width = record["\0width"]
+                problem = f"{width} fields where the header has {len(header or [])}"
+            if problem is None and header is None:  # JSON: a label key may be absent (not labelled), ids may not
+                absent = [c for c in (item, annotator if shape in ("long", "lists") else None) if c and c not in record]
+                if absent:
+                    problem = f"field(s) {', '.join(absent)} missing"
+            iid = item_id(record.get(item)) if problem is None else None
+            if problem is None and iid is None:
+                problem = f"the item field {item!r} is empty"
+            if problem is None:
+                try:
+                    cells = _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label)
+                except _Malformed as exc:
+                    problem = str(exc)
+            if problem is not None:
+                corpus.findings.append(
+                    finding("record-malformed", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line))
+                )
+                continue
+            seen_items.add(iid)
+            for grp, who, value in cells:
+                if (selected_annotators is not None and who not in selected_annotators) or (selected_groups is not None and grp not in selected_groups):
+                    skipped += 1
+                    continue
+                corpus.items.append(ItemLabel(group=grp, item=iid, annotator=who, label=value, source=name, line=line))
+        items_by_file[name] = seen_items
+    corpus.skipped_by_selection = skipped
+    if shape == "per-annotator" and len(items_by_file) > 1:
+        _compare_item_sets(items_by_file, corpus)
+    return corpus
+
+
+class _Malformed(ValueError):
+    """A record whose cells cannot be read (the message says why)."""
+
+
+def _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label) -> list[tuple[str, str, str | None]]:
+    """(group, annotator, label) of every cell of one record; raises :class:`_Malformed`."""
+    if shape == "wide":
+        return [(group, column, label(record.get(column))) for column in wide_columns]
+    if shape in ("long", "per-annotator"):
+        who = file_annotator or _text(record.get(annotator))
+        if who is None:
+            raise _Malformed(f"the annotator field {annotator!r} is empty")
+        out = [(column, who, label(record.get(column))) for column in labels or []]
+        for name, features in (bundles or {}).items():
+            parts = [(f, label(record.get(f))) for f in sorted(features)]
+            out.append((name, who, "+".join(f"{f}={v}" for f, v in parts if v is not None) or None))
+        return out
+    out = []
+    for column in labels or []:
+        value = record.get(column)
+        if shape == "dict":
+            if value is not None and not isinstance(value, dict):
+                raise _Malformed(f"field {column!r} is not an {{annotator: label}} object")
+            pairs = list((value or {}).items())
+        else:
+            names, values = _split_list(record.get(annotator)), _split_list(value)
+            if len(names) != len(values):
+                raise _Malformed(f"{len(names)} annotators in {annotator!r} but {len(values)} labels in {column!r}")
+            pairs = list(zip(names, values))
+        for who, v in pairs:
+            if _text(who) is None:
+                raise _Malformed(f"an empty annotator name in {annotator or column!r}")
+            out.append((column, str(who), label(v)))
+    return out
+
+
+def _needed_columns(shape, item, annotator, labels, annotator_columns, bundles) -> list[str]:
+    needed = [item]
+    if shape in ("long", "lists") and annotator:
+        needed.append(annotator)
+    if shape == "per-annotator" and annotator:
+        needed.append(annotator)
+    if shape != "wide":
+        needed += list(labels or [])
+    else:
+        needed += list(annotator_columns or [])
+    for features in (bundles or {}).values():
+        needed += features
+    return list(dict.fromkeys(needed))
+
+
+def _require(name: str, header: list[str], needed: list[str]) -> None:
+    twice = sorted({c for c in needed if header.count(c) > 1})
+    if twice:
+        raise AdapterError(f"{name}: column(s) {', '.join(map(repr, twice))} appear more than once in the header; rename them")
+    absent = [c for c in needed if c not in header]
+    if absent:
+        raise AdapterError(
+            f"{name}: column(s) {', '.join(map(repr, absent))} not found; the file has {', '.join(map(repr, header)) or 'no columns'}. "
+            "Fix the column mapping in [input] (item, annotator, labels, annotator_columns, bundles)"
+        )
+
+
+def _check_options(shape, item, annotator, labels, annotator_columns, bundles, missing, file_format, pattern) -> None:
+    if shape not in SHAPES:
+        raise AdapterError(f"[input] shape must be one of {', '.join(SHAPES)}, not {shape!r}")
+    if not isinstance(item, str) or not item:
+        raise AdapterError("[input] item must name the item-id column")
+    for key, value in (("labels", labels), ("annotator_columns", annotator_columns), ("missing", missing)):
+        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+            raise AdapterError(f"[input] {key} must be a list of strings")
+    if bundles is not None:
+        if not isinstance(bundles, dict) or not all(isinstance(v, list) and v and all(isinstance(f, str) for f in v) for v in bundles.values()):
+            raise AdapterError("[input] bundles must map a group name to a list of feature columns")
+        clash = set(bundles) & set(labels or [])
+        if clash:
+            raise AdapterError(f"[input] bundles and labels both define group(s) {', '.join(sorted(clash))}")
+    if shape in ("long", "lists") and not annotator:
+        raise AdapterError(f"shape {shape!r} needs [input] annotator (the annotator column)")
+    if shape != "wide" and not labels and not (bundles and shape in ("long", "per-annotator")):
+        raise AdapterError(f"shape {shape!r} needs [input] labels (the label columns; each is a group)")
+    if shape in ("lists", "dict") and bundles:
+        raise AdapterError("bundles need one row per (item, annotator): shape long or per-annotator")
+    if file_format is not None and file_format not in set(FILE_FORMATS.values()):
+        raise AdapterError(f"[input] file_format must be one of {', '.join(sorted(set(FILE_FORMATS.values())))}")
+    if pattern is not None and not isinstance(pattern, str):
+        raise AdapterError("[input] pattern must be a glob such as \"*.csv\"")
+
+
+def _compare_item_sets(items_by_file: dict[str, set[str]], corpus: Corpus) -> None:
+    """Report every annotator file whose item set differs from the union of all files."""
+    union = set().union(*items_by_file.values())
+    for name, items in items_by_file.items():
+        lacking = union - items
+        if lacking:
+            example = ", ".join(sorted(lacking)[:5])
+            corpus.findings.append(
+                finding(
+                    "item-set-mismatch",
+                    f"{name} has no row for {len(lacking)} of the {len(union)} items other files have (e.g. {example})",
+                    "those items are null (not labelled) for this annotator",
+                    file=name,
+                )
+            )
+
+
+ADAPTER = Adapter(
+    name="labels",
+    description="flat labels, items × annotators: long, wide, per-annotator, lists or dict records in CSV, TSV, JSON, JSON lines or Parquet",
+    read=read,
+    options={
+        "annotations": "a label file, or a directory of them (shape per-annotator)",
+        "shape": "long | wide | per-annotator | lists | dict (default long)",
+        "file_format": "csv | tsv | json | jsonl | parquet (default: from the file extension)",
+        "item": "the item-id column (\"@key\" for a JSON object keyed by item id)",
+        "annotator": "the annotator column (long, lists; optional for per-annotator: default the file name)",
+        "labels": "label columns, each a group (long, per-annotator, lists, dict)",
+        "annotator_columns": "wide: the annotator columns (default every column but item and ignore)",
+        "ignore": "wide: columns that are not annotators (text, comments)",
+        "group": "wide: the group name (default \"label\")",
+        "bundles": "{group = [feature columns]}: features merged into Feature=value+Feature=value",
+        "missing": "cell values meaning not labelled besides empty cells, e.g. [\"NA\", \"-\", \"?\"]",
+        "normalize_ids": "strip whitespace and leading zeros of item ids (default false: 00123 != 123)",
+        "pattern": "per-annotator: glob of the files in the directory (default every known extension)",
+        "encoding": "text encoding of CSV, TSV and JSON files (default utf-8)",
+        "delimiter": "CSV field delimiter (default , for csv and TAB for tsv)",
+        "annotators": "only these annotators",
+        "groups": "only these groups",
+    },
+    defaults={"kind": "items"},
+)
