@@ -635,3 +635,28 @@ def test_datt_group_by(datt, group_by, level, groups):
     elif group_by == "type":
         assert subs == {("a", "EXPLICIT"): 2, ("a", "IMPLICIT"): 1, ("b", "EXPLICIT"): 1, ("b", "IMPLICIT"): 1}
     assert {text[s.begin : s.end] for s in corpus.spans if s.layer == "Arg1"} == {"aa bb", "dd", "ff"}
+
+
+def test_a_rerun_removes_outputs_the_new_run_does_not_make(small_pipe):
+    out = small_pipe / "out"
+    base = ["convert", "--format", "pdtb3", "--annotations", str(small_pipe / "ayse"), "--texts", str(small_pipe / "raw"), "--out", str(out), "-q", "--tokenizer", "regex"]
+    assert main(base + ["--units", "char,word"]) == 0
+    assert (out / "segments" / "word.parquet").exists() and (out / "units" / "word-interval").is_dir()
+    assert main(base + ["--units", "char"]) == 0
+    assert sorted(p.name for p in (out / "segments").iterdir()) == ["char.parquet"]
+    assert sorted(p.name for p in (out / "units").iterdir()) == ["char-boundary", "char-interval"]
+    listed = {o["path"] for o in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["outputs"]}
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "manifest.json"}
+    assert on_disk == listed
+
+
+def test_an_item_run_after_a_span_run_leaves_no_span_outputs(tmp_path):
+    out = tmp_path / "out"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "-q", "--units", "char"]) == 0
+    assert (out / "segments").is_dir() and (out / "documents.parquet").exists()
+    labels = EXAMPLE.parent / "labels-mini" / "study.toml"
+    assert main(["convert", str(labels), "--out", str(out), "-q"]) == 0
+    assert not (out / "segments").exists() and not (out / "documents.parquet").exists()
+    listed = {o["path"] for o in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["outputs"]}
+    on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "manifest.json"}
+    assert on_disk == listed

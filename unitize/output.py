@@ -134,6 +134,8 @@ class OutputDir:
     def commit(self) -> None:
         """Replace the previous run's outputs with this run's, the manifest last.
 
+        Every owned entry of the previous run goes, also those this run does not
+        write (an item run leaves no stale ``segments/`` of an earlier span run).
         The previous manifest goes first, so an interrupted commit never leaves a
         manifest describing files that are not there; on any failure every entry
         already moved is put back and the previous output is restored.
@@ -152,12 +154,11 @@ class OutputDir:
             moved.append((manifest, set_aside(manifest, "manifest.json")))
             for name in [n for n in self.owned if n != "manifest.json"] + ["manifest.json"]:
                 new = self.staging / name
-                if not new.exists():
-                    continue
                 target = self.path / name
                 backup = set_aside(target, name) if name != "manifest.json" else None
                 moved.append((target, backup))
-                os.replace(new, target)
+                if new.exists():
+                    os.replace(new, target)  # else a previous run's output this run does not make is gone
         except BaseException:
             for target, backup in reversed(moved):
                 if target.is_dir() and not target.is_symlink():
