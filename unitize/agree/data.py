@@ -245,6 +245,15 @@ def _is_text(col: pa.ChunkedArray) -> bool:
     return pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
 
 
+def _sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
+    """Distinct strings, sorted, and per row the index into them."""
+    encoded = pc.dictionary_encode(column.combine_chunks())
+    values = encoded.dictionary.to_pylist()
+    rank = np.empty(len(values), dtype=np.int64)
+    rank[np.argsort(np.array(values, dtype=object), kind="stable")] = np.arange(len(values))
+    return sorted(values), rank[encoded.indices.to_numpy(zero_copy_only=False)]
+
+
 def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
     if setting.layout == "long":
         table, annotators = _pivot_long(table, ["doc_id", "unit"], ["begin", "end"], setting.annotators)
@@ -252,13 +261,10 @@ def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> 
         annotators = list(setting.annotators)
     numeric = setting.value in ("binary", "bitmask") and not any(_is_text(table.column(a)) for a in annotators)
     values, categories = _codes([table.column(a) for a in annotators], numeric)
-    doc_col = table.column("doc_id").to_pylist()
-    docs = sorted(set(doc_col))
-    doc_index = {d: i for i, d in enumerate(docs)}
-    row_doc = np.fromiter((doc_index[d] for d in doc_col), dtype=np.int64, count=len(doc_col))
+    docs, row_doc = _sorted_codes(table.column("doc_id"))
     unit = table.column("unit").to_numpy().astype(np.int64)
     order = np.lexsort((unit, row_doc))
-    stacked = np.column_stack(values) if values else np.zeros((len(doc_col), 0))
+    stacked = np.column_stack(values) if values else np.zeros((table.num_rows, 0))
     return Matrix(
         setting=setting,
         group=group,
