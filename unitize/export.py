@@ -83,9 +83,7 @@ def _unit_settings(data: OutputData, settings: list[str] | None) -> list[Setting
 
 def _by_group(data: OutputData, setting: Setting, groups: list[str] | None) -> Iterator[tuple[str, list[Matrix]]]:
     current: list[Matrix] = []
-    for m in data.matrices(setting):
-        if groups is not None and m.group not in groups:
-            continue
+    for m in data.matrices(setting, groups):
         if current and current[0].group != m.group:
             yield current[0].group, current
             current = []

@@ -288,9 +288,8 @@ def measure(
                 segment_cache[setting.unit] = _Segments(table) if table is not None else None
             segs = segment_cache[setting.unit]
         by_group: dict[str, list[Matrix]] = defaultdict(list)
-        for m in data.matrices(setting):
-            if groups is None or m.group in groups:
-                by_group[m.group].append(m)
+        for m in data.matrices(setting, groups):
+            by_group[m.group].append(m)
         for group, mats in by_group.items():
             for m in mats:
                 if setting.mode == "combined":
