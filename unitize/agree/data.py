@@ -12,6 +12,7 @@ annotator is missing; categorical values are integer codes into
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,6 +227,11 @@ class OutputData:
                     rows = np.nonzero(codes == found.index(layer))[0]
                     part = table if rows.size == table.num_rows else table.take(pa.array(rows))
                     yield _units_matrix(setting, group, layer, part)
+
+    def by_group(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, list[Matrix]]]:
+        """The matrices of one group at a time (memory bounded by the largest group)."""
+        for group, mats in itertools.groupby(self.matrices(setting, groups), key=lambda m: m.group):
+            yield group, list(mats)
 
     # -- segments --
 

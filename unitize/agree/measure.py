@@ -287,10 +287,7 @@ def measure(
                 table = data.segments(setting.unit)
                 segment_cache[setting.unit] = _Segments(table) if table is not None else None
             segs = segment_cache[setting.unit]
-        by_group: dict[str, list[Matrix]] = defaultdict(list)
-        for m in data.matrices(setting, groups):
-            by_group[m.group].append(m)
-        for group, mats in by_group.items():
+        for group, mats in data.by_group(setting, groups):
             for m in mats:
                 if setting.mode == "combined":
                     layers = list(setting.layer_bits) or m.layer.split("+")
