@@ -37,7 +37,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import pyarrow.parquet as pq
 
-from .agree.backends import complete_rows
+from .agree.backends import category_counts, complete_rows
 from .agree.data import DataError, Matrix, OutputData, Setting
 from .output import atomic_write_text
 
@@ -178,8 +178,7 @@ def export_fleiss(data: OutputData, dest: Path, settings: list[str] | None, grou
         for group, mats in data.by_group(setting, groups):
             for m in mats:
                 rows, cols = _complete(m)
-                cats = np.unique(rows) if rows.size else np.zeros(0)
-                counts = (rows[:, :, None] == cats[None, None, :]).sum(axis=1) if rows.size else np.zeros((0, 0), int)
+                counts, cats = category_counts(rows)
                 names = np.array(m.item_names(), dtype=object)[~np.any(np.isnan(m.values[:, cols]), axis=1)] if m.values.size else []
                 lines: list[list[object]] = [["item", *(m.label(c) for c in cats)]]
                 lines += [[n, *r.tolist()] for n, r in zip(names, counts)]

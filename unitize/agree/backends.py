@@ -86,9 +86,18 @@ def krippendorff_alpha(values: np.ndarray, level: str = "nominal") -> Value:
     return Value(float(a), units_used=pairable, params={"level": level})
 
 
-def _counts(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Subjects × categories counts of a complete matrix (statsmodels' aggregate_raters)."""
-    return require("statsmodels.stats.inter_rater", "agree").aggregate_raters(data)
+def category_counts(data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Subjects × categories counts of a complete matrix, and the categories.
+
+    What statsmodels' ``aggregate_raters`` returns, vectorised over categories
+    instead of a Python loop over subjects (which takes seconds per million units).
+    """
+    cats, inv = np.unique(data, return_inverse=True)
+    inv = inv.reshape(data.shape)
+    counts = np.empty((data.shape[0], cats.size), dtype=np.int64)
+    for c in range(cats.size):
+        counts[:, c] = np.count_nonzero(inv == c, axis=1)
+    return counts, cats
 
 
 def fleiss(values: np.ndarray) -> Value:
@@ -99,7 +108,7 @@ def fleiss(values: np.ndarray) -> Value:
         return nan("fewer than two annotators with data", units_used=0)
     if data.shape[0] == 0:
         return nan("no unit is coded by every annotator", units_used=0)
-    table, cats = _counts(data)
+    table, cats = category_counts(data)
     if len(cats) < 2:
         return nan(f"no variation: every annotator gave every unit the value {cats[0]:g}", units_used=data.shape[0])
     k = _quiet(fleiss_kappa, table, method="fleiss")
