@@ -67,7 +67,6 @@ class Matrix:
     row_doc: np.ndarray  # per row: index into docs (-1 for items)
     row_unit: np.ndarray  # per row: unit index within the document (item index for items)
     row_names: list[str] | None = None  # item names for items
-    row_extent: tuple[np.ndarray, np.ndarray] | None = None  # (begin, end) characters per row
     continuum: "Matrix | None" = None  # layers laid end to end: the one-layer matrix whose units are the continuum
 
     @property
@@ -314,7 +313,6 @@ def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> 
         docs=docs,
         row_doc=row_doc[order],
         row_unit=unit[order],
-        row_extent=(table.column("begin").to_numpy()[order], table.column("end").to_numpy()[order]),
     )
 
 
