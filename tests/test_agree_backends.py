@@ -124,3 +124,12 @@ def test_cochran_needs_binary():
 def test_fleiss_uses_complete_units_only():
     v = backends.fleiss(K2011)
     assert v.units_used == 8  # units 1-9 minus unit 1 (coder C missing)
+
+
+def test_category_counts_equal_statsmodels_aggregate_raters():
+    from statsmodels.stats.inter_rater import aggregate_raters
+
+    for data in (FLEISS_1971, cochran_1950(), np.zeros((0, 3))):
+        counts, cats = backends.category_counts(data)
+        expected, expected_cats = aggregate_raters(data)
+        assert np.array_equal(counts, expected) and np.array_equal(cats, expected_cats)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from typing import Iterable, Iterator
 import numpy as np
 import pyarrow.parquet as pq
 
-from .agree.backends import complete_rows
+from .agree.backends import category_counts, complete_rows
 from .agree.data import DataError, Matrix, OutputData, Setting
 from .output import atomic_write_text
 
@@ -80,19 +81,6 @@ def _unit_settings(data: OutputData, settings: list[str] | None) -> list[Setting
     return [data.setting(s) for s in settings] if settings else data.settings
 
 
-def _by_group(data: OutputData, setting: Setting, groups: list[str] | None) -> Iterator[tuple[str, list[Matrix]]]:
-    current: list[Matrix] = []
-    for m in data.matrices(setting):
-        if groups is not None and m.group not in groups:
-            continue
-        if current and current[0].group != m.group:
-            yield current[0].group, current
-            current = []
-        current.append(m)
-    if current:
-        yield current[0].group, current
-
-
 def _complete(m: Matrix) -> tuple[np.ndarray, np.ndarray]:
     """Rows every annotator with data coded, and which annotators those are."""
     cols = ~np.all(np.isnan(m.values), axis=0) if m.values.size else np.zeros(len(m.annotators), bool)
@@ -104,7 +92,7 @@ def export_rat(data: OutputData, dest: Path, settings: list[str] | None, groups:
     for setting in _unit_settings(data, settings):
         if setting.kind != "units" or setting.value != "binary":
             continue  # the RAT format is 0/1 per unit; bit masks and labels have no RAT form
-        for group, mats in _by_group(data, setting, groups):
+        for group, mats in data.by_group(setting, groups):
             parts = []
             for m in mats:
                 rows, cols = _complete(m)
@@ -129,7 +117,7 @@ def export_rat(data: OutputData, dest: Path, settings: list[str] | None, groups:
 def export_reliability(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None) -> list[Exported]:
     out = []
     for setting in _unit_settings(data, settings):
-        for group, mats in _by_group(data, setting, groups):
+        for group, mats in data.by_group(setting, groups):
             for m in mats:
                 names = m.item_names()
                 lines: list[list[object]] = [["coder", *names]]
@@ -151,32 +139,46 @@ def _triples(m: Matrix) -> Iterator[tuple[str, str, str]]:
 
 
 def export_long(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None, nltk: bool) -> list[Exported]:
+    """Triples streamed group by group into one file per (setting, layer), renamed into place at the end."""
     out = []
     for setting in _unit_settings(data, settings):
-        by_layer: dict[str, list[tuple[str, str, str]]] = {}
-        for _, mats in _by_group(data, setting, groups):
-            for m in mats:
-                by_layer.setdefault(m.layer, []).extend(_triples(m))
-        for layer, triples in by_layer.items():
-            if nltk:
-                relative = f"{setting.name}/{safe_name(layer)}.tsv"
-                text = _csv_text(triples, delimiter="\t")
-            else:
-                relative = f"{setting.name}/{safe_name(layer)}.csv"
-                text = _csv_text([("coder", "item", "label"), *triples])
-            _write(dest, relative, text)
-            out.append(Exported(relative, setting.name, "*", layer, len(triples)))
+        files: dict[str, tuple[Path, object, object, list[int]]] = {}
+        try:
+            for _, mats in data.by_group(setting, groups):
+                for m in mats:
+                    if m.layer not in files:
+                        final = dest / setting.name / f"{safe_name(m.layer)}.{'tsv' if nltk else 'csv'}"
+                        final.parent.mkdir(parents=True, exist_ok=True)
+                        tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
+                        fh = open(tmp, "w", encoding="utf-8", newline="")
+                        writer = csv.writer(fh, delimiter="\t" if nltk else ",", lineterminator="\n")
+                        if not nltk:
+                            writer.writerow(("coder", "item", "label"))
+                        files[m.layer] = (final, fh, writer, [0])
+                    _, _, writer, count = files[m.layer]
+                    triples = list(_triples(m))
+                    writer.writerows(triples)
+                    count[0] += len(triples)
+        except BaseException:
+            for final, fh, _, _ in files.values():
+                fh.close()
+                final.with_name(f".{final.name}.tmp-{os.getpid()}").unlink(missing_ok=True)
+            raise
+        for final, fh, _, _ in files.values():
+            fh.close()
+        for layer, (final, _, _, count) in files.items():
+            os.replace(final.with_name(f".{final.name}.tmp-{os.getpid()}"), final)
+            out.append(Exported(str(final.relative_to(dest)), setting.name, "*", layer, count[0]))
     return out
 
 
 def export_fleiss(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None) -> list[Exported]:
     out = []
     for setting in _unit_settings(data, settings):
-        for group, mats in _by_group(data, setting, groups):
+        for group, mats in data.by_group(setting, groups):
             for m in mats:
                 rows, cols = _complete(m)
-                cats = np.unique(rows) if rows.size else np.zeros(0)
-                counts = (rows[:, :, None] == cats[None, None, :]).sum(axis=1) if rows.size else np.zeros((0, 0), int)
+                counts, cats = category_counts(rows)
                 names = np.array(m.item_names(), dtype=object)[~np.any(np.isnan(m.values[:, cols]), axis=1)] if m.values.size else []
                 lines: list[list[object]] = [["item", *(m.label(c) for c in cats)]]
                 lines += [[n, *r.tolist()] for n, r in zip(names, counts)]

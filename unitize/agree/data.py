@@ -12,10 +12,11 @@ annotator is missing; categorical values are integer codes into
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -66,7 +67,6 @@ class Matrix:
     row_doc: np.ndarray  # per row: index into docs (-1 for items)
     row_unit: np.ndarray  # per row: unit index within the document (item index for items)
     row_names: list[str] | None = None  # item names for items
-    row_extent: tuple[np.ndarray, np.ndarray] | None = None  # (begin, end) characters per row
     continuum: "Matrix | None" = None  # layers laid end to end: the one-layer matrix whose units are the continuum
 
     @property
@@ -93,10 +93,11 @@ class Matrix:
 
     def doc_presence(self) -> np.ndarray:
         """(documents, annotators) bool: the annotator has data for the document."""
-        present = ~np.isnan(self.values)
         out = np.zeros((len(self.docs), len(self.annotators)), dtype=bool)
         if self.docs and self.values.size:
-            np.logical_or.at(out, self.row_doc, present)
+            for k in range(len(self.annotators)):
+                present = ~np.isnan(self.values[:, k])
+                out[:, k] = np.bincount(self.row_doc, weights=present, minlength=len(self.docs)) > 0
         return out
 
 
@@ -170,6 +171,7 @@ class OutputData:
         self.settings = [read_setting(p) for p in parts]
         self.layers: list[str] = list(self.manifest.get("settings", {}).get("layers") or [])
         self._segments: dict[str, pa.Table | None] = {}
+        self._index: dict[Path, dict[str, list[int]]] = {}
 
     def setting(self, name: str) -> Setting:
         for s in self.settings:
@@ -179,25 +181,56 @@ class OutputData:
 
     # -- unit matrices --
 
-    def groups(self, setting: Setting) -> list[str]:
-        column = pq.read_table(setting.path, columns=["group"]).column("group")
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        return sorted(pc.unique(column).to_pylist())
+    def _row_groups(self, setting: Setting) -> dict[str, list[int]]:
+        """group -> the Parquet row groups holding its rows (from the statistics where they say it)."""
+        if setting.path not in self._index:
+            pf = pq.ParquetFile(setting.path)
+            col = pf.schema_arrow.get_field_index("group")
+            index: dict[str, list[int]] = {}
+            for i in range(pf.num_row_groups):
+                stats = pf.metadata.row_group(i).column(col).statistics
+                if stats is not None and stats.has_min_max and stats.min == stats.max:
+                    names = [stats.min.decode() if isinstance(stats.min, bytes) else stats.min]
+                else:
+                    names = _sorted_codes(pf.read_row_group(i, columns=["group"]).column(0))[0]
+                for name in names:
+                    index.setdefault(name, []).append(i)
+            self._index[setting.path] = index
+        return self._index[setting.path]
 
-    def matrices(self, setting: Setting) -> Iterator[Matrix]:
-        """Every (group, layer) matrix of a setting, groups sorted, layers in table order."""
+    def groups(self, setting: Setting) -> list[str]:
+        return sorted(self._row_groups(setting))
+
+    def _read_group(self, setting: Setting, group: str) -> pa.Table:
+        ids = self._row_groups(setting)[group]
+        table = pq.ParquetFile(setting.path).read_row_groups(ids)
+        names, codes = _sorted_codes(table.column("group"))
+        if names != [group]:
+            table = table.take(pa.array(np.nonzero(codes == names.index(group))[0]))
+        return table
+
+    def matrices(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[Matrix]:
+        """Every (group, layer) matrix of a setting, groups sorted, layers in the manifest's order."""
         for group in self.groups(setting):
-            table = pq.read_table(setting.path, filters=[("group", "=", group)])
-            table = _decode(table)
+            if groups is not None and group not in groups:
+                continue
+            table = self._read_group(setting, group)
+            if setting.kind == "items" or setting.layout == "long":
+                table = _decode(table)
             if setting.kind == "items":
                 yield _items_matrix(setting, group, table)
             else:
-                found = _in_order(table.column("layer").to_pylist())
+                found, codes = _sorted_codes(table.column("layer"))
                 order = {layer: i for i, layer in enumerate(self.layers)}
                 for layer in sorted(found, key=lambda x: (order.get(x, len(order)), x)):
-                    part = table.filter(pc.equal(table.column("layer"), layer))
+                    rows = np.nonzero(codes == found.index(layer))[0]
+                    part = table if rows.size == table.num_rows else table.take(pa.array(rows))
                     yield _units_matrix(setting, group, layer, part)
+
+    def by_group(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, list[Matrix]]]:
+        """The matrices of one group at a time (memory bounded by the largest group)."""
+        for group, mats in itertools.groupby(self.matrices(setting, groups), key=lambda m: m.group):
+            yield group, list(mats)
 
     # -- segments --
 
@@ -245,6 +278,20 @@ def _is_text(col: pa.ChunkedArray) -> bool:
     return pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
 
 
+def _sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
+    """Distinct strings, sorted, and per row the index into them (dictionary columns stay encoded)."""
+    chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c) for c in column.chunks]
+    values = sorted({v for c in chunks for v in c.dictionary.to_pylist()})
+    index = {v: i for i, v in enumerate(values)}
+    parts = []
+    for c in chunks:
+        remap = np.array([index[v] for v in c.dictionary.to_pylist()], dtype=np.int64)
+        parts.append(remap[c.indices.to_numpy(zero_copy_only=False).astype(np.int64)] if remap.size else np.zeros(len(c), np.int64))
+    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    used = np.unique(codes)  # a dictionary may hold values no row uses
+    return [values[i] for i in used.tolist()], np.searchsorted(used, codes)
+
+
 def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
     if setting.layout == "long":
         table, annotators = _pivot_long(table, ["doc_id", "unit"], ["begin", "end"], setting.annotators)
@@ -252,13 +299,10 @@ def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> 
         annotators = list(setting.annotators)
     numeric = setting.value in ("binary", "bitmask") and not any(_is_text(table.column(a)) for a in annotators)
     values, categories = _codes([table.column(a) for a in annotators], numeric)
-    doc_col = table.column("doc_id").to_pylist()
-    docs = sorted(set(doc_col))
-    doc_index = {d: i for i, d in enumerate(docs)}
-    row_doc = np.fromiter((doc_index[d] for d in doc_col), dtype=np.int64, count=len(doc_col))
+    docs, row_doc = _sorted_codes(table.column("doc_id"))
     unit = table.column("unit").to_numpy().astype(np.int64)
     order = np.lexsort((unit, row_doc))
-    stacked = np.column_stack(values) if values else np.zeros((len(doc_col), 0))
+    stacked = np.column_stack(values) if values else np.zeros((table.num_rows, 0))
     return Matrix(
         setting=setting,
         group=group,
@@ -269,7 +313,6 @@ def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> 
         docs=docs,
         row_doc=row_doc[order],
         row_unit=unit[order],
-        row_extent=(table.column("begin").to_numpy()[order], table.column("end").to_numpy()[order]),
     )
 
 

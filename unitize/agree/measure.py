@@ -15,7 +15,6 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from . import backends
 from .alphau import alpha_u
@@ -287,11 +286,7 @@ def measure(
                 table = data.segments(setting.unit)
                 segment_cache[setting.unit] = _Segments(table) if table is not None else None
             segs = segment_cache[setting.unit]
-        by_group: dict[str, list[Matrix]] = defaultdict(list)
-        for m in data.matrices(setting):
-            if groups is None or m.group in groups:
-                by_group[m.group].append(m)
-        for group, mats in by_group.items():
+        for group, mats in data.by_group(setting, groups):
             for m in mats:
                 if setting.mode == "combined":
                     layers = list(setting.layer_bits) or m.layer.split("+")
@@ -310,12 +305,3 @@ def as_json_lines(table: pa.Table) -> Iterable[str]:
     for row in table.to_pylist():
         clean = {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
         yield json.dumps(clean, ensure_ascii=False)
-
-
-def select(table: pa.Table, **equal: str) -> pa.Table:
-    """Rows of a results table whose columns equal the given values."""
-    mask = None
-    for column, value in equal.items():
-        cond = pc.equal(table.column(column), value)
-        mask = cond if mask is None else pc.and_(mask, cond)
-    return table if mask is None else table.filter(mask)
