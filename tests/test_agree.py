@@ -435,3 +435,26 @@ def test_gamma_without_segments_or_package_is_nan_with_reason(tmp_path):
         "gamma needs segments on a continuum; item labels have none",
         "pygamma-agreement is not installed (pip install 'unitize[gamma]')",
     )
+
+
+def test_not_applicable_item_labels_are_missing_for_every_level(tmp_path):
+    """A conditional level an annotator never reached ('#n/a') is measured as missing, even for interval levels."""
+    import krippendorff
+
+    (tmp_path / "annotations").mkdir()
+    (tmp_path / "annotations" / "a.csv").write_text("ID,offensive,score\n1,OFF,3\n2,OFF,4\n3,NON,\n4,OFF,2\n", encoding="utf-8")
+    (tmp_path / "annotations" / "b.csv").write_text("ID,offensive,score\n1,OFF,3\n2,NON,\n3,NON,\n4,OFF,1\n", encoding="utf-8")
+    (tmp_path / "study.toml").write_text(
+        '[input]\nformat = "labels"\nshape = "per-annotator"\nannotations = "annotations"\nitem = "ID"\n'
+        'labels = ["offensive", "score"]\n\n[items.groups.score]\nlevel = "interval"\n'
+        'applies_when = {level = "offensive", value = "OFF"}\nreach = "any"\n',
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    assert main(["convert", str(tmp_path / "study.toml"), "--out", str(out), "-q"]) == 0
+    assert main(["agree", str(out), "--metric", "alpha", "--quiet"]) == 0
+    rows = {r["group"]: r for r in csv.DictReader(open(out / "agreement" / "results.csv", encoding="utf-8"))}
+    nan = float("nan")
+    expected = krippendorff.alpha(np.array([[3, 4, 2], [3, nan, 1]]), level_of_measurement="interval")
+    assert float(rows["score"]["value"]) == pytest.approx(expected)
+    assert rows["score"]["units_used"] == "2"

@@ -654,9 +654,11 @@ def test_an_item_run_after_a_span_run_leaves_no_span_outputs(tmp_path):
     out = tmp_path / "out"
     assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "-q", "--units", "char"]) == 0
     assert (out / "segments").is_dir() and (out / "documents.parquet").exists()
+    assert main(["agree", str(out), "--metric", "alpha", "--quiet"]) == 0 and (out / "agreement").is_dir()
     labels = EXAMPLE.parent / "labels-mini" / "study.toml"
     assert main(["convert", str(labels), "--out", str(out), "-q"]) == 0
     assert not (out / "segments").exists() and not (out / "documents.parquet").exists()
+    assert not (out / "agreement").exists()  # results of the previous data are gone
     listed = {o["path"] for o in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["outputs"]}
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "manifest.json"}
     assert on_disk == listed

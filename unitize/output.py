@@ -23,7 +23,9 @@ PARQUET_WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_lev
 
 _DELTA = "DELTA_BINARY_PACKED"
 #: outputs a run owns; anything else in an output directory is left alone
-OWNED = ("units", "segments", "documents.parquet", "report.jsonl", "manifest.json")
+#: (``agreement`` and ``exports`` are made later from the data by `unitize agree` / `export`;
+#: a new run removes them, since they would describe the previous data)
+OWNED = ("units", "segments", "documents.parquet", "report.jsonl", "agreement", "exports", "manifest.json")
 _STAGING = ".unitize-staging"
 
 

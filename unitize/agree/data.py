@@ -47,6 +47,8 @@ class Setting:
     annotators: tuple[str, ...]
     levels: dict[str, str] = field(default_factory=dict)
     layer_bits: dict[str, int] = field(default_factory=dict)
+    #: item data: the value meaning "this level did not apply to the annotator" (measured as missing)
+    not_applicable: str | None = None
 
     def level(self, group: str) -> str:
         """Level of measurement for Krippendorff's alpha: declared for items, nominal otherwise."""
@@ -156,6 +158,7 @@ def read_setting(path: Path) -> Setting:
         annotators=annotators,
         levels=dict(levels),
         layer_bits=dict(meta.get("layer_bits") or {}),
+        not_applicable=meta.get("not_applicable") if kind == "items" else None,
     )
 
 
@@ -322,7 +325,10 @@ def _items_matrix(setting: Setting, group: str, table: pa.Table) -> Matrix:
     else:
         annotators = list(setting.annotators)
     level = setting.level(group)
-    values, categories = _codes([table.column(a) for a in annotators], numeric=level != "nominal")
+    columns = [pc.cast(table.column(a), pa.string()) for a in annotators]
+    if setting.not_applicable is not None:  # a level the annotator never reached: missing, not a category
+        columns = [pc.if_else(pc.equal(c, setting.not_applicable), pa.scalar(None, pa.string()), c) for c in columns]
+    values, categories = _codes(columns, numeric=level != "nominal")
     items = table.column("item").to_pylist()
     order = sorted(range(len(items)), key=lambda i: items[i])
     stacked = np.column_stack(values) if values else np.zeros((len(items), 0))
