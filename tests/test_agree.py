@@ -458,3 +458,28 @@ def test_not_applicable_item_labels_are_missing_for_every_level(tmp_path):
     expected = krippendorff.alpha(np.array([[3, 4, 2], [3, nan, 1]]), level_of_measurement="interval")
     assert float(rows["score"]["value"]) == pytest.approx(expected)
     assert rows["score"]["units_used"] == "2"
+
+
+def test_crowd_long_layout_is_measured_from_value_counts(out, tmp_path, monkeypatch):
+    """Above the dense limit, alpha and Fleiss come from value counts per unit and equal the dense values;
+    identity-based metrics are NaN with the reason."""
+    from unitize.agree import data
+
+    src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+    m = json.loads(src.schema.metadata[b"unitize"])
+    long = to_long(src, m["annotators"], {**m, "layout": "long"})
+    root = write_outdir(tmp_path / "long", {"units/word-interval/part-0.parquet": long},
+                        segments={"word": pq.read_table(out / "segments" / "word.parquet")})
+    metrics = ["alpha", "fleiss", "cohen", "cochran-q", "alpha-u"]
+    dense = measure(root, metrics).to_pylist()
+    monkeypatch.setattr(data, "DENSE_CELLS", 10)
+    slots = measure(root, metrics).to_pylist()
+    by = lambda rows: {(r["group"], r["layer"], r["metric"], r["pair"]): r for r in rows}  # noqa: E731
+    dense, slots = by(dense), by(slots)
+    for key, row in slots.items():
+        if key[2] in ("alpha", "fleiss"):
+            assert row["value"] == pytest.approx(dense[key]["value"], abs=1e-12, nan_ok=True)
+            assert row["annotators"] == 3
+        else:
+            assert math.isnan(row["value"]) and "value counts" in row["reason"]
+    assert any(k[2] == "alpha" and not math.isnan(r["value"]) for k, r in slots.items())

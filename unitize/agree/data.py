@@ -70,6 +70,9 @@ class Matrix:
     row_unit: np.ndarray  # per row: unit index within the document (item index for items)
     row_names: list[str] | None = None  # item names for items
     continuum: "Matrix | None" = None  # layers laid end to end: the one-layer matrix whose units are the continuum
+    crowd: int | None = None  # crowd data (see crowd_counts): the number of annotators; values is then empty
+    counts: np.ndarray | None = None  # crowd data: rows × values, how many annotators gave each value
+    value_domain: np.ndarray | None = None  # crowd data: the value (or category code) of each counts column
 
     @property
     def binary(self) -> bool:
@@ -296,10 +299,18 @@ def _sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
 
 
 def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
+    if setting.layout == "long" and too_wide(table, ["doc_id", "unit"]):
+        keys, counts, domain, categories, crowd = crowd_counts(table, ["doc_id", "unit"], numeric=setting.value in ("binary", "bitmask") and not _is_text(table.column("value")))
+        docs, row_doc = _sorted_codes(keys.column("doc_id"))
+        return Matrix(
+            setting=setting, group=group, layer=layer, annotators=[], values=np.zeros((keys.num_rows, 0)),
+            categories=categories, docs=docs, row_doc=row_doc, row_unit=keys.column("unit").to_numpy().astype(np.int64),
+            crowd=crowd, counts=counts, value_domain=domain,
+        )
     if setting.layout == "long":
-        table, annotators = _pivot_long(table, ["doc_id", "unit"], ["begin", "end"], setting.annotators)
+        table, annotators, crowd = _pivot_long(table, ["doc_id", "unit"], ["begin", "end"], setting.annotators)
     else:
-        annotators = list(setting.annotators)
+        annotators, crowd = list(setting.annotators), None
     numeric = setting.value in ("binary", "bitmask") and not any(_is_text(table.column(a)) for a in annotators)
     values, categories = _codes([table.column(a) for a in annotators], numeric)
     docs, row_doc = _sorted_codes(table.column("doc_id"))
@@ -316,14 +327,27 @@ def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> 
         docs=docs,
         row_doc=row_doc[order],
         row_unit=unit[order],
+        crowd=crowd,
     )
 
 
 def _items_matrix(setting: Setting, group: str, table: pa.Table) -> Matrix:
+    if setting.layout == "long" and too_wide(table, ["item"]):
+        level = setting.level(group)
+        if setting.not_applicable is not None:
+            value = table.column("value")
+            table = table.set_column(table.schema.get_field_index("value"), "value", pc.if_else(pc.equal(pc.cast(value, pa.string()), setting.not_applicable), pa.scalar(None, pa.string()), pc.cast(value, pa.string())))
+        keys, counts, domain, categories, crowd = crowd_counts(table, ["item"], numeric=level != "nominal")
+        items = keys.column("item").to_pylist()
+        return Matrix(
+            setting=setting, group=group, layer="items", annotators=[], values=np.zeros((len(items), 0)),
+            categories=categories, docs=[], row_doc=np.full(len(items), -1, dtype=np.int64),
+            row_unit=np.arange(len(items), dtype=np.int64), row_names=items, crowd=crowd, counts=counts, value_domain=domain,
+        )
     if setting.layout == "long":
-        table, annotators = _pivot_long(table, ["item"], [], setting.annotators)
+        table, annotators, crowd = _pivot_long(table, ["item"], [], setting.annotators)
     else:
-        annotators = list(setting.annotators)
+        annotators, crowd = list(setting.annotators), None
     level = setting.level(group)
     columns = [pc.cast(table.column(a), pa.string()) for a in annotators]
     if setting.not_applicable is not None:  # a level the annotator never reached: missing, not a category
@@ -343,33 +367,83 @@ def _items_matrix(setting: Setting, group: str, table: pa.Table) -> Matrix:
         row_doc=np.full(len(items), -1, dtype=np.int64),
         row_unit=np.arange(len(items), dtype=np.int64),
         row_names=[items[i] for i in order],
+        crowd=crowd,
     )
 
 
-def _pivot_long(table: pa.Table, keys: list[str], carried: list[str], declared: tuple[str, ...]) -> tuple[pa.Table, list[str]]:
+#: a long table whose wide form would exceed this many cells (rows × annotators) is measured
+#: from value counts per unit (crowd data: thousands of annotators, a few per unit)
+DENSE_CELLS = 20_000_000
+
+
+def _row_index(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of a long table, the index of its key among the sorted distinct keys; and each key's first row."""
+    row_key = np.zeros(table.num_rows, dtype=np.int64)
+    for k in keys:
+        column = table.column(k)
+        if pa.types.is_integer(column.type):
+            values = column.to_numpy().astype(np.int64)
+            values = values - (values.min() if values.size else 0)
+            radix = int(values.max()) + 1 if values.size else 1
+        else:
+            names, values = _sorted_codes(column)
+            radix = max(len(names), 1)
+        row_key = row_key * radix + values
+    _, first, row = np.unique(row_key, return_index=True, return_inverse=True)
+    return row.reshape(-1), first
+
+
+def too_wide(table: pa.Table, keys: list[str]) -> bool:
+    """Whether a long table's wide form would exceed :data:`DENSE_CELLS`."""
+    annotators = len(_sorted_codes(table.column("annotator"))[0])
+    return len(_row_index(table, keys)[1]) * annotators > DENSE_CELLS
+
+
+def crowd_counts(table: pa.Table, keys: list[str], numeric: bool):
+    """A long table as per-key value counts: (key rows, counts, value domain, categories, annotators)."""
+    row, first = _row_index(table, keys)
+    value = table.column("value")
+    if numeric:
+        v = np.asarray(pc.cast(value, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+        keep = ~np.isnan(v)
+        values = np.unique(v[keep])
+        code = np.searchsorted(values, v[keep])
+        categories = None
+    else:
+        categories, all_codes = _sorted_codes(pc.cast(value, pa.string()) if not pa.types.is_dictionary(value.type) else value)
+        keep = pc.is_valid(value).to_numpy(zero_copy_only=False)
+        code = all_codes[keep]
+        values = np.arange(len(categories), dtype=np.float64)
+    n_rows, n_values = len(first), len(values)
+    counts = np.bincount(row[keep] * n_values + code, minlength=n_rows * n_values).reshape(n_rows, n_values) if n_values else np.zeros((n_rows, 0), np.int64)
+    annotators = len(_sorted_codes(table.column("annotator"))[0])
+    return table.take(pa.array(first)), counts, values, categories, annotators
+
+
+def _pivot_long(
+    table: pa.Table, keys: list[str], carried: list[str], declared: tuple[str, ...]
+) -> tuple[pa.Table, list[str], None]:
     """A long table (one row per key × annotator) as a wide one; absent rows become nulls."""
-    found = _in_order(table.column("annotator").to_pylist())
-    annotators = [a for a in declared if a in found] + sorted(a for a in found if a not in declared)
-    annotators += [a for a in declared if a not in annotators]
-    key_rows = table.select(keys + carried).group_by(keys + carried, use_threads=False).aggregate([])
-    key_rows = key_rows.sort_by([(k, "ascending") for k in keys])
-    if key_rows.num_rows != table.select(keys).group_by(keys, use_threads=False).aggregate([]).num_rows:
-        raise DataError(f"a long table gives one {'/'.join(keys)} two different extents")
-    index_of = {k: i for i, k in enumerate(zip(*[key_rows.column(k).to_pylist() for k in keys]))}
-    row = np.fromiter((index_of[k] for k in zip(*[table.column(k).to_pylist() for k in keys])), dtype=np.int64, count=table.num_rows)
-    ann_index = {a: i for i, a in enumerate(annotators)}
-    col = np.fromiter((ann_index[a] for a in table.column("annotator").to_pylist()), dtype=np.int64, count=table.num_rows)
-    if np.unique(row * len(annotators) + col).size != table.num_rows:
+    found, ann_code = _sorted_codes(table.column("annotator"))
+    present = set(found)
+    annotators = [a for a in declared if a in present] + [a for a in found if a not in set(declared)]
+    annotators += [a for a in declared if a not in present]  # declared, without a row: all null
+    position = {a: i for i, a in enumerate(annotators)}
+    rank = np.array([position[a] for a in found], dtype=np.int64)
+    col = rank[ann_code] if ann_code.size else ann_code.astype(np.int64)
+    row, first = _row_index(table, keys)
+    key_rows = table.select(keys + carried).take(pa.array(first))
+    for c in carried:
+        extents = table.column(c).to_numpy()
+        if not np.array_equal(extents[first][row], extents):
+            raise DataError(f"a long table gives one {'/'.join(keys)} two different extents")
+    if np.unique(row * max(len(annotators), 1) + col).size != table.num_rows:
         raise DataError("a long table has two values for one unit and annotator")
     value = table.column("value")
-    columns = {}
-    for a, i in ann_index.items():
-        take = np.full(key_rows.num_rows, -1, dtype=np.int64)
-        sel = np.nonzero(col == i)[0]
-        take[row[sel]] = sel
-        indices = pa.array(take, mask=take < 0)
-        columns[a] = value.take(indices)
     wide = key_rows
-    for a in annotators:
-        wide = wide.append_column(a, columns[a])
-    return wide, annotators
+    for i, name in enumerate(annotators):
+        take = np.full(key_rows.num_rows, -1, dtype=np.int64)
+        sel = np.flatnonzero(col == i)
+        take[row[sel]] = sel
+        wide = wide.append_column(name, value.take(pa.array(take, mask=take < 0)))
+    return wide, annotators, None

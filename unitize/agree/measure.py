@@ -55,6 +55,11 @@ GAMMA_DEFAULTS = {"alpha": 1.0, "beta": 1.0, "n_samples": 30, "fast": True, "see
 def _stack(mats: list[Matrix], layer: str) -> Matrix:
     """Layers of one group laid end to end (the RAT's "both" for coding metrics)."""
     first = mats[0]
+    crowd = [m.crowd for m in mats if m.crowd is not None]
+    counts = domain = None
+    if crowd:  # value counts per layer, on the union of their value domains
+        domain = np.unique(np.concatenate([m.value_domain for m in mats]))
+        counts = np.concatenate([_on_domain(m.counts, m.value_domain, domain) for m in mats])
     return Matrix(
         setting=first.setting,
         group=first.group,
@@ -66,7 +71,16 @@ def _stack(mats: list[Matrix], layer: str) -> Matrix:
         row_doc=np.concatenate([m.row_doc for m in mats]),
         row_unit=np.concatenate([m.row_unit for m in mats]),
         continuum=first,
+        crowd=max(crowd) if crowd else None,
+        counts=counts,
+        value_domain=domain,
     )
+
+
+def _on_domain(counts: np.ndarray, values: np.ndarray, domain: np.ndarray) -> np.ndarray:
+    out = np.zeros((counts.shape[0], domain.size), dtype=counts.dtype)
+    out[:, np.searchsorted(domain, values)] = counts
+    return out
 
 
 class _Segments:
@@ -206,7 +220,19 @@ def _gamma(segs: _Segments | None, m: Matrix, layers: Sequence[str], options: di
     return Value(float(res.gamma), units_used=length, params={**options, "positions": "units on the continuum"})
 
 
+#: metrics that compare annotators as persons (pairs, blocks, whole segmentations), so are not
+#: defined on rater slots (long-layout crowd data, see data._pivot_long)
+_NEEDS_IDENTITY = ("cohen", "cochran-q", "alpha-u", "gamma")
+
+
 def _coding(metric: str, m: Matrix) -> list[Value]:
+    if m.counts is not None:  # crowd data: value counts per unit
+        if metric == "alpha":
+            level = m.setting.level(m.group)
+            v = backends.krippendorff_alpha_counts(m.counts, m.value_domain, level)
+            v.params.setdefault("level", level)
+            return [v]
+        return [backends.fleiss_counts(m.counts)]
     if metric == "alpha":
         level = m.setting.level(m.group)
         v = backends.krippendorff_alpha(m.values, level)
@@ -229,14 +255,20 @@ def _rows(setting: Setting, m: Matrix, layers: Sequence[str], metrics: Sequence[
         "mode": setting.mode,
         "group": m.group,
         "layer": m.layer,
-        "annotators": int(np.sum(~np.all(np.isnan(m.values), axis=0))) if m.values.size else 0,
+        "annotators": m.crowd if m.crowd is not None else (int(np.sum(~np.all(np.isnan(m.values), axis=0))) if m.values.size else 0),
         "documents": len(m.docs) if m.docs else None,
         "relations": segs.relations(m.group, layers) if segs is not None else None,
         "units": int(m.values.shape[0]),
+        **({"units": int(m.counts.shape[0])} if m.counts is not None else {}),
     }
     out = []
     for metric in metrics:
-        if metric == "alpha-u":
+        if m.crowd is not None and metric in _NEEDS_IDENTITY:
+            values = [nan(
+                f"{m.crowd} annotators, a few per unit: measured from value counts per unit (alpha, fleiss); "
+                f"{metric} needs each annotator's own coding of every unit"
+            )]
+        elif metric == "alpha-u":
             values = [_alpha_u(segs, m, layers)]
         elif metric == "gamma":
             values = [_gamma(segs, m, layers, gamma)]
