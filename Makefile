@@ -27,7 +27,8 @@ demo: $(VENV)/.installed $(VENV)/.installed-agree
 	@echo "Inspect it with: $(BIN)/unitize info $(DEMO_OUT)"
 	@echo "Agreement summary (thesis Table 22 layout): $(DEMO_OUT)/agreement/summary.md (plots: $(DEMO_OUT)/agreement/plots/)"
 	$(BIN)/unitize convert unitize/examples/labels-mini/study.toml --out $(DEMO_OUT)-labels
-	@echo "Flat labels: $(BIN)/unitize info $(DEMO_OUT)-labels"
+	$(BIN)/unitize agree $(DEMO_OUT)-labels --metric alpha,fleiss,cohen --summary-metric alpha
+	@echo "Flat labels: $(BIN)/unitize info $(DEMO_OUT)-labels; agreement: $(DEMO_OUT)-labels/agreement/results.csv"
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
