@@ -483,3 +483,20 @@ def test_crowd_long_layout_is_measured_from_value_counts(out, tmp_path, monkeypa
         else:
             assert math.isnan(row["value"]) and "value counts" in row["reason"]
     assert any(k[2] == "alpha" and not math.isnan(r["value"]) for k, r in slots.items())
+
+
+def test_crowd_item_tables_with_not_applicable_labels(tmp_path, monkeypatch):
+    """Long item matrices measured from value counts give the dense values, '#n/a' missing in both."""
+    from unitize.agree import data
+
+    out = tmp_path / "out"
+    assert main(["convert", str(EXAMPLE.parent / "labels-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
+    metrics = ["alpha", "fleiss"]
+    dense = {(r["setting"], r["group"], r["metric"]): r for r in measure(out, metrics, settings=["items-long"]).to_pylist()}
+    monkeypatch.setattr(data, "DENSE_CELLS", 1)
+    counted = {(r["setting"], r["group"], r["metric"]): r for r in measure(out, metrics, settings=["items-long"]).to_pylist()}
+    assert set(counted) == set(dense) and any(k[1] == "target" for k in counted)
+    for key, row in counted.items():
+        if key[2] == "alpha":
+            assert row["value"] == pytest.approx(dense[key]["value"], abs=1e-12, nan_ok=True), key
+            assert row["units_used"] == dense[key]["units_used"]

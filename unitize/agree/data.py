@@ -401,6 +401,8 @@ def too_wide(table: pa.Table, keys: list[str]) -> bool:
 
 def crowd_counts(table: pa.Table, keys: list[str], numeric: bool):
     """A long table as per-key value counts: (key rows, counts, value domain, categories, annotators)."""
+    annotators = len(_sorted_codes(table.column("annotator"))[0])
+    table = table.filter(pc.is_valid(table.column("value")))  # a null value (not applicable) counts for nothing
     row, first = _row_index(table, keys)
     value = table.column("value")
     if numeric:
@@ -411,12 +413,11 @@ def crowd_counts(table: pa.Table, keys: list[str], numeric: bool):
         categories = None
     else:
         categories, all_codes = _sorted_codes(pc.cast(value, pa.string()) if not pa.types.is_dictionary(value.type) else value)
-        keep = pc.is_valid(value).to_numpy(zero_copy_only=False)
-        code = all_codes[keep]
+        keep = np.ones(len(all_codes), dtype=bool)
+        code = all_codes
         values = np.arange(len(categories), dtype=np.float64)
     n_rows, n_values = len(first), len(values)
     counts = np.bincount(row[keep] * n_values + code, minlength=n_rows * n_values).reshape(n_rows, n_values) if n_values else np.zeros((n_rows, 0), np.int64)
-    annotators = len(_sorted_codes(table.column("annotator"))[0])
     return table.take(pa.array(first)), counts, values, categories, annotators
 
 
