@@ -70,7 +70,7 @@ class Matrix:
     row_unit: np.ndarray  # per row: unit index within the document (item index for items)
     row_names: list[str] | None = None  # item names for items
     continuum: "Matrix | None" = None  # layers laid end to end: the one-layer matrix whose units are the continuum
-    crowd: int | None = None  # crowd data (see crowd_counts): the number of annotators; values is then empty
+    crowd: int | None = None  # crowd data (see _value_counts): the number of annotators; values is then empty
     counts: np.ndarray | None = None  # crowd data: rows × values, how many annotators gave each value
     value_domain: np.ndarray | None = None  # crowd data: the value (or category code) of each counts column
 
@@ -299,18 +299,21 @@ def _sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
 
 
 def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
-    if setting.layout == "long" and too_wide(table, ["doc_id", "unit"]):
-        keys, counts, domain, categories, crowd = crowd_counts(table, ["doc_id", "unit"], numeric=setting.value in ("binary", "bitmask") and not _is_text(table.column("value")))
-        docs, row_doc = _sorted_codes(keys.column("doc_id"))
-        return Matrix(
-            setting=setting, group=group, layer=layer, annotators=[], values=np.zeros((keys.num_rows, 0)),
-            categories=categories, docs=docs, row_doc=row_doc, row_unit=keys.column("unit").to_numpy().astype(np.int64),
-            crowd=crowd, counts=counts, value_domain=domain,
-        )
+    keys = ["doc_id", "unit"]
     if setting.layout == "long":
-        table, annotators, crowd = _pivot_long(table, ["doc_id", "unit"], ["begin", "end"], setting.annotators)
+        index = _LongIndex(table, keys)
+        if index.too_wide:
+            numeric = setting.value in ("binary", "bitmask") and not _is_text(table.column("value"))
+            key_rows, counts, domain, categories = _value_counts(table, index, numeric)
+            docs, row_doc = _sorted_codes(key_rows.column("doc_id"))
+            return Matrix(
+                setting=setting, group=group, layer=layer, annotators=[], values=np.zeros((key_rows.num_rows, 0)),
+                categories=categories, docs=docs, row_doc=row_doc, row_unit=key_rows.column("unit").to_numpy().astype(np.int64),
+                crowd=len(index.annotators), counts=counts, value_domain=domain,
+            )
+        table, annotators = _pivot_long(table, index, keys, ["begin", "end"], setting.annotators)
     else:
-        annotators, crowd = list(setting.annotators), None
+        annotators = list(setting.annotators)
     numeric = setting.value in ("binary", "bitmask") and not any(_is_text(table.column(a)) for a in annotators)
     values, categories = _codes([table.column(a) for a in annotators], numeric)
     docs, row_doc = _sorted_codes(table.column("doc_id"))
@@ -327,31 +330,38 @@ def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> 
         docs=docs,
         row_doc=row_doc[order],
         row_unit=unit[order],
-        crowd=crowd,
     )
 
 
+def _applicable(column: pa.ChunkedArray, not_applicable: str | None) -> pa.ChunkedArray:
+    """Item labels as strings, the not-applicable value turned into null (missing, not a category)."""
+    column = pc.cast(column, pa.string())
+    if not_applicable is None:
+        return column
+    return pc.if_else(pc.equal(column, not_applicable), pa.scalar(None, pa.string()), column)
+
+
 def _items_matrix(setting: Setting, group: str, table: pa.Table) -> Matrix:
-    if setting.layout == "long" and too_wide(table, ["item"]):
-        level = setting.level(group)
-        if setting.not_applicable is not None:
-            value = table.column("value")
-            table = table.set_column(table.schema.get_field_index("value"), "value", pc.if_else(pc.equal(pc.cast(value, pa.string()), setting.not_applicable), pa.scalar(None, pa.string()), pc.cast(value, pa.string())))
-        keys, counts, domain, categories, crowd = crowd_counts(table, ["item"], numeric=level != "nominal")
-        items = keys.column("item").to_pylist()
-        return Matrix(
-            setting=setting, group=group, layer="items", annotators=[], values=np.zeros((len(items), 0)),
-            categories=categories, docs=[], row_doc=np.full(len(items), -1, dtype=np.int64),
-            row_unit=np.arange(len(items), dtype=np.int64), row_names=items, crowd=crowd, counts=counts, value_domain=domain,
-        )
-    if setting.layout == "long":
-        table, annotators, crowd = _pivot_long(table, ["item"], [], setting.annotators)
-    else:
-        annotators, crowd = list(setting.annotators), None
     level = setting.level(group)
-    columns = [pc.cast(table.column(a), pa.string()) for a in annotators]
-    if setting.not_applicable is not None:  # a level the annotator never reached: missing, not a category
-        columns = [pc.if_else(pc.equal(c, setting.not_applicable), pa.scalar(None, pa.string()), c) for c in columns]
+    if setting.layout == "long":
+        table = table.set_column(
+            table.schema.get_field_index("value"), "value", _applicable(table.column("value"), setting.not_applicable)
+        )
+        index = _LongIndex(table, ["item"])
+        if index.too_wide:
+            key_rows, counts, domain, categories = _value_counts(table, index, numeric=level != "nominal")
+            items = key_rows.column("item").to_pylist()
+            return Matrix(
+                setting=setting, group=group, layer="items", annotators=[], values=np.zeros((len(items), 0)),
+                categories=categories, docs=[], row_doc=np.full(len(items), -1, dtype=np.int64),
+                row_unit=np.arange(len(items), dtype=np.int64), row_names=items,
+                crowd=len(index.annotators), counts=counts, value_domain=domain,
+            )
+        table, annotators = _pivot_long(table, index, ["item"], [], setting.annotators)
+        columns = [table.column(a) for a in annotators]
+    else:
+        annotators = list(setting.annotators)
+        columns = [_applicable(table.column(a), setting.not_applicable) for a in annotators]
     values, categories = _codes(columns, numeric=level != "nominal")
     items = table.column("item").to_pylist()
     order = sorted(range(len(items)), key=lambda i: items[i])
@@ -367,7 +377,6 @@ def _items_matrix(setting: Setting, group: str, table: pa.Table) -> Matrix:
         row_doc=np.full(len(items), -1, dtype=np.int64),
         row_unit=np.arange(len(items), dtype=np.int64),
         row_names=[items[i] for i in order],
-        crowd=crowd,
     )
 
 
@@ -376,34 +385,41 @@ def _items_matrix(setting: Setting, group: str, table: pa.Table) -> Matrix:
 DENSE_CELLS = 20_000_000
 
 
-def _row_index(table: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Per row of a long table, the index of its key among the sorted distinct keys; and each key's first row."""
-    row_key = np.zeros(table.num_rows, dtype=np.int64)
-    for k in keys:
-        column = table.column(k)
-        if pa.types.is_integer(column.type):
-            values = column.to_numpy().astype(np.int64)
-            values = values - (values.min() if values.size else 0)
-            radix = int(values.max()) + 1 if values.size else 1
-        else:
-            names, values = _sorted_codes(column)
-            radix = max(len(names), 1)
-        row_key = row_key * radix + values
-    _, first, row = np.unique(row_key, return_index=True, return_inverse=True)
-    return row.reshape(-1), first
+class _LongIndex:
+    """A long table's keys and annotators as indexes, computed once per matrix.
+
+    ``row[i]``: the index of row i's key among the sorted distinct keys;
+    ``first[k]``: the first row of key k; ``annotators``/``ann_code``: the
+    sorted distinct annotators and each row's index into them.
+    """
+
+    def __init__(self, table: pa.Table, keys: list[str]):
+        row_key = np.zeros(table.num_rows, dtype=np.int64)
+        for k in keys:
+            column = table.column(k)
+            if pa.types.is_integer(column.type):
+                values = column.to_numpy().astype(np.int64)
+                values = values - (values.min() if values.size else 0)
+                radix = int(values.max()) + 1 if values.size else 1
+            else:
+                names, values = _sorted_codes(column)
+                radix = max(len(names), 1)
+            row_key = row_key * radix + values
+        _, self.first, row = np.unique(row_key, return_index=True, return_inverse=True)
+        self.row = row.reshape(-1)
+        self.annotators, self.ann_code = _sorted_codes(table.column("annotator"))
+
+    @property
+    def too_wide(self) -> bool:
+        """Whether one column per annotator would exceed :data:`DENSE_CELLS`."""
+        return len(self.first) * len(self.annotators) > DENSE_CELLS
 
 
-def too_wide(table: pa.Table, keys: list[str]) -> bool:
-    """Whether a long table's wide form would exceed :data:`DENSE_CELLS`."""
-    annotators = len(_sorted_codes(table.column("annotator"))[0])
-    return len(_row_index(table, keys)[1]) * annotators > DENSE_CELLS
+def _value_counts(table: pa.Table, index: _LongIndex, numeric: bool):
+    """A long table as per-key value counts: (key rows, counts, value domain, categories).
 
-
-def crowd_counts(table: pa.Table, keys: list[str], numeric: bool):
-    """A long table as per-key value counts: (key rows, counts, value domain, categories, annotators)."""
-    annotators = len(_sorted_codes(table.column("annotator"))[0])
-    table = table.filter(pc.is_valid(table.column("value")))  # a null value (not applicable) counts for nothing
-    row, first = _row_index(table, keys)
+    A null value (a label that did not apply) counts for nothing.
+    """
     value = table.column("value")
     if numeric:
         v = np.asarray(pc.cast(value, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
@@ -412,27 +428,28 @@ def crowd_counts(table: pa.Table, keys: list[str], numeric: bool):
         code = np.searchsorted(values, v[keep])
         categories = None
     else:
-        categories, all_codes = _sorted_codes(pc.cast(value, pa.string()) if not pa.types.is_dictionary(value.type) else value)
-        keep = np.ones(len(all_codes), dtype=bool)
-        code = all_codes
+        keep = pc.is_valid(value).to_numpy(zero_copy_only=False)
+        categories, code = _sorted_codes(pc.cast(value.filter(pa.array(keep)), pa.string()))
         values = np.arange(len(categories), dtype=np.float64)
-    n_rows, n_values = len(first), len(values)
-    counts = np.bincount(row[keep] * n_values + code, minlength=n_rows * n_values).reshape(n_rows, n_values) if n_values else np.zeros((n_rows, 0), np.int64)
-    return table.take(pa.array(first)), counts, values, categories, annotators
+    n_rows, n_values = len(index.first), len(values)
+    if n_values:
+        counts = np.bincount(index.row[keep] * n_values + code, minlength=n_rows * n_values).reshape(n_rows, n_values)
+    else:
+        counts = np.zeros((n_rows, 0), np.int64)
+    return table.take(pa.array(index.first)), counts, values, categories
 
 
 def _pivot_long(
-    table: pa.Table, keys: list[str], carried: list[str], declared: tuple[str, ...]
-) -> tuple[pa.Table, list[str], None]:
+    table: pa.Table, index: _LongIndex, keys: list[str], carried: list[str], declared: tuple[str, ...]
+) -> tuple[pa.Table, list[str]]:
     """A long table (one row per key × annotator) as a wide one; absent rows become nulls."""
-    found, ann_code = _sorted_codes(table.column("annotator"))
+    found, row, first = index.annotators, index.row, index.first
     present = set(found)
     annotators = [a for a in declared if a in present] + [a for a in found if a not in set(declared)]
     annotators += [a for a in declared if a not in present]  # declared, without a row: all null
     position = {a: i for i, a in enumerate(annotators)}
     rank = np.array([position[a] for a in found], dtype=np.int64)
-    col = rank[ann_code] if ann_code.size else ann_code.astype(np.int64)
-    row, first = _row_index(table, keys)
+    col = rank[index.ann_code] if index.ann_code.size else index.ann_code.astype(np.int64)
     key_rows = table.select(keys + carried).take(pa.array(first))
     for c in carried:
         extents = table.column(c).to_numpy()
@@ -447,4 +464,4 @@ def _pivot_long(
         sel = np.flatnonzero(col == i)
         take[row[sel]] = sel
         wide = wide.append_column(name, value.take(pa.array(take, mask=take < 0)))
-    return wide, annotators, None
+    return wide, annotators
