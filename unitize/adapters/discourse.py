@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -244,32 +244,59 @@ def read_relations(
         bom=bom,
     )
 
-    # groups per document (union over annotators), then spans and submissions
-    counts: dict[tuple[str, str], dict[str, int]] = {}
-    doc_groups: dict[str, set[str]] = defaultdict(set)
+    counts: Counter[tuple[str, str, str]] = Counter()
     for (name, doc), (relations, shown) in sorted(read.items()):
         text = corpus.documents[doc].text
-        per_group: dict[str, int] = defaultdict(int)
         for rel in relations:
             if wanted_types is not None and rel.type.lower() not in wanted_types:
                 corpus.skipped_by_selection += 1
                 continue
             spans = _code_points(rel, text) if utf16 and text is not None else rel.spans
-            group = _group(rel, spans, text, group_by, sense_level)
+            connective = _connective(rel, spans, text)
+            group = group_name(
+                group_by, sense_level, connective=connective, type_=rel.type, sense=rel.senses[0] if rel.senses else None
+            )
             if wanted_groups is not None and group not in wanted_groups:
                 corpus.skipped_by_selection += 1
                 continue
-            per_group[group] += 1
-            _emit(corpus, rel, spans, name, doc, group, shown)
-        counts[(name, doc)] = per_group
-        doc_groups[doc].update(per_group)
-        if group_by == "none" and (wanted_groups is None or ALL in wanted_groups):
-            doc_groups[doc].add(ALL)  # every document is in the one group, with or without relations
-    for (name, doc), per_group in sorted(counts.items()):
-        shown = read[(name, doc)][1]
-        for group in sorted(doc_groups[doc]):
-            corpus.submissions.append(Submission(shown, name, doc, group, per_group.get(group, 0)))
+            counts[(name, doc, group)] += 1
+            _emit(corpus, rel, spans, name, doc, group, shown, connective)
+    every_doc = group_by == "none" and (wanted_groups is None or ALL in wanted_groups)
+    corpus.submissions = submissions({key: shown for key, (_, shown) in read.items()}, counts, every_doc)
     return corpus
+
+
+def group_name(group_by: str, level: int | None, *, connective: str, type_: str | None, sense: str | None) -> str:
+    """A relation's group: its connective, type, sense (first ``level`` levels), or :data:`ALL`."""
+    if group_by == "connective":
+        return connective
+    if group_by == "type":
+        return type_ or "(no type)"
+    if group_by == "sense":
+        return sense_prefix(sense, level) if sense else f"({type_ or 'no sense'})"
+    return ALL
+
+
+def submissions(
+    files: dict[tuple[str, str], str], counts: Counter[tuple[str, str, str]], every_doc: bool
+) -> list[Submission]:
+    """One submission per (annotator, document) file and group of that document.
+
+    A document's groups are the union over its annotators (plus :data:`ALL` for
+    every document with ``every_doc``): an annotator who has the document but no
+    relation of a group has 0 relations there; one without the document is missing.
+    """
+    doc_groups: dict[str, set[str]] = defaultdict(set)
+    for annotator, doc, group in counts:
+        doc_groups[doc].add(group)
+    if every_doc:
+        for _, doc in files:
+            doc_groups[doc].add(ALL)
+    return [
+        Submission(source, annotator, doc, group, counts.get((annotator, doc, group), 0))
+        for (annotator, doc), source in sorted(files.items())
+        for group in sorted(doc_groups[doc])
+    ]
 
 
 def _code_points(rel: Relation, text: str) -> dict[str, list[tuple[int, int]]]:
@@ -296,18 +323,6 @@ def _connective(rel: Relation, spans: dict[str, list[tuple[int, int]]], text: st
     return words or f"({rel.type})"
 
 
-def _group(
-    rel: Relation, spans: dict[str, list[tuple[int, int]]], text: str | None, group_by: str, level: int | None
-) -> str:
-    if group_by == "connective":
-        return _connective(rel, spans, text)
-    if group_by == "type":
-        return rel.type
-    if group_by == "sense":
-        return sense_prefix(rel.senses[0], level) if rel.senses else f"({rel.type})"
-    return ALL
-
-
 def _emit(
     corpus: Corpus,
     rel: Relation,
@@ -316,9 +331,10 @@ def _emit(
     doc: str,
     group: str,
     shown: str,
+    connective: str,
 ) -> None:
     attrs = dict(rel.attrs)
-    attrs.update(type=rel.type, senses=list(rel.senses), connective=_connective(rel, spans, corpus.documents[doc].text))
+    attrs.update(type=rel.type, senses=list(rel.senses), connective=connective)
     if rel.inserted:
         attrs["inserted"] = rel.inserted
     for layer in LAYERS:
@@ -374,26 +390,15 @@ def regroup(corpus: Corpus, group_by: str, sense_level: int | None) -> None:
         return
     relations: dict[tuple[str, str, str], set[tuple[str, str]]] = defaultdict(set)
     for span in corpus.spans:
-        if group_by == "type":
-            span.group = str(span.attrs.get("type") or "(no type)")
-        elif group_by == "sense":
-            span.group = sense_prefix(span.label, sense_level) if span.label else f"({span.attrs.get('type') or 'no sense'})"
-        else:
-            span.group = ALL
+        span.group = group_name(
+            group_by, sense_level, connective=span.group, type_=span.attrs.get("type"), sense=span.label
+        )
         relations[(span.annotator, span.doc_id, span.group)].add((span.source, span.record))
     files: dict[tuple[str, str], str] = {}
-    doc_groups: dict[str, set[str]] = defaultdict(set)
     for sub in sorted(corpus.submissions, key=lambda s: s.source):
         files.setdefault((sub.annotator, sub.doc_id), sub.source)
-        if group_by == "none":
-            doc_groups[sub.doc_id].add(ALL)
-    for annotator, doc, group in relations:
-        doc_groups[doc].add(group)
-    corpus.submissions = [
-        Submission(source, annotator, doc, group, len(relations.get((annotator, doc, group), ())))
-        for (annotator, doc), source in sorted(files.items())
-        for group in sorted(doc_groups[doc])
-    ]
+    counts = Counter({key: len(records) for key, records in relations.items()})
+    corpus.submissions = submissions(files, counts, every_doc=group_by == "none")
 
 
 def common_options(texts_help: str) -> dict[str, str]:
