@@ -13,7 +13,8 @@ import pytest
 from tests.conftest import CORPORA, needs_shared
 from unitize.cli import main
 from unitize.config import Settings
-from unitize.pipeline import NOT_ANNOTATED, convert, read_corpus, unitize
+from unitize.matrices import NOT_ANNOTATED
+from unitize.run import convert, read_corpus, unitize
 
 BRATIAA = CORPORA / "bratiaa-example" / "example-files" / "example-project"
 
@@ -210,7 +211,7 @@ def test_bratiaa_label_counts_match_an_independent_computation(unit: str, tmp_pa
 def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow as pa
 
-    from unitize import pipeline
+    from unitize import matrices
 
     (small / "A" / "d2.ann").write_text("T1\tPER 0 2\tOk\nT2\tLOC 3 7\tthen\n", encoding="utf-8")
     (small / "A" / "d2.txt").write_text("Ok then", encoding="utf-8")
@@ -219,7 +220,7 @@ def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: py
     s = settings(small, layout="long", modes=("separate", "combined", "labels"), pairs=(("char", "boundary"),))
     u = unitize(read_corpus(s), s)
     whole = {m: pa.concat_tables(u.matrices("char", "boundary", m)) for m in s.modes}
-    monkeypatch.setattr(pipeline, "LONG_BATCH_ROWS", 5)
+    monkeypatch.setattr(matrices, "LONG_BATCH_ROWS", 5)
     for mode in s.modes:
         parts = list(u.matrices("char", "boundary", mode))
         assert len(parts) > 1

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 from unitize.cli import main
-from unitize.report import CODES, EXCLUDING
+from unitize.findings import CODES, EXCLUDING
 from unitize.schema import contract
 
 TEXT = "aa bb cc dd ee"
@@ -289,12 +289,12 @@ def test_rat_configuration(datt, tmp_path):
 
 
 def test_internal_errors_are_not_tracebacks(study, capsys, monkeypatch):
-    import unitize.cli as cli
+    import unitize.cli.convert as command
 
     def boom(*a, **k):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli, "convert", boom)
+    monkeypatch.setattr(command, "convert", boom)
     assert main(["convert", str(study)]) == 1
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: kaboom" in err and "Traceback" not in err

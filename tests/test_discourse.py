@@ -20,7 +20,7 @@ from unitize.adapters.pdtb3 import read as read_pdtb3
 from unitize.cli import main
 from unitize.config import from_mapping, load_toml
 from unitize.conversion import convert_format
-from unitize.pipeline import convert, read_corpus, unitize
+from unitize.run import convert, read_corpus, unitize
 from unitize.text import (
     codepoints_to_utf16,
     decode_raw,

@@ -22,7 +22,7 @@ from unitize.cli import main
 from unitize.config import ConfigError, Settings, load_toml
 from unitize.items import NOT_APPLICABLE, ItemOptions, build, long_table, wide_table
 from unitize.model import ItemLabel
-from unitize.pipeline import convert
+from unitize.run import convert
 from unitize.schema import contract, items_schema
 
 SCHEMAS = ROOT / "schemas"

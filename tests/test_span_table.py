@@ -15,7 +15,7 @@ import pytest
 from tests.conftest import CORPORA, ROOT, needs_shared
 from unitize.cli import main
 from unitize.config import Settings
-from unitize.pipeline import convert, read_corpus, unitize
+from unitize.run import convert, read_corpus, unitize
 
 TOXIC = CORPORA / "toxic-spans"
 TOXIC_COLUMNS = dict(doc="comment_id", text="comment_text", annotator="worker", key="annotation", label="type", begin="start", end="end")

@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.conftest import CORPORA, needs_shared
 from unitize.cli import main
 from unitize.config import Settings
-from unitize.pipeline import read_corpus, unitize
+from unitize.run import read_corpus, unitize
 
 SAMPLES = CORPORA / "format-samples"
 

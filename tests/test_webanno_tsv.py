@@ -8,7 +8,7 @@ from pathlib import Path
 from tests.conftest import CORPORA, needs_shared
 from unitize.cli import main
 from unitize.config import Settings
-from unitize.pipeline import read_corpus, unitize
+from unitize.run import read_corpus, unitize
 
 SAMPLES = CORPORA / "format-samples" / "webanno-tsv3"
 HEADER = "#FORMAT=WebAnno TSV 3.3\n#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|identifier|value\n\n\n"

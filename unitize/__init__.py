@@ -20,15 +20,10 @@ except PackageNotFoundError:  # running from a source tree without installation
 
 from .config import ConfigError, Settings, load_rat, load_toml, override  # noqa: E402
 from .model import Corpus, Document, Finding, ItemLabel, Span, Submission  # noqa: E402
-from .pipeline import (  # noqa: E402
-    RunError,
-    Unitized,
-    convert,
-    read_corpus,
-    summary,
-    unitize,
-    write_output,
-)
+from .errors import RunError  # noqa: E402
+from .item_run import ItemsUnitized  # noqa: E402
+from .matrices import Unitized  # noqa: E402
+from .run import convert, read_corpus, summary, unitize, write_output  # noqa: E402
 
 load_settings = load_toml
 
@@ -38,6 +33,7 @@ __all__ = [
     "Document",
     "Finding",
     "ItemLabel",
+    "ItemsUnitized",
     "RunError",
     "Settings",
     "Span",

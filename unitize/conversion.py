@@ -18,10 +18,11 @@ from . import __version__
 from .adapters import get_adapter
 from .config import Settings
 from .model import Corpus, Finding
-from .output import OutputDir, atomic_write_text
-from .pipeline import RunError, input_rows, read_corpus, run_section
+from .errors import RunError
+from .output import OutputDir, atomic_write_text, input_rows, run_section
+from .run import read_corpus
 from .progress import Progress
-from .report import ERROR, count_by_severity, sort_key
+from .findings import ERROR, count_by_severity, sort_key
 from .schema import FORMAT_VERSION
 from .validate import check_spans
 from .writers import Written, writers

@@ -1,4 +1,4 @@
-"""The progress-reporting protocol shared by adapters, the pipeline and the CLI.
+"""The progress-reporting protocol shared by adapters, the run and the CLI.
 
 A progress callable takes an iterable and a description and returns an
 iterable over the same items (the CLI passes a tqdm bar; the API default does

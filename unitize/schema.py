@@ -71,3 +71,8 @@ def items_schema(layout: str, annotators: list[str], metadata: dict[str, Any]) -
         column = spec["annotator_columns"]
         fields += [pa.field(a, _TYPES[column["type"]], nullable=column["nullable"]) for a in annotators]
     return pa.schema(fields, metadata={"unitize": json.dumps(metadata, sort_keys=True, ensure_ascii=False)})
+
+
+def setting_name(unit: str, approach: str, mode: str) -> str:
+    """The name of a setting's unit-matrix dataset, ``units/<unit>-<approach>[-<mode>]``."""
+    return f"{unit}-{approach}" + ("" if mode == "separate" else f"-{mode}")

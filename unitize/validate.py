@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .model import Corpus, Finding, Span
-from .report import finding, span_finding
+from .findings import finding, span_finding
 from .text import collapse_whitespace
 
 

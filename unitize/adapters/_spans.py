@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Corpus, Document, InputFile, Span
-from ..report import finding
+from ..findings import finding
 from ..text import DecodeError, decode_raw, utf16_to_codepoints
 
 #: the one group of span-tool data

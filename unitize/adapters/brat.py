@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
-from ..report import finding, span_finding
+from ..findings import finding, span_finding
 from . import Adapter, AdapterError
 from ._spans import (
     GROUP,

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 
 from ..model import Corpus, Finding
 from ..progress import Progress
-from ..report import finding
+from ..findings import finding
 from . import Adapter, AdapterError
 from .discourse import (
     LAYERS,

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
-from ..report import finding
+from ..findings import finding
 from . import Adapter, AdapterError
 from ._spans import (
     GROUP,

@@ -28,7 +28,7 @@ from lxml import etree
 
 from ..model import Corpus, Finding, InputFile, Span, Submission
 from ..progress import Progress, Sized, no_progress
-from ..report import finding
+from ..findings import finding
 from . import Adapter, AdapterError
 from .discourse import regroup
 from .files import index_texts, printable, read_texts, relative

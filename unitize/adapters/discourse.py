@@ -22,7 +22,7 @@ import numpy as np
 
 from ..model import Corpus, Finding, InputFile, Span, Submission
 from ..progress import Progress, no_progress
-from ..report import finding
+from ..findings import finding
 from ..text import BomPolicy, NewlinePolicy, utf16_to_codepoints
 from . import AdapterError
 from .files import index_texts, printable, read_texts, relative

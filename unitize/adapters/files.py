@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..model import Corpus, Document, InputFile
-from ..report import finding
+from ..findings import finding
 from ..text import BomPolicy, DecodeError, NewlinePolicy, decode_raw
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
-from ..report import finding
+from ..findings import finding
 from . import Adapter, AdapterError
 from ._spans import (
     GROUP,

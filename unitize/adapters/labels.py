@@ -36,7 +36,7 @@ from typing import Any, Iterator
 import pyarrow.parquet as pq
 
 from ..model import Corpus, InputFile, ItemLabel
-from ..report import finding
+from ..findings import finding
 from . import Adapter, AdapterError
 from .files import relative
 

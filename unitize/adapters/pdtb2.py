@@ -17,7 +17,7 @@ from typing import Any, Iterable
 
 from ..model import Corpus
 from ..progress import Progress
-from ..report import finding
+from ..findings import finding
 from . import Adapter
 from .discourse import (
     LAYERS,

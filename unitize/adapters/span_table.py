@@ -25,7 +25,7 @@ from typing import Any, Iterator
 
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
-from ..report import finding
+from ..findings import finding
 from . import Adapter, AdapterError
 from ._spans import (
     GROUP,

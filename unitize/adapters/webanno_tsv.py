@@ -30,7 +30,7 @@ import numpy as np
 
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
-from ..report import finding
+from ..findings import finding
 from ..text import utf16_to_codepoints
 from . import Adapter, AdapterError
 from ._spans import GROUP, SPAN_DEFAULTS, add_input, decode_file, malformed, relative

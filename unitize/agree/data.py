@@ -3,7 +3,7 @@
 The output directory and its manifest are the interface: unit matrices are
 read from ``units/*/part-0.parquet`` through pyarrow (wide or long layout, unit
 or item data, as the ``unitize`` schema metadata says), segments from
-``segments/<unit>.parquet``. Nothing here imports the pipeline.
+``segments/<unit>.parquet``. Nothing here imports the run.
 
 A matrix comes out as a float array, units × annotators, with NaN where the
 annotator is missing; categorical values are integer codes into

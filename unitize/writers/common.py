@@ -10,7 +10,7 @@ from typing import Any
 
 from ..model import Corpus, Span
 from ..output import OutputDir
-from ..report import finding
+from ..findings import finding
 from . import Written
 from .offsets import TargetText, target_text
 

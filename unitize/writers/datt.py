@@ -23,7 +23,7 @@ from lxml import etree
 from ..adapters.datt import DEFAULT_PATTERN
 from ..model import Corpus
 from ..output import OutputDir
-from ..report import finding
+from ..findings import finding
 from . import Written
 from .common import RelationOut, Texts, encodings, relations, safe_name
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..adapters.pdtb3 import FIELDS, INSERTED, SENSE_FIELDS, SPAN_FIELDS
 from ..model import Corpus
 from ..output import OutputDir
-from ..report import finding
+from ..findings import finding
 from . import Written
 from .common import RelationOut, Texts, encodings, relations, safe_name
 from .offsets import TargetText

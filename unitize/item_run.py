@@ -1,37 +1,22 @@
-"""The run for flat labels (format ``labels``): item matrices instead of unit matrices.
+"""The item kind of run: a corpus of flat labels → :class:`ItemsUnitized` (item matrices).
 
 :func:`unitize_items` builds the matrices of a corpus of
-:class:`~unitize.model.ItemLabel` records; :func:`write_items_output` writes
-``units/items/`` (wide) and/or ``units/items-long/`` (long), ``report.jsonl``
-and ``manifest.json`` with the same atomicity and determinism as span runs.
-:func:`unitize.pipeline.unitize`, ``write_output`` and ``summary`` hand item
-corpora to these, so ``convert`` and ``validate`` work unchanged.
+:class:`~unitize.model.ItemLabel` records (:mod:`unitize.items`); the writer
+puts them in ``units/items/`` (wide) and/or ``units/items-long/`` (long).
 """
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 
 from .config import ConfigError, Settings
-from .items import (
-    NOT_APPLICABLE,
-    ItemOptions,
-    ItemResult,
-    build,
-    item_key,
-    long_table,
-    parse_options,
-    wide_table,
-)
+from .findings import ERROR, count_by_severity, sort_key
+from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, item_key, long_table, parse_options, wide_table
 from .model import Corpus, Finding
-from .output import OutputDir, ParquetStream
-from .report import ERROR, count_by_severity, sort_key
 from .schema import FORMAT_VERSION, items_schema
 
 #: column names of the wide layout an annotator may not take
@@ -104,6 +89,10 @@ class ItemsUnitized:
         """The whole item matrix of a layout as one table."""
         return pa.concat_tables([t for t in self.tables(layout)]) if self.result.groups else self.schema(layout).empty_table()
 
+    def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
+        """The ``units/`` datasets of the run: (name, schema, its tables), one per layout."""
+        return [(DATASETS[layout], self.schema(layout), lambda layout=layout: self.tables(layout)) for layout in self.options.layouts]
+
     def summary(self) -> dict[str, Any]:
         by_code = Counter(f.code for f in self.findings)
         return {
@@ -141,26 +130,3 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
         "labels": result.accounting,
     }
     return ItemsUnitized(settings=settings, corpus=corpus, options=options, result=result, findings=findings, accounting=accounting)
-
-
-def write_items_output(unitized: ItemsUnitized, out: Path, *, run_info: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Write the item matrices, report and manifest of a run into ``out``; return the manifest."""
-    from .pipeline import finish
-
-    started = time.time()
-    target = OutputDir(out)
-    try:
-        rows: dict[str, int] = {}
-        for layout in unitized.options.layouts:
-            relative = f"units/{DATASETS[layout]}/part-0.parquet"
-            stream = ParquetStream(target.file(relative), unitized.schema(layout))
-            for table in unitized.tables(layout):
-                stream.write(table)
-            stream.close()
-            target.record(relative, stream.rows)
-            rows[DATASETS[layout]] = stream.rows
-        target.write_jsonl("report.jsonl", (f.as_dict() for f in unitized.findings))
-        return finish(target, unitized, rows, started, run_info)
-    except BaseException:
-        target.abort()
-        raise

@@ -1,4 +1,4 @@
-"""Writers: every output file of a run, each written atomically.
+"""The output directory of a run: staged, written file by file, committed atomically.
 
 A run writes into a staging directory inside the output directory and moves
 each finished file into place with :func:`os.replace`, so a crash never leaves

@@ -1,28 +1,4 @@
-"""``unitize export``: a unitize output directory in the shapes other tools read.
-
-Formats (each writes into its own folder, plus ``index.csv`` naming every file
-with its setting, group, layer, rows written and rows left out):
-
-* ``rat`` — the RAT's binary format of annotations (Yalçınkaya 2010 §5.4):
-  per setting and group, one ``.dat`` file per layer and one for all layers
-  laid end to end (``Both<layers>``); one line per annotator (in the order of
-  ``index.csv``), space-delimited 0/1 per unit. Only units every annotator
-  coded are written (the RAT had no missing data).
-* ``reliability-csv`` — coder × unit matrix per (setting, group, layer), a
-  header of item names, missing values empty (R ``irr::kripp.alpha``,
-  Krippendorff's calculators, ``krippendorff.alpha``).
-* ``long-csv`` — ``coder,item,label`` rows per (setting, layer), items named
-  ``group/doc/unit`` (``group/item`` for item labels); missing values are
-  simply absent.
-* ``nltk`` — the same triples, tab-separated without a header, as NLTK's
-  ``AnnotationTask`` examples read them.
-* ``pygamma`` — headerless ``annotator,category,start,end`` per (unit type,
-  group) from the segments, category = layer (or the label for label data),
-  positions in units (token numbers for words) or characters, the group's
-  documents laid end to end; zero-length segments are never written.
-* ``fleiss-table`` — subjects × categories counts per (setting, group, layer)
-  (statsmodels ``fleiss_kappa``), only units with a complete set of raters.
-"""
+"""The export formats: one function per format, each writing its files and returning them."""
 
 from __future__ import annotations
 
@@ -37,9 +13,9 @@ from typing import Iterable, Iterator
 import numpy as np
 import pyarrow.parquet as pq
 
-from .agree.backends import category_counts, complete_rows
-from .agree.data import DataError, Matrix, OutputData, Setting
-from .output import atomic_write_text
+from ..agree.backends import category_counts, complete_rows
+from ..agree.data import DataError, Matrix, OutputData, Setting
+from ..output import atomic_write_text
 
 FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table")
 POSITIONS = ("units", "chars")
@@ -70,7 +46,7 @@ def _write(dest: Path, relative: str, text: str) -> None:
     atomic_write_text(path, text)
 
 
-def _csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
+def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
     writer.writerows(rows)
@@ -125,7 +101,7 @@ def export_reliability(data: OutputData, dest: Path, settings: list[str] | None,
                     col = m.values[:, k]
                     lines.append([a, *("" if np.isnan(v) else m.label(v) for v in col)])
                 relative = f"{setting.name}/{safe_name(group)}_{safe_name(m.layer)}.csv"
-                _write(dest, relative, _csv_text(lines))
+                _write(dest, relative, csv_text(lines))
                 out.append(Exported(relative, setting.name, group, m.layer, len(m.annotators)))
     return out
 
@@ -183,7 +159,7 @@ def export_fleiss(data: OutputData, dest: Path, settings: list[str] | None, grou
                 lines: list[list[object]] = [["item", *(m.label(c) for c in cats)]]
                 lines += [[n, *r.tolist()] for n, r in zip(names, counts)]
                 relative = f"{setting.name}/{safe_name(group)}_{safe_name(m.layer)}.csv"
-                _write(dest, relative, _csv_text(lines))
+                _write(dest, relative, csv_text(lines))
                 left = m.values.shape[0] - rows.shape[0]
                 out.append(Exported(relative, setting.name, group, m.layer, rows.shape[0], left, f"raters per unit: {int(cols.sum())}"))
     return out
@@ -225,40 +201,6 @@ def export_pygamma(data: OutputData, dest: Path, groups: list[str] | None, posit
                 category = (r["label"] or r["layer"]) if by_label else r["layer"]
                 lines.append((r["annotator"], category, b, e))
             relative = f"{unit}/{safe_name(group)}.csv"
-            _write(dest, relative, _csv_text(lines))
+            _write(dest, relative, csv_text(lines))
             out.append(Exported(relative, unit, group, "*", len(lines), dropped, f"positions: {positions if unit == 'word' else 'chars'}"))
     return out
-
-
-def export(
-    out: Path | str,
-    to: str,
-    dest: Path | str | None = None,
-    *,
-    settings: list[str] | None = None,
-    groups: list[str] | None = None,
-    positions: str = "units",
-) -> tuple[Path, list[Exported]]:
-    """Export an output directory to format ``to``; return the folder and the files written."""
-    if to not in FORMATS:
-        raise ValueError(f"unknown export format {to!r}; choose from {', '.join(FORMATS)}")
-    data = OutputData(Path(out))
-    dest = Path(dest) if dest is not None else data.path / "exports" / to
-    dest.mkdir(parents=True, exist_ok=True)
-    if to == "rat":
-        files = export_rat(data, dest, settings, groups)
-    elif to == "reliability-csv":
-        files = export_reliability(data, dest, settings, groups)
-    elif to in ("long-csv", "nltk"):
-        files = export_long(data, dest, settings, groups, nltk=to == "nltk")
-    elif to == "fleiss-table":
-        files = export_fleiss(data, dest, settings, groups)
-    else:
-        files = export_pygamma(data, dest, groups, positions)
-    index = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
-    index += [(f.path, f.setting, f.group, f.layer, f.rows, f.left_out, f.note) for f in files]
-    atomic_write_text(dest / "index.csv", _csv_text(index))
-    return dest, files
-
-
-__all__ = ["FORMATS", "POSITIONS", "Exported", "export", "safe_name"]

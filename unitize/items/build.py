@@ -1,12 +1,9 @@
-"""Item matrices: flat labels → one row per (group, item), one value per annotator.
+"""Item matrices: flat labels → one row per (group, item), one value per annotator (pure, no I/O).
 
-Pure functions over :class:`~unitize.model.ItemLabel` records (no I/O):
-
-- :func:`parse_options` — the ``[items]`` table → :class:`ItemOptions`;
-- :func:`build` — labels + annotators + options → :class:`ItemResult` (normalised
-  values, duplicates and conflicts resolved, conditional levels applied, item
-  sets chosen, findings, record accounting);
-- :func:`wide_table` / :func:`long_table` — a group's matrix as an Arrow table.
+:func:`build` reads each label as its group's :class:`~unitize.items.options.GroupSpec`
+says, resolves duplicates and conflicts, applies conditional groups, chooses the
+item sets and accounts for every record; :func:`wide_table` and :func:`long_table`
+give a group's matrix as an Arrow table.
 
 Cell states, never conflated: a value; ``None`` (the annotator gave no label, or
 never saw the item); :data:`NOT_APPLICABLE` (a conditional group the annotator's
@@ -15,234 +12,17 @@ upper-level answer did not open).
 
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
-from .config import ConfigError
-from .model import Finding, ItemLabel
-from .report import finding
-
-#: the value of a cell whose conditional group does not apply to that annotator
-NOT_APPLICABLE = "#n/a"
-#: the value of a split multi-label group's cell: label chosen / labelled without it
-SPLIT_VALUES = ("0", "1")
-LEVELS = ("nominal", "ordinal", "interval")
-LAYOUTS = ("wide", "long")
-REACH = ("any", "every")
-MULTI = ("set", "split")
-#: in a multi-label value the labels are sorted and joined with this
-SET_JOIN = "+"
-#: between a split group's name and its label
-SPLIT_JOIN = ":"
-
-
-@dataclass(frozen=True)
-class GroupSpec:
-    """How the values of one group (question, scheme level) are read and kept."""
-
-    level: str = "nominal"
-    values: tuple[str, ...] | None = None
-    applies_when: tuple[str, tuple[str, ...]] | None = None
-    reach: str = "any"
-    multi: str | None = None
-    separator: str = ","
-    mapping: dict[str, str] = field(default_factory=dict)
-    casefold: bool = False
-    strip: bool = False
-
-
-@dataclass(frozen=True)
-class ItemOptions:
-    """The ``[items]`` table, parsed: output layouts, item-set choice, per-group specs."""
-
-    layouts: tuple[str, ...] = ("wide",)
-    complete: bool = False
-    groups: dict[str, GroupSpec] = field(default_factory=dict)
-    default: GroupSpec = field(default_factory=GroupSpec)
-
-    def spec(self, group: str) -> GroupSpec:
-        return self.groups.get(group, self.default)
-
-
-_GROUP_KEYS = {"level", "values", "applies_when", "reach", "multi", "separator", "map", "casefold", "strip"}
-_ITEMS_KEYS = {"layouts", "complete", "groups", "map", "casefold", "strip"}
-
-
-def _bool(table: dict[str, Any], key: str, where: str, default: bool) -> bool:
-    value = table.get(key, default)
-    if not isinstance(value, bool):
-        raise ConfigError(f"{where} {key} must be true or false, not {value!r}")
-    return value
-
-
-def _mapping(value: Any, where: str) -> dict[str, str]:
-    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
-        raise ConfigError(f"{where} map must be a table of strings (\"raw value\" = \"value\")")
-    return dict(value)
-
-
-def _group_spec(table: Any, where: str, default: GroupSpec) -> GroupSpec:
-    if not isinstance(table, dict):
-        raise ConfigError(f"{where} must be a table")
-    unknown = set(table) - _GROUP_KEYS
-    if unknown:
-        raise ConfigError(f"unknown key(s) in {where}: {', '.join(sorted(unknown))}; known: {', '.join(sorted(_GROUP_KEYS))}")
-    level = table.get("level", "nominal")
-    if level not in LEVELS:
-        raise ConfigError(f"{where} level must be one of {', '.join(LEVELS)}, not {level!r}")
-    values = table.get("values")
-    if values is not None:
-        if not isinstance(values, list) or not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
-            raise ConfigError(f"{where} values must be a non-empty list of labels")
-        values = tuple(str(v) for v in values)
-        if len(set(values)) != len(values):
-            raise ConfigError(f"{where} values lists a label twice")
-    applies = table.get("applies_when")
-    if applies is not None:
-        if not isinstance(applies, dict) or set(applies) != {"level", "value"} or not isinstance(applies["level"], str):
-            raise ConfigError(f"{where} applies_when must be {{level = \"<group>\", value = \"<label>\" or [labels]}}")
-        opening = applies["value"] if isinstance(applies["value"], list) else [applies["value"]]
-        if not opening or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in opening):
-            raise ConfigError(f"{where} applies_when value must be a label or a list of labels")
-        applies = (applies["level"], tuple(str(v) for v in opening))
-    reach = table.get("reach", "any")
-    if reach not in REACH:
-        raise ConfigError(f"{where} reach must be one of {', '.join(REACH)}, not {reach!r}")
-    if "reach" in table and applies is None:
-        raise ConfigError(f"{where} reach needs applies_when (it chooses the items of a conditional group)")
-    multi = table.get("multi")
-    if multi is not None and multi not in MULTI:
-        raise ConfigError(f"{where} multi must be one of {', '.join(MULTI)}, not {multi!r}")
-    if multi is not None and level != "nominal":
-        raise ConfigError(f"{where}: multi-label groups are nominal (sets of labels), not {level}")
-    separator = table.get("separator", ",")
-    if not isinstance(separator, str) or not separator:
-        raise ConfigError(f"{where} separator must be a non-empty string")
-    return GroupSpec(
-        level=level,
-        values=values,
-        applies_when=applies,
-        reach=reach,
-        multi=multi,
-        separator=separator,
-        mapping=_mapping(table["map"], where) if "map" in table else dict(default.mapping),
-        casefold=_bool(table, "casefold", where, default.casefold),
-        strip=_bool(table, "strip", where, default.strip),
-    )
-
-
-def parse_options(table: dict[str, Any] | None) -> ItemOptions:
-    """The ``[items]`` configuration table → :class:`ItemOptions` (raises :class:`ConfigError`)."""
-    table = dict(table or {})
-    unknown = set(table) - _ITEMS_KEYS
-    if unknown:
-        raise ConfigError(f"unknown key(s) in [items]: {', '.join(sorted(unknown))}; known: {', '.join(sorted(_ITEMS_KEYS))}")
-    layouts = table.get("layouts", ["wide"])
-    if isinstance(layouts, str):
-        layouts = [layouts]
-    if not isinstance(layouts, list) or not layouts or not set(layouts) <= set(LAYOUTS) or len(set(layouts)) != len(layouts):
-        raise ConfigError(f"[items] layouts must be a list of distinct values from {', '.join(LAYOUTS)}, not {layouts!r}")
-    default = GroupSpec(
-        mapping=_mapping(table["map"], "[items]") if "map" in table else {},
-        casefold=_bool(table, "casefold", "[items]", False),
-        strip=_bool(table, "strip", "[items]", False),
-    )
-    groups = table.get("groups", {})
-    if not isinstance(groups, dict):
-        raise ConfigError("[items] groups must be a table of [items.groups.<name>] tables")
-    specs = {name: _group_spec(spec, f"[items.groups.{name}]", default) for name, spec in groups.items()}
-    for name, spec in specs.items():
-        if spec.applies_when and spec.applies_when[0] == name:
-            raise ConfigError(f"[items.groups.{name}] applies_when points at the group itself")
-    return ItemOptions(layouts=tuple(layouts), complete=_bool(table, "complete", "[items]", False), groups=specs, default=default)
-
-
-# --- values ----------------------------------------------------------------------
-
-
-def number_text(value: str) -> str | None:
-    """The canonical text of a number (``"1.0"`` → ``"1"``, ``" 2.50"`` → ``"2.5"``), or ``None``."""
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    if not math.isfinite(number):
-        return None
-    return str(int(number)) if number.is_integer() else repr(number)
-
-
-class _Invalid(Exception):
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-
-
-def _one(spec: GroupSpec, value: str) -> str | None:
-    if spec.strip:
-        value = value.strip()
-    if spec.casefold:
-        value = value.casefold()
-    value = spec.mapping.get(value, value)
-    if not value.strip():
-        return None
-    if spec.level != "nominal":
-        number = number_text(value)
-        if number is not None:
-            value = number
-        elif spec.level == "interval" or spec.values is None:
-            raise _Invalid("label-not-numeric", f"{value!r} is not a number ({spec.level} level)")
-    return value
-
-
-def canonical(spec: GroupSpec, value: str | None) -> str | None:
-    """A raw label as the group keeps it: trimmed, case-folded, mapped, numbers canonical, sets sorted.
-
-    Raises ``_Invalid`` for a value the group cannot hold.
-    """
-    if value is None:
-        return None
-    if spec.multi:
-        parts = [p for p in re.split("|".join(map(re.escape, {spec.separator, SET_JOIN})), value)]
-        kept = sorted({c for c in (_one(spec, p) for p in parts) if c is not None})
-        if spec.values is not None:
-            bad = [c for c in kept if c not in spec.values]
-            if bad:
-                raise _Invalid("label-undeclared", f"{', '.join(map(repr, bad))} not among the declared values {', '.join(spec.values)}")
-        return SET_JOIN.join(kept) or None
-    result = _one(spec, value)
-    if result is not None and spec.values is not None and result not in _declared(spec):
-        raise _Invalid("label-undeclared", f"{result!r} is not among the declared values {', '.join(spec.values)}")
-    return result
-
-
-def _declared(spec: GroupSpec) -> tuple[str, ...]:
-    if spec.values is None or spec.level == "nominal":
-        return spec.values or ()
-    return tuple(number_text(v) or v for v in spec.values)
-
-
-def numbers(spec: GroupSpec, present: set[str]) -> tuple[dict[str, float], list[str]] | None:
-    """For ordinal and interval groups: each value's number and the values in order.
-
-    Numeric labels are their own number; declared non-numeric ordinal labels are
-    numbered by their position in ``values`` (1, 2, …).
-    """
-    if spec.level == "nominal":
-        return None
-    declared = list(_declared(spec))
-    out: dict[str, float] = {}
-    for i, v in enumerate(declared):
-        n = number_text(v)
-        out[v] = float(n) if n is not None else float(i + 1)
-    for v in present - set(out):
-        out[v] = float(v)
-    order = declared if declared and not all(number_text(v) is not None for v in declared) else sorted(out, key=out.__getitem__)
-    return dict(sorted(out.items(), key=lambda kv: (kv[1], kv[0]))), order
+from ..config import ConfigError
+from ..findings import finding
+from ..model import Finding, ItemLabel
+from .options import NOT_APPLICABLE, SET_JOIN, SPLIT_JOIN, SPLIT_VALUES, GroupSpec, ItemOptions
+from .values import InvalidLabel, canonical, numbers
 
 
 def item_key(item: str) -> tuple:
@@ -332,7 +112,7 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         spec = options.spec(rec.group)
         try:
             value = canonical(spec, rec.label)
-        except _Invalid as exc:
+        except InvalidLabel as exc:
             findings.append(_label_finding(exc.code, rec, f"label {rec.label!r}: {exc}", "cell left null; declare the value or map it in [items]"))
             fate[i] = "invalid_label"
             value = None
@@ -371,7 +151,7 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
             for v in opening:
                 try:
                     c = canonical(parent_spec, v)
-                except _Invalid:
+                except InvalidLabel:
                     c = v
                 opens.update((c or "").split(SET_JOIN) if parent_spec.multi else [c])
             item_list, table, n_reached, conditioned = _apply_condition(

@@ -1,0 +1,78 @@
+"""The ``unitize`` command line: one module per command over a shared helper (:mod:`.common`).
+
+Exit codes: 0 done (findings may exist, see the report), 2 usage or
+configuration error, 3 input errors under ``--strict`` (nothing written),
+1 an internal error (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from typing import Sequence
+
+from .. import __version__
+from ..adapters import AdapterError
+from ..config import ConfigError
+from ..errors import RunError
+from ..output import OutputError
+from ..tokenize import TokenizerError
+from . import agree, common, convert, convert_format, export, formats, info, validate
+from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
+
+#: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``), in help order
+COMMANDS = {
+    "convert": convert,
+    "validate": validate,
+    "convert-format": convert_format,
+    "info": info,
+    "formats": formats,
+    "export": export,
+    "agree": agree,
+}
+_USER_ERRORS = (ConfigError, RunError, AdapterError, OutputError, TokenizerError)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="unitize",
+        description="Turn multi-annotator annotations into unit matrices for inter-annotator agreement.",
+    )
+    parser.add_argument("--version", action="version", version=f"unitize {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, command in COMMANDS.items():
+        command.add_arguments(sub.add_parser(name, help=command.HELP))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return COMMANDS[args.command].run(args)
+    except _USER_ERRORS as exc:
+        print_error(exc)
+        return EXIT_USAGE
+    except OSError as exc:  # a file-system problem (disk full, permissions), not a bug
+        target = f": {exc.filename}" if exc.filename else ""
+        print_error(f"{exc.strerror or exc}{target}")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("unitize: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so plainly, no traceback unless asked
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        print(
+            f"unitize: internal error: {type(exc).__name__}: {exc}\n"
+            "  This is a bug in unitize. Rerun with --debug for the traceback and please report it.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+__all__ = ["COMMANDS", "build_parser", "common", "main"]

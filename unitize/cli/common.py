@@ -1,0 +1,250 @@
+"""What the commands share: exit codes, list arguments, the study options, settings from flags, output on screen."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from ..config import APPROACHES, DISCONTINUOUS, LAYERS_FROM, LAYOUTS, MODES, UNITS, ConfigError, Settings, load_rat, load_toml, override
+from ..findings import ERROR
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_STRICT = 0, 1, 2, 3
+
+
+def csv_list(choices: Sequence[str] | None = None):
+    def parse(value: str) -> list[str]:
+        items = [v.strip() for v in value.split(",") if v.strip()]
+        if not items:
+            raise argparse.ArgumentTypeError("empty list")
+        for item in items:
+            if choices is not None and item not in choices:
+                raise argparse.ArgumentTypeError(f"{item!r} is not one of {', '.join(choices)}")
+        if len(set(items)) != len(items):
+            raise argparse.ArgumentTypeError(f"{value!r} names an item twice")
+        return items
+
+    return parse
+
+
+def annotators_arg(value: str) -> list[str] | dict[str, Path]:
+    """``A,B`` (a selection) or ``A=DIR,B=DIR`` (each annotator's directory)."""
+    items = csv_list()(value)
+    pairs = [item.partition("=") for item in items]
+    if not any(sep for _, sep, _ in pairs):
+        return items
+    if not all(sep and name and path for name, sep, path in pairs):
+        raise argparse.ArgumentTypeError("mix of NAME and NAME=DIR items; give NAME=DIR for every annotator")
+    return {name: Path(path).resolve() for name, _, path in pairs}
+
+
+def add_study_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", nargs="?", type=Path, help="study configuration (TOML); flags override its keys")
+    p.add_argument("--rat-config", type=Path, metavar="FILE", help="RAT's legacy configuration file instead of TOML")
+    g = p.add_argument_group("input (the [input] table)")
+    g.add_argument("--format", help="input format (see `unitize formats`)")
+    g.add_argument("--annotations", type=Path, metavar="DIR", help="annotation files")
+    g.add_argument("--texts", type=Path, metavar="DIR", help="raw texts")
+    g.add_argument("--encoding", help="encoding of the raw texts (default utf-8)")
+    g.add_argument("--encoding-fallback", metavar="ENC", help="tried when a raw text is not valid UTF-8, e.g. windows-1254")
+    g.add_argument("--filename-pattern", metavar="REGEX", help="file-name pattern with groups doc, annotator, connective")
+    g.add_argument(
+        "--annotators",
+        type=annotators_arg,
+        metavar="A,B | A=DIR,B=DIR",
+        help="only these annotators (and expect all of them); NAME=DIR pairs give each annotator's directory (pdtb3, pdtb2, conll16)",
+    )
+    g.add_argument("--annotator", metavar="NAME", help="name of the single annotator of --annotations (pdtb3, pdtb2, conll16)")
+    g.add_argument("--group-by", choices=("connective", "type", "sense", "none"), help="sampling unit of PDTB-family inputs")
+    g.add_argument("--sense-level", type=int, metavar="N", help="with --group-by sense: levels of the sense hierarchy")
+    g.add_argument("--types", type=csv_list(), metavar="Explicit,Implicit", help="only these relation types")
+    g.add_argument("--glob", metavar="PATTERN", help="which files under an annotator's directory are read")
+    g.add_argument("--parses", type=Path, metavar="FILE", help="parses.json for CoNLL system outputs (token indices)")
+    g.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups (connectives)")
+    g.add_argument("--workers", type=int, metavar="N", help="processes for parsing (default automatic)")
+    g = p.add_argument_group("unitization (the [unitize] table)")
+    g.add_argument("--units", type=csv_list(UNITS), metavar="char,word")
+    g.add_argument("--approaches", type=csv_list(APPROACHES), metavar="interval,boundary")
+    g.add_argument("--layers", type=csv_list(), metavar="Arg1,Arg2")
+    g.add_argument("--modes", type=csv_list(MODES), metavar="separate,combined,labels")
+    g.add_argument("--tokenizer", metavar="SPEC", help="spacy:<lang>, regex or whitespace")
+    g.add_argument("--discontinuous", choices=DISCONTINUOUS)
+    g.add_argument("--keep-missing", action="store_true", default=None, help="keep documents an annotator has no file for (null column)")
+    g.add_argument("--keep-mismatched", action="store_true", default=None, help="keep documents whose annotators have different relation counts")
+    g.add_argument("--layers-from", choices=LAYERS_FROM, help="'label': one layer (matrix) per span label")
+    g.add_argument("--layout", choices=LAYOUTS, help="unit matrices: a column per annotator (wide) or a row per (unit, annotator) (long)")
+    g = p.add_argument_group("flat labels (--format labels; the [input] and [items] tables)")
+    g.add_argument("--shape", choices=("long", "wide", "per-annotator", "lists", "dict"), help="how the label table is laid out")
+    g.add_argument("--item", metavar="COLUMN", help="the item-id column")
+    g.add_argument("--annotator-column", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
+    g.add_argument("--label-columns", type=csv_list(), metavar="A,B", help="label columns, each a group")
+    g.add_argument("--missing", type=csv_list(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
+    g.add_argument("--layouts", type=csv_list(("wide", "long")), metavar="wide,long", help="item-matrix layouts to write (default wide)")
+    g.add_argument("--complete", action="store_true", default=None, help="keep only items every annotator labelled")
+    p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
+    p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+
+def flag_base(args: argparse.Namespace) -> Path:
+    """Where relative names in outputs start when only flags are given: the inputs' common folder.
+
+    Not the working directory, so the data files do not depend on where the command runs.
+    """
+    roots = [p.resolve() for p in (args.annotations, args.texts) if p is not None]
+    if isinstance(args.annotators, dict):
+        roots += list(args.annotators.values())
+    if not roots:
+        return Path.cwd().resolve()
+    common = Path(os.path.commonpath(roots))
+    return common.parent if common in roots else common
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Settings from a config file (TOML or RAT) overridden by flags."""
+    if args.config and args.rat_config:
+        raise ConfigError("give either a TOML configuration or --rat-config, not both")
+    if args.rat_config:
+        settings = load_rat(args.rat_config)
+    elif args.config:
+        settings = load_toml(args.config)
+    else:
+        settings = Settings(base=flag_base(args))
+    inp: dict[str, Any] = {}
+    for key in ("annotations", "texts", "parses"):
+        value = getattr(args, key)
+        if value is not None:
+            inp[key] = value.resolve()
+    for key in (
+        "encoding",
+        "encoding_fallback",
+        "filename_pattern",
+        "annotators",
+        "groups",
+        "workers",
+        "annotator",
+        "group_by",
+        "sense_level",
+        "types",
+        "glob",
+    ):
+        value = getattr(args, key)
+        if value is not None:
+            inp[key] = value
+    for key, flag in (("shape", "shape"), ("item", "item"), ("annotator", "annotator_column"), ("labels", "label_columns"), ("missing", "missing")):
+        value = getattr(args, flag)
+        if value is not None:
+            inp[key] = value
+    items = dict(settings.items)
+    if args.layouts:
+        items["layouts"] = args.layouts
+    if args.complete:
+        items["complete"] = True
+    pairs = None
+    if args.units or args.approaches:
+        units = args.units or list(dict.fromkeys(u for u, _ in settings.pairs))
+        approaches = args.approaches or list(dict.fromkeys(a for _, a in settings.pairs))
+        pairs = tuple((u, a) for u in units for a in approaches)
+    settings = override(
+        settings,
+        format=args.format,
+        input=inp or None,
+        pairs=pairs,
+        layers=tuple(args.layers) if args.layers else None,
+        modes=tuple(args.modes) if args.modes else None,
+        tokenizer=args.tokenizer,
+        discontinuous=args.discontinuous,
+        keep_missing=args.keep_missing,
+        keep_mismatched=args.keep_mismatched,
+        layers_from=args.layers_from,
+        layout=args.layout,
+        out=args.out.resolve() if getattr(args, "out", None) else None,
+        items=items if items != settings.items else None,
+    )
+    if not args.config and not args.rat_config and args.format is None:
+        raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
+    return settings
+
+
+def make_progress(enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    def progress(items: Iterable, desc: str) -> Iterable:
+        total = len(items) if hasattr(items, "__len__") else None
+        return tqdm(items, desc=desc, total=total, leave=False, file=sys.stderr, dynamic_ncols=True)
+
+    return progress
+
+
+def print_findings(findings, limit: int = 10) -> None:
+    errors = [f for f in findings if f.severity == ERROR]
+    for f in errors[:limit]:
+        where = " ".join(x for x in (f.file, f"record {f.record}" if f.record else None) if x)
+        print(f"  error {f.code}: {where}: {f.message} -> {f.action}", file=sys.stderr)
+    if len(errors) > limit:
+        print(f"  … and {len(errors) - limit} more errors", file=sys.stderr)
+
+
+def short_names(names: list[str], limit: int = 12) -> str:
+    """Names joined with commas, shortened for crowd data (thousands of annotators)."""
+    return ", ".join(names) if len(names) <= limit else ", ".join(names[:limit]) + f", … ({len(names) - limit} more)"
+
+
+def items_summary(data: dict[str, Any]) -> None:
+    names = data["annotators"]
+    shown = ", ".join(names[:10]) + (f", … ({len(names) - 10} more)" if len(names) > 10 else "")
+    print(f"{data['groups']} groups, {len(names)} annotators ({shown})")
+    for name, rows in data.get("unit_rows", {}).items():
+        print(f"  units/{name:<24} {rows:>12,} rows")
+    for group, n in data["items"].items():
+        extra = f", {n['reached_by_any']} reached by some annotator" if "reached_by_any" in n else ""
+        print(f"  {group}: {n['items']:,} items, {n['complete']:,} labelled by every annotator, {n['kept']:,} kept{extra}")
+
+
+def human_summary(data: dict[str, Any], out: Path | None) -> None:
+    f = data["findings"]
+    if data.get("kind") == "items":
+        items_summary(data)
+        print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
+        for code, n in data["findings_by_code"].items():
+            print(f"    {code:<26} {n:>6}")
+        if out is not None:
+            print(f"  output: {out}  (report: {out / 'report.jsonl'})")
+        return
+    print(
+        f"{data['documents']} documents, {data['groups']} groups "
+        f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
+        f"({short_names(data['annotators'])}), layers {short_names(data['layers'])}"
+    )
+    for name, rows in data.get("unit_rows", {}).items():
+        print(f"  units/{name:<24} {rows:>12,} rows")
+    print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
+    print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
+    for code, n in data["findings_by_code"].items():
+        print(f"    {code:<26} {n:>6}")
+    if out is not None:
+        print(f"  output: {out}  (report: {out / 'report.jsonl'})")
+
+
+def conversion_summary(manifest: dict[str, Any], out: Path) -> None:
+    s, a = manifest["summary"], manifest["accounting"]
+    f = s["findings"]
+    print(f"{s['format']} -> {s['to']}: {s['documents']} documents, {len(s['annotators'])} annotators ({', '.join(s['annotators'])})")
+    print(
+        f"  {a['relations_written']:,} relations, {a['spans']['written']:,} of {a['spans']['read']:,} spans written; "
+        + ", ".join(f"{n} {role} files" for role, n in a["files"].items())
+    )
+    print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
+    print(f"  output: {out}  (read it back: unitize convert {out / 'study.toml'} --out DIR)")
+
+
+
+
+def print_error(exc: BaseException | str) -> None:
+    """The one-line error a user sees (on standard error)."""
+    print(f"unitize: error: {exc}", file=sys.stderr)

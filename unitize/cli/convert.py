@@ -1,0 +1,41 @@
+"""``unitize convert``: read, validate, unitize and write an output directory."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..config import ConfigError
+from ..run import convert
+from .common import EXIT_OK, EXIT_STRICT, add_study_options, human_summary, make_progress, print_findings, settings_from_args
+
+HELP = "read, validate, unitize and write an output directory"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_study_options(p)
+    p.add_argument("--out", type=Path, metavar="DIR", help="output directory ([output] dir)")
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    if settings.out is None:
+        raise ConfigError("no output directory: set [output] dir in the configuration or give --out")
+    progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
+    unitized, manifest = convert(settings, strict=args.strict, progress=progress)
+    if manifest is None:
+        errors = unitized.errors
+        if args.json:
+            print(json.dumps({"status": "failed", "errors": [e.as_dict() for e in errors]}, ensure_ascii=False, indent=2))
+        else:
+            print(f"unitize: {len(errors)} input error(s) under --strict; nothing written", file=sys.stderr)
+            print_findings(unitized.findings)
+        return EXIT_STRICT
+    data = {**manifest["summary"], "out": str(settings.out), "accounting": manifest["accounting"]}
+    if args.json:
+        print(json.dumps({"status": "ok", **data}, ensure_ascii=False, indent=2))
+    elif not args.quiet:
+        human_summary(manifest["summary"], settings.out)
+    return EXIT_OK

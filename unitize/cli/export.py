@@ -1,0 +1,40 @@
+"""``unitize export``: an output directory in the shape another tool reads."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..agree.backends import MissingDependency
+from ..export import FORMATS, POSITIONS, export
+from .common import EXIT_OK, EXIT_USAGE, csv_list, print_error
+
+HELP = "write an output directory in the shape another tool reads"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
+    p.add_argument("--to", required=True, choices=FORMATS, help="export format")
+    p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/exports/FORMAT)")
+    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/<name>), e.g. word-interval")
+    p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
+    p.add_argument("--positions", choices=POSITIONS, default="units", help="pygamma: unit (token) numbers or characters")
+    p.add_argument("--json", action="store_true", help="print the files written as JSON")
+    p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions)
+    except MissingDependency as exc:
+        print_error(exc)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps({"dest": str(dest), "files": [vars(f) for f in files]}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    left = sum(f.left_out for f in files)
+    print(f"{len(files)} files written to {dest} (index: {dest / 'index.csv'})")
+    if left:
+        print(f"  {left:,} rows left out (incomplete units or zero-length segments); see left_out in index.csv")
+    return EXIT_OK

@@ -1,0 +1,34 @@
+"""``unitize validate``: read and validate only; print the findings, write no matrices."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..output import atomic_write_text
+from ..run import read_corpus, summary, unitize
+from .common import EXIT_OK, EXIT_STRICT, add_study_options, human_summary, make_progress, print_findings, settings_from_args
+
+HELP = "read and validate only; print the findings, write no matrices"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_study_options(p)
+    p.add_argument("--report", type=Path, metavar="FILE", help="also write the findings as JSON lines to FILE")
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
+    unitized = unitize(read_corpus(settings, progress), settings, progress)
+    if args.report:
+        atomic_write_text(args.report, "".join(json.dumps(f.as_dict(), ensure_ascii=False) + "\n" for f in unitized.findings))
+    data = summary(unitized)
+    if args.json:
+        print(json.dumps({**data, "accounting": unitized.accounting, "report": [f.as_dict() for f in unitized.findings]}, ensure_ascii=False, indent=2))
+    elif not args.quiet:
+        human_summary(data, None)
+        print_findings(unitized.findings)
+    return EXIT_STRICT if args.strict and unitized.errors else EXIT_OK

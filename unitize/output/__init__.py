@@ -1,0 +1,30 @@
+"""Everything a run writes: the output directory (:mod:`.directory`) and the run's files (:mod:`.write`)."""
+
+from .directory import (
+    OWNED,
+    PARQUET_WRITE_OPTIONS,
+    OutputDir,
+    OutputError,
+    ParquetStream,
+    atomic_write_text,
+    parquet_options,
+    read_manifest,
+    sha256_file,
+)
+from .write import documents_table, input_rows, run_section, write_run
+
+__all__ = [
+    "OWNED",
+    "PARQUET_WRITE_OPTIONS",
+    "OutputDir",
+    "OutputError",
+    "ParquetStream",
+    "atomic_write_text",
+    "documents_table",
+    "input_rows",
+    "parquet_options",
+    "read_manifest",
+    "run_section",
+    "sha256_file",
+    "write_run",
+]

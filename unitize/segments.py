@@ -1,0 +1,220 @@
+"""Segment resolution: each annotator's fragments become disjoint segments in unit space.
+
+DESIGN.md §4, steps 1–3, for every (group, document, layer, annotator) at once:
+fragments are joined into segments (``discontinuous``), segments are turned into
+unit ranges (characters, or words with snapping), segments that cover no unit are
+reported and left out, and an annotator's intersecting segments within one layer
+are merged. The result is the ``segments/<unit>.parquet`` table and the sorted
+arrays the matrix builders mark from. Pure NumPy and Arrow, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from .findings import span_finding
+from .model import Corpus, Finding
+from .schema import segments_schema
+from .spaces import UnitSpace
+from .unitizers import char_units, merge_overlaps, word_units
+
+
+@dataclass
+class UnitResult:
+    """Resolved segments of one unit type (global unit positions, sorted by key then u0)."""
+
+    unit: str
+    group: np.ndarray
+    layer: np.ndarray
+    annotator: np.ndarray
+    doc: np.ndarray
+    key: np.ndarray
+    u0: np.ndarray
+    u1: np.ndarray
+    segments: pa.Table
+    findings: list[Finding]
+    in_segments: int
+    excluded: Counter
+    #: per-label merged segments for mode "labels": key * n_labels + label, sorted
+    label_key: np.ndarray | None = None
+    label_u0: np.ndarray | None = None
+    label_u1: np.ndarray | None = None
+
+
+
+def _record_keys(corpus: Corpus, index: np.ndarray) -> list[str]:
+    spans = corpus.spans
+    return [f"{spans[i].source}#{spans[i].record}" for i in index]
+
+
+def resolve_segments(
+    unit: str,
+    space: UnitSpace,
+    corpus: Corpus,
+    frag: dict[str, np.ndarray],
+    segs,
+    names: dict[str, list[str]],
+) -> UnitResult:
+    """Fragments → segments → units → merged disjoint segments, for one unit type.
+
+    ``frag`` holds the live fragments as parallel arrays (span index, label, group,
+    layer, annotator and document indices, element, begin, end); ``segs`` is their
+    :func:`~unitize.unitizers.fragments_to_segments`; ``names`` the group, layer,
+    annotator and label names the indices refer to. Findings: ``empty-segment``,
+    ``word-snapped``, ``segments-merged``.
+    """
+    spans = corpus.spans
+    findings: list[Finding] = []
+    rep = frag["span"][segs.first_fragment]  # a representative span per segment
+    doc = frag["doc"][segs.first_fragment]
+    if unit == "char":
+        u0, u1, empty = char_units(segs.begin, segs.end, space.char_base[doc])
+        snapped = np.zeros(u0.size, dtype=bool)
+    else:
+        u0, u1, empty, snapped = word_units(segs.begin, segs.end, space.char_base[doc], space.starts, space.ends)
+
+    seg_of_frag = segs.fragment_segment
+    frags_per_segment = np.bincount(seg_of_frag[seg_of_frag >= 0], minlength=segs.begin.size)
+    excluded: Counter = Counter()
+    if empty.any():
+        excluded["empty-segment"] = int(frags_per_segment[empty].sum())
+    for s in np.flatnonzero(empty):
+        span = spans[rep[s]]
+        what = "no character" if unit == "char" else "no word (zero length or whitespace only)"
+        findings.append(
+            span_finding(
+                "empty-segment",
+                span,
+                f"{span.layer} at {segs.begin[s]}..{segs.end[s]} covers {what}",
+                f"left out of the {unit} units",
+                unit=unit,
+            )
+        )
+    for s in np.flatnonzero(snapped & ~empty):
+        span = spans[rep[s]]
+        findings.append(
+            span_finding(
+                "word-snapped",
+                span,
+                f"{span.layer} at {segs.begin[s]}..{segs.end[s]} cuts a word; "
+                f"snapped to {space.starts[u0[s]] - space.char_base[doc[s]]}..{space.ends[u1[s]] - space.char_base[doc[s]]}",
+                "whole words used",
+                unit=unit,
+            )
+        )
+
+    live = np.flatnonzero(~empty)
+    gi, li, ai = frag["group"][segs.first_fragment], frag["layer"][segs.first_fragment], frag["annotator"][segs.first_fragment]
+    n_l, n_a, n_d = len(names["layers"]), len(names["annotators"]), len(space.doc_ids)
+    key = ((gi * n_l + li) * n_a + ai) * n_d + doc
+    merged = merge_overlaps(key[live], u0[live], u1[live])
+    n_lab = max(len(names["labels"]), 1)
+    by_label = merge_overlaps(key[live] * n_lab + frag["label"][segs.first_fragment][live], u0[live], u1[live])
+
+    # member fragments of each merged segment
+    frag_live = seg_of_frag >= 0
+    seg_to_live = np.full(segs.begin.size, -1, dtype=np.int64)
+    seg_to_live[live] = np.arange(live.size)
+    frag_merged = np.full(seg_of_frag.size, -1, dtype=np.int64)
+    live_of_frag = np.full(seg_of_frag.size, -1, dtype=np.int64)
+    live_of_frag[frag_live] = seg_to_live[seg_of_frag[frag_live]]
+    has = live_of_frag >= 0
+    frag_merged[has] = merged.cluster[live_of_frag[has]]
+    in_segments = int(has.sum())
+
+    m = merged.key.size
+    m_doc = merged.key % n_d
+    rest = merged.key // n_d
+    m_ann = rest % n_a
+    rest //= n_a
+    m_layer = rest % n_l
+    m_group = rest // n_l
+
+    # records and labels per merged segment, in fragment order
+    order = np.lexsort((np.arange(frag_merged.size), frag_merged))
+    order = order[frag_merged[order] >= 0]
+    keys = _record_keys(corpus, frag["span"][order])
+    owner = frag_merged[order]
+    records: list[list[str]] = [[] for _ in range(m)]
+    labels: list[set[str]] = [set() for _ in range(m)]
+    for o, k, i in zip(owner.tolist(), keys, frag["span"][order].tolist()):
+        if not records[o] or records[o][-1] != k:
+            if k not in records[o]:
+                records[o].append(k)
+        label = spans[i].label
+        if label is not None:
+            labels[o].add(label)
+    label_col = ["+".join(sorted(ls)) if ls else None for ls in labels]
+
+    extended = np.zeros(m, dtype=bool)
+    np.logical_or.at(extended, merged.cluster, segs.extended[live])
+    snapped_m = np.zeros(m, dtype=bool)
+    np.logical_or.at(snapped_m, merged.cluster, snapped[live])
+
+    first_member = np.full(m, -1, dtype=np.int64)
+    if owner.size:
+        starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+        first_member[owner[starts]] = order[starts]
+    for s in np.flatnonzero(merged.size > 1):
+        first = spans[frag["span"][first_member[s]]]
+        recs = [r.rsplit("#", 1)[1] for r in records[s]]
+        findings.append(
+            span_finding(
+                "segments-merged",
+                first,
+                f"{merged.size[s]} overlapping {first.layer} segments (records {', '.join(recs)}) merged into one",
+                f"one segment in the {unit} units",
+                unit=unit,
+                record="+".join(dict.fromkeys(recs)),
+            )
+        )
+
+    begin, end_ = space.local_extent(m_doc, merged.u0)
+    _, end_last = space.local_extent(m_doc, merged.u1)
+    sort = np.lexsort((merged.u0, m_ann, m_doc, m_layer, m_group))
+    base = space.base[m_doc]
+
+    def dict_col(indices: np.ndarray, values: list[str]) -> pa.Array:
+        return pa.DictionaryArray.from_arrays(pa.array(indices[sort].astype(np.int32)), pa.array(values, pa.string()))
+
+    rec_sorted = [records[i] for i in sort.tolist()]
+    table = pa.Table.from_arrays(
+        [
+            pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype=np.int32)), pa.array([unit], pa.string())),
+            dict_col(m_group, names["groups"]),
+            dict_col(m_doc, space.doc_ids),
+            dict_col(m_layer, names["layers"]),
+            dict_col(m_ann, names["annotators"]),
+            pa.array([label_col[i] for i in sort.tolist()], pa.string()),
+            pa.array((merged.u0 - base)[sort].astype(np.int32)),
+            pa.array((merged.u1 + 1 - base)[sort].astype(np.int32)),
+            pa.array(begin[sort].astype(np.int32)),
+            pa.array(end_last[sort].astype(np.int32)),
+            pa.array(extended[sort]),
+            pa.array(snapped_m[sort]),
+            pa.array(merged.size[sort].astype(np.int32)),
+            pa.array(rec_sorted, pa.list_(pa.string())),
+        ],
+        schema=segments_schema(),
+    )
+    return UnitResult(
+        unit=unit,
+        group=m_group,
+        layer=m_layer,
+        annotator=m_ann,
+        doc=m_doc,
+        key=merged.key,
+        u0=merged.u0,
+        u1=merged.u1,
+        segments=table,
+        findings=findings,
+        in_segments=in_segments,
+        excluded=excluded,
+        label_key=by_label.key,
+        label_u0=by_label.u0,
+        label_u1=by_label.u1,
+    )
