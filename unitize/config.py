@@ -24,11 +24,12 @@ Paths are relative to the file that names them.
 from __future__ import annotations
 
 import codecs
+import json
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 UNITS = ("char", "word")
 APPROACHES = ("interval", "boundary")
@@ -43,6 +44,134 @@ PATH_KEYS = ("annotations", "texts", "parses")
 
 class ConfigError(ValueError):
     """A configuration the run cannot start with (exit code 2)."""
+
+
+#: what an option's value may be (in TOML, and as a flag's text)
+OPTION_TYPES = {
+    "str": "TEXT",
+    "path": "PATH",
+    "int": "N",
+    "bool": "true|false",
+    "list": "A,B",
+    "table": "KEY=VALUE,...",
+    "toml": "TOML",
+}
+_TRUE, _FALSE = ("true", "yes", "1", "on"), ("false", "no", "0", "off")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One key of a study file: its type, default, one line of help and an example.
+
+    ``type`` is one of :data:`OPTION_TYPES`: ``str``, ``path`` (relative to the
+    study file; on the command line, to the current directory), ``int``, ``bool``,
+    ``list`` (of ``item``; flag ``A,B``), ``table`` (names to ``item``; flag
+    ``KEY=VALUE,KEY=VALUE``) or ``toml`` (any TOML value; the flag's text is
+    TOML). ``default`` is ``None`` when there is none (or it is worked out from the
+    data); ``example`` is a value shown by ``unitize formats`` and ``unitize init``.
+    """
+
+    type: str = "str"
+    default: Any = None
+    help: str = ""
+    example: Any = None
+    choices: tuple[str, ...] = ()
+    item: str = "str"
+
+    def __post_init__(self) -> None:
+        if self.type not in OPTION_TYPES:
+            raise ValueError(f"option type {self.type!r} is not one of {', '.join(OPTION_TYPES)}")
+        if self.item not in ("str", "int"):
+            raise ValueError(f"option item type {self.item!r} is not str or int")
+
+    @property
+    def metavar(self) -> str:
+        return "|".join(self.choices) if self.choices and self.type == "str" else OPTION_TYPES[self.type]
+
+    def parse(self, text: str) -> Any:
+        """The value a flag's text stands for; raises :class:`ConfigError` saying what was expected."""
+        text = text.strip()
+        if self.type == "toml":
+            return toml_value(text)
+        if self.type == "path":
+            if not text:
+                raise ConfigError("an empty path")
+            return Path(text).expanduser().resolve()
+        if self.type == "bool":
+            if text.lower() not in _TRUE + _FALSE:
+                raise ConfigError(f"{text!r} is not true or false")
+            return text.lower() in _TRUE
+        if self.type == "int":
+            return self._item(text, "int")
+        if self.type == "list":
+            items = [self._item(v.strip(), self.item) for v in text.split(",") if v.strip()]
+            if not items:
+                raise ConfigError("an empty list")
+            return self._checked(items)
+        if self.type == "table":
+            table: dict[str, Any] = {}
+            for pair in (p for p in text.split(",") if p.strip()):
+                key, sep, value = pair.partition("=")
+                if not sep or not key.strip() or not value.strip():
+                    raise ConfigError(f"{pair.strip()!r} is not KEY=VALUE")
+                table[key.strip()] = self._item(value.strip(), self.item)
+            if not table:
+                raise ConfigError("an empty table")
+            return table
+        return self._checked([text])[0]
+
+    def _checked(self, values: list[Any]) -> list[Any]:
+        for value in values:
+            if self.choices and value not in self.choices:
+                raise ConfigError(f"{value!r} is not one of {', '.join(self.choices)}")
+        return values
+
+    @staticmethod
+    def _item(text: str, kind: str) -> Any:
+        if kind == "int":
+            try:
+                return int(text)
+            except ValueError:
+                raise ConfigError(f"{text!r} is not a whole number") from None
+        return text
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def dump_value(value: Any) -> str:
+    """A value written in TOML (the inverse of :func:`toml_value`): strings, numbers, booleans, paths, lists, tables."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, Path):
+        value = value.as_posix()
+    if isinstance(value, str):
+        if "\\" in value and "'" not in value and "\n" not in value:
+            return f"'{value}'"  # a literal string: regexes stay readable
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(dump_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{dump_key(k)} = {dump_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"no TOML for {value!r}")
+
+
+def dump_key(key: str) -> str:
+    """A TOML key: bare when it may be, else quoted."""
+    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
+
+
+def toml_value(text: str) -> Any:
+    """A value written as in TOML (``["a", "b"]``, ``{doc = "id"}``, ``3``, ``true``);
+    text that is not TOML and does not try to be (no leading quote or bracket) is a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError as exc:
+        if text[:1] in "[{\"'":
+            raise ConfigError(f"{text!r} is not a TOML value: {exc}") from None
+        return text
 
 
 @dataclass(frozen=True)
@@ -172,19 +301,93 @@ _INPUT_TYPES: dict[str, type] = {
     "parses": Path,
 }
 
-_UNITIZE_KEYS = {
-    "units",
-    "approaches",
-    "layers",
-    "modes",
-    "tokenizer",
-    "discontinuous",
-    "keep_missing",
-    "keep_mismatched",
-    "layers_from",
-    "layout",
+#: the [unitize] table: how annotations become units
+UNITIZE_OPTIONS: dict[str, Option] = {
+    "units": Option("list", list(UNITS), "coding units: char (every character, spaces too) and/or word (tokens)", choices=UNITS),
+    "approaches": Option(
+        "list", list(APPROACHES), "interval (every unit of a span is 1) and/or boundary (only its first and last units)", choices=APPROACHES
+    ),
+    "layers": Option(
+        "list",
+        ["Arg1", "Arg2"],
+        "the layers (annotated elements) to unitize, one matrix each; span-tool formats: every layer found",
+        example=["Arg1", "Arg2"],
+    ),
+    "modes": Option(
+        "list",
+        ["separate"],
+        "separate (a 0/1 matrix per layer), combined (bit mask of the layers: Arg1=1, Arg2=2, both=3), labels (the span's label)",
+        choices=MODES,
+    ),
+    "tokenizer": Option("str", "spacy:xx", "word units: spacy:<lang> (e.g. spacy:en), regex, whitespace, or given (the file's own tokens)"),
+    "discontinuous": Option(
+        "str", "extend", "an element of several fragments: extend (one segment, gap filled), keep (each fragment), drop (left out)", choices=DISCONTINUOUS
+    ),
+    "keep_missing": Option("bool", False, "keep documents an annotator has no file for (null column) instead of excluding them"),
+    "keep_mismatched": Option("bool", False, "keep documents whose annotators have different relation counts instead of excluding them"),
+    "layers_from": Option("str", "layer", "label: every span label is its own layer (a 0/1 matrix per label)", choices=LAYERS_FROM),
+    "layout": Option(
+        "str", "auto", "unit matrices: wide (a column per annotator), long (a row per unit and annotator), auto (long above 32 annotators)", choices=LAYOUTS
+    ),
 }
-_OUTPUT_KEYS = {"dir"}
+#: the [output] table
+OUTPUT_OPTIONS: dict[str, Option] = {"dir": Option("path", None, "the output directory (or --out)", example="out")}
+#: the [items] table of flat labels (format labels); ITEM_GROUP_OPTIONS are the keys of each [items.groups.<group>]
+ITEMS_OPTIONS: dict[str, Option] = {
+    "layouts": Option("list", ["wide"], "item matrices to write: wide (a column per annotator) and/or long", choices=("wide", "long")),
+    "complete": Option("bool", False, "keep only the items every annotator labelled"),
+    "strip": Option("bool", False, "for every group: trim spaces around labels"),
+    "casefold": Option("bool", False, "for every group: compare labels case-insensitively"),
+    "map": Option("table", None, "for every group: rename labels before comparing", example={"yes": "Y", "no": "N"}),
+    "groups": Option("toml", None, "a [items.groups.<group>] table per group (label column)"),
+}
+ITEM_GROUP_OPTIONS: dict[str, Option] = {
+    "values": Option("list", None, "the declared labels; any other label is an error (label-undeclared)"),
+    "level": Option("str", "nominal", "level of measurement", choices=("nominal", "ordinal", "interval")),
+    "applies_when": Option("toml", None, "a conditional level: asked only when another group has this answer", example={"level": "offensive", "value": "OFF"}),
+    "reach": Option("str", "any", "with applies_when: items some annotator reached (any) or every annotator reached (every)", choices=("any", "every")),
+    "multi": Option("str", None, "several labels in one cell: set (a+b) or split (one 0/1 group per label)", choices=("set", "split")),
+    "separator": Option("str", ",", "with multi: what separates the labels of a cell"),
+    "strip": Option("bool", False, "trim spaces around labels"),
+    "casefold": Option("bool", False, "compare labels case-insensitively"),
+    "map": Option("table", None, "rename labels before comparing", example={"yes": "Y"}),
+}
+SECTIONS = ("input", "unitize", "output", "items")
+_UNITIZE_KEYS = set(UNITIZE_OPTIONS)
+_OUTPUT_KEYS = set(OUTPUT_OPTIONS)
+_ITEMS_ONLY = set(ITEMS_OPTIONS) - {"groups"}  # [input] groups is a selection of groups
+
+
+def _input_keys() -> set[str]:
+    """Every [input] key some registered format declares (for messages about misplaced keys)."""
+    keys = {"format", *PATH_KEYS, *_INPUT_TYPES}
+    try:
+        from .adapters import all_options
+
+        keys |= set(all_options())
+    except Exception:  # a broken plugin must not hide the message being built
+        pass
+    return keys
+
+
+def section_of(key: str) -> str | None:
+    """The section a study key belongs in (``None`` when no section knows it)."""
+    for name, keys in (("unitize", _UNITIZE_KEYS), ("output", _OUTPUT_KEYS), ("items", _ITEMS_ONLY)):
+        if key in keys:
+            return name
+    return "input" if key in _input_keys() else None
+
+
+def _misplaced(keys: Iterable[str], here: str) -> None:
+    """Raise for keys that belong in another section, naming it (``tokenizer belongs in [unitize]``)."""
+    wrong = {key: section_of(key) for key in keys}
+    wrong = {key: section for key, section in wrong.items() if section is not None and section != here}
+    if wrong:
+        where = "at the top of the file" if here == "" else f"in [{here}]"
+        raise ConfigError(
+            "; ".join(f"{key} belongs in [{section}]" for key, section in sorted(wrong.items()))
+            + f" (found {where}); move it under the [{sorted(wrong.values())[0]}] line"
+        )
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
@@ -217,14 +420,17 @@ def _strings(values: Any, where: str) -> tuple[str, ...]:
 
 def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None) -> Settings:
     """Build settings from a parsed study table (TOML-shaped), paths relative to ``base``."""
-    unknown = set(data) - {"input", "unitize", "output", "items"}
+    unknown = set(data) - set(SECTIONS)
+    _misplaced(unknown, "")
     if unknown:
         raise ConfigError(f"unknown section(s) [{'], ['.join(sorted(unknown))}]; expected [input], [unitize], [output], [items]")
     inp = dict(_expect(data.get("input", {}), dict, "[input]"))
     uni = dict(_expect(data.get("unitize", {}), dict, "[unitize]"))
     out = dict(_expect(data.get("output", {}), dict, "[output]"))
+    _misplaced(set(inp) & (_UNITIZE_KEYS | _OUTPUT_KEYS | _ITEMS_ONLY), "input")
     for table, keys, name in ((uni, _UNITIZE_KEYS, "unitize"), (out, _OUTPUT_KEYS, "output")):
         bad = set(table) - keys
+        _misplaced(bad, name)
         if bad:
             raise ConfigError(f"unknown key(s) in [{name}]: {', '.join(sorted(bad))}; known: {', '.join(sorted(keys))}")
 
@@ -262,17 +468,49 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
     )
 
 
-def load_toml(path: Path) -> Settings:
-    """Read a study TOML file."""
+def read_study(path: Path) -> dict[str, Any]:
+    """The tables of a study TOML file, as written (nothing resolved or checked)."""
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"configuration file not found: {path}") from None
     except OSError as exc:
         raise ConfigError(f"cannot read the configuration file {path}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def apply_set(data: dict[str, Any], assignment: str) -> None:
+    """Apply ``section.key=value`` (``--set``) to study tables; the value is read as TOML
+    (``[\"a\", \"b\"]``, ``{doc = \"id\"}``, ``3``, ``true``), bare text as a string."""
+    dotted, sep, text = assignment.partition("=")
+    path = [p.strip() for p in dotted.split(".")]
+    if not sep or len(path) < 2 or not all(path):
+        section = section_of(dotted.strip())
+        hint = f" (e.g. --set {section}.{dotted.strip()}={text or '...'})" if section else ""
+        raise ConfigError(f"--set {assignment!r}: expected SECTION.KEY=VALUE{hint}")
+    if path[0] not in SECTIONS:
+        section = section_of(path[0])
+        hint = f"; {path[0]} belongs in [{section}]: --set {section}.{dotted.strip()}={text}" if section else ""
+        raise ConfigError(f"--set {assignment!r}: no section [{path[0]}]; sections are {', '.join(SECTIONS)}{hint}")
+    table = data
+    for name in path[:-1]:
+        table = table.setdefault(name, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"--set {assignment!r}: {name} is not a table")
+    try:
+        table[path[-1]] = toml_value(text.strip())
+    except ConfigError as exc:
+        raise ConfigError(f"--set {assignment!r}: {exc}") from None
+
+
+def load_toml(path: Path, sets: Iterable[str] = ()) -> Settings:
+    """Read a study TOML file; ``sets`` are ``section.key=value`` changes (``--set``) applied first."""
+    path = Path(path)
+    data = read_study(path)
+    for assignment in sets:
+        apply_set(data, assignment)
     try:
         return from_mapping(data, base=path.resolve().parent, source=str(path))
     except ConfigError as exc:

@@ -7,11 +7,16 @@ entry-point group; each entry point names an :class:`Adapter` object.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
+from ..config import Option
 from ..model import Corpus
+
+
+__all__ = ["Adapter", "AdapterError", "Option", "all_options", "available", "get_adapter"]
 
 
 class AdapterError(ValueError):
@@ -26,15 +31,27 @@ class Adapter:
     configuration without ``format``, with paths already resolved, plus
     ``base`` (the directory that relative names in reports are relative to) and
     ``progress`` (a callable taking an iterable and a description, or ``None``).
-    ``options`` lists the ``[input]`` keys it accepts, each with a one-line help.
+    ``options`` declares the ``[input]`` keys it accepts: key -> :class:`Option`
+    (type, default, one line of help, example), from which ``unitize init`` writes
+    a study file and every key becomes a flag (``columns`` -> ``--columns``). A plain
+    string instead of an :class:`Option` is its help (type ``str``, no default), as
+    adapters written before options had types declare them.
     ``defaults`` are the unitization defaults suited to the format (e.g. ``group_by``).
+    ``suggest`` (optional, for ``unitize init``) takes the data folder and the
+    options known so far and returns further options guessed from the files
+    (e.g. the column names of a table).
     """
 
     name: str
     description: str
     read: Callable[..., Corpus]
-    options: dict[str, str]
+    options: Mapping[str, Option | str]
     defaults: dict[str, Any]
+    suggest: Callable[[Path, dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        options = {key: spec if isinstance(spec, Option) else Option("str", None, str(spec)) for key, spec in dict(self.options).items()}
+        object.__setattr__(self, "options", options)
 
 
 _BUILTIN = {
@@ -68,6 +85,19 @@ def available() -> dict[str, str]:
     for ep in entry_points(group="unitize.adapters"):
         found.setdefault(ep.name, ep.value)
     return dict(sorted(found.items()))
+
+
+def all_options() -> dict[str, dict[str, Option]]:
+    """Every [input] key of every loadable format -> {format: its declaration}, formats in name order."""
+    found: dict[str, dict[str, Option]] = {}
+    for name in available():
+        try:
+            adapter = get_adapter(name)
+        except Exception:  # a broken plugin: reported when it is used, not here
+            continue
+        for key, option in adapter.options.items():
+            found.setdefault(key, {})[name] = option
+    return found
 
 
 def get_adapter(name: str) -> Adapter:

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding, span_finding
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,
     SPAN_DEFAULTS,
@@ -205,13 +205,15 @@ ADAPTER = Adapter(
     description="brat standoff .ann + .txt, one directory per annotator (bratiaa's project layout)",
     read=read,
     options={
-        "annotations": "brat project directory: <annotator>/<doc>.ann with <doc>.txt beside it",
-        "encoding": "encoding of .ann and .txt files (default utf-8)",
-        "encoding_fallback": "encoding tried when a file is not valid in `encoding`",
-        "newlines": "'universal' (default, as the brat server counts: \\r\\n = 1) or 'keep' (\\r\\n = 2, as bratiaa)",
-        "layer": "layer name of the T annotations (default Entity)",
-        "annotator": "annotator of .ann files directly in the project directory (default: its name)",
-        "annotators": "only these annotators",
+        "annotations": Option("path", None, "brat project directory: <annotator>/<doc>.ann with <doc>.txt beside it", example="project"),
+        "encoding": Option("str", "utf-8", "encoding of .ann and .txt files"),
+        "encoding_fallback": Option("str", None, "encoding tried when a file is not valid in `encoding`", example="latin-1"),
+        "newlines": Option(
+            "str", "universal", "universal (as the brat server counts: \\r\\n = 1) or keep (\\r\\n = 2, as bratiaa)", choices=tuple(NEWLINES)
+        ),
+        "layer": Option("str", "Entity", "layer name of the spans (T annotations)", example="NER"),
+        "annotator": Option("str", None, "annotator of .ann files directly in the project directory (default: the directory's name)", example="gold"),
+        "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["Lisa", "Max"]),
     },
     defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
 )

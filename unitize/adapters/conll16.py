@@ -24,7 +24,7 @@ from typing import Any, Iterable
 from ..model import Corpus, Finding
 from ..progress import Progress
 from ..findings import finding
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
 from .discourse import (
     LAYERS,
     ParsedFile,
@@ -281,8 +281,10 @@ ADAPTER = Adapter(
     description="CoNLL-2015/2016 relations.json (JSON Lines; gold or system output) over raw/<DocID>",
     read=read,
     options={
-        **common_options("directory of the raw texts raw/<DocID> (default: raw/ beside relations.json)"),
-        "parses": "parses.json mapping token indices to characters, for system outputs (default: beside relations.json)",
+        **common_options("directory of the raw texts raw/<DocID> (default: raw/ beside relations.json)", glob="relations.json"),
+        "parses": Option(
+            "path", None, "parses.json mapping token indices to characters, for system outputs (default: beside relations.json)", example="parses.json"
+        ),
     },
     defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
 )

@@ -33,7 +33,7 @@ import numpy as np
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,
     SPAN_DEFAULTS,
@@ -230,14 +230,18 @@ ADAPTER = Adapter(
     description="CoNLL token files with BIO/IOB1/BIOES tags: one file per annotator, or one tag column per annotator",
     read=read,
     options={
-        "annotations": "a CoNLL file, or a directory with one file per annotator (annotator = file name without extension)",
-        "encoding": "encoding of the files (default utf-8)",
-        "scheme": "auto (default), iob1, iob2 or bioes (BILOU too)",
-        "token_column": "column of the token (default 0)",
-        "tag_column": "column of the tags with one file per annotator (default -1, the last)",
-        "annotator_columns": "one tag column per annotator: {name = column, ...}",
-        "layer": "layer name of the spans (default Entity)",
-        "annotators": "only these annotators",
+        "annotations": Option(
+            "path", None, "a CoNLL file, or a directory with one file per annotator (annotator = file name without extension)", example="annotations"
+        ),
+        "encoding": Option("str", "utf-8", "encoding of the files"),
+        "scheme": Option("str", "auto", "tagging scheme: auto, iob1, iob2 or bioes (BILOU too)", choices=SCHEMES),
+        "token_column": Option("int", 0, "column of the token (0: the first)"),
+        "tag_column": Option("int", -1, "column of the tags with one file per annotator (-1: the last)"),
+        "annotator_columns": Option(
+            "table", None, "one file, one tag column per annotator: name = column", example={"ayse": 1, "burak": 2}, item="int"
+        ),
+        "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
+        "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
     },
     defaults={**SPAN_DEFAULTS, "layers": ["Entity"], "tokenizer": "given"},
 )

@@ -29,7 +29,7 @@ from lxml import etree
 from ..model import Corpus, Finding, InputFile, Span, Submission
 from ..progress import Progress, Sized, no_progress
 from ..findings import finding
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
 from .discourse import regroup
 from .files import index_texts, printable, read_texts, relative
 
@@ -347,17 +347,23 @@ ADAPTER = Adapter(
     description="DATT / TDB stand-off XML, one file per (document, annotator, connective)",
     read=read,
     options={
-        "annotations": "directory of DATT XML files (searched recursively)",
-        "texts": "directory of <doc>.txt raw texts (default: the annotations directory)",
-        "encoding": "encoding of the raw texts (default utf-8)",
-        "encoding_fallback": "encoding tried when a raw text is not valid in `encoding` (e.g. windows-1254)",
-        "filename_pattern": "regex with named groups doc, annotator, connective, searched in the path "
-        "relative to `annotations` (anchor a file name with (?:^|/))",
-        "annotators": "only these annotators",
-        "groups": "only these connectives",
-        "workers": "processes used to parse files (default: automatic)",
-        "group_by": "connective (default: the file name's), type, sense or none: the sampling unit",
-        "sense_level": "with group_by = sense: how many levels of the sense hierarchy (default: all)",
+        "annotations": Option("path", None, "directory of DATT XML files (searched recursively)", example="annotations"),
+        "texts": Option("path", None, "directory of <doc>.txt raw texts (default: the annotations directory)", example="texts"),
+        "encoding": Option("str", "utf-8", "encoding of the raw texts"),
+        "encoding_fallback": Option("str", None, "encoding tried when a raw text is not valid in `encoding`", example="windows-1254"),
+        "filename_pattern": Option(
+            "str",
+            DEFAULT_PATTERN,
+            "regex with named groups doc, annotator, connective, searched in the path relative to `annotations` "
+            "(anchor a file name with (?:^|/))",
+        ),
+        "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
+        "groups": Option("list", None, "only these connectives", example=["ama", "ve"]),
+        "workers": Option("int", None, "processes used to parse files (default: automatic)", example=4),
+        "group_by": Option(
+            "str", "connective", "the sampling unit: connective (the file name's), type, sense or none", choices=("connective", "type", "sense", "none")
+        ),
+        "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
     },
     defaults={
         "group_by": "connective",

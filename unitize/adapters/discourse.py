@@ -24,7 +24,7 @@ from ..model import Corpus, Finding, InputFile, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
 from ..text import BomPolicy, NewlinePolicy, utf16_to_codepoints
-from . import AdapterError
+from . import AdapterError, Option
 from .files import index_texts, printable, read_texts, relative
 
 #: relation layers every PDTB-family reader can give: arguments, connective,
@@ -401,18 +401,25 @@ def regroup(corpus: Corpus, group_by: str, sense_level: int | None) -> None:
     corpus.submissions = submissions(files, counts, every_doc=group_by == "none")
 
 
-def common_options(texts_help: str) -> dict[str, str]:
-    """The [input] keys every PDTB-family reader accepts."""
+def common_options(texts_help: str, *, encoding: str = "utf-8", glob: str = "**/*") -> dict[str, Option]:
+    """The [input] keys every PDTB-family reader accepts (``encoding`` and ``glob``: the reader's defaults)."""
     return {
-        "annotations": "one annotator's annotations (a file or a directory); see also annotators",
-        "annotators": "table of annotator name -> directory (or file), each with the same relative file names",
-        "annotator": "name of the single annotator of `annotations` (default gold)",
-        "texts": texts_help,
-        "encoding": "encoding of the raw texts",
-        "encoding_fallback": "encoding tried when a raw text is not valid in `encoding`",
-        "group_by": "none (default: one group), connective, type or sense: the sampling unit agreement is measured over",
-        "sense_level": "with group_by = sense: how many levels of the sense hierarchy (default: all)",
-        "types": "only these relation types (e.g. [\"Explicit\", \"Implicit\"]; default all)",
-        "groups": "only these groups",
-        "glob": "which files under an annotator's directory are annotation files",
+        "annotations": Option("path", None, "one annotator's annotations (a file or a directory); see also annotators", example="ann"),
+        "annotators": Option(
+            "toml",
+            None,
+            "table of annotator name -> directory (or file), each with the same relative file names",
+            example={"ayse": "ann/ayse", "burak": "ann/burak"},
+        ),
+        "annotator": Option("str", "gold", "name of the single annotator of `annotations`"),
+        "texts": Option("path", None, texts_help, example="raw"),
+        "encoding": Option("str", encoding, "encoding of the raw texts"),
+        "encoding_fallback": Option("str", None, "encoding tried when a raw text is not valid in `encoding`", example="latin-1"),
+        "group_by": Option(
+            "str", "none", "the sampling unit agreement is measured over: none (one group), connective, type or sense", choices=GROUP_BY
+        ),
+        "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
+        "types": Option("list", None, "only these relation types (default all)", example=["Explicit", "Implicit"]),
+        "groups": Option("list", None, "only these groups", example=["but", "because"]),
+        "glob": Option("str", glob, "which files under an annotator's directory are annotation files"),
     }

@@ -28,7 +28,7 @@ from typing import Any, Iterator
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,
     OFFSET_UNITS,
@@ -193,11 +193,11 @@ ADAPTER = Adapter(
     description="doccano JSONL exports (label tuples, entities, v1.0 annotations with user); per-user files, directory or ZIP",
     read=read,
     options={
-        "annotations": "a .jsonl (or .json) export, a directory of <user>.jsonl files, or the export ZIP",
-        "encoding": "encoding of the files (default utf-8)",
-        "offsets": "codepoint (default) or utf16 (early JavaScript-counting versions)",
-        "layer": "layer name of the spans (default Entity)",
-        "annotators": "only these annotators",
+        "annotations": Option("path", None, "a .jsonl (or .json) export, a directory of <user>.jsonl files, or the export ZIP", example="export.zip"),
+        "encoding": Option("str", "utf-8", "encoding of the files"),
+        "offsets": Option("str", "codepoint", "codepoint, or utf16 (early JavaScript-counting versions)", choices=("codepoint", "utf16")),
+        "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
+        "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
     },
     defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
 )

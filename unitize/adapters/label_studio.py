@@ -19,7 +19,7 @@ from typing import Any
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,
     OFFSET_UNITS,
@@ -149,12 +149,12 @@ ADAPTER = Adapter(
     description="Label Studio JSON export: tasks with one annotations[] entry per annotator (completed_by)",
     read=read,
     options={
-        "annotations": "a Label Studio JSON export (or a directory of them)",
-        "encoding": "encoding of the files (default utf-8)",
-        "offsets": "codepoint (default) or utf16 (old versions counted in JavaScript)",
-        "text_key": "key of the text in each task's data (default text)",
-        "layer": "layer of every span (default: the result's from_name, e.g. label)",
-        "annotators": "only these annotators",
+        "annotations": Option("path", None, "a Label Studio JSON export (or a directory of them)", example="export.json"),
+        "encoding": Option("str", "utf-8", "encoding of the files"),
+        "offsets": Option("str", "codepoint", "codepoint, or utf16 (old versions counted in JavaScript)", choices=("codepoint", "utf16")),
+        "text_key": Option("str", "text", "key of the text in each task's data"),
+        "layer": Option("str", None, "layer of every span (default: the result's from_name, e.g. label)", example="NER"),
+        "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["1", "2"]),
     },
     defaults={**SPAN_DEFAULTS, "layers": ["label"]},
 )

@@ -37,7 +37,8 @@ import pyarrow.parquet as pq
 
 from ..model import Corpus, InputFile, ItemLabel
 from ..findings import finding
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
+from .suggest import suggest_labels
 from .files import relative
 
 SHAPES = ("long", "wide", "per-annotator", "lists", "dict")
@@ -359,23 +360,30 @@ ADAPTER = Adapter(
     description="flat labels, items × annotators: long, wide, per-annotator, lists or dict records in CSV, TSV, JSON, JSON lines or Parquet",
     read=read,
     options={
-        "annotations": "a label file, or a directory of them (shape per-annotator)",
-        "shape": "long | wide | per-annotator | lists | dict (default long)",
-        "file_format": "csv | tsv | json | jsonl | parquet (default: from the file extension)",
-        "item": "the item-id column (\"@key\" for a JSON object keyed by item id)",
-        "annotator": "the annotator column (long, lists; optional for per-annotator: default the file name)",
-        "labels": "label columns, each a group (long, per-annotator, lists, dict)",
-        "annotator_columns": "wide: the annotator columns (default every column but item and ignore)",
-        "ignore": "wide: columns that are not annotators (text, comments)",
-        "group": "wide: the group name (default \"label\")",
-        "bundles": "{group = [feature columns]}: features merged into Feature=value+Feature=value",
-        "missing": "cell values meaning not labelled besides empty cells, e.g. [\"NA\", \"-\", \"?\"]",
-        "normalize_ids": "strip whitespace and leading zeros of item ids (default false: 00123 != 123)",
-        "pattern": "per-annotator: glob of the files in the directory (default every known extension)",
-        "encoding": "text encoding of CSV, TSV and JSON files (default utf-8)",
-        "delimiter": "CSV field delimiter (default , for csv and TAB for tsv)",
-        "annotators": "only these annotators",
-        "groups": "only these groups",
+        "annotations": Option("path", None, "a label file, or a directory of them (shape per-annotator)", example="annotations"),
+        "shape": Option("str", "long", "how the records are laid out: long, wide, per-annotator, lists or dict", choices=SHAPES),
+        "file_format": Option(
+            "str", None, "csv, tsv, json, jsonl or parquet (default: from the file extension)", choices=tuple(sorted(set(FILE_FORMATS.values())))
+        ),
+        "item": Option("str", None, "the item-id column (\"@key\" for a JSON object keyed by item id)", example="id"),
+        "annotator": Option("str", None, "the annotator column (long, lists; optional for per-annotator: default the file name)", example="annotator"),
+        "labels": Option("list", None, "label columns, each a group (long, per-annotator, lists, dict)", example=["sentiment", "topic"]),
+        "annotator_columns": Option(
+            "list", None, "wide: the annotator columns (default every column but item and ignore)", example=["ayse", "burak"]
+        ),
+        "ignore": Option("list", None, "wide: columns that are not annotators (text, comments)", example=["text"]),
+        "group": Option("str", "label", "wide: the group name"),
+        "bundles": Option(
+            "toml", None, "{group = [feature columns]}: features merged into Feature=value+Feature=value", example={"role": ["Speaker", "Addressee"]}
+        ),
+        "missing": Option("list", None, "cell values meaning not labelled besides empty cells", example=["NA", "-", "?"]),
+        "normalize_ids": Option("bool", False, "strip whitespace and leading zeros of item ids (false: 00123 and 123 differ)"),
+        "pattern": Option("str", None, "per-annotator: glob of the files in the directory (default every known extension)", example="*.csv"),
+        "encoding": Option("str", "utf-8", "text encoding of CSV, TSV and JSON files"),
+        "delimiter": Option("str", None, "CSV field delimiter (default , for csv and TAB for tsv)", example=";"),
+        "annotators": Option("list", None, "only these annotators", example=["ayse", "burak"]),
+        "groups": Option("list", None, "only these groups", example=["sentiment"]),
     },
     defaults={"kind": "items"},
+    suggest=suggest_labels,
 )

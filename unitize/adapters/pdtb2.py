@@ -147,6 +147,6 @@ ADAPTER = Adapter(
     name="pdtb2",
     description="PDTB-2 pipe files (48 fields) over the raw WSJ texts",
     read=read,
-    options=common_options("directory of the raw WSJ files (wsj_SSNN, Latin-1), searched recursively (required)"),
+    options=common_options("directory of the raw WSJ files (wsj_SSNN, Latin-1), searched recursively (required)", encoding="latin-1", glob="**/*.pipe"),
     defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
 )

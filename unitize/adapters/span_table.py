@@ -26,7 +26,8 @@ from typing import Any, Iterator
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
+from .suggest import suggest_span_table
 from ._spans import (
     GROUP,
     SPAN_DEFAULTS,
@@ -212,12 +213,20 @@ ADAPTER = Adapter(
     description="span tables (CSV or Parquet): texts, optional roster of assignments, spans — crowd exports such as ToxicSpans",
     read=read,
     options={
-        "annotations": "the spans table: label, begin, end and a roster key (or doc and annotator)",
-        "texts": "the texts table: doc and text",
-        "roster": "optional roster table (key, doc, annotator): who was assigned which document (path relative to the study file)",
-        "columns": "column names per role: doc, text, annotator, key, label, begin, end (defaults doc_id, text, annotator, key, label, begin, end)",
-        "layer": "layer name of the spans (default span)",
-        "annotators": "only these annotators",
+        "annotations": Option("path", None, "the spans table: label, begin, end and a roster key (or doc and annotator)", example="spans.csv"),
+        "texts": Option("path", None, "the texts table: doc and text", example="texts.csv"),
+        "roster": Option(
+            "path", None, "optional roster table (key, doc, annotator): who was assigned which document; no spans = not annotated", example="roster.csv"
+        ),
+        "columns": Option(
+            "table",
+            None,
+            "column names per role (doc, text, annotator, key, label, begin, end) where they differ from the role",
+            example={"doc": "comment_id", "text": "comment_text", "annotator": "worker", "begin": "start"},
+        ),
+        "layer": Option("str", "span", "layer name of the spans", example="toxic"),
+        "annotators": Option("list", None, "only these annotators", example=["868", "1316"]),
     },
     defaults={**SPAN_DEFAULTS, "layers": ["span"]},
+    suggest=suggest_span_table,
 )

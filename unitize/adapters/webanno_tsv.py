@@ -32,7 +32,7 @@ from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
 from ..text import utf16_to_codepoints
-from . import Adapter, AdapterError
+from . import Adapter, AdapterError, Option
 from ._spans import GROUP, SPAN_DEFAULTS, add_input, decode_file, malformed, relative
 
 _FORMAT = re.compile(r"^#FORMAT=WebAnno TSV (3(?:\.\d+)?)\s*$")
@@ -279,11 +279,13 @@ ADAPTER = Adapter(
     description="WebAnno / INCEpTION TSV 3.x: project export annotation/<doc>/<user>.tsv (directory or ZIP), offsets in UTF-16",
     read=read,
     options={
-        "annotations": "an INCEpTION/WebAnno project export (directory or .zip), a folder of .tsv files, or one .tsv",
-        "encoding": "encoding of the TSV files (default utf-8)",
-        "feature": "feature whose value is the label (default: 'value' when declared, else the layer's first feature)",
-        "annotator": "annotator of .tsv files not in a <doc>/<user>.tsv layout (default 'annotator')",
-        "annotators": "only these annotators",
+        "annotations": Option(
+            "path", None, "an INCEpTION/WebAnno project export (directory or .zip), a folder of .tsv files, or one .tsv", example="export.zip"
+        ),
+        "encoding": Option("str", "utf-8", "encoding of the TSV files"),
+        "feature": Option("str", None, "feature whose value is the label (default: value when declared, else the layer's first feature)", example="value"),
+        "annotator": Option("str", "annotator", "annotator of .tsv files not in a <doc>/<user>.tsv layout"),
+        "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
     },
     defaults={**SPAN_DEFAULTS, "tokenizer": "given"},
 )

@@ -18,11 +18,13 @@ from ..config import ConfigError
 from ..errors import RunError
 from ..output import OutputError
 from ..tokenize import TokenizerError
-from . import agree, common, convert, convert_format, export, formats, info, validate
+from . import agree, common, convert, convert_format, export, formats, info, init, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 
-#: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``), in help order
+#: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``, optional
+#: ``EXAMPLES``: the end of its --help), in help order
 COMMANDS = {
+    "init": init,
     "convert": convert,
     "validate": validate,
     "convert-format": convert_format,
@@ -42,7 +44,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"unitize {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, command in COMMANDS.items():
-        command.add_arguments(sub.add_parser(name, help=command.HELP))
+        command.add_arguments(
+            sub.add_parser(
+                name,
+                help=command.HELP,
+                description=command.HELP[:1].upper() + command.HELP[1:] + ".",
+                epilog=getattr(command, "EXAMPLES", None),
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
+        )
     return parser
 
 

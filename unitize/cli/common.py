@@ -8,8 +8,26 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..config import APPROACHES, DISCONTINUOUS, LAYERS_FROM, LAYOUTS, MODES, UNITS, ConfigError, Settings, load_rat, load_toml, override
+from ..adapters import get_adapter
+from ..config import (
+    APPROACHES,
+    DISCONTINUOUS,
+    LAYERS_FROM,
+    LAYOUTS,
+    MODES,
+    UNITIZE_OPTIONS,
+    UNITS,
+    ConfigError,
+    Settings,
+    apply_set,
+    from_mapping,
+    load_rat,
+    load_toml,
+    override,
+)
 from ..findings import ERROR
+from . import flags
+from .flags import describe
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_STRICT = 0, 1, 2, 3
 
@@ -40,13 +58,22 @@ def annotators_arg(value: str) -> list[str] | dict[str, Path]:
     return {name: Path(path).resolve() for name, _, path in pairs}
 
 
-def add_study_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", nargs="?", type=Path, help="study configuration (TOML); flags override its keys")
-    p.add_argument("--rat-config", type=Path, metavar="FILE", help="RAT's legacy configuration file instead of TOML")
+def _unitize_help(key: str) -> str:
+    return describe(UNITIZE_OPTIONS[key])
+
+
+def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: bool = True) -> None:
+    """The flags of a study: every key of [input] (generated for the formats' own keys), [unitize], [items] and ``--set``.
+
+    ``config``: the study file argument and ``--rat-config``; ``run``: ``--strict``, ``--json``, ``--quiet``, ``--debug``.
+    """
+    if config:
+        p.add_argument("config", nargs="?", type=Path, help="study configuration (TOML); flags override its keys")
+        p.add_argument("--rat-config", type=Path, metavar="FILE", help="RAT's legacy configuration file instead of TOML")
     g = p.add_argument_group("input (the [input] table)")
     g.add_argument("--format", help="input format (see `unitize formats`)")
-    g.add_argument("--annotations", type=Path, metavar="DIR", help="annotation files")
-    g.add_argument("--texts", type=Path, metavar="DIR", help="raw texts")
+    g.add_argument("--annotations", type=Path, metavar="DIR", help="annotation files: a directory, a file or a ZIP, as the format reads them")
+    g.add_argument("--texts", type=Path, metavar="DIR", help="raw texts (a directory; span-table: the texts table)")
     g.add_argument("--encoding", help="encoding of the raw texts (default utf-8)")
     g.add_argument("--encoding-fallback", metavar="ENC", help="tried when a raw text is not valid UTF-8, e.g. windows-1254")
     g.add_argument("--filename-pattern", metavar="REGEX", help="file-name pattern with groups doc, annotator, connective")
@@ -56,7 +83,7 @@ def add_study_options(p: argparse.ArgumentParser) -> None:
         metavar="A,B | A=DIR,B=DIR",
         help="only these annotators (and expect all of them); NAME=DIR pairs give each annotator's directory (pdtb3, pdtb2, conll16)",
     )
-    g.add_argument("--annotator", metavar="NAME", help="name of the single annotator of --annotations (pdtb3, pdtb2, conll16)")
+    g.add_argument("--annotator", metavar="NAME", help="name of the single annotator of --annotations (pdtb3, pdtb2, conll16, brat, webanno-tsv)")
     g.add_argument("--group-by", choices=("connective", "type", "sense", "none"), help="sampling unit of PDTB-family inputs")
     g.add_argument("--sense-level", type=int, metavar="N", help="with --group-by sense: levels of the sense hierarchy")
     g.add_argument("--types", type=csv_list(), metavar="Explicit,Implicit", help="only these relation types")
@@ -65,79 +92,92 @@ def add_study_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups (connectives)")
     g.add_argument("--workers", type=int, metavar="N", help="processes for parsing (default automatic)")
     g = p.add_argument_group("unitization (the [unitize] table)")
-    g.add_argument("--units", type=csv_list(UNITS), metavar="char,word")
-    g.add_argument("--approaches", type=csv_list(APPROACHES), metavar="interval,boundary")
-    g.add_argument("--layers", type=csv_list(), metavar="Arg1,Arg2")
-    g.add_argument("--modes", type=csv_list(MODES), metavar="separate,combined,labels")
-    g.add_argument("--tokenizer", metavar="SPEC", help="spacy:<lang>, regex or whitespace")
-    g.add_argument("--discontinuous", choices=DISCONTINUOUS)
+    g.add_argument("--units", type=csv_list(UNITS), metavar="char,word", help=_unitize_help("units"))
+    g.add_argument("--approaches", type=csv_list(APPROACHES), metavar="interval,boundary", help=_unitize_help("approaches"))
+    g.add_argument("--layers", type=csv_list(), metavar="Arg1,Arg2", help=_unitize_help("layers"))
+    g.add_argument("--modes", type=csv_list(MODES), metavar="separate,combined,labels", help=_unitize_help("modes"))
+    g.add_argument("--tokenizer", metavar="SPEC", help=_unitize_help("tokenizer"))
+    g.add_argument("--discontinuous", choices=DISCONTINUOUS, help=_unitize_help("discontinuous"))
     g.add_argument("--keep-missing", action="store_true", default=None, help="keep documents an annotator has no file for (null column)")
     g.add_argument("--keep-mismatched", action="store_true", default=None, help="keep documents whose annotators have different relation counts")
-    g.add_argument("--layers-from", choices=LAYERS_FROM, help="'label': one layer (matrix) per span label")
-    g.add_argument("--layout", choices=LAYOUTS, help="unit matrices: a column per annotator (wide) or a row per (unit, annotator) (long)")
+    g.add_argument("--layers-from", choices=LAYERS_FROM, help=_unitize_help("layers_from"))
+    g.add_argument("--layout", choices=LAYOUTS, help=_unitize_help("layout"))
     g = p.add_argument_group("flat labels (--format labels; the [input] and [items] tables)")
     g.add_argument("--shape", choices=("long", "wide", "per-annotator", "lists", "dict"), help="how the label table is laid out")
     g.add_argument("--item", metavar="COLUMN", help="the item-id column")
-    g.add_argument("--annotator-column", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
+    g.add_argument("--annotator-column", dest="annotator", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
     g.add_argument("--label-columns", type=csv_list(), metavar="A,B", help="label columns, each a group")
     g.add_argument("--missing", type=csv_list(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
     g.add_argument("--layouts", type=csv_list(("wide", "long")), metavar="wide,long", help="item-matrix layouts to write (default wide)")
     g.add_argument("--complete", action="store_true", default=None, help="keep only items every annotator labelled")
-    p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
-    p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
-    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    flags.add_generated(p, "format options (the other [input] keys; which format has which: unitize formats --format NAME)")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="SECTION.KEY=VALUE",
+        help="any study key, the value in TOML (repeatable): --set 'input.columns={doc=\"id\"}', --set items.groups.severity.level=ordinal",
+    )
+    if run:
+        p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
+        p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
+        p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+        p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
-def flag_base(args: argparse.Namespace) -> Path:
+def _base(inp: dict[str, Any]) -> Path:
     """Where relative names in outputs start when only flags are given: the inputs' common folder.
 
     Not the working directory, so the data files do not depend on where the command runs.
     """
-    roots = [p.resolve() for p in (args.annotations, args.texts) if p is not None]
-    if isinstance(args.annotators, dict):
-        roots += list(args.annotators.values())
+    roots = [v for v in inp.values() if isinstance(v, Path)]
+    if isinstance(inp.get("annotators"), dict):
+        roots += list(inp["annotators"].values())
     if not roots:
         return Path.cwd().resolve()
     common = Path(os.path.commonpath(roots))
     return common.parent if common in roots else common
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
-    """Settings from a config file (TOML or RAT) overridden by flags."""
-    if args.config and args.rat_config:
-        raise ConfigError("give either a TOML configuration or --rat-config, not both")
-    if args.rat_config:
-        settings = load_rat(args.rat_config)
-    elif args.config:
-        settings = load_toml(args.config)
-    else:
-        settings = Settings(base=flag_base(args))
+def input_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The [input] keys given by hand-written flags, paths resolved against the working directory."""
     inp: dict[str, Any] = {}
     for key in ("annotations", "texts", "parses"):
         value = getattr(args, key)
         if value is not None:
             inp[key] = value.resolve()
-    for key in (
-        "encoding",
-        "encoding_fallback",
-        "filename_pattern",
-        "annotators",
-        "groups",
-        "workers",
-        "annotator",
-        "group_by",
-        "sense_level",
-        "types",
-        "glob",
-    ):
+    for key in ("encoding", "encoding_fallback", "filename_pattern", "annotators", "groups", "workers", "annotator", "group_by", "sense_level", "types", "glob"):
         value = getattr(args, key)
         if value is not None:
             inp[key] = value
-    for key, flag in (("shape", "shape"), ("item", "item"), ("annotator", "annotator_column"), ("labels", "label_columns"), ("missing", "missing")):
+    for key, flag in (("shape", "shape"), ("item", "item"), ("labels", "label_columns"), ("missing", "missing")):
         value = getattr(args, flag)
         if value is not None:
             inp[key] = value
+    return inp
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """Settings from a config file (TOML or RAT), changed by ``--set``, overridden by flags."""
+    if args.config and args.rat_config:
+        raise ConfigError("give either a TOML configuration or --rat-config, not both")
+    sets = args.set or []
+    if args.rat_config:
+        if sets:
+            raise ConfigError("--set changes a TOML study, not --rat-config")
+        settings = load_rat(args.rat_config)
+    elif args.config:
+        settings = load_toml(args.config, sets)
+    else:
+        data: dict[str, Any] = {}
+        for assignment in sets:
+            apply_set(data, assignment)
+        if args.format is None and "format" not in data.get("input", {}):
+            raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
+        settings = from_mapping(data, base=Path.cwd())
+    inp = input_flags(args)
+    adapter = get_adapter(args.format or settings.format)
+    flags.check_format(list(inp), adapter)
+    inp |= flags.parse(flags.generated(args), adapter)
     items = dict(settings.items)
     if args.layouts:
         items["layouts"] = args.layouts
@@ -164,8 +204,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         out=args.out.resolve() if getattr(args, "out", None) else None,
         items=items if items != settings.items else None,
     )
-    if not args.config and not args.rat_config and args.format is None:
-        raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
+    if not args.config and not args.rat_config:
+        settings = override(settings, base=_base(settings.input))
     return settings
 
 

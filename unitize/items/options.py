@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import ConfigError
+from ..config import ITEM_GROUP_OPTIONS, ITEMS_OPTIONS, ConfigError
 
 #: the value of a cell whose conditional group does not apply to that annotator
 NOT_APPLICABLE = "#n/a"
@@ -55,8 +55,8 @@ class ItemOptions:
         return self.groups.get(group, self.default)
 
 
-_GROUP_KEYS = {"level", "values", "applies_when", "reach", "multi", "separator", "map", "casefold", "strip"}
-_ITEMS_KEYS = {"layouts", "complete", "groups", "map", "casefold", "strip"}
+_GROUP_KEYS = set(ITEM_GROUP_OPTIONS)
+_ITEMS_KEYS = set(ITEMS_OPTIONS)
 
 
 def _bool(table: dict[str, Any], key: str, where: str, default: bool) -> bool:

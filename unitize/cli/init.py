@@ -1,0 +1,171 @@
+"""``unitize init``: look at the annotations and write a commented study.toml for their format.
+
+``unitize init --format NAME [DIR]``: DIR is the folder of the data (default the
+current folder); the study is written to ``DIR/study.toml`` (or ``--out-file``) and
+its paths are relative to the study's folder. The annotations are ``--annotations``
+when given, else ``DIR/annotations`` when that folder exists, else DIR itself (the
+raw texts likewise ``DIR/texts``); formats that can guess more from the files
+(span tables, label files) fill in the rest. Every other study flag of ``convert``
+given here is written into the study.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..adapters import AdapterError, available, get_adapter
+from ..config import ConfigError, Settings, apply_set
+from ..errors import RunError
+from ..output import atomic_write_text
+from ..run import read_corpus
+from ..study_template import Inspection, inspect, render, summary
+from . import flags
+from .common import EXIT_OK, EXIT_USAGE, add_study_options, input_flags, make_progress, print_error
+
+HELP = "look at your annotations and write a commented study.toml for them (then: unitize convert)"
+EXAMPLES = """examples:
+  unitize init --format brat path/to/project        # writes path/to/project/study.toml
+  unitize init --format span-table crowd/           # finds the spans, texts and roster tables and their columns
+  unitize init --format labels labels/ --out-file study.toml --tokenizer regex
+"""
+#: [unitize] and [items] keys -> the flag attributes that set them
+_UNITIZE_FLAGS = ("units", "approaches", "layers", "modes", "tokenizer", "discontinuous", "keep_missing", "keep_mismatched", "layers_from", "layout")
+_ITEMS_FLAGS = ("layouts", "complete")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "dir",
+        nargs="?",
+        type=Path,
+        default=Path("."),
+        metavar="DIR",
+        help="the folder of your data; study.toml is written here (default: the current folder). "
+        "Annotations: --annotations, else DIR/annotations if it exists, else DIR",
+    )
+    p.add_argument("--out-file", type=Path, metavar="FILE", help="write the study here instead of DIR/study.toml")
+    p.add_argument("--force", action="store_true", help="overwrite an existing study file")
+    add_study_options(p, config=False, run=False)
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the path of the study file")
+    p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+
+def _given(args: argparse.Namespace, adapter, study: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Path | None]:
+    """[input], [unitize] and [items] values given as flags or --set, and [output] dir."""
+    inp = input_flags(args)
+    flags.check_format(list(inp), adapter)
+    inp |= flags.parse(flags.generated(args), adapter)
+    uni = {key: getattr(args, key) for key in _UNITIZE_FLAGS if getattr(args, key) is not None}
+    items = {key: getattr(args, key) for key in _ITEMS_FLAGS if getattr(args, key) is not None}
+    data: dict[str, Any] = {}
+    for assignment in args.set or []:
+        apply_set(data, assignment)
+    flags.check_format(list(data.get("input", {})), adapter)
+    for key, value in data.get("input", {}).items():  # written as in the study file: paths relative to it
+        inp[key] = (study.parent / value).resolve() if adapter.options[key].type == "path" and isinstance(value, str) else value
+    uni |= data.get("unitize", {})
+    items |= data.get("items", {})
+    out = data.get("output", {}).get("dir")
+    return inp, uni, items, (study.parent / out).resolve() if isinstance(out, str) else None
+
+
+def _locate(adapter, folder: Path, given: dict[str, Any]) -> dict[str, Any]:
+    """The annotations (and texts) by the folder convention, then the format's own guesses."""
+    given = dict(given)
+    data = folder / "annotations" if (folder / "annotations").is_dir() else folder
+    if "texts" in adapter.options and "texts" not in given and (folder / "texts").is_dir():
+        given["texts"] = folder / "texts"
+    if adapter.suggest is not None and "annotations" not in given:
+        given |= {k: v for k, v in adapter.suggest(data, given).items() if k not in given}
+    elif adapter.suggest is not None:
+        given |= {k: v for k, v in adapter.suggest(Path(given["annotations"]), given).items() if k not in given}
+    if "annotations" in adapter.options and "annotations" not in given:
+        given["annotations"] = data
+    return given
+
+
+def _inputs(value: Any) -> list[Path]:
+    if isinstance(value, Path):
+        return [value]
+    if isinstance(value, dict):
+        return [v for v in value.values() if isinstance(v, Path)]
+    return []
+
+
+def _output_dir(study: Path, given: dict[str, Any]) -> Path:
+    """``out`` beside the study, unless that is inside a folder the format reads: then a sibling ``<folder>-out``."""
+    out = study.parent / "out"
+    folders = [p for v in given.values() for p in _inputs(v) if p.is_dir()]
+    if any(out == f or f in out.parents for f in folders):
+        return study.parent.parent / f"{study.parent.name}-out"
+    return out
+
+
+def _read(adapter, given: dict[str, Any], study: Path, quiet: bool) -> Inspection:
+    """Read the data once with the format's adapter; what it found, or why it could not."""
+    progress = make_progress(not quiet and sys.stderr.isatty())
+    try:
+        corpus = read_corpus(Settings(format=adapter.name, input=given, base=study.parent), progress)
+    except (AdapterError, RunError, ConfigError, OSError, ValueError) as exc:
+        return Inspection(error=str(exc))
+    if any((study.parent / f.path).resolve() == study for f in corpus.inputs):
+        raise ConfigError(
+            f"format {adapter.name} would read {study.name} as annotations in {study.parent}: "
+            "put the annotation files in a folder of their own (DIR/annotations) or write the study elsewhere (--out-file)"
+        )
+    return inspect(corpus)
+
+
+def _shell(path: Path) -> str:
+    text = os.path.relpath(path)
+    return text if not any(c in text for c in " '\"$") else "'" + text.replace("'", "'\\''") + "'"
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.format:
+        raise ConfigError(f"init needs --format; one of: {', '.join(available())} (unitize formats describes them)")
+    adapter = get_adapter(args.format)
+    folder = args.dir.resolve()
+    if not folder.is_dir():
+        raise ConfigError(f"{args.dir} is not a folder; give the folder of your data (unitize init --format {adapter.name} DIR)")
+    study = (args.out_file or folder / "study.toml").resolve()
+    if study.exists() and not args.force:
+        raise ConfigError(f"{_shell(study)} exists; give --force to overwrite it, or --out-file to write another file")
+    inp, uni, items, out = _given(args, adapter, study)
+    inp = _locate(adapter, folder, inp)
+    placeholder = not study.exists()
+    if placeholder:  # present while reading, so that a format that would read it is caught
+        study.parent.mkdir(parents=True, exist_ok=True)
+        study.touch()
+    try:
+        found = _read(adapter, inp, study, args.quiet)
+    except BaseException:
+        if placeholder:
+            study.unlink(missing_ok=True)
+        raise
+    out = out or _output_dir(study, inp)
+    steps = [f"unitize convert {_shell(study)}", f"unitize agree {_shell(out)}"]
+    if found.error:
+        steps.insert(0, f"fix [input] below, then check it with: unitize validate {_shell(study)}")
+    text = render(
+        adapter, found, folder=study.parent, given_input=inp, given_unitize=uni, given_items=items, out=out, source=_shell(folder), next_steps=steps
+    )
+    atomic_write_text(study, text)
+    if args.quiet:
+        print(study)
+    else:
+        print(f"wrote {_shell(study)} (format {adapter.name})")
+        for line in summary(found):
+            print(f"  {line}")
+    if found.error:
+        print_error(f"the data could not be read as {adapter.name}: {found.error}")
+        print(f"Fix the [input] options in {_shell(study)}, then: {steps[0]}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.quiet:
+        print(f"Next: {steps[0]}")
+        print(f"Then: {steps[1]}")
+    return EXIT_OK
