@@ -37,6 +37,8 @@ class Inspection:
     groups: list[str] = field(default_factory=list)
     #: spans: layer -> label -> spans; items: group -> label -> cells
     labels: dict[str, Counter] = field(default_factory=dict)
+    #: documents that some annotator has no submission for (RAT's rule leaves them out)
+    incomplete: int = 0
     #: (code, severity) -> findings
     findings: Counter = field(default_factory=Counter)
     #: why the data could not be read (then the rest is empty)
@@ -60,6 +62,10 @@ def inspect(corpus: Corpus) -> Inspection:
     found.groups = sorted({s.group for s in corpus.spans} | {s.group for s in corpus.submissions})
     for s in corpus.spans:
         found.labels.setdefault(s.layer, Counter())[s.label if s.label is not None else "*"] += 1
+    by_doc: dict[str, set[str]] = {}
+    for sub in corpus.submissions:
+        by_doc.setdefault(sub.doc_id, set()).add(sub.annotator)
+    found.incomplete = sum(1 for who in by_doc.values() if len(who) < len(found.annotators))
     return found
 
 
@@ -79,22 +85,25 @@ def summary(found: Inspection) -> list[str]:
     lines = [f"{len(found.annotators)} annotators ({shorten(found.annotators)})"]
     if found.kind == "items":
         lines[0] += f", {found.documents} items, {len(found.labels)} label groups"
-        lines += [f"  {group}: {counts(labels)}" for group, labels in found.labels.items()]
+        lines += [f"  {group}: {counts(labels, 8)}" for group, labels in found.labels.items()]
     else:
         lines[0] += f", {found.documents} documents"
         if len(found.groups) > 1:
             lines.append(f"{len(found.groups)} groups: {shorten(found.groups)}")
         for layer, labels in sorted(found.labels.items()):
-            lines.append(f"layer {layer}: {sum(labels.values())} spans; labels {counts(labels)}")
+            lines.append(f"layer {layer}: {sum(labels.values())} spans; labels {counts(labels, 6)}")
     problems = [f"{code} {n}" for (code, severity), n in sorted(found.findings.items()) if severity in ("error", "warning")]
     if problems:
         lines.append("findings while reading: " + ", ".join(problems) + " (see report.jsonl after convert)")
     return lines
 
 
-def _line(key: str, value: Any, note: str, *, active: bool) -> str:
-    text = f"{'' if active else '# '}{dump_key(key)} = {dump_value(value)}"
+def _noted(text: str, note: str) -> str:
     return f"{text:<{COMMENT_COLUMN - 1}} # {note}" if note else text
+
+
+def _line(key: str, value: Any, note: str, *, active: bool) -> str:
+    return _noted(f"{'' if active else '# '}{dump_key(key)} = {dump_value(value)}", note)
 
 
 def _entry(key: str, option: Option, given: dict[str, Any], extra: str = "") -> str:
@@ -103,15 +112,17 @@ def _entry(key: str, option: Option, given: dict[str, Any], extra: str = "") -> 
         return _line(key, given[key], note, active=True)
     if option.default is not None:
         return _line(key, option.default, note, active=False)
-    if option.example is not None:
-        return _line(key, option.example, f"e.g.; {note}", active=False)
-    return f"# {dump_key(key)} = \"\"{'':<{max(COMMENT_COLUMN - 8 - len(key), 1)}}# {note}"
+    if option.example is not None or option.choices:
+        return _line(key, option.example if option.example is not None else option.choices[0], f"e.g.; {note}", active=False)
+    return _noted(f'# {dump_key(key)} = ""', note)
 
 
 def relative(value: Any, folder: Path) -> Any:
-    """Paths (also inside lists and tables) relative to the study file's folder."""
+    """Paths (also inside lists and tables) relative to the study file's folder when they are
+    beside it (at most one ``..``), else absolute."""
     if isinstance(value, Path):
-        return Path(os.path.relpath(value, folder)).as_posix()
+        text = Path(os.path.relpath(value, folder)).as_posix()
+        return value.as_posix() if text.startswith("../..") else text
     if isinstance(value, dict):
         return {k: relative(v, folder) for k, v in value.items()}
     if isinstance(value, list):
@@ -148,6 +159,10 @@ def _unitize(adapter: Adapter, given: dict[str, Any], found: Inspection) -> list
             default, extra = defaults["tokenizer"], "the format's tokens"
         elif key == "modes" and any(set(labels) - {"*"} for labels in found.labels.values()):
             extra = "the spans have labels: add \"labels\" for label matrices"
+        elif key == "keep_missing" and found.incomplete and key not in given:
+            extra = f"{found.incomplete} of {found.documents} documents lack some annotator"
+            if defaults.get("count_rule") is False and 2 * found.incomplete > found.documents:
+                given = {**given, key: True}  # span tools, crowd tables: RAT's rule would leave out most of the data
         lines.append(_entry(key, Option(option.type, default, option.help), given, extra))
     return lines
 
@@ -161,14 +176,15 @@ def _items(given: dict[str, Any], found: Inspection) -> list[str]:
     for group, labels in found.labels.items():
         table = groups.get(group, {})
         values = sorted(label for label in labels if label is not None)
-        lines += ["", f"[items.groups.{dump_key(group)}]{'':<{max(COMMENT_COLUMN - 16 - len(dump_key(group)), 1)}}# found: {counts(labels)}"]
+        lines += ["", _noted(f"[items.groups.{dump_key(group)}]", f"found: {counts(labels)}")]
         numeric = bool(values) and all(_number(v) for v in values)
+        several = any("," in v for v in values)
         for key, option in ITEM_GROUP_OPTIONS.items():
-            if key == "values" and key not in table and 0 < len(values) <= 2 * SHOWN:
+            if key == "values" and key not in table and 0 < len(values) <= 2 * SHOWN and not several:
                 lines.append(_line(key, values, option.help, active=False))
             elif key == "level" and key not in table and numeric:
                 lines.append(_line(key, "ordinal", "the labels are numbers: ordinal or interval?", active=False))
-            elif key == "multi" and key not in table and any("," in v for v in values):
+            elif key == "multi" and key not in table and several:
                 lines.append(_line(key, "set", "some cells hold several labels (a,b)", active=False))
             elif key in table or key in ("values", "level"):
                 lines.append(_entry(key, option, table))

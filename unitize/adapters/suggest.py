@@ -30,6 +30,8 @@ NAMES = {
     "end": ("end", "stop", "end_offset", "char_end", "span_end", "to"),
     "item": ("id", "item", "item_id", "itemid", "doc_id", "text_id", "sentence_id", "comment_id", "tweet_id", "post_id", "key"),
 }
+#: cell values that usually mean "not labelled"
+MISSING = ("-", "?", "NA", "N/A", "n/a", "NaN", "null", "NULL", "None")
 #: columns of free text, not labels
 FREE_TEXT = ("text", "comment_text", "sentence", "content", "body", "tweet", "post", "title", "comment", "comments", "note", "notes", "remark", "remarks")
 
@@ -164,4 +166,9 @@ def suggest_labels(folder: Path, given: dict[str, Any]) -> dict[str, Any]:
         rest = [c for c in rest if len({r.get(c) for r in rows}) < len(rows)]
     if rest and "labels" not in given:
         out["labels"] = rest
+    for path in files[1:20]:  # the other annotators' files may hold other tokens
+        rows += read_sample(path)[1]
+    tokens = sorted({str(r.get(c)).strip() for r in rows for c in out.get("labels", given.get("labels", []))} & set(MISSING))
+    if tokens and "missing" not in given:
+        out["missing"] = tokens
     return out

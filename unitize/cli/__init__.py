@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="unitize",
         description="Turn multi-annotator annotations into unit matrices for inter-annotator agreement.",
+        epilog="start here:\n  unitize formats                        # which format is yours\n"
+        "  unitize init --format NAME DIR         # a commented study.toml from your data\n"
+        "  unitize convert DIR/study.toml         # then: unitize agree OUT\n"
+        "Every command has --help with examples.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"unitize {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -10,6 +10,11 @@ from ..agree.backends import MissingDependency
 from .common import EXIT_OK, EXIT_USAGE, csv_list, print_error
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
+EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
+  unitize agree out                                            # every metric but gamma, into out/agreement/
+  unitize agree out --metric alpha-u,alpha --settings word-interval,word-boundary --plot
+  unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
+"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

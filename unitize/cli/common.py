@@ -68,6 +68,7 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
     ``config``: the study file argument and ``--rat-config``; ``run``: ``--strict``, ``--json``, ``--quiet``, ``--debug``.
     """
     if config:
+        p.usage = "%(prog)s [STUDY.toml | --rat-config FILE | --format NAME --annotations PATH] [options]"
         p.add_argument("config", nargs="?", type=Path, help="study configuration (TOML); flags override its keys")
         p.add_argument("--rat-config", type=Path, metavar="FILE", help="RAT's legacy configuration file instead of TOML")
     g = p.add_argument_group("input (the [input] table)")

@@ -12,6 +12,11 @@ from ..run import convert
 from .common import EXIT_OK, EXIT_STRICT, add_study_options, human_summary, make_progress, print_findings, settings_from_args
 
 HELP = "read, validate, unitize and write an output directory"
+EXAMPLES = """examples (from the repository root; `unitize init` writes a study file for your data):
+  unitize convert unitize/examples/tdb-mini/study.toml --out out                   # a study file
+  unitize convert --format conll-bio --annotations unitize/examples/bio-mini/annotations --modes separate,labels --out bio-out
+  unitize convert unitize/examples/brat-mini/study.toml --units word --set unitize.tokenizer=regex --out brat-out
+"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

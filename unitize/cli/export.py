@@ -11,6 +11,11 @@ from ..export import FORMATS, POSITIONS, export
 from .common import EXIT_OK, EXIT_USAGE, csv_list, print_error
 
 HELP = "write an output directory in the shape another tool reads"
+EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
+  unitize export out --to reliability-csv                     # coder x unit CSVs for R's irr or krippendorff
+  unitize export out --to rat --settings word-interval,word-boundary
+  unitize export out --to pygamma --positions chars --dest gamma-csv
+"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -38,6 +38,7 @@ _ITEMS_FLAGS = ("layouts", "complete")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.usage = "%(prog)s --format NAME [DIR] [--out-file FILE] [--force] [any option of convert]"
     p.add_argument(
         "dir",
         nargs="?",

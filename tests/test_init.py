@@ -1,0 +1,183 @@
+"""``unitize init``: every registered format, from its shipped or sample data, to a study that converts unchanged."""
+
+from __future__ import annotations
+
+import shutil
+import tomllib
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import CORPORA, ROOT
+from unitize.adapters import Adapter, available
+from unitize.adapters._spans import SPAN_DEFAULTS
+from unitize.cli import main
+from unitize.model import Corpus, Document, Span, Submission
+
+EXAMPLES = ROOT / "unitize" / "examples"
+SAMPLES = CORPORA / "format-samples"
+
+
+def pdtb2_sample(tmp: Path) -> Path:
+    """The PDTB-2 sample line over a stand-in raw text (the WSJ text is not public) with the stored texts at their offsets."""
+    line = (SAMPLES / "pdtb2-pipe" / "example_from_linziheng_pdtb-parser_README.pipe").read_text(encoding="latin-1")
+    fields = line.rstrip("\n").split("|")
+    raw = [" "] * 360
+    for span, stored in ((fields[3], fields[5]), (fields[22], fields[24]), (fields[32], fields[34])):
+        b = int(span.split("..")[0])
+        raw[b : b + len(stored)] = list(stored)
+    root = tmp / "pdtb2"
+    (root / "annotations").mkdir(parents=True)
+    (root / "texts").mkdir()
+    (root / "annotations" / "wsj_1870.pipe").write_text(line, encoding="latin-1")
+    (root / "texts" / "wsj_1870").write_text("".join(raw), encoding="latin-1")
+    return root
+
+
+#: format -> (data folder or a function of tmp_path giving it, extra init flags, needs ../shared)
+CASES = {
+    "datt": (EXAMPLES / "tdb-mini", ["--tokenizer", "whitespace"], False),
+    "labels": (EXAMPLES / "labels-mini", [], False),
+    "brat": (EXAMPLES / "brat-mini", [], False),
+    "webanno-tsv": (EXAMPLES / "inception-mini", [], False),
+    "span-table": (EXAMPLES / "crowd-mini", [], False),
+    "conll-bio": (EXAMPLES / "bio-mini", [], False),
+    "doccano": (SAMPLES / "doccano", ["--annotations", str(SAMPLES / "doccano" / "doccano_export_example_sequence_labeling.jsonl")], True),
+    "label-studio": (SAMPLES / "label-studio", [], True),
+    "pdtb3": (
+        SAMPLES / "pdtb3-pipe-chinese-ted",
+        ["--annotations", str(SAMPLES / "pdtb3-pipe-chinese-ted" / "Ann16"), "--texts", str(SAMPLES / "pdtb3-pipe-chinese-ted" / "Raw16")],
+        True,
+    ),
+    "pdtb2": (pdtb2_sample, [], True),
+    "conll16": (SAMPLES / "conll2016-relations-json" / "conll16st-en-01-12-16-trial", [], True),
+}
+
+
+def units_rows(out: Path) -> int:
+    return sum(pq.read_metadata(p).num_rows for p in (out / "units").rglob("*.parquet"))
+
+
+def test_every_registered_format_has_a_case():
+    assert set(available()) <= set(CASES) | {"fake"}
+
+
+@pytest.mark.parametrize("fmt", sorted(CASES))
+def test_init_then_convert_unchanged(fmt, tmp_path, capsys):
+    folder, extra, shared = CASES[fmt]
+    if shared and not CORPORA.is_dir():
+        pytest.skip("../shared/corpora is not beside the repository")
+    if callable(folder):
+        folder = folder(tmp_path)
+    study = tmp_path / "study.toml"
+    assert main(["init", "--format", fmt, str(folder), "--out-file", str(study), *extra]) == 0, capsys.readouterr().err
+    said = capsys.readouterr().out
+    assert f"Next: unitize convert" in said
+    text = study.read_text(encoding="utf-8")
+    tomllib.loads(text)  # valid TOML
+    assert f'format = "{fmt}"' in text and "# Found:" in text
+    out = tmp_path / "out"
+    assert main(["convert", str(study), "--out", str(out), "-q"]) == 0, capsys.readouterr().err
+    assert units_rows(out) > 0
+
+
+def test_init_writes_into_the_folder_and_refuses_to_overwrite(tmp_path, capsys):
+    project = tmp_path / "project"
+    shutil.copytree(EXAMPLES / "brat-mini" / "annotations", project)
+    assert main(["init", "--format", "brat", str(project), "--tokenizer", "regex", "--layer", "NER", "--modes", "separate,labels"]) == 0
+    study = project / "study.toml"
+    data = tomllib.loads(study.read_text(encoding="utf-8"))
+    assert data["input"]["annotations"] == "." and data["input"]["layer"] == "NER"
+    assert data["unitize"] == {"tokenizer": "regex", "modes": ["separate", "labels"]}
+    # the output goes beside the project, never inside the folder the format reads
+    assert data["output"]["dir"] == "../project-out"
+    said = capsys.readouterr().out
+    assert "3 annotators (ana, ben, chen), 3 documents" in said and "Next: unitize convert" in said
+    assert main(["init", "--format", "brat", str(project)]) == 2
+    assert "exists; give --force" in capsys.readouterr().err
+    assert main(["init", "--format", "brat", str(project), "--force"]) == 0
+    assert main(["convert", str(study), "-q"]) == 0
+    assert units_rows(tmp_path / "project-out") > 0
+
+
+def test_init_guesses_a_crowd_table(tmp_path, capsys):
+    """ToxicSpans-shaped tables in a folder: which file is which and the column of every role."""
+    for name in ("comments.csv", "annotations.csv", "spans.csv"):
+        shutil.copy(EXAMPLES / "crowd-mini" / name, tmp_path / name)
+    assert main(["init", "--format", "span-table", str(tmp_path)]) == 0
+    data = tomllib.loads((tmp_path / "study.toml").read_text(encoding="utf-8"))
+    assert data["input"] | {} == {
+        "format": "span-table",
+        "annotations": "spans.csv",
+        "texts": "comments.csv",
+        "roster": "annotations.csv",
+        "columns": {"doc": "comment_id", "text": "comment_text", "annotator": "worker", "key": "annotation", "label": "type", "begin": "start"},
+    }
+    # four workers, three per comment: RAT's missing-annotator rule would leave out every comment
+    assert data["unitize"] == {"keep_missing": True}
+    assert main(["convert", str(tmp_path / "study.toml"), "-q"]) == 0
+    assert units_rows(tmp_path / "out") > 0
+
+
+def test_init_on_data_it_cannot_read_writes_the_study_and_says_why(tmp_path, capsys):
+    (tmp_path / "notes.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    assert main(["init", "--format", "span-table", str(tmp_path), "--annotations", str(tmp_path / "notes.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "could not be read as span-table" in err and "unitize validate" in err
+    assert "# Found: could not read the data" in (tmp_path / "study.toml").read_text(encoding="utf-8")
+
+
+def test_init_refuses_a_study_the_format_would_read(tmp_path, capsys):
+    bio = tmp_path / "bio"
+    shutil.copytree(EXAMPLES / "bio-mini" / "annotations", bio)
+    assert main(["init", "--format", "conll-bio", str(bio)]) == 2
+    assert "would read study.toml as annotations" in capsys.readouterr().err
+    assert not (bio / "study.toml").exists()
+    assert main(["init", "--format", "conll-bio", str(bio), "--out-file", str(tmp_path / "study.toml")]) == 0
+
+
+def test_init_needs_a_format(capsys):
+    assert main(["init"]) == 2
+    assert "init needs --format; one of: brat" in capsys.readouterr().err
+
+
+# --- a third-party adapter that declares its options the old way (help strings) -------------
+
+
+def read_fake(*, annotations: Path, flavour: str | None = None, base: Path, progress=None) -> Corpus:
+    """One text ``text.txt`` and one ``<annotator>.spans`` file of ``begin end label`` lines per annotator."""
+    corpus = Corpus(format="fake")
+    text = (annotations / "text.txt").read_text(encoding="utf-8")
+    corpus.documents["d"] = Document("d", text, source="text.txt")
+    for path in sorted(annotations.glob("*.spans")):
+        lines = path.read_text(encoding="utf-8").split("\n")
+        for n, line in enumerate(x for x in lines if x.strip()):
+            b, e, label = line.split()
+            corpus.spans.append(Span(path.stem, "d", "all", f"{n}", flavour or "span", 0, int(b), int(e), label=label, source=path.name))
+        corpus.submissions.append(Submission(path.name, path.stem, "d", "all", len(lines)))
+    return corpus
+
+
+FAKE = Adapter("fake", "a plugin written before options had types", read_fake, {"annotations": "the folder", "flavour": "layer name"}, dict(SPAN_DEFAULTS))
+
+
+def test_a_plugin_with_plain_help_options(tmp_path, monkeypatch, capsys):
+    import unitize.adapters as registry
+
+    monkeypatch.setitem(registry._BUILTIN, "fake", "tests.test_init:FAKE")
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "text.txt").write_text("one two three four", encoding="utf-8")
+    (data / "a.spans").write_text("0 3 X\n8 13 Y\n", encoding="utf-8")
+    (data / "b.spans").write_text("0 7 X\n", encoding="utf-8")
+    assert FAKE.options["flavour"].type == "str" and FAKE.options["flavour"].help == "layer name"
+    study = tmp_path / "study.toml"
+    assert main(["init", "--format", "fake", str(data), "--out-file", str(study), "--flavour", "taste"]) == 0
+    text = study.read_text(encoding="utf-8")
+    assert 'flavour = "taste"' in text and "2 annotators (a, b)" in text
+    assert main(["convert", str(study), "--out", str(tmp_path / "o"), "-q"]) == 0
+    assert units_rows(tmp_path / "o") > 0
+    capsys.readouterr()
+    assert main(["formats", "--format", "fake"]) == 0
+    assert "--flavour" in capsys.readouterr().out
