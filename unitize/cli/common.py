@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..adapters import get_adapter
+from ..adapters import Adapter, get_adapter
 from ..config import (
     APPROACHES,
     DISCONTINUOUS,
@@ -139,8 +139,9 @@ def _base(inp: dict[str, Any]) -> Path:
     return common.parent if common in roots else common
 
 
-def input_flags(args: argparse.Namespace) -> dict[str, Any]:
-    """The [input] keys given by hand-written flags, paths resolved against the working directory."""
+def input_flags(args: argparse.Namespace, adapter: Adapter) -> dict[str, Any]:
+    """The [input] keys given as flags, read for ``adapter``'s format (paths resolved against the working
+    directory); a flag for a key the format does not have is an error naming the format's options."""
     inp: dict[str, Any] = {}
     for key in ("annotations", "texts", "parses"):
         value = getattr(args, key)
@@ -154,7 +155,8 @@ def input_flags(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, flag)
         if value is not None:
             inp[key] = value
-    return inp
+    flags.check_format(list(inp), adapter)
+    return inp | flags.parse(flags.generated(args), adapter)
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -175,10 +177,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         if args.format is None and "format" not in data.get("input", {}):
             raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
         settings = from_mapping(data, base=Path.cwd())
-    inp = input_flags(args)
-    adapter = get_adapter(args.format or settings.format)
-    flags.check_format(list(inp), adapter)
-    inp |= flags.parse(flags.generated(args), adapter)
+    inp = input_flags(args, get_adapter(args.format or settings.format))
     items = dict(settings.items)
     if args.layouts:
         items["layouts"] = args.layouts

@@ -57,9 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _given(args: argparse.Namespace, adapter, study: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Path | None]:
     """[input], [unitize] and [items] values given as flags or --set, and [output] dir."""
-    inp = input_flags(args)
-    flags.check_format(list(inp), adapter)
-    inp |= flags.parse(flags.generated(args), adapter)
+    inp = input_flags(args, adapter)
     uni = {key: getattr(args, key) for key in _UNITIZE_FLAGS if getattr(args, key) is not None}
     items = {key: getattr(args, key) for key in _ITEMS_FLAGS if getattr(args, key) is not None}
     data: dict[str, Any] = {}
