@@ -184,3 +184,75 @@ def test_manifest_paths_are_relative(tmp_path: Path) -> None:
     assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "-q"]) == 0
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert all(not i["path"].startswith("/") for i in manifest["inputs"])
+
+
+# --- runs that keep nothing fail; the excluded share is on screen ---------------------
+
+
+def _fails_with(args: list[str], out: Path, capsys: pytest.CaptureFixture, *expected: str) -> str:
+    assert main(args + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no span record entered the segments" in err and "nothing was written" in err
+    for text in expected:
+        assert text in err, err
+    assert not out.exists()
+    return err
+
+
+@needs_shared
+def test_a_brat_project_read_as_pdtb3_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = CORPORA / "bratiaa-example" / "example-files" / "example-project"
+    _fails_with(["convert", "--format", "pdtb3", "--annotations", str(project), "--texts", str(project)], tmp_path / "o", capsys, "record-malformed ×")
+
+
+def test_a_misspelled_annotator_fails_and_names_it(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from tests.conftest import EXAMPLE
+
+    err = _fails_with(["convert", str(EXAMPLE / "study.toml"), "--annotators", "ayse,burakk"], tmp_path / "o", capsys)
+    assert "annotator(s) burakk have no files; the annotators found are ayse" in err and "annotator-missing ×" in err
+
+
+def test_annotations_and_texts_swapped_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from tests.conftest import EXAMPLE
+
+    args = ["convert", "--format", "datt", "--annotations", str(EXAMPLE / "texts"), "--texts", str(EXAMPLE / "annotations")]
+    assert main(args + ["--out", str(tmp_path / "o")]) == 2
+    assert not (tmp_path / "o").exists()
+
+
+@needs_shared
+def test_a_conll16_system_output_without_parses_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    import shutil
+
+    conll = CORPORA / "format-samples" / "conll2016-relations-json"
+    shutil.copytree(conll / "conll16st-en-01-12-16-trial" / "raw", tmp_path / "raw")
+    shutil.copy(conll / "output.json_system-output-example", tmp_path / "output.json")
+    args = ["convert", "--format", "conll16", "--annotations", str(tmp_path / "output.json"), "--texts", str(tmp_path / "raw")]
+    _fails_with(args, tmp_path / "o", capsys, "token-offsets-missing ×")
+
+
+@needs_shared
+def test_the_excluded_share_is_on_screen(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # two annotators of TED-MDB English; b lacks every 20th relation (5 %): RAT's count rule
+    # excludes those documents from their connectives' groups
+    english = CORPORA / "ted-mdb" / "English"
+    import shutil
+
+    shutil.copytree(english / "ann" / "01", tmp_path / "a")
+    (tmp_path / "b").mkdir()
+    for f in sorted((tmp_path / "a").iterdir()):
+        lines = f.read_bytes().splitlines(keepends=True)
+        (tmp_path / "b" / f.name).write_bytes(b"".join(line for i, line in enumerate(lines) if i % 20 != 19))
+    args = ["convert", "--format", "pdtb3", "--annotators", f"a={tmp_path / 'a'},b={tmp_path / 'b'}", "--texts", str(english / "raw" / "01")]
+    args += ["--group-by", "connective", "--units", "char", "--approaches", "interval", "--out", str(tmp_path / "o")]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8"))
+    acc = manifest["accounting"]["by_unit"]["char"]
+    excluded = acc["excluded"]["relation-count-mismatch"]
+    share = 100 * excluded / acc["records"]
+    assert share > 10
+    assert f"records (char units): {acc['records']:,} in the selected layers" in captured.out
+    assert f"relation-count-mismatch {excluded:,} ({share:.1f} %)" in captured.out
+    assert f"warning: {share:.1f} % of the records (char units) were excluded, most by relation-count-mismatch" in captured.err
+    assert "--keep-mismatched" in captured.err

@@ -24,10 +24,13 @@ def cli(datt, *extra: str, out: str = "out") -> int:
 def test_drop_when_every_element_is_discontinuous(datt):
     datt.text("d1", TEXT)
     datt.file("d1", "A", "ve", [{"Arg1": [(0, 2), (6, 8)]}])
-    assert cli(datt, "--discontinuous", "drop", "--layers", "Arg1") == 0
-    manifest = json.loads((datt.root / "out" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["accounting"]["by_unit"]["char"]["excluded"] == {"discontinuous-dropped": 2}
-    assert pq.read_table(datt.root / "out" / "segments" / "char.parquet").num_rows == 0
+    # every record is dropped: a run that keeps nothing fails and writes nothing
+    assert cli(datt, "--discontinuous", "drop", "--layers", "Arg1") == 2
+    assert not (datt.root / "out").exists()
+    settings = datt.settings(discontinuous="drop", layers=("Arg1",))
+    r = unitize(read_corpus(settings), settings)
+    assert r.accounting["by_unit"]["char"]["excluded"] == {"discontinuous-dropped": 2}
+    assert r.results["char"].segments.num_rows == 0
 
 
 def test_drop_counts_fragments_with_bad_offsets(datt):

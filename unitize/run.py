@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,44 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
     return unitize_spans(corpus, settings, progress or no_progress)
 
 
+def check_kept(unitized: Unitized | ItemsUnitized) -> None:
+    """Raise :class:`RunError` when no input record reached the matrices: such a run produced nothing usable.
+
+    The message names the most frequent finding codes with their first messages,
+    and annotators the study names that have no file at all.
+    """
+    if unitized.kind == "items":
+        if unitized.accounting["labels"].get("labelled", 0):
+            return
+        what = f"none of the {unitized.accounting['labels']['read']:,} label records holds a label that was kept"
+    else:
+        if any(u["in_segments"] for u in unitized.accounting["by_unit"].values()):
+            return
+        records = unitized.accounting["records"]
+        what = (
+            f"no span record entered the segments ({records['read']:,} read, "
+            f"{records['in_selected_layers']:,} in the layers {', '.join(unitized.settings.layers)})"
+        )
+    lines = [f"{what}; nothing was written."]
+    named = unitized.settings.input.get("annotators")
+    seen = set(unitized.corpus.annotators) | {r.annotator for r in unitized.corpus.items}
+    if named and seen:
+        absent = [a for a in named if a not in seen]
+        if absent:
+            lines.append(f"  annotator(s) {', '.join(absent)} have no files; the annotators found are {', '.join(sorted(seen))}")
+    by_code = Counter(f.code for f in unitized.findings)
+    for code, n in by_code.most_common(5):
+        first = next(f for f in unitized.findings if f.code == code)
+        where = f"{first.file}: " if first.file else ""
+        lines.append(f"  {code} ×{n:,}, e.g. {where}{first.message}")
+    if by_code and by_code.most_common(1)[0][0] in ("record-malformed", "file-unreadable"):
+        lines.append(f"  is the input really in format {unitized.settings.format!r}? `unitize formats` lists the formats")
+    if not by_code:
+        lines.append("  no finding explains it: check --layers (and --layers-from) against the layers the input has")
+    lines.append("  run `unitize validate` with the same options and --report FILE for every finding")
+    raise RunError("\n".join(lines))
+
+
 def summary(unitized: Unitized | ItemsUnitized) -> dict[str, Any]:
     """Counts a person (or a script) wants after a run."""
     return unitized.summary()
@@ -100,6 +139,7 @@ def convert(
     unitized = unitize(corpus, settings, progress)
     if strict and unitized.errors:
         return unitized, None
+    check_kept(unitized)
     if settings.out is None:
         raise RunError("no output directory: set [output] dir or --out")
     manifest = write_output(
@@ -114,4 +154,4 @@ def convert(
     return unitized, manifest
 
 
-__all__ = ["RunError", "convert", "is_items", "read_corpus", "summary", "unitize", "write_output"]
+__all__ = ["RunError", "check_kept", "convert", "is_items", "read_corpus", "summary", "unitize", "write_output"]

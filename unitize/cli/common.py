@@ -206,24 +206,66 @@ def items_summary(data: dict[str, Any]) -> None:
         print(f"  {group}: {n['items']:,} items, {n['complete']:,} labelled by every annotator, {n['kept']:,} kept{extra}")
 
 
-def human_summary(data: dict[str, Any], out: Path | None) -> None:
+#: a run that excludes more than this share of its records says so in a warning line
+EXCLUDED_WARNING_SHARE = 0.10
+
+
+def _share(n: int, total: int) -> str:
+    return f"{n:,} ({100 * n / total:.1f} %)" if total else f"{n:,}"
+
+
+def record_lines(accounting: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Where the records went, per unit type (or for flat labels), and warnings for a large excluded share."""
+    lines, warnings = [], []
+    if "labels" in accounting:
+        labels = accounting["labels"]
+        read = labels["read"]
+        fates = ", ".join(f"{fate.replace('_', ' ')} {_share(n, read)}" for fate, n in labels.items() if fate != "read")
+        lines.append(f"  label records: {read:,} read; {fates}")
+        lost = sum(n for fate, n in labels.items() if fate in ("duplicate", "conflicting", "invalid_label", "item_not_kept"))
+        if read and lost / read > EXCLUDED_WARNING_SHARE:
+            warnings.append(f"{100 * lost / read:.1f} % of the label records were not kept (more than {EXCLUDED_WARNING_SHARE:.0%}); see report.jsonl")
+        return lines, warnings
+    for unit, acc in accounting.get("by_unit", {}).items():
+        total = acc["records"]
+        excluded = sum(acc["excluded"].values())
+        reasons = ", ".join(f"{code} {_share(n, total)}" for code, n in sorted(acc["excluded"].items(), key=lambda kv: -kv[1]))
+        lines.append(
+            f"  records ({unit} units): {total:,} in the selected layers, {_share(acc['in_segments'], total)} in segments, "
+            f"{_share(excluded, total)} excluded" + (f": {reasons}" if reasons else "")
+        )
+        if total and excluded / total > EXCLUDED_WARNING_SHARE:
+            top = max(acc["excluded"], key=acc["excluded"].get)
+            hint = {
+                "relation-count-mismatch": "; --keep-mismatched keeps documents whose annotators have different relation counts",
+                "annotator-missing": "; --keep-missing keeps documents an annotator has no file for (null column)",
+            }.get(top, "")
+            warnings.append(
+                f"{100 * excluded / total:.1f} % of the records ({unit} units) were excluded, most by {top} "
+                f"(more than {EXCLUDED_WARNING_SHARE:.0%}); see report.jsonl{hint}"
+            )
+    return lines, warnings
+
+
+def human_summary(data: dict[str, Any], out: Path | None, accounting: dict[str, Any] | None = None) -> None:
+    """The summary of a run on screen: counts, where the records went, findings by code, the output."""
     f = data["findings"]
+    lines, warnings = record_lines(accounting) if accounting else ([], [])
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if data.get("kind") == "items":
         items_summary(data)
-        print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
-        for code, n in data["findings_by_code"].items():
-            print(f"    {code:<26} {n:>6}")
-        if out is not None:
-            print(f"  output: {out}  (report: {out / 'report.jsonl'})")
-        return
-    print(
-        f"{data['documents']} documents, {data['groups']} groups "
-        f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
-        f"({short_names(data['annotators'])}), layers {short_names(data['layers'])}"
-    )
-    for name, rows in data.get("unit_rows", {}).items():
-        print(f"  units/{name:<24} {rows:>12,} rows")
-    print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
+    else:
+        print(
+            f"{data['documents']} documents, {data['groups']} groups "
+            f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
+            f"({short_names(data['annotators'])}), layers {short_names(data['layers'])}"
+        )
+        for name, rows in data.get("unit_rows", {}).items():
+            print(f"  units/{name:<24} {rows:>12,} rows")
+        print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
+    for line in lines:
+        print(line)
     print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
     for code, n in data["findings_by_code"].items():
         print(f"    {code:<26} {n:>6}")
