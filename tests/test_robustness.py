@@ -140,18 +140,45 @@ def test_user_errors_exit_2(tmp_path, capsys, datt):
     assert cli(datt, out="afile/out") == 2
 
 
-def test_outputs_do_not_depend_on_the_working_directory_or_workers(datt, monkeypatch, tmp_path):
+def test_outputs_do_not_depend_on_workers(datt, monkeypatch):
     datt.text("d1", TEXT)
     datt.file("d1", "A", "ve", [{"Arg1": [(0, 2), (6, 8)], "Arg2": [(3, 5)]}])
-    monkeypatch.chdir(tmp_path)
-    assert cli(datt, out="o1") == 0
     monkeypatch.chdir(datt.root)
+    assert cli(datt, out="o1") == 0
     assert cli(datt, "--workers", "2", out="o2") == 0
     manifest = json.loads((datt.root / "o1" / "manifest.json").read_text(encoding="utf-8"))
     for entry in manifest["outputs"]:
         assert (datt.root / "o1" / entry["path"]).read_bytes() == (datt.root / "o2" / entry["path"]).read_bytes(), entry["path"]
     seg = pq.read_table(datt.root / "o1" / "segments" / "char.parquet").to_pydict()
     assert seg["records"][0] == ["annotations/d1_A_ve.xml#1"]
+
+
+def test_names_are_relative_to_the_working_directory_and_keep_symlinks(datt, monkeypatch, tmp_path):
+    """Flag runs name inputs relative to the working directory, never an absolute path cut at its '/',
+    never through a resolved symlink (issue: paths in report.jsonl, manifest.json, documents.parquet)."""
+    datt.text("d1", TEXT)
+    datt.file("d1", "A", "ve", [{"Arg1": [(0, 2)], "Arg2": [(3, 5)], "text": {"Arg1": "xx"}}])
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "data").symlink_to(datt.root)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("PWD", str(work))
+    args = ["convert", "--format", "datt", "--annotations", "data/annotations", "--texts", "data/texts", "--tokenizer", "whitespace", "-q"]
+    assert main(args + ["--out", "o"]) == 0
+    manifest = json.loads((work / "o" / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(i["path"] for i in manifest["inputs"]) == ["data/annotations/d1_A_ve.xml", "data/texts/d1.txt"]
+    docs = pq.read_table(work / "o" / "documents.parquet").to_pydict()
+    assert docs["source"] == ["data/texts/d1.txt"]
+    report = [json.loads(line) for line in (work / "o" / "report.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert report and all(r["file"] in (None, "data/annotations/d1_A_ve.xml") for r in report)
+    # inputs outside the working directory are named with '..', not as absolute paths cut at their '/'
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("PWD", str(elsewhere))
+    assert main(args[:4] + [str(work / "data" / "annotations"), "--texts", str(work / "data" / "texts"), *args[7:], "--out", "o"]) == 0
+    manifest = json.loads((elsewhere / "o" / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(i["path"] for i in manifest["inputs"]) == ["../work/data/annotations/d1_A_ve.xml", "../work/data/texts/d1.txt"]
 
 
 def test_failed_commit_restores_the_previous_output(datt, monkeypatch):

@@ -24,6 +24,7 @@ Paths are relative to the file that names them.
 from __future__ import annotations
 
 import codecs
+import os
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
@@ -149,6 +150,27 @@ class Settings:
         return data
 
 
+def working_directory() -> Path:
+    """The working directory as the user sees it: ``$PWD`` when it names it (symlinks kept), else the physical one."""
+    logical = os.environ.get("PWD")
+    if logical and os.path.isabs(logical):
+        try:
+            if os.path.samefile(logical, "."):
+                return Path(logical)
+        except OSError:
+            pass
+    return Path(os.getcwd())
+
+
+def absolute(path: Path | str, base: Path | None = None) -> Path:
+    """``path`` made absolute against ``base`` (default the working directory) and normalised, symlinks not resolved.
+
+    Names in reports and the manifest are relative to the study file (or the working
+    directory), so they must not change because a folder on the way is a symlink.
+    """
+    return Path(os.path.normpath(os.path.join(base if base is not None else working_directory(), path)))
+
+
 def _rel(value: Any, base: Path) -> Any:
     if isinstance(value, dict):
         return {k: _rel(v, base) for k, v in sorted(value.items())}
@@ -231,10 +253,10 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
     fmt = _expect(inp.pop("format", "datt"), str, "[input] format")
     for key in PATH_KEYS:
         if key in inp:
-            inp[key] = (base / _expect(inp[key], str, f"[input] {key}")).resolve()
+            inp[key] = absolute(_expect(inp[key], str, f"[input] {key}"), base)
     if isinstance(inp.get("annotators"), dict):
         inp["annotators"] = {
-            _expect(name, str, "[input.annotators] name"): (base / _expect(path, str, f"[input.annotators] {name}")).resolve()
+            _expect(name, str, "[input.annotators] name"): absolute(_expect(path, str, f"[input.annotators] {name}"), base)
             for name, path in inp["annotators"].items()
         }
     for key in ("annotators", "groups", "types"):
@@ -253,8 +275,8 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         discontinuous=_choices(uni.get("discontinuous", "extend"), DISCONTINUOUS, "[unitize] discontinuous")[0],
         keep_missing=_expect(uni.get("keep_missing", False), bool, "[unitize] keep_missing"),
         keep_mismatched=_expect(uni.get("keep_mismatched", False), bool, "[unitize] keep_mismatched"),
-        out=(base / _expect(out["dir"], str, "[output] dir")).resolve() if "dir" in out else None,
-        base=base.resolve(),
+        out=absolute(_expect(out["dir"], str, "[output] dir"), base) if "dir" in out else None,
+        base=absolute(base),
         source=source,
         layers_from=_choices(uni.get("layers_from", "layer"), LAYERS_FROM, "[unitize] layers_from")[0],
         layout=_choices(uni.get("layout", "auto"), LAYOUTS, "[unitize] layout")[0],
@@ -274,7 +296,7 @@ def load_toml(path: Path) -> Settings:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     try:
-        return from_mapping(data, base=path.resolve().parent, source=str(path))
+        return from_mapping(data, base=absolute(path).parent, source=str(path))
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
 
@@ -321,8 +343,8 @@ def load_rat(path: Path) -> Settings:
     for name in ("Work Path", "Data Handle Method"):
         if not sections.get(name):
             raise ConfigError(f"{path}: section [{name}] is missing or empty")
-    base = path.resolve().parent
-    work = (base / sections["Work Path"][0]).resolve()
+    base = absolute(path).parent
+    work = absolute(sections["Work Path"][0], base)
     pairs: list[tuple[str, str]] = []
     statistics: list[str] = []
     for method in sections["Data Handle Method"]:
@@ -349,7 +371,7 @@ def load_rat(path: Path) -> Settings:
         input=inp,
         pairs=tuple(pairs),
         tokenizer="spacy:tr",
-        out=(base / out_dir[0]).resolve() if out_dir else None,
+        out=absolute(out_dir[0], base) if out_dir else None,
         base=base,
         source=str(path),
         statistics=tuple(statistics),

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..config import APPROACHES, DISCONTINUOUS, LAYERS_FROM, LAYOUTS, MODES, UNITS, ConfigError, Settings, load_rat, load_toml, override
+from ..config import (
+    APPROACHES,
+    DISCONTINUOUS,
+    LAYERS_FROM,
+    LAYOUTS,
+    MODES,
+    UNITS,
+    ConfigError,
+    Settings,
+    absolute,
+    load_rat,
+    load_toml,
+    override,
+    working_directory,
+)
 from ..findings import ERROR
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_STRICT = 0, 1, 2, 3
@@ -37,7 +50,7 @@ def annotators_arg(value: str) -> list[str] | dict[str, Path]:
         return items
     if not all(sep and name and path for name, sep, path in pairs):
         raise argparse.ArgumentTypeError("mix of NAME and NAME=DIR items; give NAME=DIR for every annotator")
-    return {name: Path(path).resolve() for name, _, path in pairs}
+    return {name: absolute(path) for name, _, path in pairs}
 
 
 def add_study_options(p: argparse.ArgumentParser) -> None:
@@ -89,20 +102,6 @@ def add_study_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
-def flag_base(args: argparse.Namespace) -> Path:
-    """Where relative names in outputs start when only flags are given: the inputs' common folder.
-
-    Not the working directory, so the data files do not depend on where the command runs.
-    """
-    roots = [p.resolve() for p in (args.annotations, args.texts) if p is not None]
-    if isinstance(args.annotators, dict):
-        roots += list(args.annotators.values())
-    if not roots:
-        return Path.cwd().resolve()
-    common = Path(os.path.commonpath(roots))
-    return common.parent if common in roots else common
-
-
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings from a config file (TOML or RAT) overridden by flags."""
     if args.config and args.rat_config:
@@ -112,12 +111,12 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     elif args.config:
         settings = load_toml(args.config)
     else:
-        settings = Settings(base=flag_base(args))
+        settings = Settings(base=working_directory())  # names in the outputs are relative to it
     inp: dict[str, Any] = {}
     for key in ("annotations", "texts", "parses"):
         value = getattr(args, key)
         if value is not None:
-            inp[key] = value.resolve()
+            inp[key] = absolute(value)
     for key in (
         "encoding",
         "encoding_fallback",
@@ -161,7 +160,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         keep_mismatched=args.keep_mismatched,
         layers_from=args.layers_from,
         layout=args.layout,
-        out=args.out.resolve() if getattr(args, "out", None) else None,
+        out=absolute(args.out) if getattr(args, "out", None) else None,
         items=items if items != settings.items else None,
     )
     if not args.config and not args.rat_config and args.format is None:
