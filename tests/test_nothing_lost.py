@@ -256,3 +256,14 @@ def test_the_excluded_share_is_on_screen(tmp_path: Path, capsys: pytest.CaptureF
     assert f"relation-count-mismatch {excluded:,} ({share:.1f} %)" in captured.out
     assert f"warning: {share:.1f} % of the records (char units) were excluded, most by relation-count-mismatch" in captured.err
     assert "--keep-mismatched" in captured.err
+
+
+@needs_shared
+def test_convert_format_that_writes_no_span_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    # brat entities have no DATT element: every span would be left out
+    project = CORPORA / "bratiaa-example" / "example-files" / "example-project"
+    args = ["convert-format", "--format", "brat", "--annotations", str(project), "--to", "datt", "--out", str(tmp_path / "o")]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "no span could be written as datt (1,567 read); nothing was written" in err and "not-convertible ×28" in err
+    assert not (tmp_path / "o" / "manifest.json").exists()

@@ -22,7 +22,7 @@ from .errors import RunError
 from .output import OutputDir, atomic_write_text, input_rows, run_section
 from .run import read_corpus
 from .progress import Progress
-from .findings import ERROR, count_by_severity, sort_key
+from .findings import ERROR, count_by_severity, sort_key, top_codes
 from .schema import FORMAT_VERSION
 from .validate import check_spans
 from .writers import Written, writers
@@ -60,6 +60,10 @@ def convert_format(
     try:
         source = {"group_by": get_adapter(corpus.format).defaults.get("group_by"), **settings.input}
         written: Written = available[to](kept, target, settings.base, source)
+        if not written.spans:
+            lines = [f"no span could be written as {to} ({len(corpus.spans):,} read); nothing was written."]
+            lines += [f"  {line}" for line in top_codes(findings + written.findings)]
+            raise RunError("\n".join(lines))
         findings = sorted(findings + written.findings, key=sort_key)
         target.write_jsonl("report.jsonl", (f.as_dict() for f in findings))
         study = study_toml(

@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from .adapters import get_adapter
 from .config import Settings
 from .errors import RunError
+from .findings import top_codes
 from .item_run import ItemsUnitized, unitize_items
 from .matrices import Unitized
 from .model import Corpus
@@ -97,14 +97,11 @@ def check_kept(unitized: Unitized | ItemsUnitized) -> None:
         absent = [a for a in named if a not in seen]
         if absent:
             lines.append(f"  annotator(s) {', '.join(absent)} have no files; the annotators found are {', '.join(sorted(seen))}")
-    by_code = Counter(f.code for f in unitized.findings)
-    for code, n in by_code.most_common(5):
-        first = next(f for f in unitized.findings if f.code == code)
-        where = f"{first.file}: " if first.file else ""
-        lines.append(f"  {code} ×{n:,}, e.g. {where}{first.message}")
-    if by_code and by_code.most_common(1)[0][0] in ("record-malformed", "file-unreadable"):
+    top = top_codes(unitized.findings)
+    lines += [f"  {line}" for line in top]
+    if top and top[0].split(" ")[0] in ("record-malformed", "file-unreadable"):
         lines.append(f"  is the input really in format {unitized.settings.format!r}? `unitize formats` lists the formats")
-    if not by_code:
+    if not top:
         lines.append("  no finding explains it: check --layers (and --layers-from) against the layers the input has")
     lines.append("  run `unitize validate` with the same options and --report FILE for every finding")
     raise RunError("\n".join(lines))
