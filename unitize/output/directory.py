@@ -11,12 +11,14 @@ half-written file inside the output directory.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -233,6 +235,32 @@ def claim_output(path: Path | str, *, kind: str | None = None, owned: tuple[str,
     holds unitize's output of that kind. Re-entrant within a process.
     """
     return Claim(path, kind, owned)
+
+
+T = TypeVar("T")
+
+
+def locks_output(func: Callable[..., T]) -> Callable[..., T]:
+    """Decorate ``func(out, ..., dest=None)``, which reads the output directory ``out`` and writes
+    into ``dest`` (by default inside ``out``): while it writes inside ``out``, it holds its lock.
+
+    ``unitize agree`` and ``export`` thus never write into a directory a ``convert``
+    is replacing, nor two of them into one at once. Where ``out``'s folder is
+    not writable no ``convert`` can replace it, and no lock is taken.
+    """
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def locked(*args: Any, **kwargs: Any) -> T:
+        given = signature.bind(*args, **kwargs).arguments
+        out, dest = Path(given["out"]).resolve(), given.get("dest")
+        inside = dest is None or Path(dest).resolve().is_relative_to(out)
+        if not inside or not os.access(out.parent, os.W_OK | os.X_OK):
+            return func(*args, **kwargs)
+        with claim_output(out):
+            return func(*args, **kwargs)
+
+    return locked
 
 
 def owned_names(names: Iterable[str]) -> Callable[[str], bool]:
