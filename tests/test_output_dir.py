@@ -235,14 +235,18 @@ def test_forked_workers_do_not_keep_the_lock(tmp_path):
 
     from unitize.output import claim_output
 
+    started, tell = os.pipe()
     with claim_output(tmp_path / "out", kind="run"):
         child = os.fork()
         if child == 0:  # a worker outliving the run for a moment
+            os.write(tell, b"1")
             time.sleep(0.5)
             os._exit(0)
+        assert os.read(started, 1) == b"1"  # the child runs (the fork handlers have run in it)
         other = os.open(tmp_path / ".out.unitize-lock", os.O_RDWR)
     try:
         fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError if the worker still held it
     finally:
-        os.close(other)
+        for fd in (other, started, tell):
+            os.close(fd)
         os.waitpid(child, 0)
