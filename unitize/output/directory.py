@@ -295,9 +295,10 @@ def _check_place(out: Path, *, writing: bool) -> None:
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            blocker = next((p for p in (out.parent, *out.parent.parents) if p.exists() and not p.is_dir()), None)
+            why = f"{blocker} is a file" if blocker else exc.strerror or str(exc)
             raise OutputError(
-                f"cannot create {out.parent}, the folder of the output directory: {exc.strerror or exc}"
-                + (f" ({exc.filename})" if exc.filename and str(exc.filename) != str(out.parent) else "")
+                f"cannot create {out.parent}, the folder of the output directory: {why}; choose another --out"
             ) from None
 
 
