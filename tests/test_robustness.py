@@ -187,15 +187,12 @@ def test_failed_commit_restores_the_previous_output(datt, monkeypatch):
     assert cli(datt) == 0
     out = datt.root / "out"
     before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    real = os.replace
 
-    def flaky(src, dst):
-        if str(dst).endswith("documents.parquet"):
-            raise OSError(28, "No space left on device")
-        return real(src, dst)
+    def flaky(new, old):
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "replace", flaky)
+    monkeypatch.setattr("unitize.output.swap._exchange", flaky)  # the swap of the new output for the previous one
     assert cli(datt, "--units", "word") == 2
-    monkeypatch.setattr(os, "replace", real)
+    monkeypatch.undo()
     after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before

@@ -19,7 +19,7 @@ from .adapters import get_adapter
 from .config import Settings
 from .model import Corpus, Finding
 from .errors import RunError
-from .output import OutputDir, atomic_write_text, input_rows, run_section
+from .output import OutputDir, atomic_write_text, claim_output, input_rows, run_section
 from .run import read_corpus
 from .progress import Progress
 from .findings import ERROR, count_by_severity, sort_key, top_codes
@@ -48,6 +48,13 @@ def convert_format(
     available = writers()
     if to not in available:
         raise RunError(f"cannot write format {to!r}; writable formats: {', '.join(sorted(available))}")
+    with claim_output(out, kind="conversion", owned=OWNED):  # checked and locked before any input is read
+        return _convert_format(settings, to, Path(out), available, strict, progress)
+
+
+def _convert_format(
+    settings: Settings, to: str, out: Path, available: dict, strict: bool, progress: Progress | None
+) -> tuple[Corpus, list[Finding], dict[str, Any] | None]:
     started = time.time()
     corpus = read_corpus(settings, progress)
     offset_findings, fate = check_spans(corpus)
@@ -56,7 +63,7 @@ def convert_format(
         return corpus, sorted(findings, key=sort_key), None
     kept = replace(corpus, spans=[s for s, why in zip(corpus.spans, fate) if why is None or why == "raw-text-missing"])
 
-    target = OutputDir(out, owned=OWNED)
+    target = OutputDir(out, owned=OWNED, kind="conversion")
     try:
         source = {"group_by": get_adapter(corpus.format).defaults.get("group_by"), **settings.input}
         written: Written = available[to](kept, target, settings.base, source)

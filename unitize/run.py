@@ -14,7 +14,6 @@ Each step is a plain function over plain data:
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -27,7 +26,7 @@ from .findings import top_codes
 from .item_run import ItemsUnitized, unitize_items
 from .matrices import Unitized
 from .model import Corpus
-from .output import atomic_write_text, write_run
+from .output import claim_output, write_run
 from .progress import Progress, no_progress
 from .span_run import unitize_spans
 
@@ -129,25 +128,26 @@ def convert(
 ) -> tuple[Unitized | ItemsUnitized, dict | None]:
     """Read, unitize and write. Under ``strict``, error findings stop the run before any output.
 
-    Returns the unitized corpus and the manifest (``None`` when nothing was written).
+    The output directory is checked and locked first, before any input is read
+    (:func:`~unitize.output.claim_output`). Returns the unitized corpus and the
+    manifest (``None`` when nothing was written).
     """
     started = time.time()
-    corpus = read_corpus(settings, progress)
-    unitized = unitize(corpus, settings, progress)
-    if strict and unitized.errors:
-        return unitized, None
-    check_kept(unitized)
     if settings.out is None:
         raise RunError("no output directory: set [output] dir or --out")
-    manifest = write_output(
-        unitized,
-        settings.out,
-        progress=progress,
-        run_info={"seconds_total": None, "argv": sys.argv[1:]},
-    )
-    manifest["run"]["seconds_total"] = round(time.time() - started, 3)
-    # the run section only: data files and their hashes are untouched
-    atomic_write_text(settings.out / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+    with claim_output(settings.out, kind="run"):
+        corpus = read_corpus(settings, progress)
+        unitized = unitize(corpus, settings, progress)
+        if strict and unitized.errors:
+            return unitized, None
+        check_kept(unitized)
+        manifest = write_run(
+            unitized,
+            settings.out,
+            progress=progress or no_progress,
+            run_info={"seconds_total": None, "argv": sys.argv[1:]},
+            run_started=started,
+        )
     return unitized, manifest
 
 

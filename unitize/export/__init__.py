@@ -31,7 +31,7 @@ import shutil
 from pathlib import Path
 
 from ..agree.data import DataError, OutputData
-from ..output import atomic_write_text
+from ..output import atomic_write_text, locks_output
 from .formats import (
     FORMATS,
     POSITIONS,
@@ -47,6 +47,7 @@ from .formats import (
 )
 
 
+@locks_output
 def export(
     out: Path | str,
     to: str,
