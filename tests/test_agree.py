@@ -27,6 +27,7 @@ from tests.test_alphau import brute_force  # noqa: E402
 from unitize.agree import agree, measure  # noqa: E402
 from unitize.agree.summary import landis_koch, summary_rows  # noqa: E402
 from unitize.cli import main  # noqa: E402
+from unitize.agree.data import DataError  # noqa: E402
 from unitize.export import export  # noqa: E402
 
 
@@ -321,8 +322,9 @@ def test_item_labels_use_the_declared_level(tmp_path, long):
     rel = list(csv.reader((dest / "items" / "k-nominal_items.csv").open(encoding="utf-8")))
     assert rel[0][:3] == ["coder", "k-nominal/u01", "k-nominal/u02"]
     assert rel[3][1] == ""  # coder C did not label u01
-    dest, files = export(root, "rat")
-    assert files == []  # no 0/1 unit data: nothing in the RAT format
+    with pytest.raises(DataError, match="RAT format holds 0/1 unit matrices only"):
+        export(root, "rat")  # no 0/1 unit data: nothing in the RAT format, and no empty folder
+    assert not (root / "exports" / "rat").exists()
     dest, files = export(root, "fleiss-table")
     f = next(f for f in files if f.group == "k-nominal")
     assert (f.rows, f.left_out) == (8, 4)

@@ -309,3 +309,24 @@ def test_console_script_is_installed():
     import shutil
 
     assert shutil.which("unitize") or Path(__import__("sys").executable).with_name("unitize").exists()
+
+
+@pytest.mark.parametrize("command", [["formats"], ["convert", "--help"], ["info", "no-such-dir"]])
+def test_a_closed_pipe_ends_the_command_quietly(command):
+    import os
+    import subprocess
+    import sys
+
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first line (`| head -0`)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "unitize", *command], stdout=write, stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(write)
+    stderr = proc.stderr.decode()
+    if command[0] == "info":  # an error goes to standard error, which is open: it is still shown
+        assert proc.returncode == 2 and "not a unitize output directory" in stderr
+    elif command[-1] == "--help":  # argparse itself ignores a closed pipe
+        assert (proc.returncode, stderr) == (0, "")
+    else:
+        assert (proc.returncode, stderr) == (141, "")

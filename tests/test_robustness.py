@@ -24,10 +24,13 @@ def cli(datt, *extra: str, out: str = "out") -> int:
 def test_drop_when_every_element_is_discontinuous(datt):
     datt.text("d1", TEXT)
     datt.file("d1", "A", "ve", [{"Arg1": [(0, 2), (6, 8)]}])
-    assert cli(datt, "--discontinuous", "drop", "--layers", "Arg1") == 0
-    manifest = json.loads((datt.root / "out" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["accounting"]["by_unit"]["char"]["excluded"] == {"discontinuous-dropped": 2}
-    assert pq.read_table(datt.root / "out" / "segments" / "char.parquet").num_rows == 0
+    # every record is dropped: a run that keeps nothing fails and writes nothing
+    assert cli(datt, "--discontinuous", "drop", "--layers", "Arg1") == 2
+    assert not (datt.root / "out").exists()
+    settings = datt.settings(discontinuous="drop", layers=("Arg1",))
+    r = unitize(read_corpus(settings), settings)
+    assert r.accounting["by_unit"]["char"]["excluded"] == {"discontinuous-dropped": 2}
+    assert r.results["char"].segments.num_rows == 0
 
 
 def test_drop_counts_fragments_with_bad_offsets(datt):
@@ -137,12 +140,11 @@ def test_user_errors_exit_2(tmp_path, capsys, datt):
     assert cli(datt, out="afile/out") == 2
 
 
-def test_outputs_do_not_depend_on_the_working_directory_or_workers(datt, monkeypatch, tmp_path):
+def test_outputs_do_not_depend_on_workers(datt, monkeypatch):
     datt.text("d1", TEXT)
     datt.file("d1", "A", "ve", [{"Arg1": [(0, 2), (6, 8)], "Arg2": [(3, 5)]}])
-    monkeypatch.chdir(tmp_path)
-    assert cli(datt, out="o1") == 0
     monkeypatch.chdir(datt.root)
+    assert cli(datt, out="o1") == 0
     assert cli(datt, "--workers", "2", out="o2") == 0
     manifest = json.loads((datt.root / "o1" / "manifest.json").read_text(encoding="utf-8"))
     for entry in manifest["outputs"]:
@@ -151,21 +153,46 @@ def test_outputs_do_not_depend_on_the_working_directory_or_workers(datt, monkeyp
     assert seg["records"][0] == ["annotations/d1_A_ve.xml#1"]
 
 
+def test_names_are_relative_to_the_working_directory_and_keep_symlinks(datt, monkeypatch, tmp_path):
+    """Flag runs name inputs relative to the working directory, never an absolute path cut at its '/',
+    never through a resolved symlink (issue: paths in report.jsonl, manifest.json, documents.parquet)."""
+    datt.text("d1", TEXT)
+    datt.file("d1", "A", "ve", [{"Arg1": [(0, 2)], "Arg2": [(3, 5)], "text": {"Arg1": "xx"}}])
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "data").symlink_to(datt.root)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("PWD", str(work))
+    args = ["convert", "--format", "datt", "--annotations", "data/annotations", "--texts", "data/texts", "--tokenizer", "whitespace", "-q"]
+    assert main(args + ["--out", "o"]) == 0
+    manifest = json.loads((work / "o" / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(i["path"] for i in manifest["inputs"]) == ["data/annotations/d1_A_ve.xml", "data/texts/d1.txt"]
+    docs = pq.read_table(work / "o" / "documents.parquet").to_pydict()
+    assert docs["source"] == ["data/texts/d1.txt"]
+    report = [json.loads(line) for line in (work / "o" / "report.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert report and all(r["file"] in (None, "data/annotations/d1_A_ve.xml") for r in report)
+    # inputs outside the working directory are named with '..', not as absolute paths cut at their '/'
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setenv("PWD", str(elsewhere))
+    assert main(args[:4] + [str(work / "data" / "annotations"), "--texts", str(work / "data" / "texts"), *args[7:], "--out", "o"]) == 0
+    manifest = json.loads((elsewhere / "o" / "manifest.json").read_text(encoding="utf-8"))
+    assert sorted(i["path"] for i in manifest["inputs"]) == ["../work/data/annotations/d1_A_ve.xml", "../work/data/texts/d1.txt"]
+
+
 def test_failed_commit_restores_the_previous_output(datt, monkeypatch):
     datt.text("d1", TEXT)
     datt.file("d1", "A", "ve", [{"Arg1": [(0, 2)], "Arg2": [(3, 5)]}])
     assert cli(datt) == 0
     out = datt.root / "out"
     before = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    real = os.replace
 
-    def flaky(src, dst):
-        if str(dst).endswith("documents.parquet"):
-            raise OSError(28, "No space left on device")
-        return real(src, dst)
+    def flaky(new, old):
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "replace", flaky)
+    monkeypatch.setattr("unitize.output.swap._exchange", flaky)  # the swap of the new output for the previous one
     assert cli(datt, "--units", "word") == 2
-    monkeypatch.setattr(os, "replace", real)
+    monkeypatch.undo()
     after = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before

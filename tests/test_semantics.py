@@ -254,15 +254,25 @@ def test_keep_mismatched(rules):
     assert {f.action for f in r.findings if f.code == "relation-count-mismatch"} == {"kept (keep_mismatched)"}
 
 
-def test_annotators_absent_from_a_group_are_null(datt):
+def test_an_annotator_with_no_file_for_a_group_is_missing_there(datt):
+    # B annotated the study (group ve) but never connective ama: B is missing for (d1, ama),
+    # exactly as if B had annotated ama in another document (DESIGN.md §4, validation)
     datt.text("d1", TEXT)
     rel = {"Conn": [(3, 5)], "Arg1": [(0, 2)], "Arg2": [(6, 8)]}
     datt.file("d1", "A", "ama", [rel])
     datt.file("d1", "A", "ve", [rel])
     datt.file("d1", "B", "ve", [rel])
     r = run(datt)
-    ama = vectors(r, "ama", "Arg1", "word", "interval")
-    assert ama == {"A": [1, 0, 0, 0, 0], "B": [None] * 5}
+    assert r.documents_in("ama") == [] and r.documents_in("ve") == ["d1"]
+    missing = [f for f in r.findings if f.code == "annotator-missing"]
+    assert [(f.group, f.doc, f.annotator) for f in missing] == [("ama", "d1", "A")]
+    assert "no file from B for document d1, group ama" in missing[0].message
+    assert r.accounting["by_unit"]["word"]["excluded"] == {"annotator-missing": 2}  # its Arg1 and Arg2
+    kept = run(datt, keep_missing=True)
+    assert vectors(kept, "ama", "Arg1", "word", "interval") == {"A": [1, 0, 0, 0, 0], "B": [None] * 5}
+    assert [(f.group, f.annotator, f.action) for f in kept.findings if f.code == "annotator-missing"] == [
+        ("ama", "B", "document kept; that annotator's column is null for it")
+    ]
 
 
 def test_unit_universe_is_every_unit_of_every_document(datt):

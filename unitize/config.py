@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
@@ -96,7 +97,7 @@ class Option:
         if self.type == "path":
             if not text:
                 raise ConfigError("an empty path")
-            return Path(text).expanduser().resolve()
+            return absolute(Path(text).expanduser())
         if self.type == "bool":
             if text.lower() not in _TRUE + _FALSE:
                 raise ConfigError(f"{text!r} is not true or false")
@@ -278,6 +279,27 @@ class Settings:
         return data
 
 
+def working_directory() -> Path:
+    """The working directory as the user sees it: ``$PWD`` when it names it (symlinks kept), else the physical one."""
+    logical = os.environ.get("PWD")
+    if logical and os.path.isabs(logical):
+        try:
+            if os.path.samefile(logical, "."):
+                return Path(logical)
+        except OSError:
+            pass
+    return Path(os.getcwd())
+
+
+def absolute(path: Path | str, base: Path | None = None) -> Path:
+    """``path`` made absolute against ``base`` (default the working directory) and normalised, symlinks not resolved.
+
+    Names in reports and the manifest are relative to the study file (or the working
+    directory), so they must not change because a folder on the way is a symlink.
+    """
+    return Path(os.path.normpath(os.path.join(base if base is not None else working_directory(), path)))
+
+
 def _rel(value: Any, base: Path) -> Any:
     if isinstance(value, dict):
         return {k: _rel(v, base) for k, v in sorted(value.items())}
@@ -358,16 +380,8 @@ _OUTPUT_KEYS = set(OUTPUT_OPTIONS)
 _ITEMS_ONLY = set(ITEMS_OPTIONS) - {"groups"}  # [input] groups is a selection of groups
 
 
-def _input_keys() -> set[str]:
-    """Every [input] key some registered format declares (for messages about misplaced keys)."""
-    keys = {"format", *PATH_KEYS, *_INPUT_TYPES}
-    try:
-        from .adapters import all_options
-
-        keys |= set(all_options())
-    except Exception:  # a broken plugin must not hide the message being built
-        pass
-    return keys
+#: [input] keys of many formats, for messages about misplaced keys (config knows no format's own keys)
+_INPUT_KEYS = {"format", *PATH_KEYS, *_INPUT_TYPES, "annotators", "groups", "types", "sense_level", "layer", "columns", "roster", "item", "labels"}
 
 
 def section_of(key: str) -> str | None:
@@ -375,7 +389,7 @@ def section_of(key: str) -> str | None:
     for name, keys in (("unitize", _UNITIZE_KEYS), ("output", _OUTPUT_KEYS), ("items", _ITEMS_ONLY)):
         if key in keys:
             return name
-    return "input" if key in _input_keys() else None
+    return "input" if key in _INPUT_KEYS else None
 
 
 def _misplaced(keys: Iterable[str], here: str) -> None:
@@ -437,10 +451,10 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
     fmt = _expect(inp.pop("format", "datt"), str, "[input] format")
     for key in PATH_KEYS:
         if key in inp:
-            inp[key] = (base / _expect(inp[key], str, f"[input] {key}")).resolve()
+            inp[key] = absolute(_expect(inp[key], str, f"[input] {key}"), base)
     if isinstance(inp.get("annotators"), dict):
         inp["annotators"] = {
-            _expect(name, str, "[input.annotators] name"): (base / _expect(path, str, f"[input.annotators] {name}")).resolve()
+            _expect(name, str, "[input.annotators] name"): absolute(_expect(path, str, f"[input.annotators] {name}"), base)
             for name, path in inp["annotators"].items()
         }
     for key in ("annotators", "groups", "types"):
@@ -459,8 +473,8 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         discontinuous=_choices(uni.get("discontinuous", "extend"), DISCONTINUOUS, "[unitize] discontinuous")[0],
         keep_missing=_expect(uni.get("keep_missing", False), bool, "[unitize] keep_missing"),
         keep_mismatched=_expect(uni.get("keep_mismatched", False), bool, "[unitize] keep_mismatched"),
-        out=(base / _expect(out["dir"], str, "[output] dir")).resolve() if "dir" in out else None,
-        base=base.resolve(),
+        out=absolute(_expect(out["dir"], str, "[output] dir"), base) if "dir" in out else None,
+        base=absolute(base),
         source=source,
         layers_from=_choices(uni.get("layers_from", "layer"), LAYERS_FROM, "[unitize] layers_from")[0],
         layout=_choices(uni.get("layout", "auto"), LAYOUTS, "[unitize] layout")[0],
@@ -512,7 +526,7 @@ def load_toml(path: Path, sets: Iterable[str] = ()) -> Settings:
     for assignment in sets:
         apply_set(data, assignment)
     try:
-        return from_mapping(data, base=path.resolve().parent, source=str(path))
+        return from_mapping(data, base=absolute(path).parent, source=str(path))
     except ConfigError as exc:
         raise ConfigError(f"{path}: {exc}") from None
 
@@ -559,8 +573,8 @@ def load_rat(path: Path) -> Settings:
     for name in ("Work Path", "Data Handle Method"):
         if not sections.get(name):
             raise ConfigError(f"{path}: section [{name}] is missing or empty")
-    base = path.resolve().parent
-    work = (base / sections["Work Path"][0]).resolve()
+    base = absolute(path).parent
+    work = absolute(sections["Work Path"][0], base)
     pairs: list[tuple[str, str]] = []
     statistics: list[str] = []
     for method in sections["Data Handle Method"]:
@@ -587,7 +601,7 @@ def load_rat(path: Path) -> Settings:
         input=inp,
         pairs=tuple(pairs),
         tokenizer="spacy:tr",
-        out=(base / out_dir[0]).resolve() if out_dir else None,
+        out=absolute(out_dir[0], base) if out_dir else None,
         base=base,
         source=str(path),
         statistics=tuple(statistics),

@@ -19,10 +19,10 @@ from .adapters import get_adapter
 from .config import Settings
 from .model import Corpus, Finding
 from .errors import RunError
-from .output import OutputDir, atomic_write_text, input_rows, run_section
+from .output import OutputDir, atomic_write_text, claim_output, input_rows, run_section
 from .run import read_corpus
 from .progress import Progress
-from .findings import ERROR, count_by_severity, sort_key
+from .findings import ERROR, count_by_severity, sort_key, top_codes
 from .schema import FORMAT_VERSION
 from .validate import check_spans
 from .writers import Written, writers
@@ -48,6 +48,13 @@ def convert_format(
     available = writers()
     if to not in available:
         raise RunError(f"cannot write format {to!r}; writable formats: {', '.join(sorted(available))}")
+    with claim_output(out, kind="conversion", owned=OWNED):  # checked and locked before any input is read
+        return _convert_format(settings, to, Path(out), available, strict, progress)
+
+
+def _convert_format(
+    settings: Settings, to: str, out: Path, available: dict, strict: bool, progress: Progress | None
+) -> tuple[Corpus, list[Finding], dict[str, Any] | None]:
     started = time.time()
     corpus = read_corpus(settings, progress)
     offset_findings, fate = check_spans(corpus)
@@ -56,10 +63,14 @@ def convert_format(
         return corpus, sorted(findings, key=sort_key), None
     kept = replace(corpus, spans=[s for s, why in zip(corpus.spans, fate) if why is None or why == "raw-text-missing"])
 
-    target = OutputDir(out, owned=OWNED)
+    target = OutputDir(out, owned=OWNED, kind="conversion")
     try:
         source = {"group_by": get_adapter(corpus.format).defaults.get("group_by"), **settings.input}
         written: Written = available[to](kept, target, settings.base, source)
+        if not written.spans:
+            lines = [f"no span could be written as {to} ({len(corpus.spans):,} read); nothing was written."]
+            lines += [f"  {line}" for line in top_codes(findings + written.findings)]
+            raise RunError("\n".join(lines))
         findings = sorted(findings + written.findings, key=sort_key)
         target.write_jsonl("report.jsonl", (f.as_dict() for f in findings))
         study = study_toml(

@@ -114,3 +114,14 @@ def count_by_severity(findings: list[Finding]) -> dict[str, int]:
     for f in findings:
         counts[f.severity] += 1
     return counts
+
+
+def top_codes(findings: list[Finding], limit: int = 5) -> list[str]:
+    """The most frequent finding codes, each with its count and its first message, one line each."""
+    counts: dict[str, int] = {}
+    first: dict[str, Finding] = {}
+    for f in findings:
+        counts[f.code] = counts.get(f.code, 0) + 1
+        first.setdefault(f.code, f)
+    ranked = sorted(counts, key=lambda code: -counts[code])[:limit]
+    return [f"{code} ×{counts[code]:,}, e.g. {first[code].file + ': ' if first[code].file else ''}{first[code].message}" for code in ranked]

@@ -15,7 +15,6 @@ Each step is a plain function over plain data:
 from __future__ import annotations
 
 import inspect
-import json
 import sys
 import time
 from pathlib import Path
@@ -24,10 +23,11 @@ from typing import Any
 from .adapters import get_adapter
 from .config import Settings
 from .errors import RunError
+from .findings import top_codes
 from .item_run import ItemsUnitized, unitize_items
 from .matrices import Unitized
 from .model import Corpus
-from .output import atomic_write_text, write_run
+from .output import claim_output, write_run
 from .progress import Progress, no_progress
 from .span_run import unitize_spans
 
@@ -80,6 +80,41 @@ def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None
     return unitize_spans(corpus, settings, progress or no_progress)
 
 
+def check_kept(unitized: Unitized | ItemsUnitized) -> None:
+    """Raise :class:`RunError` when no input record reached the matrices: such a run produced nothing usable.
+
+    The message names the most frequent finding codes with their first messages,
+    and annotators the study names that have no file at all.
+    """
+    if unitized.kind == "items":
+        if unitized.accounting["labels"].get("labelled", 0):
+            return
+        what = f"none of the {unitized.accounting['labels']['read']:,} label records holds a label that was kept"
+    else:
+        if any(u["in_segments"] for u in unitized.accounting["by_unit"].values()):
+            return
+        records = unitized.accounting["records"]
+        what = (
+            f"no span record entered the segments ({records['read']:,} read, "
+            f"{records['in_selected_layers']:,} in the layers {', '.join(unitized.settings.layers)})"
+        )
+    lines = [f"{what}; nothing was written."]
+    named = unitized.settings.input.get("annotators")
+    seen = set(unitized.corpus.annotators) | {r.annotator for r in unitized.corpus.items}
+    if named and seen:
+        absent = [a for a in named if a not in seen]
+        if absent:
+            lines.append(f"  annotator(s) {', '.join(absent)} have no files; the annotators found are {', '.join(sorted(seen))}")
+    top = top_codes(unitized.findings)
+    lines += [f"  {line}" for line in top]
+    if top and top[0].split(" ")[0] in ("record-malformed", "file-unreadable"):
+        lines.append(f"  is the input really in format {unitized.settings.format!r}? `unitize formats` lists the formats")
+    if not top:
+        lines.append("  no finding explains it: check --layers (and --layers-from) against the layers the input has")
+    lines.append("  run `unitize validate` with the same options and --report FILE for every finding")
+    raise RunError("\n".join(lines))
+
+
 def summary(unitized: Unitized | ItemsUnitized) -> dict[str, Any]:
     """Counts a person (or a script) wants after a run."""
     return unitized.summary()
@@ -102,25 +137,27 @@ def convert(
 ) -> tuple[Unitized | ItemsUnitized, dict | None]:
     """Read, unitize and write. Under ``strict``, error findings stop the run before any output.
 
-    Returns the unitized corpus and the manifest (``None`` when nothing was written).
+    The output directory is checked and locked first, before any input is read
+    (:func:`~unitize.output.claim_output`). Returns the unitized corpus and the
+    manifest (``None`` when nothing was written).
     """
     started = time.time()
-    corpus = read_corpus(settings, progress)
-    unitized = unitize(corpus, settings, progress)
-    if strict and unitized.errors:
-        return unitized, None
     if settings.out is None:
         raise RunError("no output directory: set [output] dir or --out")
-    manifest = write_output(
-        unitized,
-        settings.out,
-        progress=progress,
-        run_info={"seconds_total": None, "argv": sys.argv[1:]},
-    )
-    manifest["run"]["seconds_total"] = round(time.time() - started, 3)
-    # the run section only: data files and their hashes are untouched
-    atomic_write_text(settings.out / "manifest.json", json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+    with claim_output(settings.out, kind="run"):
+        corpus = read_corpus(settings, progress)
+        unitized = unitize(corpus, settings, progress)
+        if strict and unitized.errors:
+            return unitized, None
+        check_kept(unitized)
+        manifest = write_run(
+            unitized,
+            settings.out,
+            progress=progress or no_progress,
+            run_info={"seconds_total": None, "argv": sys.argv[1:]},
+            run_started=started,
+        )
     return unitized, manifest
 
 
-__all__ = ["RunError", "convert", "is_items", "read_corpus", "summary", "unitize", "write_output"]
+__all__ = ["RunError", "check_kept", "convert", "is_items", "read_corpus", "summary", "unitize", "write_output"]

@@ -24,7 +24,7 @@ class Validation:
     the code of the finding that left it out. ``universe[group][doc]`` is the set
     of annotators missing for that document (empty when all are present); a
     document absent from ``universe[group]`` is excluded from that group.
-    ``annotators[group]`` are the annotators expected in the group.
+    ``annotators[group]`` are the annotators expected in the group (the study's annotators).
     """
 
     findings: list[Finding] = field(default_factory=list)
@@ -142,8 +142,9 @@ def apply_rules(
 ) -> tuple[list[Finding], dict[str, dict[str, frozenset[str]]], dict[str, list[str]]]:
     """Decide, per (group, document), whether it enters the matrices (RAT's rules).
 
-    The expected annotators of a group are ``annotators`` when given, else every
-    annotator with a submission in that group. Marks the fates of spans of
+    The study's annotators are ``annotators`` when given, else every annotator
+    with a submission anywhere in the corpus; each is expected in every group, so
+    an annotator with no file at all for a group is missing there too. Marks the fates of spans of
     excluded documents in place. ``missing_rule=False`` (crowd data, long layout:
     each document has its own few annotators) keeps every document with no
     annotator-missing finding and an empty missing set; ``count_rule=False``
@@ -154,10 +155,8 @@ def apply_rules(
     by_key: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
     for sub in corpus.submissions:
         by_key[(sub.group, sub.doc_id)][sub.annotator] = sub
-    group_annotators: dict[str, set[str]] = defaultdict(set)
-    for sub in corpus.submissions:
-        group_annotators[sub.group].add(sub.annotator)
-    expected = {g: sorted(annotators) if annotators else sorted(a) for g, a in group_annotators.items()}
+    study = sorted(annotators) if annotators else sorted({sub.annotator for sub in corpus.submissions})
+    expected = {group: study for group, _ in by_key}
 
     universe: dict[str, dict[str, frozenset[str]]] = defaultdict(dict)
     excluded: dict[tuple[str, str], str] = {}

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text
+from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output
 from .alphau import AlphaU, alpha_u, category_disagreement
 from .data import DataError, Matrix, OutputData, Setting
 from .measure import DEFAULT_METRICS, METRICS, RESULT_SCHEMA, as_json_lines, measure
@@ -55,6 +55,7 @@ def default_summary_metric(metrics: Sequence[str]) -> str | None:
     return None
 
 
+@locks_output
 def agree(
     out: Path | str,
     *,

@@ -233,6 +233,12 @@ class OutputData:
                     part = table if rows.size == table.num_rows else table.take(pa.array(rows))
                     yield _units_matrix(setting, group, layer, part)
 
+    def tables(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, pa.Table]]:
+        """Each group's rows of a setting as stored (long layouts stay long), strings decoded, groups sorted."""
+        for group in self.groups(setting):
+            if groups is None or group in groups:
+                yield group, _decode(self._read_group(setting, group))
+
     def by_group(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, list[Matrix]]]:
         """The matrices of one group at a time (memory bounded by the largest group)."""
         for group, mats in itertools.groupby(self.matrices(setting, groups), key=lambda m: m.group):

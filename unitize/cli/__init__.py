@@ -2,12 +2,14 @@
 
 Exit codes: 0 done (findings may exist, see the report), 2 usage or
 configuration error, 3 input errors under ``--strict`` (nothing written),
-1 an internal error (a bug: please report it).
+1 an internal error (a bug: please report it), 141 standard output closed
+by its reader (``| head``), quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from typing import Sequence
@@ -33,6 +35,8 @@ COMMANDS = {
     "export": export,
     "agree": agree,
 }
+#: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do
+EXIT_PIPE = 128 + 13
 _USER_ERRORS = (ConfigError, RunError, AdapterError, OutputError, TokenizerError)
 
 
@@ -62,6 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:  # the reader went away (`unitize formats | head -1`): end quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
@@ -69,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return COMMANDS[args.command].run(args)
+    except BrokenPipeError:
+        raise
     except _USER_ERRORS as exc:
         print_error(exc)
         return EXIT_USAGE

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -19,11 +18,13 @@ from ..config import (
     UNITS,
     ConfigError,
     Settings,
+    absolute,
     apply_set,
     from_mapping,
     load_rat,
     load_toml,
     override,
+    working_directory,
 )
 from ..findings import ERROR
 from . import flags
@@ -55,7 +56,7 @@ def annotators_arg(value: str) -> list[str] | dict[str, Path]:
         return items
     if not all(sep and name and path for name, sep, path in pairs):
         raise argparse.ArgumentTypeError("mix of NAME and NAME=DIR items; give NAME=DIR for every annotator")
-    return {name: Path(path).resolve() for name, _, path in pairs}
+    return {name: absolute(path) for name, _, path in pairs}
 
 
 def _unitize_help(key: str) -> str:
@@ -125,29 +126,27 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
         p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
-def _base(inp: dict[str, Any]) -> Path:
-    """Where relative names in outputs start when only flags are given: the inputs' common folder.
-
-    Not the working directory, so the data files do not depend on where the command runs.
-    """
-    roots = [v for v in inp.values() if isinstance(v, Path)]
-    if isinstance(inp.get("annotators"), dict):
-        roots += list(inp["annotators"].values())
-    if not roots:
-        return Path.cwd().resolve()
-    common = Path(os.path.commonpath(roots))
-    return common.parent if common in roots else common
-
-
 def input_flags(args: argparse.Namespace, adapter: Adapter) -> dict[str, Any]:
-    """The [input] keys given as flags, read for ``adapter``'s format (paths resolved against the working
+    """The [input] keys given as flags, read for ``adapter``'s format (paths made absolute against the working
     directory); a flag for a key the format does not have is an error naming the format's options."""
     inp: dict[str, Any] = {}
     for key in ("annotations", "texts", "parses"):
         value = getattr(args, key)
         if value is not None:
-            inp[key] = value.resolve()
-    for key in ("encoding", "encoding_fallback", "filename_pattern", "annotators", "groups", "workers", "annotator", "group_by", "sense_level", "types", "glob"):
+            inp[key] = absolute(value)
+    for key in (
+        "encoding",
+        "encoding_fallback",
+        "filename_pattern",
+        "annotators",
+        "groups",
+        "workers",
+        "annotator",
+        "group_by",
+        "sense_level",
+        "types",
+        "glob",
+    ):
         value = getattr(args, key)
         if value is not None:
             inp[key] = value
@@ -176,7 +175,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             apply_set(data, assignment)
         if args.format is None and "format" not in data.get("input", {}):
             raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
-        settings = from_mapping(data, base=Path.cwd())
+        settings = from_mapping(data, base=working_directory())  # names in the outputs are relative to it
     inp = input_flags(args, get_adapter(args.format or settings.format))
     items = dict(settings.items)
     if args.layouts:
@@ -201,11 +200,9 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         keep_mismatched=args.keep_mismatched,
         layers_from=args.layers_from,
         layout=args.layout,
-        out=args.out.resolve() if getattr(args, "out", None) else None,
+        out=absolute(args.out) if getattr(args, "out", None) else None,
         items=items if items != settings.items else None,
     )
-    if not args.config and not args.rat_config:
-        settings = override(settings, base=_base(settings.input))
     return settings
 
 
@@ -246,24 +243,66 @@ def items_summary(data: dict[str, Any]) -> None:
         print(f"  {group}: {n['items']:,} items, {n['complete']:,} labelled by every annotator, {n['kept']:,} kept{extra}")
 
 
-def human_summary(data: dict[str, Any], out: Path | None) -> None:
+#: a run that excludes more than this share of its records says so in a warning line
+EXCLUDED_WARNING_SHARE = 0.10
+
+
+def _share(n: int, total: int) -> str:
+    return f"{n:,} ({100 * n / total:.1f} %)" if total else f"{n:,}"
+
+
+def record_lines(accounting: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Where the records went, per unit type (or for flat labels), and warnings for a large excluded share."""
+    lines, warnings = [], []
+    if "labels" in accounting:
+        labels = accounting["labels"]
+        read = labels["read"]
+        fates = ", ".join(f"{fate.replace('_', ' ')} {_share(n, read)}" for fate, n in labels.items() if fate != "read")
+        lines.append(f"  label records: {read:,} read; {fates}")
+        lost = sum(n for fate, n in labels.items() if fate in ("duplicate", "conflicting", "invalid_label", "item_not_kept"))
+        if read and lost / read > EXCLUDED_WARNING_SHARE:
+            warnings.append(f"{100 * lost / read:.1f} % of the label records were not kept (more than {EXCLUDED_WARNING_SHARE:.0%}); see report.jsonl")
+        return lines, warnings
+    for unit, acc in accounting.get("by_unit", {}).items():
+        total = acc["records"]
+        excluded = sum(acc["excluded"].values())
+        reasons = ", ".join(f"{code} {_share(n, total)}" for code, n in sorted(acc["excluded"].items(), key=lambda kv: -kv[1]))
+        lines.append(
+            f"  records ({unit} units): {total:,} in the selected layers, {_share(acc['in_segments'], total)} in segments, "
+            f"{_share(excluded, total)} excluded" + (f": {reasons}" if reasons else "")
+        )
+        if total and excluded / total > EXCLUDED_WARNING_SHARE:
+            top = max(acc["excluded"], key=acc["excluded"].get)
+            hint = {
+                "relation-count-mismatch": "; --keep-mismatched keeps documents whose annotators have different relation counts",
+                "annotator-missing": "; --keep-missing keeps documents an annotator has no file for (null column)",
+            }.get(top, "")
+            warnings.append(
+                f"{100 * excluded / total:.1f} % of the records ({unit} units) were excluded, most by {top} "
+                f"(more than {EXCLUDED_WARNING_SHARE:.0%}); see report.jsonl{hint}"
+            )
+    return lines, warnings
+
+
+def human_summary(data: dict[str, Any], out: Path | None, accounting: dict[str, Any] | None = None) -> None:
+    """The summary of a run on screen: counts, where the records went, findings by code, the output."""
     f = data["findings"]
+    lines, warnings = record_lines(accounting) if accounting else ([], [])
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if data.get("kind") == "items":
         items_summary(data)
-        print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
-        for code, n in data["findings_by_code"].items():
-            print(f"    {code:<26} {n:>6}")
-        if out is not None:
-            print(f"  output: {out}  (report: {out / 'report.jsonl'})")
-        return
-    print(
-        f"{data['documents']} documents, {data['groups']} groups "
-        f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
-        f"({short_names(data['annotators'])}), layers {short_names(data['layers'])}"
-    )
-    for name, rows in data.get("unit_rows", {}).items():
-        print(f"  units/{name:<24} {rows:>12,} rows")
-    print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
+    else:
+        print(
+            f"{data['documents']} documents, {data['groups']} groups "
+            f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
+            f"({short_names(data['annotators'])}), layers {short_names(data['layers'])}"
+        )
+        for name, rows in data.get("unit_rows", {}).items():
+            print(f"  units/{name:<24} {rows:>12,} rows")
+        print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
+    for line in lines:
+        print(line)
     print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
     for code, n in data["findings_by_code"].items():
         print(f"    {code:<26} {n:>6}")

@@ -42,5 +42,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"status": "ok", **data}, ensure_ascii=False, indent=2))
     elif not args.quiet:
-        human_summary(manifest["summary"], settings.out)
+        human_summary(manifest["summary"], settings.out, manifest["accounting"])
     return EXIT_OK

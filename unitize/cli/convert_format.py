@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..conversion import convert_format
+from ..config import absolute
 from ..findings import ERROR
 from .common import EXIT_OK, EXIT_STRICT, add_study_options, conversion_summary, make_progress, print_findings, settings_from_args
 
@@ -23,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
-    corpus, findings, manifest = convert_format(settings, args.to, args.out.resolve(), strict=args.strict, progress=progress)
+    corpus, findings, manifest = convert_format(settings, args.to, absolute(args.out), strict=args.strict, progress=progress)
     if manifest is None:
         errors = [f for f in findings if f.severity == ERROR]
         if args.json:

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if manifest["summary"].get("kind") != "items":  # flat labels have no units, layers or tokenizer
         print("  settings: " + ", ".join(setting_name(u, a, m) for u, a in s["pairs"] for m in s["modes"]))
         print(f"  layers {', '.join(s['layers'])}; tokenizer {s['tokenizer']}; discontinuous {s['discontinuous']}")
-    human_summary(manifest["summary"], None)
+    human_summary(manifest["summary"], None, manifest["accounting"])
     print(f"  inputs: {len(manifest['inputs'])} files; outputs:")
     for o in manifest["outputs"]:
         rows = f"{o['rows']:,} rows" if o["rows"] is not None else ""

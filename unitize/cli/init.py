@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..adapters import AdapterError, available, get_adapter
-from ..config import ConfigError, Settings, apply_set
+from ..config import ConfigError, Settings, absolute, apply_set
 from ..errors import RunError
 from ..output import atomic_write_text
 from ..run import read_corpus
@@ -65,11 +65,11 @@ def _given(args: argparse.Namespace, adapter, study: Path) -> tuple[dict[str, An
         apply_set(data, assignment)
     flags.check_format(list(data.get("input", {})), adapter)
     for key, value in data.get("input", {}).items():  # written as in the study file: paths relative to it
-        inp[key] = (study.parent / value).resolve() if adapter.options[key].type == "path" and isinstance(value, str) else value
+        inp[key] = absolute(value, study.parent) if adapter.options[key].type == "path" and isinstance(value, str) else value
     uni |= data.get("unitize", {})
     items |= data.get("items", {})
     out = data.get("output", {}).get("dir")
-    return inp, uni, items, (study.parent / out).resolve() if isinstance(out, str) else None
+    return inp, uni, items, absolute(out, study.parent) if isinstance(out, str) else None
 
 
 def _locate(adapter, folder: Path, given: dict[str, Any]) -> dict[str, Any]:
@@ -111,7 +111,7 @@ def _read(adapter, given: dict[str, Any], study: Path, quiet: bool) -> Inspectio
         corpus = read_corpus(Settings(format=adapter.name, input=given, base=study.parent), progress)
     except (AdapterError, RunError, ConfigError, OSError, ValueError) as exc:
         return Inspection(error=str(exc))
-    if any((study.parent / f.path).resolve() == study for f in corpus.inputs):
+    if any(absolute(f.path, study.parent) == study for f in corpus.inputs):
         raise ConfigError(
             f"format {adapter.name} would read {study.name} as annotations in {study.parent}: "
             "put the annotation files in a folder of their own (DIR/annotations) or write the study elsewhere (--out-file)"
@@ -128,10 +128,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.format:
         raise ConfigError(f"init needs --format; one of: {', '.join(available())} (unitize formats describes them)")
     adapter = get_adapter(args.format)
-    folder = args.dir.resolve()
+    folder = absolute(args.dir)
     if not folder.is_dir():
         raise ConfigError(f"{args.dir} is not a folder; give the folder of your data (unitize init --format {adapter.name} DIR)")
-    study = (args.out_file or folder / "study.toml").resolve()
+    study = absolute(args.out_file or folder / "study.toml")
     if study.exists() and not args.force:
         raise ConfigError(f"{_shell(study)} exists; give --force to overwrite it, or --out-file to write another file")
     inp, uni, items, out = _given(args, adapter, study)

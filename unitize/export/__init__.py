@@ -26,14 +26,17 @@ with its setting, group, layer, rows written and rows left out):
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
-from ..agree.data import OutputData
-from ..output import atomic_write_text
+from ..agree.data import DataError, OutputData
+from ..output import atomic_write_text, locks_output
 from .formats import (
     FORMATS,
     POSITIONS,
     Exported,
+    FileNames,
     csv_text,
     export_fleiss,
     export_long,
@@ -44,6 +47,7 @@ from .formats import (
 )
 
 
+@locks_output
 def export(
     out: Path | str,
     to: str,
@@ -53,26 +57,64 @@ def export(
     groups: list[str] | None = None,
     positions: str = "units",
 ) -> tuple[Path, list[Exported]]:
-    """Export an output directory to format ``to``; return the folder and the files written."""
+    """Export an output directory to format ``to``; return the folder and the files written.
+
+    The folder is written beside its final place and swapped in whole, so it holds
+    exactly the files its ``index.csv`` lists; a folder that holds other files (no
+    ``index.csv`` of an earlier export) is never replaced.
+    """
     if to not in FORMATS:
         raise ValueError(f"unknown export format {to!r}; choose from {', '.join(FORMATS)}")
     data = OutputData(Path(out))
-    dest = Path(dest) if dest is not None else data.path / "exports" / to
-    dest.mkdir(parents=True, exist_ok=True)
+    final = Path(dest) if dest is not None else data.path / "exports" / to
+    if final.exists() and (not final.is_dir() or (any(final.iterdir()) and not (final / "index.csv").is_file())):
+        raise DataError(f"{final} exists and is not an earlier export (no index.csv); choose a new or empty --dest")
+    staging = final.parent / f".{final.name}.export-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        files = _write_format(data, to, staging, settings, groups, positions)
+        if not files:
+            raise DataError(f"nothing to export as {to} from {data.path}: {_why_nothing(data, to, settings, groups)}")
+        index = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
+        index += [(f.path, f.setting, f.group, f.layer, f.rows, f.left_out, f.note) for f in files]
+        atomic_write_text(staging / "index.csv", csv_text(index))
+        previous = final.parent / f".{final.name}.previous-{os.getpid()}"
+        if final.exists():
+            os.replace(final, previous)
+        os.replace(staging, final)
+        shutil.rmtree(previous, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return final, files
+
+
+def _write_format(data: OutputData, to: str, dest: Path, settings, groups, positions: str) -> list[Exported]:
+    if settings:
+        for name in settings:
+            data.setting(name)  # an unknown setting is an error naming the known ones
+    if groups:
+        known = sorted({g for s in data.settings for g in data.groups(s)})
+        unknown = [g for g in groups if g not in known]
+        if unknown:
+            raise DataError(f"no group {', '.join(map(repr, unknown))} in {data.path}; groups are: {', '.join(known)}")
     if to == "rat":
-        files = export_rat(data, dest, settings, groups)
-    elif to == "reliability-csv":
-        files = export_reliability(data, dest, settings, groups)
-    elif to in ("long-csv", "nltk"):
-        files = export_long(data, dest, settings, groups, nltk=to == "nltk")
-    elif to == "fleiss-table":
-        files = export_fleiss(data, dest, settings, groups)
-    else:
-        files = export_pygamma(data, dest, groups, positions)
-    index = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
-    index += [(f.path, f.setting, f.group, f.layer, f.rows, f.left_out, f.note) for f in files]
-    atomic_write_text(dest / "index.csv", csv_text(index))
-    return dest, files
+        return export_rat(data, dest, settings, groups)
+    if to == "reliability-csv":
+        return export_reliability(data, dest, settings, groups)
+    if to in ("long-csv", "nltk"):
+        return export_long(data, dest, settings, groups, nltk=to == "nltk")
+    if to == "fleiss-table":
+        return export_fleiss(data, dest, settings, groups)
+    return export_pygamma(data, dest, groups, positions)
 
 
-__all__ = ["FORMATS", "POSITIONS", "Exported", "export", "safe_name"]
+def _why_nothing(data: OutputData, to: str, settings, groups) -> str:
+    if to == "rat" and not any(s.kind == "units" and s.value == "binary" for s in data.settings if not settings or s.name in settings):
+        return "the RAT format holds 0/1 unit matrices only (settings of mode separate), and none is selected"
+    if to == "pygamma":
+        return "no segments (pygamma reads segments/<unit>.parquet, written by span runs)"
+    return "the selected settings and groups hold no matrices"
+
+
+__all__ = ["FORMATS", "POSITIONS", "Exported", "FileNames", "export", "safe_name"]

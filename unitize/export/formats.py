@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..agree.backends import category_counts, complete_rows
@@ -35,9 +37,46 @@ class Exported:
 
 
 def safe_name(name: str) -> str:
-    """A file-name-safe form of a group or layer name (``hem ... hem`` -> ``hem_..._hem``)."""
+    """A file-name-safe form of a group or layer name, distinct for distinct names.
+
+    Characters other than letters, digits, ``.+-_`` become ``_``; a name that had
+    to change gets a short hash of the original (``ancak,`` → ``ancak_~1f0e3c``),
+    so ``ancak`` and ``ancak,`` never share a file.
+    """
     cleaned = re.sub(r"[^\w.+-]+", "_", name, flags=re.UNICODE).strip("._")
-    return cleaned or "_"
+    if cleaned == name:
+        return name
+    return f"{cleaned or '_'}~{hashlib.sha1(name.encode('utf-8')).hexdigest()[:6]}"
+
+
+class FileNames:
+    """Hands out the files of one export, one per (setting, group, layer), never twice.
+
+    Two keys whose names still meet — parts joined with ``_``, or names that differ
+    only in case on a case-insensitive file system — get a hash of their key.
+    """
+
+    def __init__(self) -> None:
+        self._owner: dict[str, tuple[str, ...]] = {}
+
+    def take(self, key: tuple[str, ...], folder: str, stem: str, suffix: str) -> str:
+        relative = f"{folder}/{stem}{suffix}"
+        owner = self._owner.setdefault(relative.casefold(), key)
+        if owner != key:
+            digest = hashlib.sha1("\x00".join(key).encode("utf-8")).hexdigest()[:8]
+            relative = f"{folder}/{stem}~{digest}{suffix}"
+            if self._owner.setdefault(relative.casefold(), key) != key:  # pragma: no cover - a SHA-1 collision
+                raise RuntimeError(f"two exports meet at {relative}")
+        return relative
+
+
+def crowd_refusal(fmt: str, m: Matrix) -> DataError:
+    """The error for a format that needs a line or column per annotator over every unit, on crowd data."""
+    return DataError(
+        f"{m.setting.name}: crowd data ({m.crowd:,} annotators, a few per unit) has no {fmt} form "
+        f"(one line per annotator over every unit); export long-csv or nltk (a row per unit and annotator) "
+        f"or fleiss-table (category counts per unit) instead"
+    )
 
 
 def _write(dest: Path, relative: str, text: str) -> None:
@@ -65,10 +104,13 @@ def _complete(m: Matrix) -> tuple[np.ndarray, np.ndarray]:
 
 def export_rat(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None) -> list[Exported]:
     out = []
+    names = FileNames()
     for setting in _unit_settings(data, settings):
         if setting.kind != "units" or setting.value != "binary":
             continue  # the RAT format is 0/1 per unit; bit masks and labels have no RAT form
         for group, mats in data.by_group(setting, groups):
+            if any(m.crowd is not None for m in mats):
+                raise crowd_refusal("RAT .dat", mats[0])
             parts = []
             for m in mats:
                 rows, cols = _complete(m)
@@ -81,8 +123,8 @@ def export_rat(data: OutputData, dest: Path, settings: list[str] | None, groups:
             for m, rows, cols in parts:
                 layer = m.layer if m is not None else "Both" + "".join(x.layer for x in mats)
                 annotators = [a for a, c in zip(mats[0].annotators, cols) if c]
-                name = f"{safe_name(group)}_asis_{setting.unit}_{setting.approach}_{len(annotators)}_{safe_name(layer)}.dat"
-                relative = f"{setting.name}/{name}"
+                stem = f"{safe_name(group)}_asis_{setting.unit}_{setting.approach}_{len(annotators)}_{safe_name(layer)}"
+                relative = names.take((setting.name, group, layer), setting.name, stem, ".dat")
                 text = "".join(" ".join(str(int(v)) for v in rows[:, k]) + "\n" for k in range(rows.shape[1]))
                 _write(dest, relative, text)
                 total = sum(x.values.shape[0] for x in mats) if m is None else m.values.shape[0]
@@ -92,15 +134,18 @@ def export_rat(data: OutputData, dest: Path, settings: list[str] | None, groups:
 
 def export_reliability(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None) -> list[Exported]:
     out = []
+    files = FileNames()
     for setting in _unit_settings(data, settings):
         for group, mats in data.by_group(setting, groups):
             for m in mats:
+                if m.crowd is not None:
+                    raise crowd_refusal("reliability-csv", m)
                 names = m.item_names()
                 lines: list[list[object]] = [["coder", *names]]
                 for k, a in enumerate(m.annotators):
                     col = m.values[:, k]
                     lines.append([a, *("" if np.isnan(v) else m.label(v) for v in col)])
-                relative = f"{setting.name}/{safe_name(group)}_{safe_name(m.layer)}.csv"
+                relative = files.take((setting.name, group, m.layer), setting.name, f"{safe_name(group)}_{safe_name(m.layer)}", ".csv")
                 _write(dest, relative, csv_text(lines))
                 out.append(Exported(relative, setting.name, group, m.layer, len(m.annotators)))
     return out
@@ -114,54 +159,109 @@ def _triples(m: Matrix) -> Iterator[tuple[str, str, str]]:
             yield a, names[i], m.label(col[i])
 
 
+#: long tables are written in slices of this many rows
+_LONG_SLICE = 1 << 16
+
+
+def _long_triples(setting: Setting, table: pa.Table) -> Iterator[tuple[str, Iterable[tuple[str, str, str]]]]:
+    """A long table's (layer, triples) as stored: one per row with a value (not applicable counts as none)."""
+    value = pc.cast(table.column("value"), pa.string())
+    keep = pc.is_valid(value)
+    if setting.not_applicable is not None:
+        keep = pc.and_(keep, pc.not_equal(value, setting.not_applicable))
+    parts = [table.column("group")]
+    parts += [table.column("item")] if setting.kind == "items" else [table.column("doc_id"), pc.cast(table.column("unit"), pa.string())]
+    item = pc.binary_join_element_wise(*parts, "/")
+    rows = pa.table({"layer": table.column("layer") if "layer" in table.column_names else pa.nulls(table.num_rows, pa.string()),
+                     "coder": table.column("annotator"), "item": item, "label": value}).filter(keep)
+    layers = rows.column("layer")
+    for layer in (pc.unique(layers).to_pylist() if rows.num_rows else []):
+        mine = rows.filter(pc.equal(layers, layer)) if layer is not None else rows
+
+        def triples(mine: pa.Table = mine) -> Iterator[tuple[str, str, str]]:
+            for start in range(0, mine.num_rows, _LONG_SLICE):
+                chunk = mine.slice(start, _LONG_SLICE)
+                yield from zip(*(chunk.column(c).to_pylist() for c in ("coder", "item", "label")))
+
+        yield (layer if layer is not None else "items"), triples()
+
+
 def export_long(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None, nltk: bool) -> list[Exported]:
-    """Triples streamed group by group into one file per (setting, layer), renamed into place at the end."""
+    """Triples in one file per (setting, layer): long layouts written as stored, wide ones melted."""
     out = []
+    names = FileNames()
     for setting in _unit_settings(data, settings):
-        files: dict[str, tuple[Path, object, object, list[int]]] = {}
+        files: dict[str, tuple[str, Any, Any, list[int]]] = {}
+
+        def write(layer: str, triples: Iterable[tuple[str, str, str]]) -> None:
+            if layer not in files:
+                relative = names.take((setting.name, "*", layer), setting.name, safe_name(layer), ".tsv" if nltk else ".csv")
+                (dest / relative).parent.mkdir(parents=True, exist_ok=True)
+                fh = open(dest / relative, "w", encoding="utf-8", newline="")
+                writer = csv.writer(fh, delimiter="\t" if nltk else ",", lineterminator="\n")
+                if not nltk:
+                    writer.writerow(("coder", "item", "label"))
+                files[layer] = (relative, fh, writer, [0])
+            _, _, writer, count = files[layer]
+            for chunk in _batched(triples, _LONG_SLICE):
+                writer.writerows(chunk)
+                count[0] += len(chunk)
+
         try:
-            for _, mats in data.by_group(setting, groups):
-                for m in mats:
-                    if m.layer not in files:
-                        final = dest / setting.name / f"{safe_name(m.layer)}.{'tsv' if nltk else 'csv'}"
-                        final.parent.mkdir(parents=True, exist_ok=True)
-                        tmp = final.with_name(f".{final.name}.tmp-{os.getpid()}")
-                        fh = open(tmp, "w", encoding="utf-8", newline="")
-                        writer = csv.writer(fh, delimiter="\t" if nltk else ",", lineterminator="\n")
-                        if not nltk:
-                            writer.writerow(("coder", "item", "label"))
-                        files[m.layer] = (final, fh, writer, [0])
-                    _, _, writer, count = files[m.layer]
-                    triples = list(_triples(m))
-                    writer.writerows(triples)
-                    count[0] += len(triples)
-        except BaseException:
-            for final, fh, _, _ in files.values():
+            if setting.layout == "long":
+                for _, table in data.tables(setting, groups):
+                    for layer, triples in _long_triples(setting, table):
+                        write(layer, triples)
+            else:
+                for _, mats in data.by_group(setting, groups):
+                    for m in mats:
+                        write(m.layer, _triples(m))
+        finally:
+            for _, fh, _, _ in files.values():
                 fh.close()
-                final.with_name(f".{final.name}.tmp-{os.getpid()}").unlink(missing_ok=True)
-            raise
-        for final, fh, _, _ in files.values():
-            fh.close()
-        for layer, (final, _, _, count) in files.items():
-            os.replace(final.with_name(f".{final.name}.tmp-{os.getpid()}"), final)
-            out.append(Exported(str(final.relative_to(dest)), setting.name, "*", layer, count[0]))
+        out += [Exported(relative, setting.name, "*", layer, count[0]) for layer, (relative, _, _, count) in files.items()]
     return out
+
+
+def _batched(rows: Iterable[tuple], size: int) -> Iterator[list[tuple]]:
+    batch: list[tuple] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _fleiss_rows(m: Matrix) -> tuple[list[str], list[list[object]], int, str]:
+    """(categories, one row of counts per unit with a full set of raters, units left out, note)."""
+    if m.crowd is not None:
+        # crowd data: a unit's raters are whoever coded it; Fleiss needs one number of raters, the usual one
+        per_unit = m.counts.sum(axis=1)
+        raters = int(np.bincount(per_unit).argmax()) if per_unit.size else 0
+        keep = np.flatnonzero(per_unit == raters) if raters else np.zeros(0, dtype=np.int64)
+        used = np.flatnonzero(m.counts[keep].sum(axis=0) > 0)
+        names = np.array(m.item_names(), dtype=object)[keep]
+        rows = [[n, *r.tolist()] for n, r in zip(names, m.counts[keep][:, used])]
+        return [m.label(m.value_domain[c]) for c in used], rows, per_unit.size - keep.size, f"raters per unit: {raters} (crowd: {m.crowd:,} annotators)"
+    full, cols = _complete(m)
+    counts, cats = category_counts(full)
+    names = np.array(m.item_names(), dtype=object)[~np.any(np.isnan(m.values[:, cols]), axis=1)] if m.values.size else []
+    rows = [[n, *r.tolist()] for n, r in zip(names, counts)]
+    return [m.label(c) for c in cats], rows, m.values.shape[0] - full.shape[0], f"raters per unit: {int(cols.sum())}"
 
 
 def export_fleiss(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None) -> list[Exported]:
     out = []
+    names = FileNames()
     for setting in _unit_settings(data, settings):
         for group, mats in data.by_group(setting, groups):
             for m in mats:
-                rows, cols = _complete(m)
-                counts, cats = category_counts(rows)
-                names = np.array(m.item_names(), dtype=object)[~np.any(np.isnan(m.values[:, cols]), axis=1)] if m.values.size else []
-                lines: list[list[object]] = [["item", *(m.label(c) for c in cats)]]
-                lines += [[n, *r.tolist()] for n, r in zip(names, counts)]
-                relative = f"{setting.name}/{safe_name(group)}_{safe_name(m.layer)}.csv"
-                _write(dest, relative, csv_text(lines))
-                left = m.values.shape[0] - rows.shape[0]
-                out.append(Exported(relative, setting.name, group, m.layer, rows.shape[0], left, f"raters per unit: {int(cols.sum())}"))
+                categories, rows, left, note = _fleiss_rows(m)
+                relative = names.take((setting.name, group, m.layer), setting.name, f"{safe_name(group)}_{safe_name(m.layer)}", ".csv")
+                _write(dest, relative, csv_text([["item", *categories], *rows]))
+                out.append(Exported(relative, setting.name, group, m.layer, len(rows), left, note))
     return out
 
 
@@ -173,6 +273,7 @@ def export_pygamma(data: OutputData, dest: Path, groups: list[str] | None, posit
         raise DataError(f"{data.path} has no documents.parquet (needed to lay documents end to end)")
     docs = pq.read_table(docs_path, columns=["doc_id", "chars", "tokens"]).to_pylist()
     out = []
+    names = FileNames()
     units = sorted({s.unit for s in data.settings if s.kind == "units" and s.unit})
     for unit in units:
         table = data.segments(unit)
@@ -200,7 +301,7 @@ def export_pygamma(data: OutputData, dest: Path, groups: list[str] | None, posit
                     continue
                 category = (r["label"] or r["layer"]) if by_label else r["layer"]
                 lines.append((r["annotator"], category, b, e))
-            relative = f"{unit}/{safe_name(group)}.csv"
+            relative = names.take((unit, group), unit, safe_name(group), ".csv")
             _write(dest, relative, csv_text(lines))
             out.append(Exported(relative, unit, group, "*", len(lines), dropped, f"positions: {positions if unit == 'word' else 'chars'}"))
     return out

@@ -1,22 +1,30 @@
-"""The output directory of a run: staged, written file by file, committed atomically.
+"""The output directory of a run: claimed, staged beside it, swapped in whole.
 
-A run writes into a staging directory inside the output directory and moves
-each finished file into place with :func:`os.replace`, so a crash never leaves
-a half-written file where a reader would look, and a failed run leaves the
-previous complete output untouched.
+Before any work a run claims its output directory (:func:`claim_output`): it
+checks that the directory is new, empty or unitize's own output, and locks it
+against other unitize processes. The run writes into a hidden staging
+directory beside the output directory and, at the end, swaps it in with one
+directory-entry exchange (:mod:`.swap`), so a crash at any moment leaves the
+complete previous output or the complete new one, never a mix, and no
+half-written file inside the output directory.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import inspect
 import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from .lock import acquire, holder, release
+from .swap import LEGACY_STAGING, carry_over, fsync, fsync_tree, lock_file, pause, recover, sibling, swap, top_names
 
 #: writer options for every Parquet file (columns named in them are added per table)
 PARQUET_WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
@@ -26,7 +34,6 @@ _DELTA = "DELTA_BINARY_PACKED"
 #: (``agreement`` and ``exports`` are made later from the data by `unitize agree` / `export`;
 #: a new run removes them, since they would describe the previous data)
 OWNED = ("units", "segments", "documents.parquet", "report.jsonl", "agreement", "exports", "manifest.json")
-_STAGING = ".unitize-staging"
 
 
 class OutputError(ValueError):
@@ -78,27 +85,18 @@ class ParquetStream:
 
 
 class OutputDir:
-    """A run's output directory, with a staging area committed at the end."""
+    """A run's output directory: claimed (checked and locked), staged beside it, swapped in at the end."""
 
-    def __init__(self, path: Path, owned: tuple[str, ...] = OWNED):
-        self.path = Path(path)
+    def __init__(self, path: Path, owned: tuple[str, ...] = OWNED, kind: str = "run"):
         self.owned = owned
-        if self.path.exists():
-            if not self.path.is_dir():
-                raise OutputError(f"output path {self.path} exists and is not a directory")
-            entries = [p.name for p in self.path.iterdir() if not p.name.startswith(_STAGING)]
-            if entries and "manifest.json" not in entries:
-                raise OutputError(
-                    f"output directory {self.path} is not empty and holds no unitize manifest.json; "
-                    "choose a new or empty directory"
-                )
-        self.staging = self.path / f"{_STAGING}-{os.getpid()}"
+        self._claim = claim_output(path, kind=kind, owned=owned)
+        self.path = self._claim.path
+        self.staging: Path | None = sibling(self.path, "staging")
         try:
-            if self.staging.exists():
-                shutil.rmtree(self.staging)
-            self.staging.mkdir(parents=True)
+            self.staging.mkdir()
         except OSError as exc:
-            raise OutputError(f"cannot create the output directory {self.path}: {exc.strerror or exc}") from None
+            self._claim.release()
+            raise OutputError(f"cannot create the staging directory {self.staging}: {exc.strerror or exc}") from None
         self.outputs: list[dict[str, Any]] = []
 
     def file(self, relative: str) -> Path:
@@ -109,9 +107,11 @@ class OutputDir:
 
     def record(self, relative: str, rows: int | None) -> None:
         path = self.staging / relative
+        fsync(path)
         self.outputs.append(
             {"path": relative, "rows": rows, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
         )
+        pause(f"written:{relative}")
 
     def write_table(self, relative: str, table: pa.Table) -> None:
         stream = ParquetStream(self.file(relative), table.schema)
@@ -132,48 +132,202 @@ class OutputDir:
         with open(self.file(relative), "w", encoding="utf-8", newline="\n") as fh:
             json.dump(data, fh, ensure_ascii=False, indent=2)
             fh.write("\n")
+        fsync(self.staging / relative)
 
     def commit(self) -> None:
-        """Replace the previous run's outputs with this run's, the manifest last.
+        """Put this run's output in place of the previous one, in one step; release the directory.
 
-        Every owned entry of the previous run goes, also those this run does not
-        write (an item run leaves no stale ``segments/`` of an earlier span run).
-        The previous manifest goes first, so an interrupted commit never leaves a
-        manifest describing files that are not there; on any failure every entry
-        already moved is put back and the previous output is restored.
+        The user's own files in the previous output (anything not :attr:`owned`)
+        are carried over as hard links first; the previous run's outputs all go,
+        also those this run does not write (an item run leaves no stale
+        ``segments/`` of an earlier span run). On any failure before the swap the
+        previous output is untouched; once swapped, the leftovers are cleaned up
+        here or, after a crash, by the next process that claims the directory.
         """
-        moved: list[tuple[Path, Path | None]] = []  # (target, where its previous version went)
-
-        def set_aside(target: Path, name: str) -> Path | None:
-            if not (target.exists() or target.is_symlink()):
-                return None
-            backup = self.staging / f".old-{name}"
-            os.replace(target, backup)
-            return backup
-
+        out, new, ours = self.path, self.staging, owned_names(self.owned)
         try:
-            manifest = self.path / "manifest.json"
-            moved.append((manifest, set_aside(manifest, "manifest.json")))
-            for name in [n for n in self.owned if n != "manifest.json"] + ["manifest.json"]:
-                new = self.staging / name
-                target = self.path / name
-                backup = set_aside(target, name) if name != "manifest.json" else None
-                moved.append((target, backup))
-                if new.exists():
-                    os.replace(new, target)  # else a previous run's output this run does not make is gone
+            if out.is_dir():
+                shutil.copymode(out, new)
+                carry_over(out, new, ours, link=True)
+            fsync_tree(new)
+            pause("commit:linked")
+            try:
+                old = swap(new, out)
+            except OSError as exc:
+                raise OutputError(
+                    f"cannot put the new output in place at {out}: {exc.strerror or exc}; the previous output is unchanged"
+                ) from None
         except BaseException:
-            for target, backup in reversed(moved):
-                if target.is_dir() and not target.is_symlink():
-                    shutil.rmtree(target, ignore_errors=True)
-                elif target.exists():
-                    target.unlink()
-                if backup is not None and backup.exists():
-                    os.replace(backup, target)
+            self.abort()
             raise
-        shutil.rmtree(self.staging, ignore_errors=True)
+        self.staging = None
+        pause("commit:swapped")
+        try:
+            fsync(out.parent)
+            if old is not None:
+                carry_over(old, out, ours, link=False)  # files the user added meanwhile, or that could not be linked
+                pause("commit:carried")
+                shutil.rmtree(old)
+        except OSError:
+            pass  # a hidden leftover: the next claim of the directory moves the user's files in it back and removes it
+        self._claim.release()
 
     def abort(self) -> None:
-        shutil.rmtree(self.staging, ignore_errors=True)
+        if self.staging is not None:
+            shutil.rmtree(self.staging, ignore_errors=True)
+            self.staging = None
+        self._claim.release()
+
+
+class Claim:
+    """An output directory checked and locked for this process (see :func:`claim_output`)."""
+
+    def __init__(self, path: Path | str, kind: str | None, owned: tuple[str, ...]):
+        self.path = out = Path(path).resolve()
+        _check_place(out, writing=kind is not None)
+        self._lock = lock_file(out)
+        try:
+            depth = acquire(self._lock)
+        except OSError as exc:
+            raise OutputError(
+                f"cannot write in {out.parent} ({exc.strerror or exc}): unitize builds a new output beside "
+                f"{out.name} and swaps it in, so that folder must be writable; choose another output directory"
+            ) from None
+        if depth is None:
+            raise OutputError(
+                f"another unitize run is writing to {out} (pid {holder(self._lock)}); wait for it or choose another --out"
+            )
+        self._held = True
+        try:
+            if depth == 1:
+                try:
+                    recover(out, lambda folder: _left_over_names(folder, owned))
+                except OSError as exc:
+                    raise OutputError(f"cannot recover {out} after an interrupted run: {exc}") from None
+            if kind is not None:
+                _check_target(out, kind)
+        except BaseException:
+            self.release()
+            raise
+        if depth == 1:
+            pause("claimed")
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            release(self._lock)
+
+    def __enter__(self) -> "Claim":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def claim_output(path: Path | str, *, kind: str | None = None, owned: tuple[str, ...] = OWNED) -> Claim:
+    """Check and lock an output directory before any work; use as a context manager.
+
+    Locks ``path`` against other unitize processes (a second one fails at once
+    with :class:`OutputError`), finishes what a killed run left there, and with
+    ``kind`` (``"run"`` for ``convert``, ``"conversion"`` for ``convert-format``)
+    checks that an output of that kind may be written: the path is not a file,
+    not inside the installed package, and an existing directory is empty or
+    holds unitize's output of that kind. Re-entrant within a process.
+    """
+    return Claim(path, kind, owned)
+
+
+T = TypeVar("T")
+
+
+def locks_output(func: Callable[..., T]) -> Callable[..., T]:
+    """Decorate ``func(out, ..., dest=None)``, which reads the output directory ``out`` and writes
+    into ``dest`` (by default inside ``out``): while it writes inside ``out``, it holds its lock.
+
+    ``unitize agree`` and ``export`` thus never write into a directory a ``convert``
+    is replacing, nor two of them into one at once. Where ``out``'s folder is
+    not writable no ``convert`` can replace it, and no lock is taken.
+    """
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def locked(*args: Any, **kwargs: Any) -> T:
+        given = signature.bind(*args, **kwargs).arguments
+        out, dest = Path(given["out"]).resolve(), given.get("dest")
+        inside = dest is None or Path(dest).resolve().is_relative_to(out)
+        if not inside or not os.access(out.parent, os.W_OK | os.X_OK):
+            return func(*args, **kwargs)
+        with claim_output(out):
+            return func(*args, **kwargs)
+
+    return locked
+
+
+def owned_names(names: Iterable[str]) -> Callable[[str], bool]:
+    """Whether a top-level name of an output directory is unitize's (given what a run owns)."""
+    names = set(names) | {"manifest.json"}
+    return lambda name: name in names or name.startswith(LEGACY_STAGING)
+
+
+def _left_over_names(folder: Path, owned: tuple[str, ...]) -> Callable[[str], bool]:
+    """Unitize's names in a left-over output folder: what runs own and what its manifest lists."""
+    try:
+        listed = top_names(o["path"] for o in read_manifest(folder)["outputs"])
+    except (OutputError, KeyError, TypeError):
+        listed = set()
+    return owned_names(set(owned) | listed)
+
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+_COMMANDS = {"run": "unitize convert", "conversion": "unitize convert-format"}
+
+
+def _check_place(out: Path, *, writing: bool) -> None:
+    """Refuse an output directory that cannot be swapped, or that lies inside the installed package."""
+    if out.parent == out:
+        raise OutputError(f"{out} cannot be an output directory; choose a folder inside it")
+    if out.is_relative_to(_PACKAGE):
+        raise OutputError(
+            f"the output directory {out} lies inside the installed unitize package ({_PACKAGE}); "
+            "pass --out DIR to write it elsewhere"
+        )
+    if writing:
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            blocker = next((p for p in (out.parent, *out.parent.parents) if p.exists() and not p.is_dir()), None)
+            why = f"{blocker} is a file" if blocker else exc.strerror or str(exc)
+            raise OutputError(
+                f"cannot create {out.parent}, the folder of the output directory: {why}; choose another --out"
+            ) from None
+
+
+def _check_target(out: Path, kind: str) -> None:
+    """Refuse to replace anything but nothing, an empty directory or unitize's output of ``kind``."""
+    if not os.path.lexists(out):
+        return
+    if not out.is_dir():
+        raise OutputError(f"output path {out} exists and is not a directory; choose a directory with --out")
+    if os.path.ismount(out):
+        raise OutputError(
+            f"output directory {out} is a mount point, and unitize replaces its output directory as a whole; "
+            f"choose a directory inside it, e.g. --out {out / 'out'}"
+        )
+    if not [n for n in os.listdir(out) if not n.startswith(LEGACY_STAGING)]:
+        return
+    what_to_do = "unitize replaces only its own output directories: choose a new or empty directory with --out (nothing was changed)"
+    if not (out / "manifest.json").is_file():
+        raise OutputError(f"output directory {out} is not empty and holds no unitize manifest.json; {what_to_do}")
+    try:
+        manifest = read_manifest(out)
+    except OutputError as exc:
+        raise OutputError(f"output directory {out} is not unitize's: {exc}; {what_to_do}") from None
+    found = manifest.get("kind", "run")
+    if found != kind:
+        raise OutputError(
+            f"output directory {out} holds the output of `{_COMMANDS.get(found, found)}`, not of "
+            f"`{_COMMANDS[kind]}`; choose another directory with --out (nothing was changed)"
+        )
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -194,7 +348,12 @@ def read_manifest(path: Path) -> dict[str, Any]:
         data = json.loads(manifest.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise OutputError(f"{manifest} cannot be read: {exc}") from None
+    if not isinstance(data, dict):
+        raise OutputError(f"{manifest} is not a unitize manifest (not a JSON object)")
     missing = [k for k in ("tool", "settings", "summary", "accounting", "outputs", "inputs") if k not in data]
     if missing:
         raise OutputError(f"{manifest} is not a unitize manifest (no {', '.join(missing)})")
+    name = data["tool"].get("name") if isinstance(data["tool"], dict) else None
+    if name != "unitize":
+        raise OutputError(f"{manifest} is not a unitize manifest (tool {name!r})")
     return data

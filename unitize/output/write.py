@@ -36,8 +36,12 @@ def write_run(
     progress: Progress = no_progress,
     threads: int = 2,
     run_info: dict[str, Any] | None = None,
+    run_started: float | None = None,
 ) -> dict[str, Any]:
-    """Write every output of a run into ``out``; return the manifest."""
+    """Write every output of a run into ``out``; return the manifest.
+
+    ``run_started`` (a :func:`time.time`) adds the run's ``seconds_total`` to the manifest's ``run`` section.
+    """
     started = time.time()
     target = OutputDir(out)
     try:
@@ -58,6 +62,8 @@ def write_run(
             "summary": {**unitized.summary(), "unit_rows": dict(sorted(unit_rows.items()))},
             "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
         }
+        if run_started is not None:
+            manifest["run"]["seconds_total"] = round(time.time() - run_started, 3)
         target.write_json("manifest.json", manifest)
         target.commit()
     except BaseException:

@@ -1,0 +1,73 @@
+"""Imports flow one way: cli → run → the steps → model/text (DESIGN.md §1)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "unitize"
+
+#: the layers, lowest first; a module may import only from lower layers (or within its own package)
+LAYERS = [
+    {"model", "text", "errors", "progress"},
+    {"findings", "schema", "tokenize", "config"},
+    {"adapters"},
+    {"unitizers", "validate", "spaces", "items", "output", "study_template"},
+    {"segments"},
+    {"matrices"},
+    {"span_run", "item_run", "writers"},
+    {"run"},
+    {"conversion", "agree"},
+    {"export"},
+    {"cli"},
+    {"__init__", "__main__"},
+]
+RANK = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+
+
+def top(path: Path) -> str:
+    """The top-level module or subpackage of ``unitize`` a file belongs to."""
+    return path.relative_to(PACKAGE).parts[0].removesuffix(".py")
+
+
+def imported(path: Path) -> list[tuple[str, int]]:
+    """(top-level unitize module, line) of every import of a file, relative or absolute."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    depth = len(path.relative_to(PACKAGE).parts) - 1
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = list(path.relative_to(PACKAGE).parts[:depth])[: depth - node.level + 1] if node.level <= depth + 1 else []
+                parts += (node.module or "").split(".") if node.module else []
+                if not parts:  # `from .. import x` at the package root: x itself names the module
+                    parts = [a.name for a in node.names]
+                    if parts == ["__version__"]:
+                        continue  # the version string, defined before the root imports anything
+                out.append((parts[0], node.lineno))
+            elif node.module and node.module.split(".")[0] == "unitize":
+                rest = node.module.split(".")[1:]
+                out.append((rest[0] if rest else "__init__", node.lineno))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("unitize."):
+                    out.append((alias.name.split(".")[1], node.lineno))
+    return out
+
+
+FILES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_module_has_a_layer() -> None:
+    assert {top(p) for p in FILES} <= set(RANK), {top(p) for p in FILES} - set(RANK)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_flow_one_way(path: Path) -> None:
+    own = top(path)
+    upward = [(m, line) for m, line in imported(path) if m != own and RANK[m] >= RANK[own]]
+    assert not upward, f"{path.relative_to(ROOT)} imports from its own layer or above: {upward}"
