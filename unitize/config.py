@@ -365,7 +365,7 @@ ITEMS_OPTIONS: dict[str, Option] = {
 }
 ITEM_GROUP_OPTIONS: dict[str, Option] = {
     "values": Option("list", None, "the declared labels; any other label is an error (label-undeclared)"),
-    "level": Option("str", "nominal", "level of measurement", choices=("nominal", "ordinal", "interval")),
+    "level": Option("str", "nominal", "level of measurement: nominal, ordinal or interval", choices=("nominal", "ordinal", "interval")),
     "applies_when": Option("toml", None, "a conditional level: asked only when another group has this answer", example={"level": "offensive", "value": "OFF"}),
     "reach": Option("str", "any", "with applies_when: items some annotator reached (any) or every annotator reached (every)", choices=("any", "every")),
     "multi": Option("str", None, "several labels in one cell: set (a+b) or split (one 0/1 group per label)", choices=("set", "split")),

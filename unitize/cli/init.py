@@ -17,11 +17,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..adapters import AdapterError, available, get_adapter
+from ..adapters import available, get_adapter
 from ..config import ConfigError, Settings, absolute, apply_set
 from ..errors import RunError
 from ..output import atomic_write_text
 from ..run import read_corpus
+from ..span_run import LONG_LAYOUT_ABOVE
 from ..study_template import Inspection, inspect, render, summary
 from . import flags
 from .common import EXIT_OK, EXIT_USAGE, add_study_options, input_flags, make_progress, print_error
@@ -78,10 +79,9 @@ def _locate(adapter, folder: Path, given: dict[str, Any]) -> dict[str, Any]:
     data = folder / "annotations" if (folder / "annotations").is_dir() else folder
     if "texts" in adapter.options and "texts" not in given and (folder / "texts").is_dir():
         given["texts"] = folder / "texts"
-    if adapter.suggest is not None and "annotations" not in given:
-        given |= {k: v for k, v in adapter.suggest(data, given).items() if k not in given}
-    elif adapter.suggest is not None:
-        given |= {k: v for k, v in adapter.suggest(Path(given["annotations"]), given).items() if k not in given}
+    if adapter.suggest is not None:
+        where = Path(given["annotations"]) if "annotations" in given else data
+        given |= {k: v for k, v in adapter.suggest(where, given).items() if k not in given}
     if "annotations" in adapter.options and "annotations" not in given:
         given["annotations"] = data
     return given
@@ -109,7 +109,7 @@ def _read(adapter, given: dict[str, Any], study: Path, quiet: bool) -> Inspectio
     progress = make_progress(not quiet and sys.stderr.isatty())
     try:
         corpus = read_corpus(Settings(format=adapter.name, input=given, base=study.parent), progress)
-    except (AdapterError, RunError, ConfigError, OSError, ValueError) as exc:
+    except (RunError, OSError, ValueError) as exc:  # AdapterError and ConfigError are ValueErrors
         return Inspection(error=str(exc))
     if any(absolute(f.path, study.parent) == study for f in corpus.inputs):
         raise ConfigError(
@@ -142,18 +142,27 @@ def run(args: argparse.Namespace) -> int:
         study.touch()
     try:
         found = _read(adapter, inp, study, args.quiet)
+        out = out or _output_dir(study, inp)
+        steps = [f"unitize convert {_shell(study)}", f"unitize agree {_shell(out)}"]
+        if found.kind == "items" or len(found.annotators) > LONG_LAYOUT_ABOVE:  # alpha-U, the default summary, needs spans
+            steps[1] += " --summary-metric alpha"
+        fix = f"fix [input] below, then check it with: unitize validate {_shell(study)}"
+        text = render(
+            adapter,
+            found,
+            folder=study.parent,
+            given_input=inp,
+            given_unitize=uni,
+            given_items=items,
+            out=out,
+            source=_shell(folder),
+            next_steps=[fix, *steps] if found.error else steps,
+        )
+        atomic_write_text(study, text)
     except BaseException:
         if placeholder:
             study.unlink(missing_ok=True)
         raise
-    out = out or _output_dir(study, inp)
-    steps = [f"unitize convert {_shell(study)}", f"unitize agree {_shell(out)}"]
-    if found.error:
-        steps.insert(0, f"fix [input] below, then check it with: unitize validate {_shell(study)}")
-    text = render(
-        adapter, found, folder=study.parent, given_input=inp, given_unitize=uni, given_items=items, out=out, source=_shell(folder), next_steps=steps
-    )
-    atomic_write_text(study, text)
     if args.quiet:
         print(study)
     else:
@@ -162,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {line}")
     if found.error:
         print_error(f"the data could not be read as {adapter.name}: {found.error}")
-        print(f"Fix the [input] options in {_shell(study)}, then: {steps[0]}", file=sys.stderr)
+        print(f"Fix the [input] options in {_shell(study)}, then check them with: unitize validate {_shell(study)}", file=sys.stderr)
         return EXIT_USAGE
     if not args.quiet:
         print(f"Next: {steps[0]}")
