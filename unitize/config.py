@@ -250,6 +250,8 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         if bad:
             raise ConfigError(f"unknown key(s) in [{name}]: {', '.join(sorted(bad))}; known: {', '.join(sorted(keys))}")
 
+    if "input" in data and "format" not in inp:
+        raise ConfigError('[input] format is missing: name the input format, e.g. format = "datt" (`unitize formats` lists them)')
     fmt = _expect(inp.pop("format", "datt"), str, "[input] format")
     for key in PATH_KEYS:
         if key in inp:
