@@ -25,6 +25,7 @@ from ..progress import Progress, no_progress
 from ..findings import finding
 from ..text import BomPolicy, NewlinePolicy, utf16_to_codepoints
 from . import AdapterError
+from ._safe import parse_offset
 from .files import index_texts, printable, read_texts, relative
 
 #: relation layers every PDTB-family reader can give: arguments, connective,
@@ -34,7 +35,7 @@ GROUP_BY = ("connective", "type", "sense", "none")
 #: the one group of ``group_by = "none"``
 ALL = "all"
 
-_SPAN = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
+_SPAN = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*$")
 _SENSE_SEPARATOR = re.compile(r"\s*[.:]\s*")
 
 
@@ -82,11 +83,13 @@ def parse_span_list(
     out: list[tuple[int, int]] = []
     for i, part in enumerate(value.split(";")):
         m = _SPAN.match(part)
-        if m is None or not (m.group(1).isascii() and m.group(2).isascii()):
+        pair = (parse_offset(m.group(1)), parse_offset(m.group(2))) if m else (None, None)
+        if pair[0] is None or pair[1] is None:
             findings.append(
                 finding(
                     "offset-invalid",
-                    f"{layer} span {i + 1} (line {where.get('line')}): {part!r} is not of the form begin..end",
+                    f"{layer} span {i + 1} (line {where.get('line')}): {part[:60]!r} is not of the form begin..end "
+                    "(two integers, no longer than any offset can be)",
                     "span left out; write it as two integers joined by '..'",
                     **{k: v for k, v in where.items() if k != "line"},
                     layer=layer,
@@ -94,7 +97,7 @@ def parse_span_list(
             )
             out.append((-1, -1))
         else:
-            out.append((int(m.group(1)), int(m.group(2))))
+            out.append(pair)
     return out
 
 

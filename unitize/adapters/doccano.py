@@ -20,8 +20,6 @@ attrs of the entities they join; text-classification labels are not spans (repor
 from __future__ import annotations
 
 import hashlib
-import json
-import zipfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -29,28 +27,19 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
 from . import Adapter, AdapterError
+from ._safe import MAX_UNZIPPED_MB, InputError, load_json
 from ._spans import (
     GROUP,
     OFFSET_UNITS,
     SPAN_DEFAULTS,
     add_input,
+    annotation_sources,
     decode_file,
     is_offset,
     malformed,
     put_document,
-    relative,
     to_codepoints,
 )
-
-
-def _files(annotations: Path, base: Path) -> list[tuple[str, str, bytes]]:
-    """(shown name, annotator from the file name, bytes) of every .jsonl/.json input."""
-    if annotations.is_file() and zipfile.is_zipfile(annotations):
-        with zipfile.ZipFile(annotations) as z:
-            names = [n for n in sorted(z.namelist()) if n.endswith((".jsonl", ".json"))]
-            return [(f"{relative(annotations, base)}!{n}", Path(n).stem, z.read(n)) for n in names]
-    paths = [annotations] if annotations.is_file() else sorted(p for p in annotations.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
-    return [(relative(p, base), p.stem, p.read_bytes()) for p in paths]
 
 
 def _records(text: str) -> Iterator[tuple[int, Any]]:
@@ -58,22 +47,22 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
     stripped = text.lstrip()
     if stripped.startswith("["):
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            yield exc.lineno, exc
+            data = load_json(text)
+        except InputError as exc:
+            yield exc.line, exc
             return
         yield from ((1, obj) for obj in data)
         return
     try:
-        yield 1, json.loads(text)  # one pretty-printed object
+        yield 1, load_json(text)  # one pretty-printed object
         return
-    except json.JSONDecodeError:
+    except InputError:
         pass
     for number, line in enumerate(text.split("\n"), 1):
         if line.strip():
             try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
+                yield number, load_json(line)
+            except InputError as exc:
                 yield number, exc
 
 
@@ -114,6 +103,7 @@ def read(
     offsets: str = "codepoint",
     layer: str = "Entity",
     annotators: list[str] | None = None,
+    max_unzipped_mb: float = MAX_UNZIPPED_MB,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read doccano exports: a .jsonl file, a directory of per-user files, or the export ZIP."""
@@ -126,14 +116,16 @@ def read(
     wanted = set(annotators) if annotators else None
     corpus = Corpus(format="doccano")
     seen: dict[tuple[str, str], str] = {}
-    for name, file_user, raw in (progress or no_progress)(_files(annotations, base), "reading annotations"):
+    sources = annotation_sources(annotations, base, corpus, (".jsonl", ".json"), max_unzipped_mb)
+    for name, inner, raw in (progress or no_progress)(sources, "reading annotations"):
+        file_user = Path(inner).stem
         add_input(corpus, name, raw, "annotations")
         decoded = decode_file(raw, name, corpus, encoding=encoding)
         if decoded is None:
             continue
         for number, obj in _records(decoded.text):
             if isinstance(obj, Exception) or not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-                why = f"not JSON: {obj}" if isinstance(obj, Exception) else "not an object with a string 'text'"
+                why = str(obj) if isinstance(obj, Exception) else "not an object with a string 'text'"
                 malformed(corpus, name, number, f"record {why}", "record left out; correct the line")
                 continue
             text = obj["text"]
@@ -198,6 +190,7 @@ ADAPTER = Adapter(
         "offsets": "codepoint (default) or utf16 (early JavaScript-counting versions)",
         "layer": "layer name of the spans (default Entity)",
         "annotators": "only these annotators",
+        "max_unzipped_mb": f"the most an export ZIP may inflate to, in MB (default {MAX_UNZIPPED_MB}); larger or bomb-like members are reported, not read",
     },
     defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
 )
