@@ -16,7 +16,7 @@ import numpy as np
 
 from ..model import Corpus, Document, InputFile, Span
 from ..findings import finding
-from ..text import DecodeError, decode_raw, utf16_to_codepoints
+from ..text import BomPolicy, DecodeError, decode_raw, utf16_to_codepoints
 from . import AdapterError
 from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
 from .files import clean_name, shown_name
@@ -81,11 +81,24 @@ def annotation_sources(
 
 
 def decode_file(
-    raw: bytes, name: str, corpus: Corpus, *, encoding: str = "utf-8", fallback: str | None = None, newlines: str = "keep", doc: str | None = None
+    raw: bytes,
+    name: str,
+    corpus: Corpus,
+    *,
+    encoding: str = "utf-8",
+    fallback: str | None = None,
+    newlines: str = "keep",
+    bom: BomPolicy = "strip",
+    doc: str | None = None,
 ) -> Any:
-    """Decode an input's bytes (UTF-8 BOM stripped) or report an encoding error; ``None`` then."""
+    """Decode an input's bytes or report an encoding error; ``None`` then.
+
+    A UTF-8 BOM is stripped (``bom="strip"``: JSON, TSV, CoNLL and CSV files, whose
+    offsets never count it) or kept as character 0 (``bom="keep"``: texts whose tool
+    counts it, as brat's server does).
+    """
     try:
-        decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines=newlines, bom="strip")
+        decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines=newlines, bom=bom)
     except DecodeError as exc:
         corpus.findings.append(
             finding("encoding-error", f"file {exc}", "file left out; set [input] encoding or encoding_fallback", file=name, doc=doc)

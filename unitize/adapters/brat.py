@@ -12,7 +12,9 @@ and ``#`` lines are stored in their target's attrs; ``R``, ``E`` and ``*`` lines
 every ``T`` they name. Offsets are code points with ``end`` exclusive; the brat
 server reads texts with universal newlines (``\\r\\n`` is one character), which is
 the default here; ``newlines = "keep"`` counts ``\\r\\n`` as two (bratiaa's reading).
-Offsets of more digits than any text has are unreadable.
+The server decodes texts with Python's ``utf8`` codec, so a UTF-8 BOM stays
+character 0 and is counted (bratiaa reads it the same way); only the ``.ann``
+file's BOM is dropped. Offsets of more digits than any text has are unreadable.
 """
 
 from __future__ import annotations
@@ -198,7 +200,8 @@ def _read_text(path: Path, doc: str, base: Path, corpus: Corpus, encoding: str, 
     name, raw = read_input(path, base, corpus, "text")
     if raw is None:
         return
-    decoded = decode_file(raw, name, corpus, encoding=encoding, fallback=fallback, newlines=newlines, doc=doc)
+    # the brat server decodes texts with Python's utf8 codec: a BOM stays character 0 and is counted
+    decoded = decode_file(raw, name, corpus, encoding=encoding, fallback=fallback, newlines=newlines, bom="keep", doc=doc)
     if decoded is None:
         return
     put_document(
