@@ -127,7 +127,7 @@ def test_webanno_offsets_of_5000_digits_and_past_int64(tmp_path):
     corpus = get_adapter("webanno-tsv").read(annotations=tmp_path / "a.tsv", base=tmp_path)
     assert codes(corpus) == [("record-malformed", "a.tsv", "line 7"), ("record-malformed", "a.tsv", "line 8")]
     assert [(s.label, s.begin, s.end) for s in corpus.spans] == [("PER", 0, 3)]
-    assert corpus.documents["a"].text == "Ana met Bob"
+    assert corpus.documents["a"].text == "Ana met Bob\n"
 
 
 def test_webanno_sentence_offset_far_past_the_text_is_not_padded(tmp_path):
@@ -136,7 +136,7 @@ def test_webanno_sentence_offset_far_past_the_text_is_not_padded(tmp_path):
     (tmp_path / "a.tsv").write_text(TSV_HEAD + body, encoding="utf-8")
     corpus = get_adapter("webanno-tsv").read(annotations=tmp_path / "a.tsv", base=tmp_path)
     assert [(f.code, f.record) for f in corpus.findings] == [("record-malformed", "line 6"), ("text-mismatch", "line 7")]
-    assert corpus.documents["a"].text == "    Ana met" and corpus.spans == []
+    assert corpus.documents["a"].text == "    Ana met\n" and corpus.spans == []
 
 
 @pytest.mark.parametrize(

@@ -35,3 +35,35 @@ def test_bratiaa_example_reads_unchanged():
     corpus = get_adapter("brat").read(annotations=project, base=project)
     assert not any(d.bom for d in corpus.documents.values())
     assert not [f for f in corpus.findings if f.code == "text-mismatch"]
+
+
+# --- 7. WebAnno / INCEpTION: the text INCEpTION's reader builds ------------------------------------
+
+
+def _tsv_text(tmp_path: Path, body: str) -> str:
+    (tmp_path / "a.tsv").write_text(TSV_HEAD + body, encoding="utf-8")
+    corpus = get_adapter("webanno-tsv").read(annotations=tmp_path / "a.tsv", base=tmp_path)
+    assert corpus.findings == []
+    return corpus.documents["a"].text
+
+
+def test_webanno_text_ends_with_the_last_sentence_line_break(tmp_path):
+    assert _tsv_text(tmp_path, "#Text=Ana met\n1-1\t0-3\tAna\tPER\t\n1-2\t4-7\tmet\t_\t\n") == "Ana met\n"
+    # the next sentence starts on the line break that ended the one before it
+    two = "#Text=A b\n1-1\t0-1\tA\t_\t\n1-2\t2-3\tb\t_\t\n\n#Text=C\n2-1\t4-5\tC\t_\t\n"
+    assert _tsv_text(tmp_path, two) == "A b\nC\n"
+    # or after a gap, which is filled with spaces
+    gap = "#Text=A b\n1-1\t0-1\tA\t_\t\n1-2\t2-3\tb\t_\t\n\n#Text=C\n2-1\t6-7\tC\t_\t\n"
+    assert _tsv_text(tmp_path, gap) == "A b\n  C\n"
+    # or right after it (no whitespace between the sentences): the line break is dropped
+    tight = "#Text=A.\n1-1\t0-2\tA.\t_\t\n\n#Text=B\n2-1\t2-3\tB\t_\t\n"
+    assert _tsv_text(tmp_path, tight) == "A.B\n"
+
+
+def test_webanno_document_has_as_many_char_units_as_inceptions_text(tmp_path, capsys):
+    root = tmp_path / "annotation" / "d1"
+    root.mkdir(parents=True)
+    (root / "ann.tsv").write_text(TSV_HEAD + "#Text=Ana met\n1-1\t0-3\tAna\tPER\t\n1-2\t4-7\tmet\t_\t\n", encoding="utf-8")
+    assert main(["convert", "--format", "webanno-tsv", "--annotations", str(tmp_path / "annotation"), "--units", "char", "--approaches", "interval", "--out", str(tmp_path / "o"), "-q"]) == 0
+    manifest = json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["summary"]["unit_rows"] == {"char-interval": 8}  # "Ana met\n"

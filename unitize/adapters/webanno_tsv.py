@@ -9,12 +9,13 @@ code points). In a span layer's label column, ``_`` is no annotation, ``*`` an
 annotation without a value, ``A[1]|B[2]`` stacked annotations, and ``[N]`` joins the
 rows of one multi-token annotation (also across sentences).
 
-The text is rebuilt from the ``#Text=`` lines (a sentence's lines joined with
-``\\n``), each sentence placed at its first token's offset, padded with spaces. A
-token row whose offsets are too large, jump more than :data:`MAX_SENTENCE_GAP`
-past the text, or run past its sentence is reported and left out. The file's
-tokens (not sub-tokens) are the word units (tokenizer ``"given"``). Annotators
-come from the project export layout
+The text is rebuilt as INCEpTION's reader builds it: every ``#Text=`` line followed
+by a line break, each sentence placed at its first token's offset (on the line
+break ending the sentence before it, or after a gap filled with spaces), so the
+text ends with a line break. A token row whose offsets are too large, jump more
+than :data:`MAX_SENTENCE_GAP` past the text, or run past its sentence is reported
+and left out. The file's tokens (not sub-tokens) are the word units (tokenizer
+``"given"``). Annotators come from the project export layout
 ``annotation/<doc>/<user>.tsv``, read from a directory or from the export ZIP itself
 (bounded by ``max_unzipped_mb``). Span layers become layers
 (named by the last dotted part of the declared name, e.g. ``NamedEntity``) and the
@@ -76,10 +77,12 @@ class _Parsed:
 
 
 class _Text:
-    """The document text rebuilt from the ``#Text=`` lines (lengths in UTF-16 units).
+    """The document text as INCEpTION's TSV reader builds it (lengths in UTF-16 units).
 
-    A sentence's lines are joined with ``\\n``; each sentence starts at its first
-    token's offset, after a gap filled with spaces.
+    Every ``#Text=`` line is appended with a line break. A sentence starts at its
+    first token's offset: on the line break that ended the sentence before it
+    (which is then dropped), or after a gap filled with spaces. The last
+    sentence keeps its line break, so the text ends with one.
     """
 
     def __init__(self) -> None:
@@ -90,12 +93,15 @@ class _Text:
         """Append a sentence's ``#Text=`` lines at ``begin16``; why they overlap the text before them, or ``None``."""
         problem = None
         gap = begin16 - self.length16
-        if gap < 0:
+        if gap == -1 and self.pieces and self.pieces[-1].endswith("\n"):
+            self.pieces[-1] = self.pieces[-1][:-1]
+            self.length16 -= 1
+        elif gap < 0:
             problem = f"sentence starts at {begin16}, inside the text before it (ends at {self.length16})"
         else:
             self.pieces.append(" " * gap)
             self.length16 = begin16
-        body = _unescape("\n".join(lines)).replace("\\r", "\r")
+        body = "".join(_unescape(line).replace("\\r", "\r") + "\n" for line in lines)
         self.pieces.append(body)
         self.length16 += len(body.encode("utf-16-le")) // 2
         return problem
