@@ -67,3 +67,34 @@ def test_webanno_document_has_as_many_char_units_as_inceptions_text(tmp_path, ca
     assert main(["convert", "--format", "webanno-tsv", "--annotations", str(tmp_path / "annotation"), "--units", "char", "--approaches", "interval", "--out", str(tmp_path / "o"), "-q"]) == 0
     manifest = json.loads((tmp_path / "o" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["summary"]["unit_rows"] == {"char-interval": 8}  # "Ana met\n"
+
+
+# --- 8. invisible characters in group names -----------------------------------------------------
+
+
+@needs_shared
+def test_lithuanian_ted_mdb_bom_does_not_make_a_group():
+    root = CORPORA / "ted-mdb" / "Lithuanian"
+    corpus = get_adapter("pdtb3").read(annotations=root / "ann" / "01", texts=root / "raw" / "01", base=root, group_by="connective")
+    assert not [g for g in {s.group for s in corpus.spans} if "\ufeff" in g or g != g.strip()]
+    first = [s for s in corpus.spans if s.doc_id == "talk_2150_lt_intra" and s.record == "1"]
+    assert sorted((s.layer, s.begin, s.end, s.group) for s in first) == [("Arg1", 37, 118, "kai"), ("Arg2", 5, 35, "kai"), ("Conn", 0, 4, "kai")]
+    assert {s.attrs["connective_raw"] for s in first} == {"\ufeffKai"}
+    assert corpus.documents["talk_2150_lt_intra"].text[0:4] == "\ufeffKai"  # offsets untouched: the BOM is character 0
+    assert sum("connective_raw" in s.attrs for s in corpus.spans) == 3  # only that relation changed
+    assert Counter(s.group for s in corpus.spans if s.layer == "Conn")["kai"] == 19
+
+
+def test_zero_width_characters_and_whitespace_leave_group_names(tmp_path):
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "raw").mkdir()
+    (tmp_path / "raw" / "d1.txt").write_text("\u200bAma\u200d  ve bu.\n", encoding="utf-8")
+    fields = [""] * 34
+    fields[0], fields[1], fields[14], fields[20] = "Explicit", "0..4", "5..9", "10..12"
+    (tmp_path / "ann" / "d1.txt").write_text("|".join(fields) + "\n", encoding="utf-8")
+    corpus = get_adapter("pdtb3").read(annotations=tmp_path / "ann", texts=tmp_path / "raw", base=tmp_path, group_by="connective")
+    assert {(s.group, s.attrs["connective_raw"]) for s in corpus.spans} == {("ama", "\u200bAma")}
+    fields[1] = "0..6"  # "\u200bAma\u200d  " -> trimmed as well
+    (tmp_path / "ann" / "d1.txt").write_text("|".join(fields) + "\n", encoding="utf-8")
+    corpus = get_adapter("pdtb3").read(annotations=tmp_path / "ann", texts=tmp_path / "raw", base=tmp_path, group_by="connective")
+    assert {(s.group, s.attrs["connective_raw"]) for s in corpus.spans} == {("ama", "\u200bAma\u200d ")}

@@ -36,6 +36,10 @@ GROUP_BY = ("connective", "type", "sense", "none")
 ALL = "all"
 
 _SPAN = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*$")
+#: characters dropped from group names taken from text: the BOM (zero-width no-break
+#: space), zero-width space, non-joiner and joiner, word joiner. Invisible, yet they
+#: would make ``\ufeffkai`` a group beside ``kai``.
+INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060"))
 _SENSE_SEPARATOR = re.compile(r"\s*[.:]\s*")
 
 
@@ -255,7 +259,7 @@ def read_relations(
                 corpus.skipped_by_selection += 1
                 continue
             spans = _code_points(rel, text) if utf16 and text is not None else rel.spans
-            connective = _connective(rel, spans, text)
+            connective, connective_raw = _connective(rel, spans, text)
             group = group_name(
                 group_by, sense_level, connective=connective, type_=rel.type, sense=rel.senses[0] if rel.senses else None
             )
@@ -263,7 +267,7 @@ def read_relations(
                 corpus.skipped_by_selection += 1
                 continue
             counts[(name, doc, group)] += 1
-            _emit(corpus, rel, spans, name, doc, group, shown, connective)
+            _emit(corpus, rel, spans, name, doc, group, shown, connective, connective_raw)
     every_doc = group_by == "none" and (wanted_groups is None or ALL in wanted_groups)
     corpus.submissions = submissions({key: shown for key, (_, shown) in read.items()}, counts, every_doc)
     return corpus
@@ -314,7 +318,14 @@ def _code_points(rel: Relation, text: str) -> dict[str, list[tuple[int, int]]]:
     return out
 
 
-def _connective(rel: Relation, spans: dict[str, list[tuple[int, int]]], text: str | None) -> str:
+def _connective(rel: Relation, spans: dict[str, list[tuple[int, int]]], text: str | None) -> tuple[str, str | None]:
+    """A relation's connective as a group name, and the text it came from when invisible characters were dropped.
+
+    The name is the raw text of the connective span (fragments joined by a space),
+    else its stored text, else the inserted connective: lower-cased, whitespace runs
+    collapsed and trimmed, and :data:`INVISIBLE` characters dropped (a span that
+    includes a BOM must not make a group of its own).
+    """
     conn = [f for f in spans.get("Conn", []) if f[0] >= 0]
     if conn and text is not None and all(0 <= b <= e <= len(text) for b, e in conn):
         words = " ".join(text[b:e] for b, e in conn)
@@ -322,8 +333,9 @@ def _connective(rel: Relation, spans: dict[str, list[tuple[int, int]]], text: st
         words = rel.stored["Conn"]
     else:
         words = rel.inserted or ""
-    words = " ".join(words.split()).lower()
-    return words or f"({rel.type})"
+    visible = words.translate(INVISIBLE)
+    name = " ".join(visible.split()).lower()
+    return name or f"({rel.type})", words if visible != words else None
 
 
 def _emit(
@@ -335,9 +347,12 @@ def _emit(
     group: str,
     shown: str,
     connective: str,
+    connective_raw: str | None = None,
 ) -> None:
     attrs = dict(rel.attrs)
     attrs.update(type=rel.type, senses=list(rel.senses), connective=connective)
+    if connective_raw is not None:
+        attrs["connective_raw"] = connective_raw  # the text the group name was cleaned from
     if rel.inserted:
         attrs["inserted"] = rel.inserted
     for layer in LAYERS:
