@@ -98,3 +98,25 @@ def test_zero_width_characters_and_whitespace_leave_group_names(tmp_path):
     (tmp_path / "ann" / "d1.txt").write_text("|".join(fields) + "\n", encoding="utf-8")
     corpus = get_adapter("pdtb3").read(annotations=tmp_path / "ann", texts=tmp_path / "raw", base=tmp_path, group_by="connective")
     assert {(s.group, s.attrs["connective_raw"]) for s in corpus.spans} == {("ama", "\u200bAma\u200d ")}
+
+
+# --- 14. doccano text classification points to --format labels ------------------------------------
+
+
+@needs_shared
+def test_doccano_text_classification_points_to_the_labels_format():
+    path = CORPORA / "format-samples" / "doccano" / "doccano_export_example_text_classification.jsonl"
+    corpus = get_adapter("doccano").read(annotations=path, base=path.parent)
+    assert corpus.spans == []
+    hint = (
+        "not read as spans; read a text-classification export as flat labels: --format labels --shape per-annotator "
+        "--item id --label-columns label (--item text when the records have no id)"
+    )
+    assert [(f.code, f.severity, f.record, f.action) for f in corpus.findings] == [("unknown-element", "info", f"line {n}", hint) for n in (1, 2, 3)]
+
+
+def test_the_hint_reads_a_classification_export(tmp_path, capsys):
+    (tmp_path / "alice.jsonl").write_text("".join(json.dumps({"id": i, "text": t, "label": [l]}) + "\n" for i, t, l in ((1, "Bad.", "neg"), (2, "Good.", "pos"))), encoding="utf-8")
+    args = ["--format", "labels", "--shape", "per-annotator", "--item", "id", "--label-columns", "label"]
+    assert main(["convert", *args, "--annotations", str(tmp_path), "--out", str(tmp_path / "o"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["annotators"] == ["alice"]

@@ -14,7 +14,8 @@ from a directory or the ZIP itself). A collaborative export (one ``all.jsonl``) 
 lost who annotated what. Documents are named by ``id``, else by a hash of their text
 (so the users' files line up). Offsets are code points (``offsets = "utf16"`` for
 exports made by early, JavaScript-counting versions). Relations are kept in the
-attrs of the entities they join; text-classification labels are not spans (reported).
+attrs of the entities they join; text-classification labels are not spans (reported, with
+how to read them as flat labels: format ``labels``).
 """
 
 from __future__ import annotations
@@ -39,6 +40,13 @@ from ._spans import (
     malformed,
     put_document,
     to_codepoints,
+)
+
+
+#: what to do with text-classification records (doccano's other export kind)
+CLASSIFICATION_HINT = (
+    "not read as spans; read a text-classification export as flat labels: --format labels --shape per-annotator "
+    "--item id --label-columns label (--item text when the records have no id)"
 )
 
 
@@ -133,7 +141,7 @@ def read(
             put_document(corpus, doc, text, name)
             entities, classes = _entities(obj)
             if classes:
-                corpus.findings.append(finding("unknown-element", "text-classification labels are not spans", "not read", file=name, record=f"line {number}", doc=doc))
+                corpus.findings.append(finding("unknown-element", "the record holds text-classification labels (a category per text), not spans", CLASSIFICATION_HINT, file=name, record=f"line {number}", doc=doc))
             users = {str(u) if u is not None else file_user for *_, u, _ in entities} or {file_user}
             links = _relations(obj)
             for who in sorted(users):
