@@ -219,7 +219,7 @@ def test_usage_errors_exit_2_with_a_message(tmp_path, capsys, study):
     bad.write_text('[input]\nformat = "nope"\nannotations = "."\n[output]\ndir = "o"\n', encoding="utf-8")
     assert main(["convert", str(bad)]) == 2
     assert "unknown input format 'nope'" in capsys.readouterr().err
-    bad.write_text('[input]\nannotations = "missing"\n[output]\ndir = "o"\n', encoding="utf-8")
+    bad.write_text('[input]\nformat = "datt"\nannotations = "missing"\n[output]\ndir = "o"\n', encoding="utf-8")
     assert main(["convert", str(bad)]) == 2
     assert "annotations directory not found" in capsys.readouterr().err
     assert main(["convert", str(study), "--tokenizer", "spacy:zz", "-q"]) == 2

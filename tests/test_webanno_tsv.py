@@ -27,25 +27,25 @@ def test_every_suite_file_reads_with_code_point_offsets() -> None:
     assert [(f.code, f.file) for f in corpus.findings] == [("unknown-element", "inception_tsv3_example2.tsv")]
     p = "inception_tsv3-suite_"
     emoji = corpus.documents[p + "testSentenceWithEmoji"]
-    assert emoji.text == "I like it \U0001F60A ."
+    assert emoji.text == "I like it \U0001F60A .\n"  # INCEpTION ends the text with a line break
     # UTF-16 10-12 and 13-14 are code points 10-11 and 12-13
     assert list(zip(emoji.tokens[0].tolist(), emoji.tokens[1].tolist()))[3:] == [(10, 11), (12, 13)]
     assert spans_of(corpus, p + "testSentenceWithEmoji") == [("Span", None, 10, 11, "\U0001F60A")]
     assert spans_of(corpus, p + "testCrossSentenceSpanWithFeatureValue") == [
-        ("Span", "PERSON", 0, 34, "He loves her . She loves him not .")
+        ("Span", "PERSON", 0, 34, "He loves her .\nShe loves him not .")  # the sentence's line break, as INCEpTION reads it
     ]
     assert spans_of(corpus, p + "testMultiTokenStackedSpanWithFeatureValue") == [
         ("Span", "LOCATION", 0, 16, "This is a test ."),
         ("Span", "PERSON", 0, 16, "This is a test ."),
     ]
-    assert corpus.documents[p + "testSentenceWithLineBreak"].text == "This is\na test ."
+    assert corpus.documents[p + "testSentenceWithLineBreak"].text == "This is\na test .\n"
     assert spans_of(corpus, p + "testZeroLengthSpansWithFeatureValues") == [("Span", "ORG", 16, 16, ""), ("Span", "PERSON", 0, 0, "")]
     assert spans_of(corpus, p + "testAnnotationWithTrailingWhitespace") == [("NamedEntity", None, 0, 3, "one")]
     sub = spans_of(corpus, p + "testSubMultiTokenSpanWithFeatureValue")
     assert ("Span", "9", 3, 17, "aaa bbbbbb ccc") in sub and ("Span", "4", 7, 11, "bbbb") in sub and len(sub) == 12
     assert len(spans_of(corpus, p + "testTokenBoundedStackedSpanWithFeatureValue")) == 10
     neuged = spans_of(corpus, "neuged_webanno_tsv_test_input_v3.3")
-    assert ("LetterEntity", "DATEletter", 26, 39, "10. März 1832") in neuged  # *[1] with DATEletter[1], no trailing TAB
+    assert ("LetterEntity", "DATEletter", 26, 39, "10.\nMärz 1832") in neuged  # *[1] with DATEletter[1], no trailing TAB; across a sentence end
     assert ("Tex", "ANN", 40, 69, "(Zettel an den Brief geklebt)") in neuged
     ex2 = spans_of(corpus, "inception_tsv3_example2")
     assert ("NamedEntity", "PER", 0, 8, "Ms. Haag") in ex2 and ("NamedEntity", "ORG", 191, 211, "BELL INDUSTRIES Inc.") in ex2

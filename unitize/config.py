@@ -52,6 +52,7 @@ OPTION_TYPES = {
     "str": "TEXT",
     "path": "PATH",
     "int": "N",
+    "float": "X",
     "bool": "true|false",
     "list": "A,B",
     "table": "KEY=VALUE,...",
@@ -65,7 +66,7 @@ class Option:
     """One key of a study file: its type, default, one line of help and an example.
 
     ``type`` is one of :data:`OPTION_TYPES`: ``str``, ``path`` (relative to the
-    study file; on the command line, to the current directory), ``int``, ``bool``,
+    study file; on the command line, to the current directory), ``int``, ``float``, ``bool``,
     ``list`` (of ``item``; flag ``A,B``), ``table`` (names to ``item``; flag
     ``KEY=VALUE,KEY=VALUE``) or ``toml`` (any TOML value; the flag's text is
     TOML). ``default`` is ``None`` when there is none (or it is worked out from the
@@ -104,6 +105,11 @@ class Option:
             return text.lower() in _TRUE
         if self.type == "int":
             return self._item(text, "int")
+        if self.type == "float":
+            try:
+                return float(text)
+            except ValueError:
+                raise ConfigError(f"{text!r} is not a number") from None
         if self.type == "list":
             items = [self._item(v.strip(), self.item) for v in text.split(",") if v.strip()]
             if not items:
@@ -448,6 +454,8 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         if bad:
             raise ConfigError(f"unknown key(s) in [{name}]: {', '.join(sorted(bad))}; known: {', '.join(sorted(keys))}")
 
+    if "input" in data and "format" not in inp:
+        raise ConfigError('[input] format is missing: name the input format, e.g. format = "datt" (`unitize formats` lists them)')
     fmt = _expect(inp.pop("format", "datt"), str, "[input] format")
     for key in PATH_KEYS:
         if key in inp:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .model import Finding, Span
+from .text import natural_key
 
 ERROR = "error"
 WARNING = "warning"
@@ -104,9 +105,8 @@ def sort_key(f: Finding) -> tuple:
 
 def _natural(record: str | None) -> tuple:
     if record is None:
-        return (0, "")
-    head = record.split("/", 1)[0]
-    return (1, int(head), record) if head.isdigit() else (2, 0, record)
+        return (0,)
+    return (1, natural_key(record.split("/", 1)[0]), record)
 
 
 def count_by_severity(findings: list[Finding]) -> dict[str, int]:

@@ -90,7 +90,13 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
 
 
 def _check_layers(settings: Settings, corpus: Corpus, adapter_defaults: dict[str, Any]) -> None:
-    """Every layer asked for occurs in the corpus or is one of its format's layers."""
+    """Every layer asked for occurs in the corpus or is one of its format's layers.
+
+    A corpus with no span at all says nothing about its layers: the findings say why
+    (and a conversion that keeps nothing fails with them).
+    """
+    if not corpus.spans:
+        return
     known = set(adapter_defaults.get("layers", ())) | {s.layer for s in corpus.spans}
     unknown = [layer for layer in settings.layers if layer not in known]
     if unknown:

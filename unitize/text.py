@@ -136,3 +136,15 @@ def normalized_to_kept(kept: str, offsets: np.ndarray) -> np.ndarray:
         return offsets
     normalized_starts = starts - np.arange(starts.size, dtype=np.int64)
     return offsets + np.searchsorted(normalized_starts, offsets, side="left")
+
+
+def natural_key(ident: str) -> tuple[int, int, str]:
+    """Natural order of ids: ASCII numbers by value (then as written), then any other id as text.
+
+    The digit string is compared by its length first, so an id of thousands of
+    digits sorts correctly without ``int()`` (which refuses past 4,300 digits).
+    """
+    if ident.isascii() and ident.isdigit():
+        digits = ident.lstrip("0")
+        return (0, len(digits), digits + "\x00" + ident)
+    return (1, 0, ident)

@@ -8,7 +8,7 @@ numbers of entities by nature).
 from __future__ import annotations
 
 import hashlib
-import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,10 @@ import numpy as np
 
 from ..model import Corpus, Document, InputFile, Span
 from ..findings import finding
-from ..text import DecodeError, decode_raw, utf16_to_codepoints
+from ..text import BomPolicy, DecodeError, decode_raw, utf16_to_codepoints
+from . import AdapterError
+from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
+from .files import clean_name, shown_name
 
 #: the one group of span-tool data
 GROUP = "all"
@@ -25,9 +28,14 @@ GROUP = "all"
 SPAN_DEFAULTS: dict[str, Any] = {"group_by": "none", "default_layers": "found", "count_rule": False}
 
 
-def relative(path: Path, base: Path) -> str:
-    """``path`` relative to ``base``, POSIX style (for reports and the manifest)."""
-    return Path(os.path.relpath(path, base)).as_posix()
+def _read_bytes(path: Path, name: str, corpus: Corpus) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        corpus.findings.append(
+            finding("file-unreadable", f"cannot read the file: {exc.strerror or exc}", "file left out; check it and its permissions", file=name)
+        )
+        return None
 
 
 def add_input(corpus: Corpus, name: str, raw: bytes, role: str) -> str:
@@ -39,24 +47,58 @@ def add_input(corpus: Corpus, name: str, raw: bytes, role: str) -> str:
 
 def read_input(path: Path, base: Path, corpus: Corpus, role: str) -> tuple[str, bytes | None]:
     """Read a file's bytes (recorded as an input); ``None`` and a finding when it cannot be read."""
-    name = relative(path, base)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        corpus.findings.append(
-            finding("file-unreadable", f"cannot read the file: {exc.strerror or exc}", "file left out; check it and its permissions", file=name)
-        )
-        return name, None
-    add_input(corpus, name, raw, role)
+    name = shown_name(path, base, corpus)
+    raw = _read_bytes(path, name, corpus)
+    if raw is not None:
+        add_input(corpus, name, raw, role)
     return name, raw
 
 
+def annotation_sources(
+    annotations: Path, base: Path, corpus: Corpus, suffixes: tuple[str, ...], max_unzipped_mb: float = MAX_UNZIPPED_MB
+) -> list[tuple[str, str, bytes]]:
+    """(shown name, path inside the input, bytes) of every annotation file, not yet recorded as inputs.
+
+    ``annotations`` is one file, a directory (files ending in one of ``suffixes``,
+    recursively), or a ZIP archive (its members ending in one of ``suffixes``,
+    shown as ``archive!member``, bounded by ``max_unzipped_mb``; see
+    :func:`~unitize.adapters._safe.zip_members`). Unreadable files and members are reported.
+    """
+    if isinstance(max_unzipped_mb, bool) or not isinstance(max_unzipped_mb, (int, float)) or not max_unzipped_mb > 0:
+        raise AdapterError(f"[input] max_unzipped_mb must be a positive number of megabytes, not {max_unzipped_mb!r}")
+    if annotations.is_file() and zipfile.is_zipfile(annotations):
+        shown = shown_name(annotations, base, corpus)
+        return [(f"{shown}!{inner}", inner, raw) for inner, raw in zip_members(annotations, shown, corpus, suffixes, max_unzipped_mb)]
+    paths = [annotations] if annotations.is_file() else sorted(p for p in annotations.rglob("*") if p.name.endswith(suffixes) and p.is_file())
+    out = []
+    for path in paths:
+        name = shown_name(path, base, corpus)
+        raw = _read_bytes(path, name, corpus)
+        if raw is not None:
+            inner = path.name if path == annotations else path.relative_to(annotations).as_posix()
+            out.append((name, clean_name(inner), raw))
+    return out
+
+
 def decode_file(
-    raw: bytes, name: str, corpus: Corpus, *, encoding: str = "utf-8", fallback: str | None = None, newlines: str = "keep", doc: str | None = None
+    raw: bytes,
+    name: str,
+    corpus: Corpus,
+    *,
+    encoding: str = "utf-8",
+    fallback: str | None = None,
+    newlines: str = "keep",
+    bom: BomPolicy = "strip",
+    doc: str | None = None,
 ) -> Any:
-    """Decode an input's bytes (UTF-8 BOM stripped) or report an encoding error; ``None`` then."""
+    """Decode an input's bytes or report an encoding error; ``None`` then.
+
+    A UTF-8 BOM is stripped (``bom="strip"``: JSON, TSV, CoNLL and CSV files, whose
+    offsets never count it) or kept as character 0 (``bom="keep"``: texts whose tool
+    counts it, as brat's server does).
+    """
     try:
-        decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines=newlines, bom="strip")
+        decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines=newlines, bom=bom)
     except DecodeError as exc:
         corpus.findings.append(
             finding("encoding-error", f"file {exc}", "file left out; set [input] encoding or encoding_fallback", file=name, doc=doc)
@@ -109,5 +151,5 @@ OFFSET_UNITS = ("codepoint", "utf16")
 
 
 def is_offset(value: Any) -> bool:
-    """A usable offset from JSON: a non-negative integer (not a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    """A usable offset from JSON: a non-negative integer (not a bool), bounded (see :func:`~unitize.adapters._safe.offset_value`)."""
+    return offset_value(value) is not None

@@ -12,6 +12,9 @@ and ``#`` lines are stored in their target's attrs; ``R``, ``E`` and ``*`` lines
 every ``T`` they name. Offsets are code points with ``end`` exclusive; the brat
 server reads texts with universal newlines (``\\r\\n`` is one character), which is
 the default here; ``newlines = "keep"`` counts ``\\r\\n`` as two (bratiaa's reading).
+The server decodes texts with Python's ``utf8`` codec, so a UTF-8 BOM stays
+character 0 and is counted (bratiaa reads it the same way); only the ``.ann``
+file's BOM is dropped. Offsets of more digits than any text has are unreadable.
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding, span_finding
 from . import Adapter, AdapterError, Option
+from ._safe import parse_offset
 from ._spans import (
     GROUP,
     SPAN_DEFAULTS,
     bad_span,
+    clean_name,
     decode_file,
     malformed,
     put_document,
@@ -34,9 +39,20 @@ from ._spans import (
 )
 
 _ID = re.compile(r"^([A-Za-z]+|#[A-Za-z]*)([0-9]+)$")
-_OFFSETS = re.compile(r"^(-?\d+) (-?\d+)$")
+_OFFSETS = re.compile(r"^(-?)([0-9]+) (-?)([0-9]+)$")
 NEWLINES = {"universal": "normalize", "keep": "keep"}
 _ATTR_KEYS = {"A": "attributes", "M": "attributes", "N": "normalizations", "#": "notes", "R": "relations", "E": "events"}
+
+
+def _fragment(text: str) -> tuple[int, int] | None:
+    """``START END`` as integers (signs kept); ``None`` when not two integers an offset can be (see ``parse_offset``)."""
+    m = _OFFSETS.match(text.strip())
+    if m is None:
+        return None
+    b, e = parse_offset(m.group(2)), parse_offset(m.group(4))
+    if b is None or e is None:
+        return None
+    return (-b if m.group(1) else b, -e if m.group(3) else e)
 
 
 def _parse_ann(text: str, name: str, annotator: str, doc: str, layer: str, corpus: Corpus) -> tuple[list[Span], int]:
@@ -63,8 +79,8 @@ def _parse_ann(text: str, name: str, annotator: str, doc: str, layer: str, corpu
         n_t += 1
         middle, _, stored = rest.partition("\t")
         label, _, offsets = middle.strip().partition(" ")
-        parts = [_OFFSETS.match(p.strip()) for p in offsets.split(";")] if offsets else [None]
-        if not label or any(p is None for p in parts):
+        frags = [_fragment(p) for p in offsets.split(";")] if offsets else [None]
+        if not label or any(f is None for f in frags):
             corpus.findings.append(
                 finding(
                     "offset-invalid",
@@ -80,7 +96,6 @@ def _parse_ann(text: str, name: str, annotator: str, doc: str, layer: str, corpu
             )
             spans.append(bad_span(annotator, doc, ident, layer, label or None, name, number))
             continue
-        frags = [(int(p.group(1)), int(p.group(2))) for p in parts]
         made = []
         for i, (b, e) in enumerate(frags):
             if b < 0 or e < 0:
@@ -160,6 +175,7 @@ def read(
             continue
         parts = path.relative_to(annotations).with_suffix("").parts
         who, doc = (parts[0], "/".join(parts[1:])) if len(parts) > 1 else (annotator or annotations.name, parts[0])
+        who, doc = clean_name(who), clean_name(doc)
         if wanted is not None and who not in wanted:
             corpus.skipped_by_selection += 1
             continue
@@ -184,7 +200,8 @@ def _read_text(path: Path, doc: str, base: Path, corpus: Corpus, encoding: str, 
     name, raw = read_input(path, base, corpus, "text")
     if raw is None:
         return
-    decoded = decode_file(raw, name, corpus, encoding=encoding, fallback=fallback, newlines=newlines, doc=doc)
+    # the brat server decodes texts with Python's utf8 codec: a BOM stays character 0 and is counted
+    decoded = decode_file(raw, name, corpus, encoding=encoding, fallback=fallback, newlines=newlines, bom="keep", doc=doc)
     if decoded is None:
         return
     put_document(

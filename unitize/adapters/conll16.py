@@ -17,7 +17,6 @@ numbered across sentences); without it such relations are reported.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -25,6 +24,7 @@ from ..model import Corpus, Finding
 from ..progress import Progress
 from ..findings import finding
 from . import Adapter, AdapterError, Option
+from ._safe import InputError, load_json, offset_value
 from .discourse import (
     LAYERS,
     ParsedFile,
@@ -51,10 +51,10 @@ class TokenMap:
             return None
         if self._docs is None:
             try:
-                data = json.loads(self.path.read_bytes())  # type: ignore[union-attr]
+                data = load_json(self.path.read_bytes(), max_depth=None)  # type: ignore[union-attr]
                 self._docs = {
                     str(d): [
-                        (int(w[1]["CharacterOffsetBegin"]), int(w[1]["CharacterOffsetEnd"]))
+                        (_offset(w[1]["CharacterOffsetBegin"]), _offset(w[1]["CharacterOffsetEnd"]))
                         for s in body["sentences"]
                         for w in s["words"]
                     ]
@@ -66,16 +66,24 @@ class TokenMap:
         return self._docs.get(doc)
 
 
+def _offset(value: Any) -> int:
+    """A character offset of ``parses.json``; ``ValueError`` when it is not one."""
+    offset = offset_value(value)
+    if offset is None:
+        raise ValueError(f"{str(value)[:40]!r} is not a character offset")
+    return offset
+
+
 def _fragments_from_tokens(
     tokens: list[Any], doc: str, tokens_map: TokenMap
 ) -> tuple[list[tuple[int, int]] | None, str | None]:
     """Fragments for a token list: gold 5-tuples carry offsets, system outputs need ``parses.json``."""
     if not tokens:
         return [], None
-    if all(isinstance(t, list) and len(t) >= 2 for t in tokens):
-        extents = [(int(t[0]), int(t[1])) for t in tokens]
-        indices = [int(t[2]) if len(t) > 2 else i for i, t in enumerate(tokens)]
-    elif all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
+    if all(isinstance(t, list) and len(t) >= 2 and all(offset_value(x) is not None for x in t[:3]) for t in tokens):
+        extents = [(t[0], t[1]) for t in tokens]
+        indices = [t[2] if len(t) > 2 else i for i, t in enumerate(tokens)]
+    elif all(offset_value(t) is not None for t in tokens):
         table = tokens_map.extents(doc)
         if table is None:
             return None, tokens_map.error or f"parses.json has no document {doc}"
@@ -102,7 +110,7 @@ def _character_spans(value: Any) -> list[tuple[int, int]] | None:
         return None
     out = []
     for pair in value:
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(offset_value(x) is not None for x in pair)):
             return None
         out.append((pair[0], pair[1]))
     return out
@@ -156,7 +164,7 @@ def _relation(obj: dict[str, Any], number: int, tokens_map: TokenMap, where: dic
         elif layer == "Conn" and isinstance(raw_text, str) and raw_text.strip():
             inserted = raw_text.strip()
     senses = obj.get("Sense") or []
-    if isinstance(senses, str):
+    if not isinstance(senses, list):
         senses = [senses]
     return Relation(
         record=record,
@@ -189,12 +197,12 @@ def make_parser(tokens_map: TokenMap):
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
-            except ValueError as exc:
+                obj = load_json(line)
+            except InputError as exc:
                 out.findings.append(
                     finding(
                         "record-malformed",
-                        f"line {number}: not JSON ({exc})",
+                        f"line {number}: {exc}",
                         "line skipped; relations.json holds one JSON object per line",
                         record=str(number),
                         **where,

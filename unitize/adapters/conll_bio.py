@@ -37,6 +37,7 @@ from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,
     SPAN_DEFAULTS,
+    clean_name,
     decode_file,
     malformed,
     put_document,
@@ -168,7 +169,7 @@ def read(
         decoded = decode_file(raw, name, corpus, encoding=encoding)
         if decoded is None:
             continue
-        columns = annotator_columns or {path.stem: tag_column}
+        columns = annotator_columns or {clean_name(path.stem): tag_column}
         for d, sentences in enumerate(_sentences(decoded.text), 1):
             doc = f"doc{d:05d}"
             _read_doc(corpus, name, doc, sentences, columns, token_column, scheme, layer, wanted)

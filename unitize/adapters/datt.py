@@ -30,6 +30,7 @@ from ..model import Corpus, Finding, InputFile, Span, Submission
 from ..progress import Progress, Sized, no_progress
 from ..findings import finding
 from . import Adapter, AdapterError, Option
+from ._safe import parse_offset
 from .discourse import regroup
 from .files import index_texts, printable, read_texts, relative
 
@@ -79,8 +80,7 @@ class _FileResult:
 def _parse_offset(el: etree._Element | None) -> int | None:
     if el is None or el.text is None:
         return None
-    value = el.text.strip()
-    return int(value) if value.isascii() and value.isdecimal() else None
+    return parse_offset(el.text)
 
 
 def _read_file(path: str, name: str, doc: str, annotator: str, group: str) -> _FileResult:

@@ -25,6 +25,7 @@ from ..progress import Progress, no_progress
 from ..findings import finding
 from ..text import BomPolicy, NewlinePolicy, utf16_to_codepoints
 from . import AdapterError, Option
+from ._safe import parse_offset
 from .files import index_texts, printable, read_texts, relative
 
 #: relation layers every PDTB-family reader can give: arguments, connective,
@@ -34,7 +35,11 @@ GROUP_BY = ("connective", "type", "sense", "none")
 #: the one group of ``group_by = "none"``
 ALL = "all"
 
-_SPAN = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
+_SPAN = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*$")
+#: characters dropped from group names taken from text: the BOM (zero-width no-break
+#: space), zero-width space, non-joiner and joiner, word joiner. Invisible, yet they
+#: would make ``\ufeffkai`` a group beside ``kai``.
+INVISIBLE = dict.fromkeys(map(ord, "\ufeff\u200b\u200c\u200d\u2060"))
 _SENSE_SEPARATOR = re.compile(r"\s*[.:]\s*")
 
 
@@ -82,11 +87,13 @@ def parse_span_list(
     out: list[tuple[int, int]] = []
     for i, part in enumerate(value.split(";")):
         m = _SPAN.match(part)
-        if m is None or not (m.group(1).isascii() and m.group(2).isascii()):
+        pair = (parse_offset(m.group(1)), parse_offset(m.group(2))) if m else (None, None)
+        if pair[0] is None or pair[1] is None:
             findings.append(
                 finding(
                     "offset-invalid",
-                    f"{layer} span {i + 1} (line {where.get('line')}): {part!r} is not of the form begin..end",
+                    f"{layer} span {i + 1} (line {where.get('line')}): {part[:60]!r} is not of the form begin..end "
+                    "(two integers, no longer than any offset can be)",
                     "span left out; write it as two integers joined by '..'",
                     **{k: v for k, v in where.items() if k != "line"},
                     layer=layer,
@@ -94,7 +101,7 @@ def parse_span_list(
             )
             out.append((-1, -1))
         else:
-            out.append((int(m.group(1)), int(m.group(2))))
+            out.append(pair)
     return out
 
 
@@ -252,7 +259,7 @@ def read_relations(
                 corpus.skipped_by_selection += 1
                 continue
             spans = _code_points(rel, text) if utf16 and text is not None else rel.spans
-            connective = _connective(rel, spans, text)
+            connective, connective_raw = _connective(rel, spans, text)
             group = group_name(
                 group_by, sense_level, connective=connective, type_=rel.type, sense=rel.senses[0] if rel.senses else None
             )
@@ -260,7 +267,7 @@ def read_relations(
                 corpus.skipped_by_selection += 1
                 continue
             counts[(name, doc, group)] += 1
-            _emit(corpus, rel, spans, name, doc, group, shown, connective)
+            _emit(corpus, rel, spans, name, doc, group, shown, connective, connective_raw)
     every_doc = group_by == "none" and (wanted_groups is None or ALL in wanted_groups)
     corpus.submissions = submissions({key: shown for key, (_, shown) in read.items()}, counts, every_doc)
     return corpus
@@ -311,7 +318,14 @@ def _code_points(rel: Relation, text: str) -> dict[str, list[tuple[int, int]]]:
     return out
 
 
-def _connective(rel: Relation, spans: dict[str, list[tuple[int, int]]], text: str | None) -> str:
+def _connective(rel: Relation, spans: dict[str, list[tuple[int, int]]], text: str | None) -> tuple[str, str | None]:
+    """A relation's connective as a group name, and the text it came from when invisible characters were dropped.
+
+    The name is the raw text of the connective span (fragments joined by a space),
+    else its stored text, else the inserted connective: lower-cased, whitespace runs
+    collapsed and trimmed, and :data:`INVISIBLE` characters dropped (a span that
+    includes a BOM must not make a group of its own).
+    """
     conn = [f for f in spans.get("Conn", []) if f[0] >= 0]
     if conn and text is not None and all(0 <= b <= e <= len(text) for b, e in conn):
         words = " ".join(text[b:e] for b, e in conn)
@@ -319,8 +333,9 @@ def _connective(rel: Relation, spans: dict[str, list[tuple[int, int]]], text: st
         words = rel.stored["Conn"]
     else:
         words = rel.inserted or ""
-    words = " ".join(words.split()).lower()
-    return words or f"({rel.type})"
+    visible = words.translate(INVISIBLE)
+    name = " ".join(visible.split()).lower()
+    return name or f"({rel.type})", words if visible != words else None
 
 
 def _emit(
@@ -332,9 +347,12 @@ def _emit(
     group: str,
     shown: str,
     connective: str,
+    connective_raw: str | None = None,
 ) -> None:
     attrs = dict(rel.attrs)
     attrs.update(type=rel.type, senses=list(rel.senses), connective=connective)
+    if connective_raw is not None:
+        attrs["connective_raw"] = connective_raw  # the text the group name was cleaned from
     if rel.inserted:
         attrs["inserted"] = rel.inserted
     for layer in LAYERS:

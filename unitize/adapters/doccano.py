@@ -14,14 +14,13 @@ from a directory or the ZIP itself). A collaborative export (one ``all.jsonl``) 
 lost who annotated what. Documents are named by ``id``, else by a hash of their text
 (so the users' files line up). Offsets are code points (``offsets = "utf16"`` for
 exports made by early, JavaScript-counting versions). Relations are kept in the
-attrs of the entities they join; text-classification labels are not spans (reported).
+attrs of the entities they join; text-classification labels are not spans (reported, with
+how to read them as flat labels: format ``labels``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import zipfile
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -29,28 +28,26 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
 from . import Adapter, AdapterError, Option
+from ._safe import MAX_UNZIPPED_MB, InputError, load_json
 from ._spans import (
     GROUP,
     OFFSET_UNITS,
     SPAN_DEFAULTS,
     add_input,
+    annotation_sources,
     decode_file,
     is_offset,
     malformed,
     put_document,
-    relative,
     to_codepoints,
 )
 
 
-def _files(annotations: Path, base: Path) -> list[tuple[str, str, bytes]]:
-    """(shown name, annotator from the file name, bytes) of every .jsonl/.json input."""
-    if annotations.is_file() and zipfile.is_zipfile(annotations):
-        with zipfile.ZipFile(annotations) as z:
-            names = [n for n in sorted(z.namelist()) if n.endswith((".jsonl", ".json"))]
-            return [(f"{relative(annotations, base)}!{n}", Path(n).stem, z.read(n)) for n in names]
-    paths = [annotations] if annotations.is_file() else sorted(p for p in annotations.rglob("*") if p.suffix in (".jsonl", ".json") and p.is_file())
-    return [(relative(p, base), p.stem, p.read_bytes()) for p in paths]
+#: what to do with text-classification records (doccano's other export kind)
+CLASSIFICATION_HINT = (
+    "not read as spans; read a text-classification export as flat labels: --format labels --shape per-annotator "
+    "--item id --label-columns label (--item text when the records have no id)"
+)
 
 
 def _records(text: str) -> Iterator[tuple[int, Any]]:
@@ -58,22 +55,22 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
     stripped = text.lstrip()
     if stripped.startswith("["):
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            yield exc.lineno, exc
+            data = load_json(text)
+        except InputError as exc:
+            yield exc.line, exc
             return
         yield from ((1, obj) for obj in data)
         return
     try:
-        yield 1, json.loads(text)  # one pretty-printed object
+        yield 1, load_json(text)  # one pretty-printed object
         return
-    except json.JSONDecodeError:
+    except InputError:
         pass
     for number, line in enumerate(text.split("\n"), 1):
         if line.strip():
             try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
+                yield number, load_json(line)
+            except InputError as exc:
                 yield number, exc
 
 
@@ -114,6 +111,7 @@ def read(
     offsets: str = "codepoint",
     layer: str = "Entity",
     annotators: list[str] | None = None,
+    max_unzipped_mb: float = MAX_UNZIPPED_MB,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read doccano exports: a .jsonl file, a directory of per-user files, or the export ZIP."""
@@ -126,14 +124,16 @@ def read(
     wanted = set(annotators) if annotators else None
     corpus = Corpus(format="doccano")
     seen: dict[tuple[str, str], str] = {}
-    for name, file_user, raw in (progress or no_progress)(_files(annotations, base), "reading annotations"):
+    sources = annotation_sources(annotations, base, corpus, (".jsonl", ".json"), max_unzipped_mb)
+    for name, inner, raw in (progress or no_progress)(sources, "reading annotations"):
+        file_user = Path(inner).stem
         add_input(corpus, name, raw, "annotations")
         decoded = decode_file(raw, name, corpus, encoding=encoding)
         if decoded is None:
             continue
         for number, obj in _records(decoded.text):
             if isinstance(obj, Exception) or not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
-                why = f"not JSON: {obj}" if isinstance(obj, Exception) else "not an object with a string 'text'"
+                why = str(obj) if isinstance(obj, Exception) else "not an object with a string 'text'"
                 malformed(corpus, name, number, f"record {why}", "record left out; correct the line")
                 continue
             text = obj["text"]
@@ -141,7 +141,7 @@ def read(
             put_document(corpus, doc, text, name)
             entities, classes = _entities(obj)
             if classes:
-                corpus.findings.append(finding("unknown-element", "text-classification labels are not spans", "not read", file=name, record=f"line {number}", doc=doc))
+                corpus.findings.append(finding("unknown-element", "the record holds text-classification labels (a category per text), not spans", CLASSIFICATION_HINT, file=name, record=f"line {number}", doc=doc))
             users = {str(u) if u is not None else file_user for *_, u, _ in entities} or {file_user}
             links = _relations(obj)
             for who in sorted(users):
@@ -198,6 +198,9 @@ ADAPTER = Adapter(
         "offsets": Option("str", "codepoint", "codepoint, or utf16 (early JavaScript-counting versions)", choices=("codepoint", "utf16")),
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
+        "max_unzipped_mb": Option(
+            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
+        ),
     },
     defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
 )

@@ -30,6 +30,35 @@ def printable(name: str) -> str | None:
         return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def clean_name(name: str) -> str:
+    """A name taken from a file name, with each byte that is not UTF-8 written as ``\\xNN``.
+
+    File names are bytes; one that is not UTF-8 reaches Python with surrogate
+    escapes, which no output (Arrow, JSON) can write. The mapping is deterministic
+    and keeps names that differ in their bytes apart; it can only coincide with a
+    UTF-8 name that itself spells such an escape (a backslash, ``x``, two hex digits).
+    """
+    return printable(name) or name
+
+
+def shown_name(path: Path, base: Path, corpus: Corpus) -> str:
+    """``path`` relative to ``base`` for reports and the manifest; a name that is not UTF-8 is
+    given by :func:`clean_name` and reported (``filename-pattern``), and the file is still read."""
+    name = relative(path, base)
+    shown = printable(name)
+    if shown is None:
+        return name
+    corpus.findings.append(
+        finding(
+            "filename-pattern",
+            f"file name is not valid UTF-8; read as {shown}",
+            "read; in names taken from it (annotator, document) each undecodable byte is written \\xNN; rename the file to UTF-8",
+            file=shown,
+        )
+    )
+    return shown
+
+
 def doc_id_of(path: Path, suffixes: tuple[str, ...]) -> str:
     """The document id a file name gives: its name without one of ``suffixes``."""
     name = path.name

@@ -12,7 +12,6 @@ counted in JavaScript); each span's ``value.text`` is checked against the task t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
 from . import Adapter, AdapterError, Option
+from ._safe import InputError, load_json
 from ._spans import (
     GROUP,
     OFFSET_UNITS,
@@ -70,9 +70,9 @@ def read(
         if decoded is None:
             continue
         try:
-            tasks = json.loads(decoded.text)
-        except json.JSONDecodeError as exc:
-            corpus.findings.append(finding("file-unreadable", f"not JSON: {exc}", "file left out", file=name, record=f"line {exc.lineno}"))
+            tasks = load_json(decoded.text)
+        except InputError as exc:
+            corpus.findings.append(finding("file-unreadable", str(exc), "file left out", file=name, record=f"line {exc.line}"))
             continue
         for t, task in enumerate(tasks if isinstance(tasks, list) else [tasks]):
             where = f"task {t + 1}"
@@ -111,7 +111,8 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
     links: dict[str, list[str]] = {}
     for r in results:
         if isinstance(r, dict) and r.get("type") == "relation":
-            desc = f"{'/'.join(r.get('labels') or []) or 'relation'} {r.get('from_id')}->{r.get('to_id')}"
+            kinds = r.get("labels") if isinstance(r.get("labels"), list) else []
+            desc = f"{'/'.join(map(str, kinds)) or 'relation'} {r.get('from_id')}->{r.get('to_id')}"
             for end in (r.get("from_id"), r.get("to_id")):
                 if isinstance(end, (int, str)):
                     links.setdefault(end, []).append(desc)

@@ -27,19 +27,17 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import io
 import json
 import math
 from pathlib import Path
 from typing import Any, Iterator
 
-import pyarrow.parquet as pq
-
 from ..model import Corpus, InputFile, ItemLabel
 from ..findings import finding
 from . import Adapter, AdapterError, Option
+from ._safe import InputError, csv_source, load_json, read_parquet
+from .files import clean_name, shown_name
 from .suggest import suggest_labels
-from .files import relative
 
 SHAPES = ("long", "wide", "per-annotator", "lists", "dict")
 FILE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
@@ -64,7 +62,7 @@ def _records(path: Path, file_format: str, encoding: str, delimiter: str | None)
     """The header (``None`` when records carry their own keys) and (line or record number, record) pairs."""
     if file_format in ("csv", "tsv"):
         text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
-        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter or ("\t" if file_format == "tsv" else ","))
+        reader = csv.reader(csv_source(text), delimiter=delimiter or ("\t" if file_format == "tsv" else ","))
         try:
             header = next(reader)
         except StopIteration:
@@ -84,11 +82,11 @@ def _records(path: Path, file_format: str, encoding: str, delimiter: str | None)
 
         return header, rows()
     if file_format == "parquet":
-        table = pq.read_table(path)
-        return table.column_names, ((i + 1, r) for i, r in enumerate(table.to_pylist()))
+        columns, table_rows = read_parquet(path)
+        return columns, ((i + 1, r) for i, r in enumerate(table_rows))
     text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
     if file_format == "json":
-        data = json.loads(text)
+        data = load_json(text)
         if isinstance(data, dict):
             data = [{KEY_COLUMN: k, **v} if isinstance(v, dict) else {KEY_COLUMN: k, "\0bad": v} for k, v in data.items()]
         if not isinstance(data, list):
@@ -100,9 +98,9 @@ def _records(path: Path, file_format: str, encoding: str, delimiter: str | None)
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                record = {"\0bad": f"not JSON: {exc.msg}"}
+                record = load_json(line)
+            except InputError as exc:
+                record = {"\0bad": str(exc)}
             yield number, record if isinstance(record, dict) else {"\0bad": "not a JSON object"}
 
     return None, lines()
@@ -173,7 +171,7 @@ def read(
         if normalize_ids:
             text = text.strip()
             if text.isascii() and text.isdigit():
-                text = str(int(text))
+                text = text.lstrip("0") or "0"
         return text
 
     def label(value: Any) -> str | None:
@@ -181,7 +179,7 @@ def read(
         return None if text is None or text.strip() in missing_tokens else text
 
     for path in files:
-        name = relative(path, base)
+        name = shown_name(path, base, corpus)
         fmt = file_format or FILE_FORMATS.get(path.suffix.lower())
         if fmt is None:
             raise AdapterError(f"{name}: cannot tell the file format from the extension; set [input] file_format")
@@ -189,20 +187,15 @@ def read(
             raw = path.read_bytes()
             header, records = _records(path, fmt, encoding, delimiter)
             records = list(records)
-        except (OSError, UnicodeDecodeError, ValueError, json.JSONDecodeError) as exc:
+        except (OSError, ValueError) as exc:  # ValueError: undecodable text, InputError (JSON, CSV, Parquet)
             corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
             continue
-        except Exception as exc:  # pyarrow's errors for a broken Parquet file
-            if type(exc).__module__.startswith("pyarrow"):
-                corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
-                continue
-            raise
         corpus.inputs.append(InputFile(path=name, role="annotations", size=len(raw), sha256=hashlib.sha256(raw).hexdigest()))
-        file_annotator = path.stem if shape == "per-annotator" and not annotator else None
+        file_annotator = clean_name(path.stem) if shape == "per-annotator" and not annotator else None
         needed = _needed_columns(shape, item, annotator if not file_annotator else None, labels, annotator_columns, bundles)
         if header is not None:
             _require(name, header, needed)
-        elif records and not any(item in r for _, r in records):
+        elif any("\0bad" not in r for _, r in records) and not any(item in r for _, r in records):  # unreadable records are reported below
             raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(sorted({k for _, r in records for k in r if not k.startswith(chr(0))})) or '(none)'}")
         wide_columns = None
         if shape == "wide":

@@ -27,6 +27,7 @@ from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
 from . import Adapter, AdapterError, Option
+from ._safe import InputError, csv_source, offset_value, parse_offset, read_parquet
 from .suggest import suggest_span_table
 from ._spans import (
     GROUP,
@@ -48,20 +49,17 @@ def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) 
     if raw is None:
         return None
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
-
         try:
-            table = pq.read_table(io.BytesIO(raw))
-        except Exception as exc:  # pyarrow raises several types for a bad file
-            corpus.findings.append(finding("file-unreadable", f"not a readable Parquet file: {exc}", "table left out", file=name))
+            header, table_rows = read_parquet(io.BytesIO(raw))
+        except InputError as exc:
+            corpus.findings.append(finding("file-unreadable", str(exc), "table left out", file=name))
             return None
-        header = table.column_names
-        rows: Any = ((i + 1, r) for i, r in enumerate(table.to_pylist()))
+        rows: Any = ((i + 1, r) for i, r in enumerate(table_rows))
     else:
         decoded = decode_file(raw, name, corpus)
         if decoded is None:
             return None
-        reader = csv.DictReader(io.StringIO(decoded.text, newline=""))
+        reader = csv.DictReader(csv_source(decoded.text))
         header = reader.fieldnames or []
         rows = ((reader.line_num, r) for r in reader)
     missing = [c for c in needed if c not in header]
@@ -80,6 +78,15 @@ def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) 
 
 def _str(value: Any) -> str:
     return "" if value is None else str(value)
+
+
+def _offset(value: Any) -> int | None:
+    """A CSV cell (text) or Parquet value (integer, or a float holding one) as an offset, else ``None``."""
+    if isinstance(value, str):
+        return parse_offset(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return offset_value(value)
 
 
 def read(
@@ -178,16 +185,13 @@ def read(
         subs[(doc, who)][1] += 1
         label = _str(row[col["label"]]).strip() or None
         record = f"line {line}"
-        try:
-            begin, end = int(row[col["begin"]]), int(row[col["end"]])
-        except (TypeError, ValueError):
-            begin = end = -1
-        if begin < 0 or end < 0:
+        begin, end = _offset(row[col["begin"]]), _offset(row[col["end"]])
+        if begin is None or end is None:
             corpus.spans.append(bad_span(who, doc, record, layer, label, name, line))
             corpus.findings.append(
                 finding(
                     "offset-invalid",
-                    f"begin {row[col['begin']]!r} / end {row[col['end']]!r} are not non-negative integers",
+                    f"begin {_str(row[col['begin']])[:40]!r} / end {_str(row[col['end']])[:40]!r} are not non-negative integers",
                     "span left out",
                     file=name,
                     record=record,

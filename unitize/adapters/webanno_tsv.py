@@ -9,11 +9,15 @@ code points). In a span layer's label column, ``_`` is no annotation, ``*`` an
 annotation without a value, ``A[1]|B[2]`` stacked annotations, and ``[N]`` joins the
 rows of one multi-token annotation (also across sentences).
 
-The text is rebuilt from the ``#Text=`` lines (a sentence's lines joined with
-``\\n``), each sentence placed at its first token's offset, padded with spaces. The
-file's tokens (not sub-tokens) are the word units (tokenizer ``"given"``).
-Annotators come from the project export layout ``annotation/<doc>/<user>.tsv``,
-read from a directory or from the export ZIP itself. Span layers become layers
+The text is rebuilt as INCEpTION's reader builds it: every ``#Text=`` line followed
+by a line break, each sentence placed at its first token's offset (on the line
+break ending the sentence before it, or after a gap filled with spaces), so the
+text ends with a line break. A token row whose offsets are too large, jump more
+than :data:`MAX_SENTENCE_GAP` past the text, or run past its sentence is reported
+and left out. The file's tokens (not sub-tokens) are the word units (tokenizer
+``"given"``). Annotators come from the project export layout
+``annotation/<doc>/<user>.tsv``, read from a directory or from the export ZIP itself
+(bounded by ``max_unzipped_mb``). Span layers become layers
 (named by the last dotted part of the declared name, e.g. ``NamedEntity``) and the
 label is the layer's ``value`` feature (``feature`` option), else its first feature;
 chain and relation layers are not spans and are not read (reported once per file).
@@ -22,7 +26,6 @@ chain and relation layers are not spans and are not read (reported once per file
 from __future__ import annotations
 
 import re
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,13 +36,17 @@ from ..progress import Progress, no_progress
 from ..findings import finding
 from ..text import utf16_to_codepoints
 from . import Adapter, AdapterError, Option
-from ._spans import GROUP, SPAN_DEFAULTS, add_input, decode_file, malformed, relative
+from ._safe import MAX_UNZIPPED_MB, parse_offset
+from ._spans import GROUP, SPAN_DEFAULTS, add_input, annotation_sources, decode_file, malformed
 
 _FORMAT = re.compile(r"^#FORMAT=WebAnno TSV (3(?:\.\d+)?)\s*$")
 _KNOWN_VERSIONS = {"3", "3.1", "3.2", "3.3"}
 _DECL = re.compile(r"^#(T_SP|T_CH|T_RL)=(.*)$")
-_ROW = re.compile(r"^(\d+)-(\d+)(?:\.(\d+))?$")
-_OFFSETS = re.compile(r"^(\d+)-(\d+)$")
+_ROW = re.compile(r"^([0-9]+)-([0-9]+)(?:\.([0-9]+))?$")
+_OFFSETS = re.compile(r"^([0-9]+)-([0-9]+)$")
+#: the most UTF-16 units a sentence may start after the text before it (the gap is
+#: filled with spaces, as INCEpTION does); a larger jump is a damaged offset
+MAX_SENTENCE_GAP = 1 << 20
 _ITEM_ID = re.compile(r"(?<!\\)\[(\d+)(?:_\d+)?\]$")
 _SPLIT = re.compile(r"(?<!\\)\|")
 _UNESCAPE = re.compile(r"\\(->|[\\\[\]|_;*\t\n])")
@@ -67,6 +74,37 @@ class _Parsed:
     forms: list[tuple[str, int]] = field(default_factory=list)  # (form, line) of each token
     # (layer, label, begin16, end16, first line, record)
     spans: list[tuple[str, str | None, int, int, int, str]] = field(default_factory=list)
+
+
+class _Text:
+    """The document text as INCEpTION's TSV reader builds it (lengths in UTF-16 units).
+
+    Every ``#Text=`` line is appended with a line break. A sentence starts at its
+    first token's offset: on the line break that ended the sentence before it
+    (which is then dropped), or after a gap filled with spaces. The last
+    sentence keeps its line break, so the text ends with one.
+    """
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = []
+        self.length16 = 0
+
+    def place(self, lines: list[str], begin16: int) -> str | None:
+        """Append a sentence's ``#Text=`` lines at ``begin16``; why they overlap the text before them, or ``None``."""
+        problem = None
+        gap = begin16 - self.length16
+        if gap == -1 and self.pieces and self.pieces[-1].endswith("\n"):
+            self.pieces[-1] = self.pieces[-1][:-1]
+            self.length16 -= 1
+        elif gap < 0:
+            problem = f"sentence starts at {begin16}, inside the text before it (ends at {self.length16})"
+        else:
+            self.pieces.append(" " * gap)
+            self.length16 = begin16
+        body = "".join(_unescape(line).replace("\\r", "\r") + "\n" for line in lines)
+        self.pieces.append(body)
+        self.length16 += len(body.encode("utf-16-le")) // 2
+        return problem
 
 
 def _header(lines: list[str], name: str, corpus: Corpus, feature: str | None, where: dict) -> tuple[list[_Layer], int] | None:
@@ -110,8 +148,7 @@ def _parse(text: str, name: str, corpus: Corpus, feature: str | None, where: dic
             finding("unknown-element", f"chain/relation layer(s) {', '.join(skipped)} are not spans", "not read", file=name, **where)
         )
     out = _Parsed()
-    pieces: list[str] = []
-    length16 = 0
+    text = _Text()
     sentence: list[str] = []
     open_ids: dict[tuple[int, str], list] = {}  # (layer index, id) -> [label, b, e, line]
     record_of: dict[tuple[int, str], str] = {}
@@ -130,17 +167,25 @@ def _parse(text: str, name: str, corpus: Corpus, feature: str | None, where: dic
         if row is None or offsets is None:
             malformed(corpus, name, number, f"not a token row: {line[:60]!r}", **where)
             continue
-        b16, e16 = int(offsets.group(1)), int(offsets.group(2))
+        b16, e16 = parse_offset(offsets.group(1)), parse_offset(offsets.group(2))
+        if b16 is None or e16 is None:
+            malformed(corpus, name, number, f"token offsets {cells[1][:60]!r} are too large to be offsets", "row left out", **where)
+            continue
         if sentence:
-            if b16 < length16:
-                malformed(corpus, name, number, f"sentence starts at {b16}, inside the text before it (ends at {length16})", "offsets kept; the text may be misaligned", **where)
-            else:
-                pieces.append(" " * (b16 - length16))
-                length16 = b16
-            body = _unescape("\n".join(sentence)).replace("\\r", "\r")
-            pieces.append(body)
-            length16 += len(body.encode("utf-16-le")) // 2
+            if b16 - text.length16 > MAX_SENTENCE_GAP:
+                malformed(
+                    corpus, name, number,
+                    f"sentence starts at {b16}, {b16 - text.length16:,} UTF-16 units after the text before it (at most {MAX_SENTENCE_GAP:,} are filled)",
+                    "row left out; the sentence is placed at its next row", **where,
+                )
+                continue
+            overlap = text.place(sentence, b16)
+            if overlap:
+                malformed(corpus, name, number, overlap, "offsets kept; the text may be misaligned", **where)
             sentence = []
+        if e16 > text.length16:
+            malformed(corpus, name, number, f"token offsets {b16}-{e16} run past the text of the sentences before them ({text.length16} UTF-16 units)", "row left out", **where)
+            continue
         if row.group(3) is None:
             out.tokens.append((b16, e16))
             out.forms.append((_unescape(cells[2]) if len(cells) > 2 else "", number))
@@ -170,7 +215,7 @@ def _parse(text: str, name: str, corpus: Corpus, feature: str | None, where: dic
                     record_of[key] = f"{layer.name}[{ident.group(1)}]"
     for key, (label, b16, e16, number) in open_ids.items():
         out.spans.append((layers[key[0]].name, label, b16, e16, number, record_of[key]))
-    out.text = "".join(pieces)
+    out.text = "".join(text.pieces)
     return out
 
 
@@ -191,20 +236,6 @@ def _check_forms(text: str, cp: np.ndarray, forms: list[tuple[str, int]], name: 
             return
 
 
-def _sources(annotations: Path) -> list[tuple[str, str, bytes | None, str]]:
-    """(shown name, relative path inside the export, raw bytes, role) of every TSV file."""
-    if annotations.is_file() and zipfile.is_zipfile(annotations):
-        with zipfile.ZipFile(annotations) as z:
-            return [(f"{annotations.name}!{n}", n, z.read(n), "annotations") for n in sorted(z.namelist()) if n.endswith(".tsv")]
-    if annotations.is_file():
-        return [(annotations.name, annotations.name, annotations.read_bytes(), "annotations")]
-    return [
-        (str(p), p.relative_to(annotations).as_posix(), p.read_bytes(), "annotations")
-        for p in sorted(annotations.rglob("*.tsv"))
-        if p.is_file()
-    ]
-
-
 def read(
     *,
     annotations: Path,
@@ -213,6 +244,7 @@ def read(
     feature: str | None = None,
     annotator: str = "annotator",
     annotators: list[str] | None = None,
+    max_unzipped_mb: float = MAX_UNZIPPED_MB,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read WebAnno TSV 3 files: an INCEpTION project export (directory or ZIP), a folder, or one file."""
@@ -224,11 +256,8 @@ def read(
     wanted = set(annotators) if annotators else None
     corpus = Corpus(format="webanno-tsv")
     first_text: dict[str, tuple[str, str]] = {}
-    try:
-        sources = _sources(annotations)
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise AdapterError(f"cannot read {annotations}: {exc}") from exc
-    for shown, inner, raw, role in progress(sources, "reading annotations"):
+    sources = annotation_sources(annotations, base, corpus, (".tsv",), max_unzipped_mb)
+    for name, inner, raw in progress(sources, "reading annotations"):
         parts = inner.split("/")
         if _SKIP_DIRS & set(parts[:-1]):
             continue
@@ -236,8 +265,7 @@ def read(
         if wanted is not None and who not in wanted:
             corpus.skipped_by_selection += 1
             continue
-        name = relative(Path(shown), base) if "!" not in shown else shown
-        add_input(corpus, name, raw, role)
+        add_input(corpus, name, raw, "annotations")
         where = {"doc": doc, "annotator": who}
         decoded = decode_file(raw, name, corpus, encoding=encoding, doc=doc)
         if decoded is None:
@@ -286,6 +314,9 @@ ADAPTER = Adapter(
         "feature": Option("str", None, "feature whose value is the label (default: value when declared, else the layer's first feature)", example="value"),
         "annotator": Option("str", "annotator", "annotator of .tsv files not in a <doc>/<user>.tsv layout"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
+        "max_unzipped_mb": Option(
+            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
+        ),
     },
     defaults={**SPAN_DEFAULTS, "tokenizer": "given"},
 )

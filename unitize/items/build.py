@@ -21,13 +21,14 @@ import pyarrow as pa
 from ..config import ConfigError
 from ..findings import finding
 from ..model import Finding, ItemLabel
+from ..text import natural_key
 from .options import NOT_APPLICABLE, SET_JOIN, SPLIT_JOIN, SPLIT_VALUES, GroupSpec, ItemOptions
 from .values import InvalidLabel, canonical, numbers
 
 
 def item_key(item: str) -> tuple:
     """Natural order of item ids: numbers by value (then as written), then other ids as text."""
-    return (0, int(item), item) if item.isascii() and item.isdigit() else (1, 0, item)
+    return natural_key(item)
 
 
 # --- building ----------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any
 from ..model import Corpus, Span
 from ..output import OutputDir
 from ..findings import finding
+from ..text import natural_key
 from . import Written
 from .offsets import TargetText, target_text
 
@@ -38,13 +39,9 @@ def relations(corpus: Corpus) -> dict[tuple[str, str, str], list[RelationOut]]:
             rel = rels[span.record] = RelationOut(span.record, span.line, span.attrs, span.label)
         rel.layers.setdefault(span.layer, []).append(span)
     return {
-        key: sorted(rels.values(), key=lambda r: (r.line if r.line is not None else -1, _natural(r.record)))
+        key: sorted(rels.values(), key=lambda r: (r.line if r.line is not None else -1, natural_key(r.record)))
         for key, rels in sorted(out.items())
     }
-
-
-def _natural(record: str) -> tuple:
-    return (0, int(record), "") if record.isdecimal() else (1, 0, record)
 
 
 def safe_name(name: str) -> bool:

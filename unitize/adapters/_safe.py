@@ -1,0 +1,206 @@
+"""Reading untrusted input: the bounds every reader shares (DESIGN.md §8).
+
+Annotation files are data from elsewhere; a damaged or hostile one must become a
+report row (or a clear usage error), never a crash or a runaway process:
+
+- :func:`parse_offset`, :func:`offset_value`: integers from text or JSON, bounded
+  before any conversion (Python refuses to convert more than 4,300 digits, NumPy's
+  int64 ends at 2**63, and a number is only ever an offset into a text in memory);
+- :func:`load_json`: ``json.loads`` whose every failure (syntax, over-long numbers,
+  nesting, lone UTF-16 surrogates) is one :class:`InputError` with a message for the report;
+- :func:`csv_source`: text for the csv module, its field-size limit raised to the text's length;
+- :func:`read_parquet`: a Parquet table as rows, its strings checked to be UTF-8;
+- :func:`zip_members`: the members of a ZIP archive, bounded in size and compression
+  ratio before they are inflated; damaged members reported, the others read.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+from ..model import Corpus
+from ..findings import finding
+
+#: the largest offset any reader accepts: far past any text in memory, far below int64's end
+MAX_OFFSET = 2**62
+_MAX_DIGITS = len(str(MAX_OFFSET))
+#: JSON nested deeper than this is refused (annotation exports nest fewer than 10 levels)
+MAX_JSON_DEPTH = 100
+#: default bound on what one ZIP archive may inflate to, in MB ([input] max_unzipped_mb)
+MAX_UNZIPPED_MB = 512
+#: a member above :data:`_RATIO_FLOOR` bytes inflating more than this many times is refused (a ZIP bomb)
+MAX_ZIP_RATIO = 200
+_RATIO_FLOOR = 1 << 20
+_CHUNK = 1 << 20
+#: what zipfile raises for a damaged archive or member (bad headers, CRC, data; an unknown
+#: version or compression method: NotImplementedError; encryption: RuntimeError)
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError, RuntimeError)
+_LONE_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class InputError(ValueError):
+    """Input that cannot be parsed; the message says why, ``line`` where (1 when unknown)."""
+
+    def __init__(self, message: str, line: int = 1):
+        super().__init__(message)
+        self.line = line
+
+
+def parse_offset(text: str) -> int | None:
+    """``text`` (ASCII digits, surrounding whitespace allowed) as an integer up to :data:`MAX_OFFSET`, else ``None``.
+
+    The digits are counted before they are converted, so no length of input is too long.
+    """
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > _MAX_DIGITS:
+        return None
+    value = int(digits)
+    return value if value <= MAX_OFFSET else None
+
+
+def offset_value(value: Any) -> int | None:
+    """A JSON or table value as an offset: an integer (not a bool) from 0 to :data:`MAX_OFFSET`, else ``None``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_OFFSET else None
+
+
+def load_json(text: str | bytes, *, max_depth: int | None = MAX_JSON_DEPTH) -> Any:
+    """Parse JSON text; raise :class:`InputError` for anything that is not readable JSON.
+
+    Beyond syntax errors: numbers of more than 4,300 digits, nesting deeper than
+    ``max_depth`` (or than Python's recursion allows), and strings holding a lone
+    UTF-16 surrogate (``"\\ud800"``: not text, it cannot be written as UTF-8).
+    ``max_depth=None`` skips the nesting and surrogate checks (for large files
+    whose values are only ever read as numbers).
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", exc.lineno) from None
+    except RecursionError:
+        raise InputError("not readable JSON: nested too deeply") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        why = "a number has more than 4,300 digits" if "digits" in str(exc) else str(exc)
+        raise InputError(f"not readable JSON: {why}") from None
+    if max_depth is not None:
+        check = isinstance(text, str) and _LONE_SURROGATE_ESCAPE.search(text) is not None
+        problem = _nesting_problem(data, max_depth, check)
+        if problem:
+            raise InputError(f"not readable JSON: {problem}")
+    return data
+
+
+def _nesting_problem(data: Any, max_depth: int, surrogates: bool) -> str | None:
+    """Why ``data`` is refused (nested deeper than ``max_depth``, a lone surrogate in a string), or ``None``."""
+    stack = [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (list, dict)):
+            if depth > max_depth:
+                return f"nested deeper than {max_depth} levels"
+            children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+            stack.extend((child, depth + 1) for child in children)
+        elif surrogates and isinstance(node, str) and _SURROGATE.search(node):
+            return f"a string holds a lone UTF-16 surrogate (\\u{ord(_SURROGATE.search(node).group()):04x}), which is not text"
+    return None
+
+
+def csv_source(text: str) -> io.StringIO:
+    """``text`` as a file for ``csv.reader`` / ``csv.DictReader``, whose fields may be as long as the text.
+
+    The csv module's field-size limit (128 KiB by default) is process-wide; it is
+    raised, never lowered, to the length of the text about to be read.
+    """
+    if len(text) >= csv.field_size_limit():
+        csv.field_size_limit(len(text) + 1)
+    return io.StringIO(text, newline="")
+
+
+def read_parquet(source: Path | io.BytesIO) -> tuple[list[str], list[dict[str, Any]]]:
+    """The column names and rows of a Parquet file; :class:`InputError` when it is damaged.
+
+    Strings are checked to be valid UTF-8 before they are converted (a damaged
+    file can hold bytes that no string can).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(source)
+        table.validate(full=True)
+        return table.column_names, table.to_pylist()
+    except (pa.ArrowException, OSError, ValueError, EOFError, OverflowError) as exc:
+        raise InputError(f"not a readable Parquet file: {exc}") from None
+
+
+def zip_members(archive: Path, shown: str, corpus: Corpus, suffixes: tuple[str, ...], max_unzipped_mb: float) -> list[tuple[str, bytes]]:
+    """(name, bytes) of the members of ``archive`` ending in one of ``suffixes``, in name order.
+
+    Sizes are checked before anything is inflated: a member that would take the
+    archive's total past ``max_unzipped_mb``, or a large member with a
+    compression ratio above :data:`MAX_ZIP_RATIO` (a ZIP bomb), is left out with a
+    ``file-unreadable`` finding, and so is a damaged member (bad CRC, bad data).
+    An archive that cannot be opened at all is one such finding.
+    """
+    budget = int(max_unzipped_mb * 1_000_000)
+    out: list[tuple[str, bytes]] = []
+    try:
+        with zipfile.ZipFile(archive) as z:
+            infos = sorted((i for i in z.infolist() if not i.is_dir() and i.filename.endswith(suffixes)), key=lambda i: i.filename)
+            total = 0
+            for info in infos:
+                name = f"{shown}!{info.filename}"
+                problem = _zip_bound(info, total, budget, max_unzipped_mb)
+                if problem is None:
+                    try:
+                        out.append((info.filename, _inflate(z, info)))
+                        total += info.file_size
+                        continue
+                    except _ZIP_ERRORS as exc:
+                        problem = f"damaged archive member: {exc}"
+                corpus.findings.append(finding("file-unreadable", problem, "member left out; check the archive (or unzip it and read the directory)", file=name))
+    except _ZIP_ERRORS as exc:
+        corpus.findings.append(finding("file-unreadable", f"not a readable ZIP archive: {exc}", "archive left out; export it again, or unzip it and read the directory", file=shown))
+    return out
+
+
+def _zip_bound(info: zipfile.ZipInfo, total: int, budget: int, max_mb: float) -> str | None:
+    """Why a member may not be inflated (size or ratio past the bounds), or ``None``."""
+    size = info.file_size
+    if total + size > budget:
+        return (
+            f"inflates to {size / 1e6:,.1f} MB, which takes the archive past max_unzipped_mb = {max_mb:g} "
+            f"({total / 1e6:,.1f} MB read before it); raise [input] max_unzipped_mb if the archive is genuine"
+        )
+    if size > _RATIO_FLOOR and size > MAX_ZIP_RATIO * max(info.compress_size, 1):
+        return (
+            f"compression ratio {size / max(info.compress_size, 1):,.0f}:1 ({info.compress_size:,} bytes inflate to {size:,}) "
+            f"is past {MAX_ZIP_RATIO}:1, the mark of a ZIP bomb; unzip it yourself and read the directory if it is genuine"
+        )
+    return None
+
+
+def _inflate(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """A member's bytes, read in chunks and never past its declared size (zipfile checks the CRC at the end)."""
+    parts: list[bytes] = []
+    left = info.file_size
+    with z.open(info) as fh:
+        while left > 0:
+            chunk = fh.read(min(_CHUNK, left))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+    return b"".join(parts)
