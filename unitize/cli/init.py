@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         found = _read(adapter, inp, study, args.quiet)
         out = out or _output_dir(study, inp)
         steps = [f"unitize convert {_shell(study)}", f"unitize agree {_shell(out)}"]
-        if found.kind == "items" or len(found.annotators) > LONG_LAYOUT_ABOVE:  # alpha-U, the default summary, needs spans
+        if found.kind != "items" and len(found.annotators) > LONG_LAYOUT_ABOVE:  # crowd data: alpha-U (the default summary) is NaN
             steps[1] += " --summary-metric alpha"
         fix = f"fix [input] below, then check it with: unitize validate {_shell(study)}"
         text = render(
