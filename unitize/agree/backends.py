@@ -29,6 +29,7 @@ class Value:
     p_value: float | None = None
     pair: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    ci: tuple[float, float] | None = None  # bootstrap confidence interval (see agree.bootstrap)
 
 
 class MissingDependency(RuntimeError):

@@ -29,16 +29,16 @@ LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
 
 def _variation(s: Stats, used: int) -> Value | None:
-    present = s.patterns.sum(axis=0) > 0
+    present = (s.units @ s.patterns) > 0
     if present.sum() < 2:
         value = f" {s.domain[present][0]:g}" if present.any() else ""
         return nan(f"no variation: every annotator gave every unit the value{value}", units_used=used)
     return None
 
 
-def distances(s: Stats, level: str, marginals: np.ndarray) -> np.ndarray:
-    """Krippendorff's squared difference δ²_ck for a level of measurement."""
-    v = s.domain
+def distances(domain: np.ndarray, level: str, marginals: np.ndarray) -> np.ndarray:
+    """Krippendorff's squared difference δ²_ck for a level of measurement (batched over leading axes of ``marginals``)."""
+    v = domain
     if level == "nominal":
         return 1.0 - np.eye(v.size)
     if level == "interval":
@@ -48,11 +48,22 @@ def distances(s: Stats, level: str, marginals: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(total == 0, 0.0, ((v[:, None] - v[None, :]) / total) ** 2)
     if level == "ordinal":
-        cum = np.concatenate(([0.0], np.cumsum(marginals)))
-        lo = np.minimum.outer(np.arange(v.size), np.arange(v.size))
-        hi = np.maximum.outer(np.arange(v.size), np.arange(v.size))
-        return (cum[hi + 1] - cum[lo] - (marginals[:, None] + marginals[None, :]) / 2) ** 2
+        zero = np.zeros(marginals.shape[:-1] + (1,))
+        cum = np.concatenate((zero, np.cumsum(marginals, axis=-1)), axis=-1)
+        idx = np.arange(v.size)
+        lo, hi = np.minimum.outer(idx, idx), np.maximum.outer(idx, idx)
+        return (cum[..., hi + 1] - cum[..., lo] - (marginals[..., :, None] + marginals[..., None, :]) / 2) ** 2
     raise ValueError(f"unknown level {level!r}; use one of {', '.join(LEVELS)}")
+
+
+def alpha_from(o: np.ndarray, domain: np.ndarray, level: str) -> np.ndarray:
+    """Alpha of coincidence matrices (..., V, V)."""
+    n_c = o.sum(axis=-1)
+    n = n_c.sum(axis=-1)
+    d = distances(domain, level, n_c)
+    expected = np.einsum("...c,...ck,...k->...", n_c, d, n_c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1 - (n - 1) * (o * d).sum(axis=(-2, -1)) / expected
 
 
 def alpha(s: Stats, level: str = "nominal") -> Value:
@@ -65,13 +76,11 @@ def alpha(s: Stats, level: str = "nominal") -> Value:
     o = s.coincidence()
     n_c = o.sum(axis=1)
     if (n_c > 0).sum() < 2:
-        return _variation(s.with_units(s.units * (s.raters >= 2)), used) or nan("no variation", units_used=used)
-    n = n_c.sum()
-    d = distances(s, level, n_c)
-    expected = n_c @ d @ n_c
-    if expected == 0:
+        return nan(f"no variation: every annotator gave every unit the value {s.domain[n_c > 0][0]:g}", units_used=used)
+    value = float(alpha_from(o, s.domain, level))
+    if not np.isfinite(value):
         return nan("no expected disagreement", units_used=used)
-    return Value(float(1 - (n - 1) * (o * d).sum() / expected), units_used=used, params={"level": level})
+    return Value(value, units_used=used, params={"level": level})
 
 
 def _complete(s: Stats) -> tuple[int, np.ndarray, np.ndarray]:
@@ -86,6 +95,16 @@ def _complete(s: Stats) -> tuple[int, np.ndarray, np.ndarray]:
     return r, s.patterns[keep], s.units[keep]
 
 
+def fleiss_from(w: np.ndarray, pat: np.ndarray, r: int) -> np.ndarray:
+    """Fleiss' kappa of the complete units' patterns ``pat`` weighted by unit counts ``w`` (..., P)."""
+    n = w.sum(axis=-1)[..., None]
+    p = (w @ pat) / (n * r)
+    p_bar = (w @ (pat * (pat - 1)).sum(axis=1)) / (n[..., 0] * r * (r - 1))
+    p_e = (p**2).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (p_bar - p_e) / (1 - p_e)
+
+
 def fleiss(s: Stats) -> Value:
     """Fleiss' kappa with its analytic standard error under κ = 0 (Fleiss, Nee & Landis 1979)."""
     r, pat, w = _complete(s)
@@ -97,9 +116,7 @@ def fleiss(s: Stats) -> Value:
     p = (w @ pat) / (n * r)
     if (p > 0).sum() < 2:
         return nan(f"no variation: every annotator gave every unit the value {s.domain[p > 0][0]:g}", units_used=n)
-    p_bar = (w @ (pat * (pat - 1)).sum(axis=1)) / (n * r * (r - 1))
-    p_e = (p**2).sum()
-    kappa = (p_bar - p_e) / (1 - p_e)
+    kappa = fleiss_from(w, pat, r)
     pq = p * (1 - p)
     se = np.sqrt(2) / (pq.sum() * np.sqrt(n * r * (r - 1))) * np.sqrt(pq.sum() ** 2 - (pq * (1 - 2 * p)).sum())
     params = {} if s.annotators else {"raters_per_unit": r, "from": "value counts"}
@@ -112,27 +129,31 @@ def _pairs(s: Stats) -> list[tuple[int, int, str, np.ndarray]]:
             for x, i in enumerate(idx) for j in idx[x + 1:]]
 
 
-def kappa_table(table: np.ndarray) -> tuple[float, float]:
-    """Cohen's kappa and its standard error (statsmodels' formula) of a V × V contingency table."""
-    n = table.sum()
-    p = table / n
-    row, col = p.sum(axis=1), p.sum(axis=0)
-    p_o, p_e = np.trace(p), float(row @ col)
-    kappa = (p_o - p_e) / (1 - p_e)
-    a = (np.diag(p) * (1 - (row + col) * (1 - kappa)) ** 2).sum()
-    b = p * (col[:, None] + row[None, :]) ** 2
-    np.fill_diagonal(b, 0)
-    c = (kappa - p_e * (1 - kappa)) ** 2
-    var = (a + (1 - kappa) ** 2 * b.sum() - c) / (1 - p_e) ** 2 / n
-    return float(kappa), float(np.sqrt(var)) if var >= 0 else float("nan")
+def kappa_table(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cohen's kappa and its standard error (statsmodels' formula) of V × V contingency tables (batched)."""
+    n = table.sum(axis=(-2, -1))
+    p = table / n[..., None, None]
+    row, col = p.sum(axis=-1), p.sum(axis=-2)
+    p_o = np.trace(p, axis1=-2, axis2=-1)
+    p_e = (row * col).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = (p_o - p_e) / (1 - p_e)
+        k = kappa[..., None]
+        a = (np.diagonal(p, axis1=-2, axis2=-1) * (1 - (row + col) * (1 - k)) ** 2).sum(axis=-1)
+        off = 1 - np.eye(table.shape[-1])
+        b = (p * (col[..., :, None] + row[..., None, :]) ** 2 * off).sum(axis=(-2, -1))
+        c = (kappa - p_e * (1 - kappa)) ** 2
+        var = (a + (1 - kappa) ** 2 * b - c) / (1 - p_e) ** 2 / n
+        return kappa, np.sqrt(np.where(var >= 0, var, np.nan))
 
 
-def scott_table(table: np.ndarray) -> float:
-    """Scott's pi of a V × V contingency table (expected agreement from the pooled marginals)."""
-    p = table / table.sum()
-    pooled = (p.sum(axis=0) + p.sum(axis=1)) / 2
-    p_e = (pooled**2).sum()
-    return float((np.trace(p) - p_e) / (1 - p_e))
+def scott_table(table: np.ndarray) -> np.ndarray:
+    """Scott's pi of V × V contingency tables (expected agreement from the pooled marginals; batched)."""
+    p = table / table.sum(axis=(-2, -1))[..., None, None]
+    pooled = (p.sum(axis=-1) + p.sum(axis=-2)) / 2
+    p_e = (pooled**2).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (np.trace(p, axis1=-2, axis2=-1) - p_e) / (1 - p_e)
 
 
 def _per_pair(s: Stats, name: str, fn) -> list[Value]:
@@ -151,6 +172,7 @@ def _per_pair(s: Stats, name: str, fn) -> list[Value]:
             out.append(nan(f"no variation: both gave every unit the value {s.domain[used[0]]:g}", units_used=n, pair=pair))
         else:
             value, se = fn(table[np.ix_(used, used)])
+            value, se = float(value), (None if se is None else float(se))
             if not np.isfinite(value):
                 out.append(nan(f"{name} is undefined: one annotator used a single value", units_used=n, pair=pair))
             else:
@@ -161,6 +183,9 @@ def _per_pair(s: Stats, name: str, fn) -> list[Value]:
 def cohen(s: Stats) -> list[Value]:
     """Cohen's kappa (with its standard error) for every pair of annotators with data."""
     return _per_pair(s, "Cohen's kappa", kappa_table)
+
+
+PAIR_KERNELS = {"cohen": lambda t: kappa_table(t)[0], "scott": scott_table}
 
 
 def scott(s: Stats) -> list[Value]:
@@ -196,20 +221,28 @@ def gwet_weights(s: Stats, level: str) -> np.ndarray:
     raise ValueError(f"unknown level {level!r}")
 
 
-def _gwet(s: Stats, weights: np.ndarray) -> tuple[float, float, int] | Value:
+def gwet_from(w: np.ndarray, s: Stats, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gwet's p_a and p_e for unit counts ``w`` (..., P) of the patterns of ``s``."""
     m = s.raters
+    c = s.patterns.astype(np.float64)
     pair = m >= 2
-    n2 = int(s.units[pair].sum())
+    per = np.where(pair, ((c * (c @ weights.T - 1)).sum(axis=1)) / np.where(pair, m * (m - 1), 1), 0.0)
+    rated = m >= 1
+    share = np.where(rated[:, None], c / np.where(rated, m, 1)[:, None], 0.0)
+    q = s.domain.size
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_a = (w @ per) / (w @ pair)
+        pi = (w @ share) / (w @ rated)[..., None]
+        p_e = weights.sum() * (pi * (1 - pi)).sum(axis=-1) / (q * (q - 1)) if q > 1 else np.ones_like(p_a)
+    return p_a, p_e
+
+
+def _gwet(s: Stats, weights: np.ndarray) -> tuple[float, float, int] | Value:
+    n2 = s.n_pairable
     if n2 == 0:
         return nan("no unit is coded by two annotators", units_used=0)
-    c = s.patterns[pair].astype(np.float64)
-    w = s.units[pair] / (m[pair] * (m[pair] - 1))
-    p_a = float(((c * w[:, None]) * (c @ weights.T - 1)).sum() / n2)
-    rated = m >= 1
-    pi = (s.units[rated] / m[rated]) @ s.patterns[rated] / s.units[rated].sum()
-    q = s.domain.size
-    p_e = float(weights.sum() * (pi * (1 - pi)).sum() / (q * (q - 1))) if q > 1 else 1.0
-    return p_a, p_e, n2
+    p_a, p_e = gwet_from(s.units.astype(np.float64), s, weights)
+    return float(p_a), float(p_e), n2
 
 
 def ac2(s: Stats, level: str = "nominal") -> Value:

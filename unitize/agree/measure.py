@@ -9,19 +9,23 @@ behind each value.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+import logging
+from collections import Counter, defaultdict
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from . import backends
+from . import backends, bootstrap, coefficients, stats
 from .alphau import alpha_u
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting
+from .stats import Stats
 
-METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cochran-q", "gamma")
+METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "gamma")
 DEFAULT_METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cochran-q")
 
 RESULT_SCHEMA = pa.schema(
@@ -46,6 +50,10 @@ RESULT_SCHEMA = pa.schema(
         ("pair", pa.string()),
         ("level", pa.string()),
         ("params", pa.string()),
+        ("ci_low", pa.float64()),
+        ("ci_high", pa.float64()),
+        ("annotator_a", pa.string()),
+        ("annotator_b", pa.string()),
     ]
 )
 
@@ -213,70 +221,120 @@ def _gamma(segs: _Segments | None, m: Matrix, layers: Sequence[str], options: di
         return nan("gamma needs at least two annotators with units", units_used=length)
     np.random.seed(int(options["seed"]))
     d = CombinedCategoricalDissimilarity(alpha=float(options["alpha"]), beta=float(options["beta"]))
+    with _captured_logging() as messages:
+        try:
+            res = backends._quiet(continuum.compute_gamma, d, n_samples=int(options["n_samples"]), fast=bool(options["fast"]))
+        except Exception as exc:  # pygamma raises assorted errors on degenerate continua
+            return nan(f"pygamma-agreement: {type(exc).__name__}: {exc}", units_used=length)
+    params = {**options, "positions": "units on the continuum"}
+    if messages:
+        params["messages"] = dict(Counter(messages))
+    return Value(float(res.gamma), units_used=length, params=params)
+
+
+@contextmanager
+def _captured_logging() -> Iterator[list[str]]:
+    """Collect what a package logs (pygamma-agreement logs 'CBC solver not installed' once per
+    sampled continuum) instead of letting logging's last-resort handler print it."""
+    messages: list[str] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers = [_Collect()]
     try:
-        res = backends._quiet(continuum.compute_gamma, d, n_samples=int(options["n_samples"]), fast=bool(options["fast"]))
-    except Exception as exc:  # pygamma raises assorted errors on degenerate continua
-        return nan(f"pygamma-agreement: {type(exc).__name__}: {exc}", units_used=length)
-    return Value(float(res.gamma), units_used=length, params={**options, "positions": "units on the continuum"})
+        yield messages
+    finally:
+        root.handlers = saved
 
 
 #: metrics that compare annotators as persons (pairs, blocks, whole segmentations), so are not
 #: defined on rater slots (long-layout crowd data, see data._pivot_long)
-_NEEDS_IDENTITY = ("cohen", "cochran-q", "alpha-u", "gamma")
+_NEEDS_IDENTITY = ("cohen", "cohen-mean", "scott", "cochran-q", "alpha-u", "gamma")
 
 
-def _coding(metric: str, m: Matrix) -> list[Value]:
-    if m.counts is not None:  # crowd data: value counts per unit
-        if metric == "alpha":
-            level = m.setting.level(m.group)
-            v = backends.krippendorff_alpha_counts(m.counts, m.value_domain, level)
-            v.params.setdefault("level", level)
-            return [v]
-        return [backends.fleiss_counts(m.counts)]
+def _coding(metric: str, s: Stats, level: str, binary: bool) -> list[Value]:
+    """One coding metric from the statistics of a (setting, group, layer)."""
     if metric == "alpha":
-        level = m.setting.level(m.group)
-        v = backends.krippendorff_alpha(m.values, level)
+        v = coefficients.alpha(s, level)
         v.params.setdefault("level", level)
+        if not s.annotators:
+            v.params["from"] = "value counts"
         return [v]
     if metric == "fleiss":
-        return [backends.fleiss(m.values)]
+        return [coefficients.fleiss(s)]
     if metric == "cohen":
-        return backends.cohen(m.values, m.annotators)
+        return coefficients.cohen(s)
+    if metric == "cohen-mean":
+        return [coefficients.mean_of(coefficients.cohen(s), "Cohen's kappa")]
+    if metric == "scott":
+        return coefficients.scott(s)
+    if metric in ("ac1", "ac2"):
+        v = coefficients.ac2(s, "nominal" if metric == "ac1" else level)
+        v.params.setdefault("level", "nominal" if metric == "ac1" else level)
+        return [v]
+    if metric == "percent":
+        return [coefficients.percent(s)]
     if metric == "cochran-q":
-        return [backends.cochran_q(m.values, m.binary)]
+        return [coefficients.cochran_q(s, binary)]
     raise ValueError(metric)
 
 
-def _rows(setting: Setting, m: Matrix, layers: Sequence[str], metrics: Sequence[str], segs: _Segments | None, gamma: dict[str, Any]) -> list[dict[str, Any]]:
+@dataclass
+class _Cell:
+    """One (setting, group, layer) to report: its statistics, and its matrix only when a span metric needs it."""
+
+    group: str
+    layer: str
+    layers: list[str]
+    stats: Stats
+    docs: int | None
+    crowd: int | None
+    matrix: Callable[[], Matrix]
+
+
+def _annotators(cell: _Cell) -> int:
+    if cell.crowd is not None:
+        return cell.crowd
+    return int((cell.stats.annotator_counts().sum(axis=1) > 0).sum())
+
+
+def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: _Segments | None, options: dict[str, Any]) -> list[dict[str, Any]]:
     base = {
         "setting": setting.name,
         "unit": setting.unit or "item",
         "approach": setting.approach,
         "mode": setting.mode,
-        "group": m.group,
-        "layer": m.layer,
-        "annotators": m.crowd if m.crowd is not None else (int(np.sum(~np.all(np.isnan(m.values), axis=0))) if m.values.size else 0),
-        "documents": len(m.docs) if m.docs else None,
-        "relations": segs.relations(m.group, layers) if segs is not None else None,
-        "units": int(m.values.shape[0]),
-        **({"units": int(m.counts.shape[0])} if m.counts is not None else {}),
+        "group": cell.group,
+        "layer": cell.layer,
+        "annotators": _annotators(cell),
+        "documents": cell.docs,
+        "relations": segs.relations(cell.group, cell.layers) if segs is not None else None,
+        "units": cell.stats.n_units,
     }
+    level = setting.level(cell.group)
     out = []
     for metric in metrics:
-        if m.crowd is not None and metric in _NEEDS_IDENTITY:
+        if cell.crowd is not None and metric in _NEEDS_IDENTITY:
             values = [nan(
-                f"{m.crowd} annotators, a few per unit: measured from value counts per unit (alpha, fleiss); "
+                f"{cell.crowd} annotators, a few per unit: measured from value counts per unit (alpha, fleiss, ac1, ac2, percent); "
                 f"{metric} needs each annotator's own coding of every unit"
             )]
         elif metric == "alpha-u":
-            values = [_alpha_u(segs, m, layers)]
+            values = [_alpha_u(segs, cell.matrix(), cell.layers)]
         elif metric == "gamma":
-            values = [_gamma(segs, m, layers, gamma)]
+            values = [_gamma(segs, cell.matrix(), cell.layers, options["gamma"])]
         else:
-            values = _coding(metric, m)
+            values = _coding(metric, cell.stats, level, setting.value == "binary")
+            if options["ci"] and metric in bootstrap.RESAMPLED:
+                values = [bootstrap.interval(metric, cell.stats, v, level, options["ci"]) for v in values]
         for v in values:
             params = dict(v.params)
-            level = params.pop("level", None)
+            value_level = params.pop("level", None)
+            a, b = v.pair.split("|", 1) if v.pair and "|" in v.pair else (None, None)
             out.append(
                 {
                     **base,
@@ -288,11 +346,32 @@ def _rows(setting: Setting, m: Matrix, layers: Sequence[str], metrics: Sequence[
                     "df": v.df,
                     "p_value": v.p_value,
                     "pair": v.pair,
-                    "level": level,
+                    "level": value_level,
                     "params": json.dumps(params, sort_keys=True) if params else None,
+                    "ci_low": v.ci[0] if v.ci else None,
+                    "ci_high": v.ci[1] if v.ci else None,
+                    "annotator_a": a,
+                    "annotator_b": b,
                 }
             )
     return out
+
+
+def _cells(setting: Setting, mats: list[Matrix], spans: bool) -> Iterator[_Cell]:
+    """The cells of one group: each matrix, and for separate layers all layers together (the RAT's "both")."""
+    per = []
+    for m in mats:
+        layers = (list(setting.layer_bits) or m.layer.split("+")) if setting.mode == "combined" else [m.layer]
+        s = stats.from_matrix(m)
+        per.append(s)
+        yield _Cell(m.group, m.layer, layers, s, len(m.docs) if m.docs else None, m.crowd, lambda m=m: m)
+    if setting.kind == "units" and setting.mode != "combined" and len(mats) > 1:
+        layers = [m.layer for m in mats]
+        both = sum(per[1:], per[0])  # the statistics of the stacked layers: the additive reduction
+        first = mats[0]
+        yield _Cell(first.group, "+".join(layers), layers, both, len(first.docs) if first.docs else None,
+                    max((m.crowd for m in mats if m.crowd is not None), default=None) if first.crowd is not None else None,
+                    lambda: _stack(mats, "+".join(layers)))
 
 
 def measure(
@@ -301,14 +380,25 @@ def measure(
     settings: Sequence[str] | None = None,
     groups: Sequence[str] | None = None,
     gamma: dict[str, Any] | None = None,
+    ci: bootstrap.Options | None = None,
 ) -> pa.Table:
-    """The results table of ``unitize agree`` for an output directory."""
+    """The results table of ``unitize agree`` for an output directory.
+
+    Per (setting, group, layer) the matrix is read once and reduced to its
+    sufficient statistics; every coding metric comes from them.
+    """
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
         raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}")
     data = out if isinstance(out, OutputData) else OutputData(out)
     chosen = [data.setting(s) for s in settings] if settings else data.settings
-    gamma_options = {**GAMMA_DEFAULTS, **(gamma or {})}
+    if groups:
+        known = sorted({g for s in chosen for g in data.groups(s)})
+        missing = [g for g in groups if g not in known]
+        if missing:
+            raise ValueError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
+    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci}
+    spans = any(m in ("alpha-u", "gamma") for m in metrics)
     rows: list[dict[str, Any]] = []
     segment_cache: dict[str, _Segments | None] = {}
     for setting in chosen:
@@ -319,16 +409,8 @@ def measure(
                 segment_cache[setting.unit] = _Segments(table) if table is not None else None
             segs = segment_cache[setting.unit]
         for group, mats in data.by_group(setting, groups):
-            for m in mats:
-                if setting.mode == "combined":
-                    layers = list(setting.layer_bits) or m.layer.split("+")
-                else:
-                    layers = [m.layer]
-                rows += _rows(setting, m, layers, metrics, segs, gamma_options)
-            if setting.kind == "units" and setting.mode != "combined" and len(mats) > 1:
-                layers = [m.layer for m in mats]
-                both = _stack(mats, "+".join(layers))
-                rows += _rows(setting, both, layers, metrics, segs, gamma_options)
+            for cell in _cells(setting, mats, spans):
+                rows += _rows(setting, cell, metrics, segs, options)
     return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
 
 

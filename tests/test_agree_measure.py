@@ -1,0 +1,163 @@
+"""`measure` from the sufficient statistics: every coding metric against the package-backed
+backends on the example corpus, bootstrap intervals, and the CLI's usage errors and notes."""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+
+import numpy as np
+import pytest
+
+pytest.importorskip("krippendorff")
+pytest.importorskip("statsmodels")
+
+from tests.conftest import EXAMPLE  # noqa: E402
+from unitize.agree import Options, backends, bootstrap, measure  # noqa: E402
+from unitize.agree import coefficients as C  # noqa: E402
+from unitize.agree import stats as S  # noqa: E402
+from unitize.agree.data import OutputData  # noqa: E402
+from unitize.cli import main  # noqa: E402
+
+CODING = ["alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q"]
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    target = tmp_path_factory.mktemp("agree-measure") / "out"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(target), "--modes", "separate,combined", "-q"]) == 0
+    return target
+
+
+def test_every_coding_metric_matches_the_package_backends(out):
+    rows = measure(out, CODING, settings=["word-interval", "word-interval-combined"]).to_pylist()
+    data = OutputData(out)
+    checked = 0
+    for setting in ("word-interval", "word-interval-combined"):
+        for m in data.matrices(data.setting(setting)):
+            mine = {(r["metric"], r["pair"]): r for r in rows if (r["setting"], r["group"], r["layer"]) == (setting, m.group, m.layer)}
+            assert mine[("alpha", None)]["value"] == pytest.approx(backends.krippendorff_alpha(m.values).value, abs=1e-12)
+            assert mine[("fleiss", None)]["value"] == pytest.approx(backends.fleiss(m.values).value, abs=1e-12)
+            for v in backends.cohen(m.values, m.annotators):
+                r = mine[("cohen", v.pair)]
+                assert r["value"] == pytest.approx(v.value, abs=1e-12, nan_ok=True)
+                assert r["std_err"] == pytest.approx(v.std_err, abs=1e-12, nan_ok=True)
+                assert (r["annotator_a"], r["annotator_b"]) == tuple(v.pair.split("|"))
+            pairs = [r["value"] for (metric, pair), r in mine.items() if metric == "cohen"]
+            assert mine[("cohen-mean", "mean")]["value"] == pytest.approx(np.nanmean(pairs))
+            q = backends.cochran_q(m.values, m.binary)
+            assert mine[("cochran-q", None)]["value"] == pytest.approx(q.value, abs=1e-9, nan_ok=True)
+            checked += 1
+    assert checked >= 8
+
+
+def test_both_layers_come_from_the_sum_of_the_layer_statistics(out):
+    rows = measure(out, ["alpha", "ac1"], settings=["word-interval"]).to_pylist()
+    data = OutputData(out)
+    for group, mats in data.by_group(data.setting("word-interval")):
+        stacked = np.concatenate([m.values for m in mats])
+        both = [r for r in rows if r["group"] == group and r["layer"] == "Arg1+Arg2"]
+        assert {r["metric"]: r["value"] for r in both}["alpha"] == pytest.approx(backends.krippendorff_alpha(stacked).value, abs=1e-12)
+        assert {r["units"] for r in both} == {stacked.shape[0]}
+
+
+def test_bootstrap_interval_is_seeded_recorded_and_brackets_the_value(out):
+    opts = Options(level=0.9, replicates=300, seed=11)
+    first = measure(out, ["alpha", "fleiss", "cohen", "ac1"], settings=["word-interval"], ci=opts).to_pylist()
+    again = measure(out, ["alpha", "fleiss", "cohen", "ac1"], settings=["word-interval"], ci=opts).to_pylist()
+    assert [(r["ci_low"], r["ci_high"]) for r in first] == [(r["ci_low"], r["ci_high"]) for r in again]
+    finite = [r for r in first if not math.isnan(r["value"])]
+    assert finite and all(r["ci_low"] <= r["value"] + 1e-9 and r["value"] - 1e-9 <= r["ci_high"] for r in finite if r["ci_low"] is not None)
+    record = json.loads(finite[0]["params"])["ci"]
+    assert (record["level"], record["replicates"], record["seed"]) == (0.9, 300, 11)
+
+
+def test_bootstrap_replicates_equal_resampling_the_units():
+    """The multinomial over patterns is the unit bootstrap: one replicate by hand gives the same alpha."""
+    rng = np.random.default_rng(5)
+    data = rng.integers(0, 3, size=(40, 3)).astype(float)
+    cols, dom = S.codes(data)
+    s = S.from_codes(cols, dom, ["a", "b", "c"])
+    draw = rng.integers(0, 40, size=40)
+    by_hand = C.alpha(S.from_codes(*S.codes(data[draw], dom), ["a", "b", "c"]), "interval").value
+    # the same draw as pattern counts
+    key = [tuple(r) for r in np.stack([(data[draw] == v).sum(axis=1) for v in dom], axis=1)]
+    units = np.array([key.count(tuple(p)) for p in s.patterns])
+    assert float(C.alpha_from(s.with_units(units).coincidence(), dom, "interval")) == pytest.approx(by_hand, abs=1e-12)
+
+
+def test_bootstrap_coverage_on_synthetic_data():
+    """Two coders copy a true binary value with probability .7: the 90% interval covers the
+    population alpha in about 90% of samples."""
+    rng = np.random.default_rng(2024)
+
+    def sample(n):
+        truth = rng.integers(0, 2, n)
+        coders = [np.where(rng.random(n) < 0.7, truth, rng.integers(0, 2, n)) for _ in range(2)]
+        return S.from_codes([c.astype(np.int8) for c in coders], np.array([0.0, 1.0]), ["a", "b"])
+
+    population = C.alpha(sample(2_000_000)).value
+    hits = 0
+    runs = 200
+    for i in range(runs):
+        s = sample(300)
+        low, high = np.percentile(bootstrap.replicates("alpha", s, "nominal", Options(replicates=400, seed=i)), [5, 95])
+        hits += low <= population <= high
+    assert 0.84 <= hits / runs <= 0.96
+
+
+def test_unknown_group_is_a_usage_error_listing_the_groups(out, tmp_path, capsys):
+    assert main(["agree", str(out), "--groups", "nope", "--dest", str(tmp_path / "g")]) == 2
+    err = capsys.readouterr().err
+    assert "nope" in err and "ama, icin, ki, ve" in err
+
+
+def test_gamma_without_the_package_is_a_usage_error(out, tmp_path, capsys, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_pygamma(name, *args, **kw):
+        if name.startswith("pygamma_agreement"):
+            raise ImportError(name)
+        return real(name, *args, **kw)
+
+    monkeypatch.setattr(builtins, "__import__", no_pygamma)
+    assert main(["agree", str(out), "--metric", "gamma", "--dest", str(tmp_path / "g")]) == 2
+    assert "pip install 'unitize[gamma]'" in capsys.readouterr().err
+    assert not (tmp_path / "g" / "results.parquet").exists()
+
+
+def test_all_nan_run_says_why(out, tmp_path, capsys):
+    assert main(["agree", str(out), "--metric", "cochran-q", "--settings", "word-interval-combined", "--dest", str(tmp_path / "q")]) == 0
+    text = capsys.readouterr().out
+    assert "every result is NaN" in text and "Cochran's Q needs binary (0/1) values" in text
+
+
+def test_backend_logging_is_captured_not_printed(capsys):
+    from unitize.agree.measure import _captured_logging
+
+    with _captured_logging() as messages:
+        for _ in range(1700):
+            logging.warning("CBC solver not installed. Using GLPK.")
+    assert len(messages) == 1700
+    assert "CBC" not in capsys.readouterr().err
+
+
+def test_notes_print_one_line_per_logged_message():
+    import pyarrow as pa
+
+    from unitize.agree.measure import RESULT_SCHEMA
+    from unitize.cli.agree import notes
+
+    row = {f.name: None for f in RESULT_SCHEMA}
+    rows = [dict(row, metric="gamma", value=0.5, params=json.dumps({"messages": {"CBC solver not installed. Using GLPK.": 850}}))] * 2
+    lines = notes(pa.Table.from_pylist(rows, schema=RESULT_SCHEMA))
+    assert lines == ["note: pygamma-agreement logged 'CBC solver not installed. Using GLPK.' 1700 times (captured; see the gamma rows' params)"]
+
+
+def test_cli_bootstrap_options(out, tmp_path):
+    assert main(["agree", str(out), "--metric", "alpha", "--settings", "word-interval", "--bootstrap", "50", "--seed", "3",
+                 "--dest", str(tmp_path / "b"), "-q"]) == 0
+    assert main(["agree", str(out), "--metric", "alpha", "--ci", "1.5", "--dest", str(tmp_path / "c")]) == 2
