@@ -14,6 +14,12 @@ Usage::
     python bench/agree.py                          # full TDB-scale preset
     python bench/agree.py --metrics alpha-u,alpha --python .venv/bin/python
 
+The floor (row ``floor``) is this script's ``--floor OUT`` in a fresh process:
+read every wide unit matrix with pyarrow (group, layer and annotator columns)
+and compute nominal alpha per (setting, group, layer) from per-unit value
+counts with NumPy ``bincount`` — what any implementation must at least do.
+Each metric's ``x floor`` column is its wall time over the floor's.
+
 Results go to stdout and ``bench/results/agree-latest.json``.
 """
 
@@ -33,6 +39,58 @@ from run import DATA_DIR, REPO_DIR, RESULTS_DIR, ensure_corpus, fmt, human_bytes
 DEFAULT = ["alpha-u", "alpha", "fleiss", "cohen", "cochran-q"]
 
 
+def floor(out: Path, settings: list[str] | None = None) -> int:
+    """Nominal alpha per (setting, group, layer) from the Parquet columns: the reading floor.
+
+    Row group by row group (one group each), the layer's dictionary indices and
+    the annotator columns as int16 (null = −1); per unit the count of each value
+    (one comparison per value and annotator), then per layer the observed and
+    expected coincidences with ``bincount``.
+    """
+    import json as _json
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    cells = 0
+    for path in sorted((out / "units").glob("*/part-0.parquet")):
+        if settings and path.parent.name not in settings:
+            continue
+        pf = pq.ParquetFile(path)
+        meta = _json.loads(pf.schema_arrow.metadata[b"unitize"])
+        if meta.get("layout", "wide") != "wide" or meta.get("kind", "units") != "units":
+            continue
+        names = meta["annotators"]
+        for i in range(pf.metadata.num_row_groups):
+            table = pf.read_row_group(i, columns=["layer", *names])
+            layer = table.column("layer").combine_chunks()
+            lcode, n_layers = layer.indices.to_numpy(), len(layer.dictionary)
+            cols = [pc.fill_null(pc.cast(table.column(a), pa.int16()), -1).combine_chunks().to_numpy() for a in names]
+            values = np.flatnonzero(sum(np.bincount(c + 1, minlength=2) for c in cols)[1:])
+            m = np.zeros(lcode.size, np.int8)
+            for c in cols:
+                m += c >= 0
+            pair = m >= 2
+            w = np.where(pair, 1.0 / np.maximum(m - 1, 1), 0.0)
+            observed = np.zeros(n_layers)
+            marg = []
+            for v in values:
+                n_v = np.zeros(lcode.size, np.int8)
+                for c in cols:
+                    n_v += c == v
+                observed += np.bincount(lcode, weights=n_v * (n_v - 1) * w, minlength=n_layers)
+                marg.append(np.bincount(lcode, weights=n_v * pair, minlength=n_layers))
+            n_v = np.stack(marg, axis=1)
+            n = n_v.sum(axis=1)
+            with np.errstate(all="ignore"):
+                alpha = 1 - (n - 1) * (n - observed) / (n**2 - (n_v**2).sum(axis=1))
+            cells += int(np.isfinite(alpha).sum())
+    print(cells)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--small", action="store_true", help="use (and generate) the small preset")
@@ -42,7 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--units", default="word", help="units to convert (word, char or word,char)")
     ap.add_argument("--reconvert", action="store_true", help="convert again even if the output exists")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--floor", type=Path, metavar="OUT", help=argparse.SUPPRESS)
+    ap.add_argument("--args", default="", help="extra arguments for every agree run (e.g. '--bootstrap 1000')")
+    ap.add_argument("--settings", help="only these settings (units/<name>), for the floor and every agree run")
     args = ap.parse_args(argv)
+    if args.floor:
+        return floor(args.floor, args.settings.split(",") if args.settings else None)
 
     corpus = (args.corpus or DATA_DIR / ("tdb-small" if args.small else "tdb-full")).resolve()
     ensure_corpus(corpus, args.small, args.seed)
@@ -64,10 +127,17 @@ def main(argv: list[str] | None = None) -> int:
         rows = manifest["summary"].get("unit_rows", {})
         print(f"{out}: unit rows {rows}, segments {manifest['summary']['segments']}")
         metrics = [m for m in args.metrics.split(",") if m]
+        only = ["--settings", args.settings] if args.settings else []
+        cmd = [args.python, str(Path(__file__).resolve()), "--floor", str(out), *only]
+        r = run_child(cmd, env=env, cwd=REPO_DIR, log_dir=logs, name="floor", timeout=None)
+        if r["exit_code"] != 0:
+            print(f"floor: failed\n{tail(r['stderr'])}", file=sys.stderr)
+            return 1
+        runs.append({"metric": "floor", "wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_bytes": r["peak_rss_bytes"], "result_rows": None})
         for name in metrics + ["all-default"]:
             chosen = ",".join(DEFAULT) if name == "all-default" else name
             dest = logs / f"dest-{name}"
-            cmd = [args.python, "-m", "unitize", "agree", str(out), "--metric", chosen, "--dest", str(dest), "-q"]
+            cmd = [args.python, "-m", "unitize", "agree", str(out), "--metric", chosen, "--dest", str(dest), "-q", *only, *args.args.split()]
             r = run_child(cmd, env=env, cwd=REPO_DIR, log_dir=logs, name=name, timeout=None)
             if r["exit_code"] != 0:
                 print(f"{name}: failed\n{tail(r['stderr'])}", file=sys.stderr)
@@ -76,9 +146,12 @@ def main(argv: list[str] | None = None) -> int:
 
             n = pq.read_metadata(dest / "results.parquet").num_rows
             runs.append({"metric": name, "wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_bytes": r["peak_rss_bytes"], "result_rows": n})
-        print(f"\n{'metric':<14} {'wall s':>8} {'cpu s':>8} {'peak RSS':>10} {'rows':>7}")
+        base = runs[0]["wall_s"]
+        print(f"\n{'metric':<14} {'wall s':>8} {'x floor':>8} {'cpu s':>8} {'peak RSS':>10} {'rows':>7}")
         for x in runs:
-            print(f"{x['metric']:<14} {fmt(x['wall_s']):>8} {fmt(x['cpu_s']):>8} {human_bytes(x['peak_rss_bytes']):>10} {x['result_rows']:>7}")
+            x["x_floor"] = x["wall_s"] / base if base else None
+            print(f"{x['metric']:<14} {fmt(x['wall_s']):>8} {x['x_floor']:>8.2f} {fmt(x['cpu_s']):>8} "
+                  f"{human_bytes(x['peak_rss_bytes']):>10} {x['result_rows'] if x['result_rows'] is not None else '-':>7}")
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
         report = {"corpus": str(corpus), "out": str(out), "unit_rows": rows, "segments": manifest["summary"]["segments"], "runs": runs}
         (RESULTS_DIR / "agree-latest.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

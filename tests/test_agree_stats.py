@@ -170,3 +170,19 @@ def test_annotators_of_two_parts_are_united_by_name():
     assert z.annotators == ("a", "b", "c")
     assert z.annotator_counts().tolist() == [[1, 0], [1, 1], [1, 0]]
     assert z.pairs[1, 2].tolist() == [[1, 0], [0, 0]]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_profile_histogram_and_per_column_paths_agree(seed, monkeypatch):
+    data = random_coding(np.random.default_rng(seed), 70, 4, 3, 0.25)
+    fast = wide(data)
+    monkeypatch.setattr(S, "PROFILES", 0)
+    general = wide(data)
+    assert fast.equals(general)
+
+
+def test_trimmed_drops_values_no_unit_has():
+    s = wide(np.array([[0.0, 0.0], [2.0, 2.0]]), domain=np.array([0.0, 1.0, 2.0]))
+    t = s.trimmed()
+    assert t.domain.tolist() == [0.0, 2.0] and t.pairs.shape == (2, 2, 2, 2)
+    assert C.alpha(t).value == C.alpha(s).value == 1.0

@@ -18,11 +18,16 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from . import backends, bootstrap, coefficients, stats
+from . import backends, bootstrap, coefficients, columns, stats
 from .alphau import alpha_u
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting
+from .data import _sorted_codes as sorted_codes
+from .data import layer_rows
+from .data import matrix as data_matrix
 from .stats import Stats
 
 METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "gamma")
@@ -92,30 +97,30 @@ def _on_domain(counts: np.ndarray, values: np.ndarray, domain: np.ndarray) -> np
 
 
 class _Segments:
-    """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and relation counts."""
+    """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and relation counts.
+
+    The relation records per (group, layer, annotator) are gathered with Arrow's group-by; the
+    per-segment arrays only when a span metric first asks for them.
+    """
 
     def __init__(self, table: pa.Table | None):
-        self.by_key: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+        self.table = table
+        self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
         self.records: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         if table is None or table.num_rows == 0:
             return
-        cols = {n: table.column(n).to_pylist() for n in ("group", "layer", "doc_id", "annotator", "label")}
-        u0 = table.column("unit_begin").to_numpy()
-        u1 = table.column("unit_end").to_numpy()
-        recs = table.column("records").to_pylist()
-        rows: dict[tuple[str, str], list[int]] = defaultdict(list)
-        for i, key in enumerate(zip(cols["group"], cols["layer"])):
-            rows[key].append(i)
-            self.records[key][cols["annotator"][i]].update(recs[i])
-        for key, idx in rows.items():
-            ix = np.array(idx, dtype=np.int64)
-            self.by_key[key] = {
-                "doc": np.array([cols["doc_id"][i] for i in idx], dtype=object),
-                "annotator": np.array([cols["annotator"][i] for i in idx], dtype=object),
-                "label": np.array([cols["label"][i] or key[1] for i in idx], dtype=object),
-                "u0": u0[ix].astype(np.int64),
-                "u1": u1[ix].astype(np.int64),
-            }
+        records = table.column("records").combine_chunks()
+        keys = table.select(["group", "layer", "annotator"]).take(pc.list_parent_indices(records))
+        flat = keys.append_column("record", pc.list_flatten(records))
+        distinct = flat.group_by(["group", "layer", "annotator"]).aggregate([("record", "distinct")])
+        for g, layer, a, recs in zip(*(distinct.column(c).to_pylist() for c in ("group", "layer", "annotator", "record_distinct"))):
+            self.records[(g, layer)][a].update(recs)
+
+    @property
+    def by_key(self) -> dict[tuple[str, str], dict[str, np.ndarray]]:
+        if self._by_key is None:
+            self._by_key = _segment_arrays(self.table)
+        return self._by_key
 
     def relations(self, group: str, layers: Iterable[str]) -> int | None:
         per: dict[str, set[str]] = defaultdict(set)
@@ -123,6 +128,29 @@ class _Segments:
             for a, recs in self.records.get((group, layer), {}).items():
                 per[a] |= recs
         return max((len(v) for v in per.values()), default=0)
+
+
+def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, np.ndarray]]:
+    """Per (group, layer): the segments' documents, annotators, labels and unit extents."""
+    out: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+    if table is None or table.num_rows == 0:
+        return out
+    cols = {n: table.column(n).to_pylist() for n in ("group", "layer", "doc_id", "annotator", "label")}
+    u0 = table.column("unit_begin").to_numpy()
+    u1 = table.column("unit_end").to_numpy()
+    rows: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, key in enumerate(zip(cols["group"], cols["layer"])):
+        rows[key].append(i)
+    for key, idx in rows.items():
+        ix = np.array(idx, dtype=np.int64)
+        out[key] = {
+            "doc": np.array([cols["doc_id"][i] for i in idx], dtype=object),
+            "annotator": np.array([cols["annotator"][i] for i in idx], dtype=object),
+            "label": np.array([cols["label"][i] or key[1] for i in idx], dtype=object),
+            "u0": u0[ix].astype(np.int64),
+            "u1": u1[ix].astype(np.int64),
+        }
+    return out
 
 
 def _continuum(m: Matrix) -> tuple[np.ndarray, list[str], int, str | None]:
@@ -357,21 +385,43 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: _Segments
     return out
 
 
-def _cells(setting: Setting, mats: list[Matrix], spans: bool) -> Iterator[_Cell]:
-    """The cells of one group: each matrix, and for separate layers all layers together (the RAT's "both")."""
+def _lazy(build: Callable[[], Matrix]) -> Callable[[], Matrix]:
+    built: list[Matrix] = []
+
+    def matrix() -> Matrix:
+        if not built:
+            built.append(build())
+        return built[0]
+
+    return matrix
+
+
+def _layers(setting: Setting, layer: str) -> list[str]:
+    return (list(setting.layer_bits) or layer.split("+")) if setting.mode == "combined" else [layer]
+
+
+def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, fast: bool) -> Iterator[_Cell]:
+    """The cells of one group: each layer, and for separate layers all layers together (the RAT's "both")."""
     per = []
-    for m in mats:
-        layers = (list(setting.layer_bits) or m.layer.split("+")) if setting.mode == "combined" else [m.layer]
-        s = stats.from_matrix(m)
-        per.append(s)
-        yield _Cell(m.group, m.layer, layers, s, len(m.docs) if m.docs else None, m.crowd, lambda m=m: m)
-    if setting.kind == "units" and setting.mode != "combined" and len(mats) > 1:
-        layers = [m.layer for m in mats]
-        both = sum(per[1:], per[0])  # the statistics of the stacked layers: the additive reduction
-        first = mats[0]
-        yield _Cell(first.group, "+".join(layers), layers, both, len(first.docs) if first.docs else None,
-                    max((m.crowd for m in mats if m.crowd is not None), default=None) if first.crowd is not None else None,
-                    lambda: _stack(mats, "+".join(layers)))
+    if fast:  # statistics of every layer straight from the columns; the matrix only if a span metric asks
+        doc_names, doc = sorted_codes(table.column("doc_id"))
+        docs = (np.bincount(codes * len(doc_names) + doc, minlength=len(layers) * len(doc_names))
+                .reshape(len(layers), -1) > 0).sum(axis=1)
+        for i, (layer, s) in enumerate(zip(layers, columns.group_stats(setting, table, codes, len(layers)))):
+            build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
+            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build)))
+    else:
+        for i, layer in enumerate(layers):
+            m = data_matrix(setting, group, layer, layer_rows(table, codes, i))
+            per.append(_Cell(group, m.layer, _layers(setting, m.layer), stats.from_matrix(m),
+                             len(m.docs) if m.docs else None, m.crowd, lambda m=m: m))
+    yield from per
+    if setting.kind == "units" and setting.mode != "combined" and len(per) > 1:
+        names = [c.layer for c in per]
+        both = sum((c.stats for c in per[1:]), per[0].stats)  # the stacked layers' statistics: the additive reduction
+        crowd = [c.crowd for c in per if c.crowd is not None]
+        yield _Cell(group, "+".join(names), names, both, per[0].docs, max(crowd) if crowd else None,
+                    _lazy(lambda: _stack([c.matrix() for c in per], "+".join(names))))
 
 
 def measure(
@@ -408,8 +458,10 @@ def measure(
                 table = data.segments(setting.unit)
                 segment_cache[setting.unit] = _Segments(table) if table is not None else None
             segs = segment_cache[setting.unit]
-        for group, mats in data.by_group(setting, groups):
-            for cell in _cells(setting, mats, spans):
+        fast = columns.fast(setting, pq.read_schema(setting.path))
+        needed = None if spans or not fast else ["group", "layer", "doc_id", *setting.annotators]
+        for group, table, layers, codes in data.group_tables(setting, groups, needed):
+            for cell in _cells(setting, group, table, layers, codes, fast):
                 rows += _rows(setting, cell, metrics, segs, options)
     return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
 

@@ -74,6 +74,15 @@ class Stats:
         return Stats(self.domain, self.annotators, self.patterns, np.asarray(units, dtype=np.int64),
                      np.zeros((1, a, v), np.int64), np.zeros((a, a, v, v), np.int64))
 
+    def trimmed(self) -> "Stats":
+        """The same statistics on the values some unit has (a per-layer view of a group-wide domain)."""
+        used = np.flatnonzero(self.units @ self.patterns) if self.units.size else np.zeros(0, np.int64)
+        if used.size == self.domain.size:
+            return self
+        patterns, units = _merge(self.patterns[:, used], self.units)
+        return Stats(self.domain[used], self.annotators, patterns, units,
+                     self.by_raters[:, :, used], self.pairs[:, :, used][:, :, :, used])
+
     # -- the reduction --
 
     def __add__(self, other: "Stats") -> "Stats":
@@ -137,9 +146,43 @@ def _patterns_from_keys(key: np.ndarray, base: int, v: int) -> tuple[np.ndarray,
     return _merge(digits.astype(np.int64), units.astype(np.int64))
 
 
+#: joint profiles (each annotator's code, missing included) are counted directly up to this many
+PROFILES = 1 << 20
+
+
+def profile_keys(columns: Sequence[np.ndarray], v: int) -> np.ndarray:
+    """Per unit, the joint profile Σ_a (code_a + 1)·(V + 1)^a (0 = nobody coded it)."""
+    n = columns[0].size if columns else 0
+    dtype = np.int32 if (v + 1) ** len(columns) < 2**31 else np.int64
+    key = np.zeros(n, dtype)
+    for a, col in enumerate(columns):
+        key += (col.astype(dtype) + 1) * dtype((v + 1) ** a)
+    return key
+
+
+def from_profiles(counts: np.ndarray, domain: np.ndarray, annotators: Sequence[str]) -> Stats:
+    """Statistics from a histogram of joint profiles (see :func:`profile_keys`): every table is a
+    sum over the few distinct profiles, not over units."""
+    a, v = len(annotators), int(domain.size)
+    seen = np.flatnonzero(counts)
+    units = counts[seen].astype(np.int64)
+    codes = (seen[:, None] // ((v + 1) ** np.arange(a, dtype=np.int64))[None, :]) % (v + 1) - 1  # (P, A), −1 missing
+    present = codes >= 0
+    m = present.sum(axis=1)
+    onehot = (codes[:, :, None] == np.arange(v)[None, None, :])  # (P, A, V)
+    patterns, pattern_units = _merge(onehot.sum(axis=1).astype(np.int64), units)
+    by_raters = np.zeros((a + 1, a, v), np.int64)
+    np.add.at(by_raters, m, onehot * units[:, None, None])
+    weighted = onehot * units[:, None, None]
+    pairs = np.einsum("pav,pbw->abvw", weighted, onehot.astype(np.int64))
+    return Stats(np.asarray(domain, np.float64), tuple(annotators), patterns, pattern_units, by_raters, pairs)
+
+
 def from_codes(columns: Sequence[np.ndarray], domain: np.ndarray, annotators: Sequence[str]) -> Stats:
     """Statistics of a wide coding: one integer array per annotator, codes into ``domain``, −1 = missing."""
     a, v = len(columns), int(domain.size)
+    if (v + 1) ** a <= PROFILES:
+        return from_profiles(np.bincount(profile_keys(columns, v), minlength=(v + 1) ** a), domain, annotators)
     n = columns[0].size if columns else 0
     base = a + 1
     m = np.zeros(n, np.int64)
