@@ -186,3 +186,12 @@ def test_trimmed_drops_values_no_unit_has():
     t = s.trimmed()
     assert t.domain.tolist() == [0.0, 2.0] and t.pairs.shape == (2, 2, 2, 2)
     assert C.alpha(t).value == C.alpha(s).value == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(0, 60), st.integers(1, 25), st.sampled_from([2, 5, 400, 1 << 40]))
+def test_distinct_rows_are_the_sorted_unique_rows(seed, n, v, top):
+    counts = np.random.default_rng(seed).integers(0, top, size=(n, v)) // np.random.default_rng(seed + 1).integers(1, 50, size=(n, v))
+    patterns, units = S._distinct_rows(counts)
+    expected, total = np.unique(counts, axis=0, return_counts=True) if n else (counts, np.zeros(0, int))
+    assert patterns.tolist() == expected.tolist() and units.tolist() == total.tolist()

@@ -14,8 +14,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .data import Setting
-from .stats import PROFILES, Stats, from_codes, from_profiles, profile_keys
+from .data import Setting, sorted_codes
+from .stats import PROFILES, Stats, from_codes, from_counts, from_profiles, profile_keys
 
 
 def _values(column: pa.ChunkedArray) -> np.ndarray:
@@ -57,3 +57,55 @@ def group_stats(setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: 
         key = key + layer.astype(key.dtype) * key.dtype.type(size)
     counts = np.bincount(key, minlength=size * n_layers).reshape(n_layers, size)
     return [from_profiles(c, domain.astype(np.float64), setting.annotators).trimmed() for c in counts]
+
+
+def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """A string or dictionary column as codes into its sorted distinct values (null = −1)."""
+    chunks = [pc.dictionary_encode(pc.cast(c, pa.string())) if not pa.types.is_dictionary(c.type) else c for c in column.chunks]
+    values = sorted({v for c in chunks for v in c.dictionary.to_pylist() if v is not None})
+    index = {v: i for i, v in enumerate(values)}
+    parts = []
+    for c in chunks:
+        lut = np.array([index.get(v, -1) for v in c.dictionary.to_pylist()] + [-1], dtype=np.int32)
+        parts.append(lut[pc.fill_null(c.indices, -1).to_numpy()])
+    codes = np.concatenate(parts) if parts else np.zeros(0, np.int32)
+    return np.arange(len(values), dtype=np.float64), codes
+
+
+def long_stats(setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, dense_cells: int) -> list[tuple[Stats, int, int]] | None:
+    """Crowd data: per layer, (statistics from per-unit value counts, annotators, documents) of one
+    group's long rows — or None when a layer is narrow enough to pivot (the annotators then keep
+    their identity, for Cohen's kappa and the like).
+
+    A unit is (document, unit index); per-unit counts come from one ``bincount`` over the
+    documents' units laid end to end, no sort. Null values (a label that did not apply) count for nothing.
+    """
+    docs, doc = sorted_codes(table.column("doc_id"))
+    annotators, ann = sorted_codes(table.column("annotator"))
+    unit = table.column("unit").to_numpy()
+    longest = np.zeros(len(docs), np.int64)  # per document its last unit: documents laid end to end
+    if unit.size:
+        runs = np.flatnonzero(np.diff(doc, prepend=-1))  # rows come in runs of one document
+        np.maximum.at(longest, doc[runs], np.maximum.reduceat(unit, runs))
+    offset = np.concatenate(([0], np.cumsum(longest + 1)))
+    span = int(offset[-1])
+    key = layer.astype(np.int64) * span + offset[doc] + unit
+    present = np.bincount(key, minlength=span * n_layers).reshape(n_layers, span) > 0
+    units = present.sum(axis=1)
+    raters = (np.bincount(layer * len(annotators) + ann, minlength=n_layers * len(annotators)).reshape(n_layers, -1) > 0).sum(axis=1)
+    if np.any(units * raters <= dense_cells):
+        return None
+    value = table.column("value")
+    if setting.value == "label" or pa.types.is_dictionary(value.type) or pa.types.is_string(value.type):
+        domain, code = _label_codes(value)
+    else:
+        code = _values(value)
+        domain = np.flatnonzero(np.bincount(code[code >= 0])) if code.size else np.zeros(0, np.int64)
+        lut = np.full(int(domain.max()) + 2 if domain.size else 1, -1, dtype=np.int32)
+        lut[domain] = np.arange(domain.size)
+        code, domain = lut[code], domain.astype(np.float64)
+    v = domain.size
+    ok = code >= 0
+    counts = np.bincount(key[ok] * v + code[ok], minlength=span * n_layers * v).reshape(n_layers, span, v)
+    docs_per = (np.bincount(layer * len(docs) + doc, minlength=n_layers * len(docs)).reshape(n_layers, -1) > 0).sum(axis=1)
+    return [(from_counts(counts[i][present[i]], domain).trimmed(), int(raters[i]), int(docs_per[i])) for i in range(n_layers)]

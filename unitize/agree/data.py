@@ -224,9 +224,8 @@ class OutputData:
             if groups is not None and group not in groups:
                 continue
             table = self._read_group(setting, group, columns)
-            if setting.kind == "items" or setting.layout == "long":
-                table = _decode(table)
             if setting.kind == "items":
+                table = _decode(table)
                 yield group, table, ["items"], np.zeros(table.num_rows, np.int64)
                 continue
             found, codes = _sorted_codes(table.column("layer"))
@@ -269,9 +268,16 @@ def layer_rows(table: pa.Table, codes: np.ndarray, i: int) -> pa.Table:
 
 def matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
     """The matrix of one (group, layer)'s rows."""
+    if setting.layout == "long":
+        table = _decode(table)
     if setting.kind == "items":
         return _items_matrix(setting, group, table)
     return _units_matrix(setting, group, layer, table)
+
+
+def sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
+    """Distinct strings of a column, sorted, and per row the index into them."""
+    return _sorted_codes(column)
 
 
 def _decode(table: pa.Table) -> pa.Table:

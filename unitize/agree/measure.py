@@ -22,11 +22,11 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from . import backends, bootstrap, coefficients, columns, stats
+from . import data as _data
 from .alphau import alpha_u
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting
-from .data import _sorted_codes as sorted_codes
-from .data import layer_rows
+from .data import layer_rows, sorted_codes
 from .data import matrix as data_matrix
 from .stats import Stats
 
@@ -410,6 +410,11 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
         for i, (layer, s) in enumerate(zip(layers, columns.group_stats(setting, table, codes, len(layers)))):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
             per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build)))
+    elif crowd := (columns.long_stats(setting, table, codes, len(layers), _data.DENSE_CELLS)
+                   if setting.kind == "units" and setting.layout == "long" else None):
+        for i, (layer, (s, raters, docs)) in enumerate(zip(layers, crowd)):
+            build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
+            per.append(_Cell(group, layer, _layers(setting, layer), s, docs, raters, _lazy(build)))
     else:
         for i, layer in enumerate(layers):
             m = data_matrix(setting, group, layer, layer_rows(table, codes, i))

@@ -133,6 +133,38 @@ def _merge(patterns: np.ndarray, units: np.ndarray) -> tuple[np.ndarray, np.ndar
     return distinct[keep].astype(np.int64), total[keep]
 
 
+def _distinct_rows(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of a units × values count matrix and how many units have each (canonical form).
+
+    Columns are packed into exact mixed-radix int64 keys a few at a time (each column's own
+    maximum is its radix) and the keys combined by ranking, instead of sorting whole rows.
+    """
+    n, v = counts.shape
+    if n == 0:
+        return _merge(counts, np.zeros(0, np.int64))
+    rank = np.zeros(n, np.int64)
+    size = 1
+    radix = counts.max(axis=0).astype(np.int64) + 1
+    start = 0
+    while start < v:
+        key = rank.copy()
+        width = size
+        stop = start
+        while stop < v and np.log2(width) + np.log2(radix[stop]) < 62:
+            key = key * radix[stop] + counts[:, stop]
+            width *= int(radix[stop])
+            stop += 1
+        if stop == start:  # a single column too wide to combine with the rank so far
+            key = np.unique(np.stack([rank, counts[:, stop]], axis=1), axis=0, return_inverse=True)[1].reshape(-1)
+            stop += 1
+        rank = np.unique(key, return_inverse=True)[1].reshape(-1)
+        size = int(rank.max()) + 1
+        start = stop
+    first = np.full(size, -1, np.int64)
+    first[rank[::-1]] = np.arange(n - 1, -1, -1)  # the first unit of each distinct row
+    return _merge(counts[first].astype(np.int64), np.bincount(rank, minlength=size))
+
+
 def _patterns_from_keys(key: np.ndarray, base: int, v: int) -> tuple[np.ndarray, np.ndarray]:
     """Distinct base-``base`` keys as value-count rows, with their unit counts."""
     top = base ** v if v else 1
@@ -200,7 +232,7 @@ def from_codes(columns: Sequence[np.ndarray], domain: np.ndarray, annotators: Se
         for col in columns:
             ok = col >= 0
             np.add.at(counts, (rows[ok], col[ok]), 1)
-        patterns, units = _merge(counts, np.ones(n, np.int64))
+        patterns, units = _distinct_rows(counts)
     by_raters = np.zeros((base, a, v), np.int64)
     pairs = np.zeros((a, a, v, v), np.int64)
     for i, col in enumerate(columns):
@@ -223,7 +255,7 @@ def from_counts(counts: np.ndarray, domain: np.ndarray) -> Stats:
         key = counts @ (base ** np.arange(v, dtype=np.int64))
         patterns, units = _patterns_from_keys(key, base, v)
     else:
-        patterns, units = _merge(counts.reshape(-1, v), np.ones(counts.shape[0], np.int64))
+        patterns, units = _distinct_rows(counts.reshape(-1, v))
     return Stats(np.asarray(domain, np.float64), (), patterns, units,
                  np.zeros((base, 0, v), np.int64), np.zeros((0, 0, v, v), np.int64))
 
