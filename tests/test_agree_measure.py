@@ -136,7 +136,7 @@ def test_all_nan_run_says_why(out, tmp_path, capsys):
 
 
 def test_backend_logging_is_captured_not_printed(capsys):
-    from unitize.agree.measure import _captured_logging
+    from unitize.agree.spans import _captured_logging
 
     with _captured_logging() as messages:
         for _ in range(1700):

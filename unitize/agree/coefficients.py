@@ -22,7 +22,7 @@ from math import comb
 
 import numpy as np
 
-from .backends import Value, nan
+from .backends import Value, nan, require
 from .stats import Stats
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -105,14 +105,23 @@ def fleiss_from(w: np.ndarray, pat: np.ndarray, r: int) -> np.ndarray:
         return (p_bar - p_e) / (1 - p_e)
 
 
-def fleiss(s: Stats) -> Value:
-    """Fleiss' kappa with its analytic standard error under κ = 0 (Fleiss, Nee & Landis 1979)."""
+def _complete_or_reason(s: Stats) -> tuple[int, np.ndarray, np.ndarray, int] | Value:
+    """:func:`_complete` and the number of complete units, or the NaN saying why there are none."""
     r, pat, w = _complete(s)
     n = int(w.sum())
     if r < 2:
         return nan("fewer than two annotators with data", units_used=0)
     if n == 0:
         return nan("no unit is coded by every annotator", units_used=0)
+    return r, pat, w, n
+
+
+def fleiss(s: Stats) -> Value:
+    """Fleiss' kappa with its analytic standard error under κ = 0 (Fleiss, Nee & Landis 1979)."""
+    complete = _complete_or_reason(s)
+    if isinstance(complete, Value):
+        return complete
+    r, pat, w, n = complete
     p = (w @ pat) / (n * r)
     if (p > 0).sum() < 2:
         return nan(f"no variation: every annotator gave every unit the value {s.domain[p > 0][0]:g}", units_used=n)
@@ -272,18 +281,15 @@ def percent(s: Stats) -> Value:
 
 def cochran_q(s: Stats, binary: bool) -> Value:
     """Cochran's Q with df and p-value, over units every annotator with data coded; binary data only."""
-    from scipy.stats import chi2
-
+    chi2 = require("scipy.stats", "agree").chi2
     if not binary or not set(s.domain.tolist()) <= {0.0, 1.0}:
         return nan("Cochran's Q needs binary (0/1) values")
     if not s.annotators:
         return nan("Cochran's Q needs each annotator's own coding; crowd data has value counts only")
-    k, pat, w = _complete(s)
-    n = int(w.sum())
-    if k < 2:
-        return nan("fewer than two annotators with data", units_used=0)
-    if n == 0:
-        return nan("no unit is coded by every annotator", units_used=0)
+    complete = _complete_or_reason(s)
+    if isinstance(complete, Value):
+        return complete
+    k, pat, w, n = complete
     one = np.flatnonzero(s.domain == 1.0)
     rows = pat[:, one[0]] if one.size else np.zeros(len(w), np.int64)
     if np.all((rows == 0) | (rows == k)):
