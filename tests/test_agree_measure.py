@@ -161,3 +161,36 @@ def test_cli_bootstrap_options(out, tmp_path):
     assert main(["agree", str(out), "--metric", "alpha", "--settings", "word-interval", "--bootstrap", "50", "--seed", "3",
                  "--dest", str(tmp_path / "b"), "-q"]) == 0
     assert main(["agree", str(out), "--metric", "alpha", "--ci", "1.5", "--dest", str(tmp_path / "c")]) == 2
+
+
+def test_crowd_label_tables_counted_in_one_pass_equal_the_pivot(out, tmp_path, monkeypatch):
+    """Long unit tables with string labels (and nulls): the one-pass value counts give the
+    pivoted (dense) values for every metric defined on value counts."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from tests.test_agree import to_long, write_outdir
+    from unitize.agree import data
+
+    src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+    m = json.loads(src.schema.metadata[b"unitize"])
+    rng = np.random.default_rng(4)
+    for a in m["annotators"]:
+        labels = np.array(["none", "claim", "evidence"], dtype=object)[
+            np.where(pc.fill_null(src.column(a), 0).to_numpy() == 1, rng.integers(1, 3, src.num_rows), 0)]
+        labels[rng.random(src.num_rows) < 0.05] = None  # a label that did not apply
+        src = src.set_column(src.schema.get_field_index(a), a, pa.array(labels.tolist(), pa.string()).dictionary_encode())
+    long = to_long(src, m["annotators"], {**m, "layout": "long", "value": "label", "mode": "labels"})
+    root = write_outdir(tmp_path / "labels", {"units/word-interval-labels/part-0.parquet": long})
+    metrics = ["alpha", "fleiss", "ac1", "percent"]
+    dense = {(r["group"], r["layer"], r["metric"]): r for r in measure(root, metrics).to_pylist()}
+    monkeypatch.setattr(data, "DENSE_CELLS", 10)
+    crowd = {(r["group"], r["layer"], r["metric"]): r for r in measure(root, metrics).to_pylist()}
+    assert set(crowd) == set(dense)
+    for key, row in crowd.items():
+        assert row["value"] == pytest.approx(dense[key]["value"], abs=1e-12, nan_ok=True), key
+        assert (row["units"], row["documents"], row["annotators"]) == (dense[key]["units"], dense[key]["documents"], 3), key
+        if key[2] != "fleiss":
+            assert row["units_used"] == dense[key]["units_used"], key
+    assert sum(not math.isnan(r["value"]) for r in crowd.values()) >= 8
