@@ -321,15 +321,14 @@ def _sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c) for c in column.chunks]
     dictionaries = [c.dictionary.to_pylist() for c in chunks]
     values = sorted({v for d in dictionaries for v in d})
-    if len(chunks) == 1 and dictionaries[0] == values:  # a sorted dictionary: its indices are the codes
-        codes = chunks[0].indices.to_numpy(zero_copy_only=False)
-    else:
-        index = {v: i for i, v in enumerate(values)}
-        parts = [
-            np.array([index[v] for v in d], dtype=np.int64)[c.indices.to_numpy(zero_copy_only=False)] if d else np.zeros(len(c), np.int64)
-            for c, d in zip(chunks, dictionaries)
-        ]
-        codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    index = {v: i for i, v in enumerate(values)}
+    parts = [
+        c.indices.to_numpy(zero_copy_only=False) if d == values  # a sorted dictionary: its indices are the codes
+        else np.array([index[v] for v in d], dtype=np.int64)[c.indices.to_numpy(zero_copy_only=False)] if d
+        else np.zeros(len(c), np.int64)
+        for c, d in zip(chunks, dictionaries)
+    ]
+    codes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     used = np.flatnonzero(np.bincount(codes, minlength=len(values)))  # a dictionary may hold values no row uses
     if used.size == len(values):
         return values, codes
