@@ -14,7 +14,7 @@ pytest.importorskip("krippendorff")
 pytest.importorskip("statsmodels")
 
 from tests.conftest import EXAMPLE  # noqa: E402
-from unitize.agree import Options, backends, bootstrap, measure  # noqa: E402
+from unitize.agree import Options, agree, backends, bootstrap, measure  # noqa: E402
 from unitize.agree import coefficients as C  # noqa: E402
 from unitize.agree import stats as S  # noqa: E402
 from unitize.agree.data import OutputData  # noqa: E402
@@ -194,3 +194,38 @@ def test_crowd_label_tables_counted_in_one_pass_equal_the_pivot(out, tmp_path, m
         if key[2] != "fleiss":
             assert row["units_used"] == dense[key]["units_used"], key
     assert sum(not math.isnan(r["value"]) for r in crowd.values()) >= 8
+
+
+def test_per_label_rows_and_layers_with_different_labels(tmp_path):
+    """--by-label: each label against the rest; the layers-together row renumbers each layer's labels."""
+    import pyarrow as pa
+
+    from tests.test_agree import meta, write_outdir
+
+    rows = []
+    for layer, labels in (("Arg1", ["a", "b"]), ("Arg2", ["b", "c"])):
+        for u in range(12):
+            x = labels[u % 2]
+            rows.append({"group": "g", "doc_id": "d", "layer": layer, "unit": u, "begin": u, "end": u + 1,
+                         "p": x, "q": x if u % 3 else labels[(u + 1) % 2]})
+    table = pa.Table.from_pylist(rows).replace_schema_metadata(meta(annotators=["p", "q"], value="label", mode="labels"))
+    root = write_outdir(tmp_path / "o", {"units/word-labels/part-0.parquet": table})
+    result = agree(root, metrics=["alpha", "cohen"], by_label=True, summary_metric="alpha").results.to_pylist()
+    both = [r for r in result if r["layer"] == "Arg1+Arg2" and r["metric"] == "alpha"]
+    overall = [r for r in both if r["label"] is None][0]
+    stacked = np.array([[ord(r["p"]), ord(r["q"])] for r in rows], dtype=float)
+    assert overall["value"] == pytest.approx(backends.krippendorff_alpha(stacked).value, abs=1e-12)
+    assert sorted(r["label"] for r in both if r["label"]) == ["a", "b", "c"]
+    by = {r["label"]: r["value"] for r in both if r["label"]}
+    indicator = (stacked == ord("b")).astype(float)
+    assert by["b"] == pytest.approx(backends.krippendorff_alpha(indicator).value, abs=1e-12)
+    assert {r["label"] for r in result if r["metric"] == "cohen" and r["layer"] == "Arg1"} == {None, "a", "b"}
+
+
+
+def test_new_metrics_in_summary_and_plots(out, tmp_path):
+    pytest.importorskip("matplotlib")
+    res = agree(out, metrics=["ac1", "percent", "cohen-mean"], plot=True, dest=tmp_path / "p")
+    assert res.summary_metric == "ac1"
+    assert any(f.name.startswith("ac1_") and f.suffix == ".png" for f in res.files)
+    assert "AC1WI_Arg1" in (tmp_path / "p" / "summary.md").read_text(encoding="utf-8")

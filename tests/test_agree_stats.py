@@ -195,3 +195,20 @@ def test_distinct_rows_are_the_sorted_unique_rows(seed, n, v, top):
     patterns, units = S._distinct_rows(counts)
     expected, total = np.unique(counts, axis=0, return_counts=True) if n else (counts, np.zeros(0, int))
     assert patterns.tolist() == expected.tolist() and units.tolist() == total.tolist()
+
+
+def test_one_vs_rest_is_the_indicator_coding():
+    s = wide(K2011)
+    for i, value in enumerate(s.domain):
+        indicator = np.where(np.isnan(K2011), np.nan, (K2011 == value).astype(float))
+        expected = krippendorff.alpha(reliability_data=indicator.T, level_of_measurement="nominal")
+        assert C.alpha(s.one_vs_rest(i)).value == pytest.approx(expected, abs=1e-12)
+        assert C.ac1(s.one_vs_rest(i)).value == pytest.approx(C.ac1(wide(indicator)).value, abs=1e-12)
+
+
+def test_relabeled_statistics_are_those_of_the_renamed_values():
+    data = random_coding(np.random.default_rng(9), 30, 3, 4, 0.2)
+    rename = {1.0: 7.0, 2.0: 3.0, 3.0: 5.0, 4.0: 1.0}
+    renamed = np.vectorize(lambda x: rename.get(x, x))(data)
+    s = wide(data)
+    assert s.relabeled(np.array([rename[v] for v in s.domain])).equals(wide(renamed))

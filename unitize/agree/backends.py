@@ -35,6 +35,7 @@ class Value:
     pair: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     ci: tuple[float, float] | None = None  # bootstrap confidence interval (see agree.bootstrap)
+    label: str | None = None  # category-specific rows: the value measured against all others
 
 
 class MissingDependency(RuntimeError):

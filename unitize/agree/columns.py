@@ -59,7 +59,7 @@ def group_stats(setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: 
     return [from_profiles(c, domain.astype(np.float64), setting.annotators).trimmed() for c in counts]
 
 
-def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """A string or dictionary column as codes into its sorted distinct values (null = −1)."""
     chunks = [pc.dictionary_encode(pc.cast(c, pa.string())) if not pa.types.is_dictionary(c.type) else c for c in column.chunks]
     values = sorted({v for c in chunks for v in c.dictionary.to_pylist() if v is not None})
@@ -69,11 +69,14 @@ def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
         lut = np.array([index.get(v, -1) for v in c.dictionary.to_pylist()] + [-1], dtype=np.int32)
         parts.append(lut[pc.fill_null(c.indices, -1).to_numpy()])
     codes = np.concatenate(parts) if parts else np.zeros(0, np.int32)
-    return np.arange(len(values), dtype=np.float64), codes
+    return np.arange(len(values), dtype=np.float64), codes, values
 
 
-def long_stats(setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, dense_cells: int) -> list[tuple[Stats, int, int]] | None:
-    """Crowd data: per layer, (statistics from per-unit value counts, annotators, documents) of one
+def long_stats(
+    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, dense_cells: int
+) -> tuple[list[tuple[Stats, int, int]], list[str] | None] | None:
+    """Crowd data: per layer, (statistics from per-unit value counts, annotators, documents), and the
+    label of each value code (None for numbers), of one
     group's long rows — or None when a layer is narrow enough to pivot (the annotators then keep
     their identity, for Cohen's kappa and the like).
 
@@ -97,8 +100,9 @@ def long_stats(setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: i
         return None
     value = table.column("value")
     if setting.value == "label" or pa.types.is_dictionary(value.type) or pa.types.is_string(value.type):
-        domain, code = _label_codes(value)
+        domain, code, categories = _label_codes(value)
     else:
+        categories = None
         code = _values(value)
         domain = np.flatnonzero(np.bincount(code[code >= 0])) if code.size else np.zeros(0, np.int64)
         lut = np.full(int(domain.max()) + 2 if domain.size else 1, -1, dtype=np.int32)
@@ -108,4 +112,5 @@ def long_stats(setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: i
     ok = code >= 0
     counts = np.bincount(key[ok] * v + code[ok], minlength=span * n_layers * v).reshape(n_layers, span, v)
     docs_per = (np.bincount(layer * len(docs) + doc, minlength=n_layers * len(docs)).reshape(n_layers, -1) > 0).sum(axis=1)
-    return [(from_counts(counts[i][present[i]], domain).trimmed(), int(raters[i]), int(docs_per[i])) for i in range(n_layers)]
+    per = [(from_counts(counts[i][present[i]], domain).trimmed(), int(raters[i]), int(docs_per[i])) for i in range(n_layers)]
+    return per, categories

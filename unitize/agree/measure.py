@@ -15,7 +15,7 @@ The span metrics (:mod:`unitize.agree.spans`) build the matrix only when asked.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -60,12 +60,25 @@ RESULT_SCHEMA = pa.schema(
         ("ci_high", pa.float64()),
         ("annotator_a", pa.string()),
         ("annotator_b", pa.string()),
+        ("label", pa.string()),
     ]
 )
 
 #: metrics that compare annotators as persons (pairs, blocks, whole segmentations), so are not
 #: defined on rater slots (long-layout crowd data, see data._pivot_long)
 _NEEDS_IDENTITY = ("cohen", "cohen-mean", "scott", "cochran-q", "alpha-u", "gamma")
+
+
+#: metrics with a per-label breakdown (``by_label``): each value against all others, nominal
+BY_LABEL = ("alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent")
+
+
+def _measured(metric: str, s: Stats, level: str, binary: bool, options: dict[str, Any]) -> list[Value]:
+    """A coding metric's rows, with their bootstrap intervals when asked."""
+    values = _coding(metric, s, level, binary)
+    if options["ci"] and metric in bootstrap.RESAMPLED:
+        values = [bootstrap.interval(metric, s, v, level, options["ci"]) for v in values]
+    return values
 
 
 def _coding(metric: str, s: Stats, level: str, binary: bool) -> list[Value]:
@@ -106,6 +119,10 @@ class _Cell:
     docs: int | None
     crowd: int | None
     matrix: Callable[[], Matrix]
+    categories: list[str] | None = None  # label data: the label of each value code
+
+    def label(self, value: float) -> str:
+        return self.categories[int(value)] if self.categories is not None else f"{value:g}"
 
 
 def _annotators(cell: _Cell) -> int:
@@ -140,9 +157,11 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
         elif metric == "gamma":
             values = [gamma_value(segs, cell.matrix(), cell.layers, options["gamma"])]
         else:
-            values = _coding(metric, cell.stats, level, setting.value == "binary")
-            if options["ci"] and metric in bootstrap.RESAMPLED:
-                values = [bootstrap.interval(metric, cell.stats, v, level, options["ci"]) for v in values]
+            values = _measured(metric, cell.stats, level, setting.value == "binary", options)
+            if options["by_label"] and metric in BY_LABEL and setting.value != "binary" and cell.stats.domain.size > 1:
+                for i, value in enumerate(cell.stats.domain):  # category-specific: this value or another
+                    values += [replace(v, label=cell.label(value))
+                               for v in _measured(metric, cell.stats.one_vs_rest(i), "nominal", True, options)]
         for v in values:
             params = dict(v.params)
             value_level = params.pop("level", None)
@@ -164,6 +183,7 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
                     "ci_high": v.ci[1] if v.ci else None,
                     "annotator_a": a,
                     "annotator_b": b,
+                    "label": v.label,
                 }
             )
     return out
@@ -196,21 +216,30 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
             per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build)))
     elif crowd := (columns.long_stats(setting, table, codes, len(layers), _data.DENSE_CELLS)
                    if setting.kind == "units" and setting.layout == "long" else None):
-        for i, (layer, (s, raters, docs)) in enumerate(zip(layers, crowd)):
+        for i, (layer, (s, raters, docs)) in enumerate(zip(layers, crowd[0])):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
-            per.append(_Cell(group, layer, _layers(setting, layer), s, docs, raters, _lazy(build)))
+            per.append(_Cell(group, layer, _layers(setting, layer), s, docs, raters, _lazy(build), crowd[1]))
     else:
         for i, layer in enumerate(layers):
             m = data_matrix(setting, group, layer, layer_rows(table, codes, i))
             per.append(_Cell(group, m.layer, _layers(setting, m.layer), stats.from_matrix(m),
-                             len(m.docs) if m.docs else None, m.crowd, lambda m=m: m))
+                             len(m.docs) if m.docs else None, m.crowd, lambda m=m: m, m.categories))
     yield from per
     if setting.kind == "units" and setting.mode != "combined" and len(per) > 1:
         names = [c.layer for c in per]
-        both = sum((c.stats for c in per[1:]), per[0].stats)  # the stacked layers' statistics: the additive reduction
+        categories = sorted({x for c in per for x in c.categories or ()}) if any(c.categories for c in per) else None
+        parts = [_on_labels(c, categories) for c in per]
+        both = sum(parts[1:], parts[0])  # the stacked layers' statistics: the additive reduction
         crowd = [c.crowd for c in per if c.crowd is not None]
         yield _Cell(group, "+".join(names), names, both, per[0].docs, max(crowd) if crowd else None,
-                    _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))))
+                    _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories)
+
+
+def _on_labels(cell: _Cell, categories: list[str] | None) -> Stats:
+    """A cell's statistics with its label codes renumbered into ``categories`` (layers may differ)."""
+    if categories is None or cell.categories is None:
+        return cell.stats
+    return cell.stats.relabeled(np.array([categories.index(cell.label(v)) for v in cell.stats.domain], dtype=np.float64))
 
 
 def measure(
@@ -220,6 +249,7 @@ def measure(
     groups: Sequence[str] | None = None,
     gamma: dict[str, Any] | None = None,
     ci: bootstrap.Options | None = None,
+    by_label: bool = False,
 ) -> pa.Table:
     """The results table of ``unitize agree`` for an output directory.
 
@@ -236,7 +266,7 @@ def measure(
         missing = [g for g in groups if g not in known]
         if missing:
             raise ValueError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
-    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci}
+    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci, "by_label": by_label}
     spans = any(m in ("alpha-u", "gamma") for m in metrics)
     rows: list[dict[str, Any]] = []
     segment_cache: dict[str, Segments | None] = {}

@@ -83,6 +83,24 @@ class Stats:
         return Stats(self.domain[used], self.annotators, patterns, units,
                      self.by_raters[:, :, used], self.pairs[:, :, used][:, :, :, used])
 
+    def one_vs_rest(self, v: int) -> "Stats":
+        """The statistics of "value ``v`` or another value" (category-specific agreement): domain [0, 1]."""
+        patterns, units = _merge(np.stack([self.patterns.sum(axis=1) - self.patterns[:, v], self.patterns[:, v]], axis=1), self.units)
+        by_raters = np.stack([self.by_raters.sum(axis=2) - self.by_raters[:, :, v], self.by_raters[:, :, v]], axis=2)
+        vv = self.pairs[:, :, v, v]
+        v_rest = self.pairs[:, :, v, :].sum(axis=-1) - vv
+        rest_v = self.pairs[:, :, :, v].sum(axis=-1) - vv
+        rest = self.pairs.sum(axis=(-2, -1)) - vv - v_rest - rest_v
+        pairs = np.stack([np.stack([rest, rest_v], axis=-1), np.stack([v_rest, vv], axis=-1)], axis=-2)
+        return Stats(np.array([0.0, 1.0]), self.annotators, patterns, units, by_raters, pairs)
+
+    def relabeled(self, values: np.ndarray) -> "Stats":
+        """The same statistics with each domain value renamed to ``values`` (distinct), domain re-sorted."""
+        order = np.argsort(values)
+        patterns, units = _merge(self.patterns[:, order], self.units)
+        return Stats(np.asarray(values, np.float64)[order], self.annotators, patterns, units,
+                     self.by_raters[:, :, order], self.pairs[:, :, order][:, :, :, order])
+
     # -- the reduction --
 
     def __add__(self, other: "Stats") -> "Stats":

@@ -39,7 +39,8 @@ def summary_rows(results: pa.Table, metric: str = "alpha-u") -> tuple[list[str],
     """(columns, group rows, footer rows) of the summary for one metric."""
     if metric not in LETTERS:
         raise ValueError(f"the summary takes one value per layer; {metric!r} has none (choose {', '.join(LETTERS)})")
-    rows = [r for r in results.to_pylist() if r["metric"] == metric and r["mode"] != "combined" and r["unit"] != "item"]
+    rows = [r for r in results.to_pylist()
+            if r["metric"] == metric and r["mode"] != "combined" and r["unit"] != "item" and r.get("label") is None]
     layers = list(dict.fromkeys(r["layer"] for r in rows if "+" not in r["layer"]))
     settings = sorted(
         {(r["unit"], r["approach"]) for r in rows},
