@@ -229,3 +229,51 @@ def test_new_metrics_in_summary_and_plots(out, tmp_path):
     assert res.summary_metric == "ac1"
     assert any(f.name.startswith("ac1_") and f.suffix == ".png" for f in res.files)
     assert "AC1WI_Arg1" in (tmp_path / "p" / "summary.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("as_labels", [False, True])
+def test_per_document_rows_add_up_and_match_the_documents_rows(out, tmp_path, as_labels):
+    """--by-doc: per document from the same statistics (the columns fast path for integers, the matrix
+    path for labels); the documents' statistics add up to the layer's."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from tests.test_agree import write_outdir
+
+    root = out
+    if as_labels:
+        src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+        for a in json.loads(src.schema.metadata[b"unitize"])["annotators"]:
+            col = pa.array([None if v is None else ("x" if v else "o") for v in src.column(a).to_pylist()], pa.string())
+            src = src.set_column(src.schema.get_field_index(a), a, col)
+        m = json.loads(src.schema.metadata[b"unitize"])
+        src = src.replace_schema_metadata({b"unitize": json.dumps({**m, "value": "label", "mode": "labels"}).encode()})
+        root = write_outdir(tmp_path / "labels", {"units/word-interval/part-0.parquet": src})
+    rows = measure(root, ["alpha", "ac1"], settings=["word-interval"], by_doc=True).to_pylist()
+    data = OutputData(root)
+    checked = 0
+    for mat in data.matrices(data.setting("word-interval")):
+        per = {r["doc"]: r["value"] for r in rows
+               if (r["group"], r["layer"], r["metric"]) == (mat.group, mat.layer, "alpha") and r["doc"]}
+        assert set(per) == set(mat.docs)
+        for i, d in enumerate(mat.docs):
+            expected = backends.krippendorff_alpha(mat.values[mat.row_doc == i]).value
+            assert per[d] == pytest.approx(expected, abs=1e-12, nan_ok=True)
+            checked += 1
+    assert checked >= 8
+    both = [r for r in rows if r["layer"] == "Arg1+Arg2" and r["doc"]]
+    assert both and all(r["label"] is None for r in rows)
+
+
+def test_document_statistics_add_up_to_the_layer(out):
+    from unitize.agree import columns
+    from unitize.agree.data import sorted_codes
+
+    data = OutputData(out)
+    setting = data.setting("word-interval")
+    for group, table, layers, codes in data.group_tables(setting):
+        names, doc = sorted_codes(table.column("doc_id"))
+        per_layer, per_doc = columns.group_stats(setting, table, codes, len(layers), doc, len(names))
+        for s, docs in zip(per_layer, per_doc):
+            total = sum((x for x in docs if x.n_units), S.from_codes([], np.zeros(0), ()))
+            assert total.trimmed().equals(s)

@@ -69,6 +69,7 @@ def agree(
     gamma: dict[str, Any] | None = None,
     ci: Options | None = None,
     by_label: bool = False,
+    by_doc: bool = False,
 ) -> AgreeResult:
     """Measure, then write the results table, the summary and (optionally) the plots.
 
@@ -82,7 +83,7 @@ def agree(
         raise ValueError(f"the summary metric {summary_metric!r} is not among the metrics computed")
     if "gamma" in metrics:
         require("pygamma_agreement", "gamma")
-    results = measure(out, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label)
+    results = measure(out, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc)
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
     _atomic_parquet(results, written[0])

@@ -36,6 +36,7 @@ class Value:
     params: dict[str, Any] = field(default_factory=dict)
     ci: tuple[float, float] | None = None  # bootstrap confidence interval (see agree.bootstrap)
     label: str | None = None  # category-specific rows: the value measured against all others
+    doc: str | None = None  # per-document rows: the document
 
 
 class MissingDependency(RuntimeError):

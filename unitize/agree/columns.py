@@ -34,9 +34,11 @@ def fast(setting: Setting, schema: pa.Schema) -> bool:
     )
 
 
-def group_stats(setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int) -> list[Stats]:
-    """The statistics of every layer of one group's rows of a wide integer table, in one pass:
-    a histogram of (layer, joint profile) keys."""
+def group_stats(
+    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, doc: np.ndarray | None = None, n_docs: int = 0
+) -> tuple[list[Stats], list[list[Stats]] | None]:
+    """The statistics of every layer of one group's rows of a wide integer table, in one pass (a
+    histogram of (layer, joint profile) keys) — and with ``doc``, of every (layer, document)."""
     columns = [_values(table.column(a)) for a in setting.annotators]
     top = max((int(c.max()) for c in columns if c.size), default=-1)
     seen = np.zeros(top + 2, dtype=np.int64)
@@ -47,16 +49,25 @@ def group_stats(setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: 
         lut = np.full(top + 2, -1, dtype=np.int16)
         lut[domain] = np.arange(domain.size)
         columns = [lut[c] for c in columns]
+    dom = domain.astype(np.float64)
+    per_layer = cell_stats(columns, dom, setting.annotators, layer, n_layers)
+    if doc is None:
+        return per_layer, None
+    per_doc = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, n_layers * n_docs)
+    return per_layer, [per_doc[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)]
+
+
+def cell_stats(columns: list[np.ndarray], domain: np.ndarray, annotators: tuple[str, ...], cell: np.ndarray, n_cells: int) -> list[Stats]:
+    """The statistics of each cell (rows with the same ``cell`` index) of integer code columns."""
     v, a = domain.size, len(columns)
     size = (v + 1) ** a
-    if size * n_layers > PROFILES:  # many values or annotators: per layer, the general path
-        return [from_codes([c[layer == i] for c in columns], domain.astype(np.float64), setting.annotators).trimmed()
-                for i in range(n_layers)]
+    if size * n_cells > PROFILES:  # many values, annotators or cells: cell by cell, the general path
+        return [from_codes([c[cell == i] for c in columns], domain, annotators).trimmed() for i in range(n_cells)]
     key = profile_keys(columns, v)
-    if n_layers > 1:
-        key = key + layer.astype(key.dtype) * key.dtype.type(size)
-    counts = np.bincount(key, minlength=size * n_layers).reshape(n_layers, size)
-    return [from_profiles(c, domain.astype(np.float64), setting.annotators).trimmed() for c in counts]
+    if n_cells > 1:
+        key = key + cell.astype(key.dtype) * key.dtype.type(size)
+    counts = np.bincount(key, minlength=size * n_cells).reshape(n_cells, size)
+    return [from_profiles(c, domain, annotators).trimmed() for c in counts]
 
 
 def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, list[str]]:

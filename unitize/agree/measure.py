@@ -61,6 +61,7 @@ RESULT_SCHEMA = pa.schema(
         ("annotator_a", pa.string()),
         ("annotator_b", pa.string()),
         ("label", pa.string()),
+        ("doc", pa.string()),
     ]
 )
 
@@ -120,6 +121,7 @@ class _Cell:
     crowd: int | None
     matrix: Callable[[], Matrix]
     categories: list[str] | None = None  # label data: the label of each value code
+    per_doc: list[tuple[str, Stats]] | None = None  # with by_doc: each document's statistics (they add up to stats)
 
     def label(self, value: float) -> str:
         return self.categories[int(value)] if self.categories is not None else f"{value:g}"
@@ -158,6 +160,9 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
             values = [gamma_value(segs, cell.matrix(), cell.layers, options["gamma"])]
         else:
             values = _measured(metric, cell.stats, level, setting.value == "binary", options)
+            if metric in BY_LABEL and cell.per_doc:  # per document, from each document's statistics
+                for doc, s in cell.per_doc:
+                    values += [replace(v, doc=doc) for v in _measured(metric, s, level, setting.value == "binary", options)]
             if options["by_label"] and metric in BY_LABEL and setting.value != "binary" and cell.stats.domain.size > 1:
                 for i, value in enumerate(cell.stats.domain):  # category-specific: this value or another
                     values += [replace(v, label=cell.label(value))
@@ -184,6 +189,7 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
                     "annotator_a": a,
                     "annotator_b": b,
                     "label": v.label,
+                    "doc": v.doc,
                 }
             )
     return out
@@ -204,16 +210,18 @@ def _layers(setting: Setting, layer: str) -> list[str]:
     return (list(setting.layer_bits) or layer.split("+")) if setting.mode == "combined" else [layer]
 
 
-def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, fast: bool) -> Iterator[_Cell]:
+def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, fast: bool, by_doc: bool) -> Iterator[_Cell]:
     """The cells of one group: each layer, and for separate layers all layers together (the RAT's "both")."""
     per = []
     if fast:  # statistics of every layer straight from the columns; the matrix only if a span metric asks
         doc_names, doc = sorted_codes(table.column("doc_id"))
         docs = (np.bincount(codes * len(doc_names) + doc, minlength=len(layers) * len(doc_names))
                 .reshape(len(layers), -1) > 0).sum(axis=1)
-        for i, (layer, s) in enumerate(zip(layers, columns.group_stats(setting, table, codes, len(layers)))):
+        layer_stats, doc_stats = columns.group_stats(setting, table, codes, len(layers), doc if by_doc else None, len(doc_names))
+        for i, (layer, s) in enumerate(zip(layers, layer_stats)):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
-            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build)))
+            per_doc = [(d, x) for d, x in zip(doc_names, doc_stats[i]) if x.n_units] if doc_stats else None
+            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build), per_doc=per_doc))
     elif crowd := (columns.long_stats(setting, table, codes, len(layers), _data.DENSE_CELLS)
                    if setting.kind == "units" and setting.layout == "long" else None):
         for i, (layer, (s, raters, docs)) in enumerate(zip(layers, crowd[0])):
@@ -222,24 +230,39 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
     else:
         for i, layer in enumerate(layers):
             m = data_matrix(setting, group, layer, layer_rows(table, codes, i))
-            per.append(_Cell(group, m.layer, _layers(setting, m.layer), stats.from_matrix(m),
-                             len(m.docs) if m.docs else None, m.crowd, lambda m=m: m, m.categories))
+            per.append(_Cell(group, m.layer, _layers(setting, m.layer), stats.from_matrix(m), len(m.docs) if m.docs else None,
+                             m.crowd, lambda m=m: m, m.categories, _doc_stats(m) if by_doc else None))
     yield from per
     if setting.kind == "units" and setting.mode != "combined" and len(per) > 1:
         names = [c.layer for c in per]
         categories = sorted({x for c in per for x in c.categories or ()}) if any(c.categories for c in per) else None
-        parts = [_on_labels(c, categories) for c in per]
+        parts = [_on_labels(c, c.stats, categories) for c in per]
         both = sum(parts[1:], parts[0])  # the stacked layers' statistics: the additive reduction
+        per_doc = None
+        if all(c.per_doc is not None for c in per):
+            by: dict[str, list[Stats]] = {}
+            for c in per:
+                for d, x in c.per_doc or ():
+                    by.setdefault(d, []).append(_on_labels(c, x, categories))
+            per_doc = [(d, sum(xs[1:], xs[0])) for d, xs in sorted(by.items())]
         crowd = [c.crowd for c in per if c.crowd is not None]
         yield _Cell(group, "+".join(names), names, both, per[0].docs, max(crowd) if crowd else None,
-                    _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories)
+                    _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories, per_doc)
 
 
-def _on_labels(cell: _Cell, categories: list[str] | None) -> Stats:
-    """A cell's statistics with its label codes renumbered into ``categories`` (layers may differ)."""
+def _doc_stats(m: Matrix) -> list[tuple[str, Stats]] | None:
+    """Per document of a matrix (units data, annotators known): its statistics."""
+    if not m.docs or m.counts is not None:
+        return None
+    cols, dom = stats.codes(m.values)
+    return [(d, stats.from_codes([c[m.row_doc == i] for c in cols], dom, m.annotators).trimmed()) for i, d in enumerate(m.docs)]
+
+
+def _on_labels(cell: _Cell, s: Stats, categories: list[str] | None) -> Stats:
+    """Statistics of a cell with its label codes renumbered into ``categories`` (layers may differ)."""
     if categories is None or cell.categories is None:
-        return cell.stats
-    return cell.stats.relabeled(np.array([categories.index(cell.label(v)) for v in cell.stats.domain], dtype=np.float64))
+        return s
+    return s.relabeled(np.array([categories.index(cell.label(v)) for v in s.domain], dtype=np.float64))
 
 
 def measure(
@@ -250,6 +273,7 @@ def measure(
     gamma: dict[str, Any] | None = None,
     ci: bootstrap.Options | None = None,
     by_label: bool = False,
+    by_doc: bool = False,
 ) -> pa.Table:
     """The results table of ``unitize agree`` for an output directory.
 
@@ -280,7 +304,7 @@ def measure(
         fast = columns.fast(setting, pq.read_schema(setting.path))
         needed = None if spans or not fast else ["group", "layer", "doc_id", *setting.annotators]
         for group, table, layers, codes in data.group_tables(setting, groups, needed):
-            for cell in _cells(setting, group, table, layers, codes, fast):
+            for cell in _cells(setting, group, table, layers, codes, fast, by_doc):
                 rows += _rows(setting, cell, metrics, segs, options)
     return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
 

@@ -48,7 +48,7 @@ def box_plots(results: pa.Table, dest: Path) -> list[Path]:
         raise PlotError("plots need matplotlib: pip install 'unitize[plot]'") from None
     series: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in results.to_pylist():
-        if r["metric"] not in LETTERS or r["mode"] == "combined" or r["unit"] == "item" or r.get("label") is not None:
+        if r["metric"] not in LETTERS or r["mode"] == "combined" or r["unit"] == "item" or r.get("label") is not None or r.get("doc") is not None:
             continue
         if r["value"] is None or math.isnan(r["value"]):
             continue

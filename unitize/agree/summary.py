@@ -40,7 +40,7 @@ def summary_rows(results: pa.Table, metric: str = "alpha-u") -> tuple[list[str],
     if metric not in LETTERS:
         raise ValueError(f"the summary takes one value per layer; {metric!r} has none (choose {', '.join(LETTERS)})")
     rows = [r for r in results.to_pylist()
-            if r["metric"] == metric and r["mode"] != "combined" and r["unit"] != "item" and r.get("label") is None]
+            if r["metric"] == metric and r["mode"] != "combined" and r["unit"] != "item" and r.get("label") is None and r.get("doc") is None]
     layers = list(dict.fromkeys(r["layer"] for r in rows if "+" not in r["layer"]))
     settings = sorted(
         {(r["unit"], r["approach"]) for r in rows},

@@ -26,6 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap confidence intervals at this level (e.g. 0.95) for alpha, fleiss, cohen, scott, ac1, ac2, percent")
     p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (default 1000; implies --ci 0.95)")
     p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
+    p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
     p.add_argument("--seed", type=int, help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
     p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
@@ -54,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
             gamma=gamma,
             ci=ci,
             by_label=args.by_label,
+            by_doc=args.by_doc,
         )
     except (MissingDependency, PlotError, ValueError) as exc:
         print_error(exc)
