@@ -170,14 +170,23 @@ def _study(segs: Segments, m: Matrix, layers: Sequence[str], by_label: bool):
     return study, annotators, length, None
 
 
-def alpha_u_value(segs: Segments | None, m: Matrix, layers: Sequence[str]) -> Value:
+def _on_continuum(segs: Segments | None, m: Matrix, layers: Sequence[str], name: str):
+    """(study, annotators, L) of a span metric, or the NaN saying why it cannot be measured."""
     if m.setting.kind == "items":
-        return nan("alpha-U needs segments on a continuum; item labels have none")
+        return nan(f"{name} needs segments on a continuum; item labels have none")
     if segs is None:
         return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
     study, annotators, length, reason = _study(segs, m, layers, by_label=m.setting.value == "label")
     if reason:
         return nan(reason, units_used=length)
+    return study, annotators, length
+
+
+def alpha_u_value(segs: Segments | None, m: Matrix, layers: Sequence[str]) -> Value:
+    prepared = _on_continuum(segs, m, layers, "alpha-U")
+    if isinstance(prepared, Value):
+        return prepared
+    study, annotators, length = prepared
     if not study:
         return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
     res = alpha_u(study, length)
@@ -188,18 +197,15 @@ def alpha_u_value(segs: Segments | None, m: Matrix, layers: Sequence[str]) -> Va
 
 
 def gamma_value(segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> Value:
-    if m.setting.kind == "items":
-        return nan("gamma needs segments on a continuum; item labels have none")
+    prepared = _on_continuum(segs, m, layers, "gamma")
+    if isinstance(prepared, Value):
+        return prepared
+    study, annotators, length = prepared
     try:
         from pyannote.core import Segment
         from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
     except ImportError:
         return nan("pygamma-agreement is not installed (pip install 'unitize[gamma]')")
-    if segs is None:
-        return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
-    study, annotators, length, reason = _study(segs, m, layers, by_label=m.setting.value == "label")
-    if reason:
-        return nan(reason, units_used=length)
     continuum = Continuum()
     for cat, per in (study or {}).items():
         for a, (b, e) in zip(annotators, per):
