@@ -22,6 +22,8 @@ import pyarrow.parquet as pq
 
 from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output
 from .alphau import AlphaU, alpha_u, category_disagreement
+from .backends import require
+from .bootstrap import Options
 from .data import DataError, Matrix, OutputData, Setting
 from .measure import DEFAULT_METRICS, METRICS, RESULT_SCHEMA, as_json_lines, measure
 from .plots import PlotError, box_plots
@@ -49,7 +51,7 @@ def _atomic_csv(table: pa.Table, path: Path) -> None:
 
 
 def default_summary_metric(metrics: Sequence[str]) -> str | None:
-    for m in ("alpha-u", "alpha", "fleiss", "gamma", "cochran-q"):
+    for m in ("alpha-u", "alpha", "fleiss", "ac1", "ac2", "percent", "cohen-mean", "gamma", "cochran-q"):
         if m in metrics:
             return m
     return None
@@ -66,14 +68,23 @@ def agree(
     summary_metric: str | None = None,
     plot: bool = False,
     gamma: dict[str, Any] | None = None,
+    ci: Options | None = None,
+    by_label: bool = False,
+    by_doc: bool = False,
 ) -> AgreeResult:
-    """Measure, then write the results table, the summary and (optionally) the plots."""
+    """Measure, then write the results table, the summary and (optionally) the plots.
+
+    Raises :class:`~unitize.agree.backends.MissingDependency` when gamma is asked for
+    and pygamma-agreement is not installed (before anything is measured).
+    """
     out = Path(out)
     dest = Path(dest) if dest is not None else out / "agreement"
     summary_metric = summary_metric or default_summary_metric(metrics)
     if summary_metric is not None and summary_metric not in metrics:
         raise ValueError(f"the summary metric {summary_metric!r} is not among the metrics computed")
-    results = measure(out, metrics, settings=settings, groups=groups, gamma=gamma)
+    if "gamma" in metrics:
+        require("pygamma_agreement", "gamma")
+    results = measure(out, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc)
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
     _atomic_parquet(results, written[0])
@@ -92,6 +103,7 @@ def agree(
 __all__ = [
     "AgreeResult",
     "AlphaU",
+    "Options",
     "DEFAULT_METRICS",
     "DataError",
     "METRICS",

@@ -1,4 +1,9 @@
-"""Coding metrics on a unit matrix through established packages.
+"""Coding metrics on a unit matrix through established packages, and the shared ``Value`` row.
+
+``measure`` derives every coding metric from the sufficient statistics
+(:mod:`unitize.agree.coefficients`); the functions here are the independent,
+package-backed implementations the tests check those against (and ``export``
+uses :func:`category_counts` and :func:`complete_rows`).
 
 Krippendorff's alpha through ``krippendorff`` (GPL-3.0-or-later: used as a
 dependency, never copied), Fleiss' kappa, Cohen's kappa and Cochran's Q
@@ -29,6 +34,9 @@ class Value:
     p_value: float | None = None
     pair: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    ci: tuple[float, float] | None = None  # bootstrap confidence interval (see agree.bootstrap)
+    label: str | None = None  # category-specific rows: the value measured against all others
+    doc: str | None = None  # per-document rows: the document
 
 
 class MissingDependency(RuntimeError):
@@ -172,39 +180,3 @@ def cochran_q(values: np.ndarray, binary: bool) -> Value:
     if not np.isfinite(res.statistic):
         return nan("Cochran's Q is undefined for these data", units_used=int(data.shape[0]))
     return Value(float(res.statistic), units_used=int(data.shape[0]), df=float(res.df), p_value=float(res.pvalue))
-
-
-def krippendorff_alpha_counts(counts: np.ndarray, values: np.ndarray, level: str = "nominal") -> Value:
-    """Krippendorff's alpha from units × values counts (crowd data: who coded does not matter)."""
-    krippendorff = require("krippendorff", "agree")
-    pairable = counts.sum(axis=1) >= 2
-    n = int(pairable.sum())
-    if n == 0:
-        return nan("no unit is coded by two annotators", units_used=0)
-    used = counts[pairable]
-    present = used.sum(axis=0) > 0
-    if present.sum() < 2:
-        return nan(f"no variation: every annotator gave every unit the value {values[present][0]:g}", units_used=n)
-    try:
-        a = _quiet(krippendorff.alpha, value_counts=used[:, present], value_domain=values[present], level_of_measurement=level)
-    except ValueError as exc:
-        return nan(f"krippendorff: {exc}", units_used=n)
-    return Value(float(a), units_used=n, params={"level": level, "from": "value counts"})
-
-
-def fleiss_counts(counts: np.ndarray) -> Value:
-    """Fleiss' kappa from units × values counts, over the units with the most common number of raters."""
-    fleiss_kappa = require("statsmodels.stats.inter_rater", "agree").fleiss_kappa
-    raters = counts.sum(axis=1)
-    rated = raters[raters >= 2]
-    if rated.size == 0:
-        return nan("no unit is coded by two annotators", units_used=0)
-    n = int(np.bincount(rated).argmax())
-    table = counts[raters == n]
-    table = table[:, table.sum(axis=0) > 0]
-    if table.shape[1] < 2:
-        return nan("no variation among the units with the most common number of raters", units_used=int(table.shape[0]))
-    k = _quiet(fleiss_kappa, table, method="fleiss")
-    if not np.isfinite(k):
-        return nan("Fleiss' kappa is undefined for these data", units_used=int(table.shape[0]))
-    return Value(float(k), units_used=int(table.shape[0]), params={"raters_per_unit": n, "from": "value counts"})

@@ -207,31 +207,43 @@ class OutputData:
     def groups(self, setting: Setting) -> list[str]:
         return sorted(self._row_groups(setting))
 
-    def _read_group(self, setting: Setting, group: str) -> pa.Table:
+    def _read_group(self, setting: Setting, group: str, columns: Sequence[str] | None = None) -> pa.Table:
         ids = self._row_groups(setting)[group]
-        table = pq.ParquetFile(setting.path).read_row_groups(ids)
+        table = pq.ParquetFile(setting.path).read_row_groups(ids, columns=list(columns) if columns else None)
         names, codes = _sorted_codes(table.column("group"))
         if names != [group]:
             table = table.take(pa.array(np.nonzero(codes == names.index(group))[0]))
         return table
 
-    def matrices(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[Matrix]:
-        """Every (group, layer) matrix of a setting, groups sorted, layers in the manifest's order."""
+    def group_tables(
+        self, setting: Setting, groups: Sequence[str] | None = None, columns: Sequence[str] | None = None
+    ) -> Iterator[tuple[str, pa.Table, list[str], np.ndarray]]:
+        """Per group (sorted): its rows (only ``columns`` when given), its layers in the manifest's
+        order and per row the index of its layer among them (items: one layer, ``items``)."""
         for group in self.groups(setting):
             if groups is not None and group not in groups:
                 continue
-            table = self._read_group(setting, group)
-            if setting.kind == "items" or setting.layout == "long":
-                table = _decode(table)
+            table = self._read_group(setting, group, columns)
             if setting.kind == "items":
-                yield _items_matrix(setting, group, table)
-            else:
-                found, codes = _sorted_codes(table.column("layer"))
-                order = {layer: i for i, layer in enumerate(self.layers)}
-                for layer in sorted(found, key=lambda x: (order.get(x, len(order)), x)):
-                    rows = np.nonzero(codes == found.index(layer))[0]
-                    part = table if rows.size == table.num_rows else table.take(pa.array(rows))
-                    yield _units_matrix(setting, group, layer, part)
+                table = _decode(table)
+                yield group, table, ["items"], np.zeros(table.num_rows, np.int64)
+                continue
+            found, codes = _sorted_codes(table.column("layer"))
+            order = {layer: i for i, layer in enumerate(self.layers)}
+            layers = sorted(found, key=lambda x: (order.get(x, len(order)), x))
+            position = np.array([layers.index(x) for x in found], dtype=np.int64)
+            yield group, table, layers, position[codes]
+
+    def tables(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, str, pa.Table]]:
+        """Every (group, layer, rows) of a setting, groups sorted, layers in the manifest's order."""
+        for group, table, layers, codes in self.group_tables(setting, groups):
+            for i, layer in enumerate(layers):
+                yield group, layer, layer_rows(table, codes, i)
+
+    def matrices(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[Matrix]:
+        """Every (group, layer) matrix of a setting, groups sorted, layers in the manifest's order."""
+        for group, layer, table in self.tables(setting, groups):
+            yield matrix(setting, group, layer, table)
 
     def tables(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, pa.Table]]:
         """Each group's rows of a setting as stored (long layouts stay long), strings decoded, groups sorted."""
@@ -250,8 +262,28 @@ class OutputData:
         """``segments/<unit>.parquet`` with plain string columns, or None when absent."""
         if unit not in self._segments:
             path = self.path / "segments" / f"{unit}.parquet"
-            self._segments[unit] = _decode(pq.read_table(path)) if path.is_file() else None
+            self._segments[unit] = _decode(pq.ParquetFile(path).read()) if path.is_file() else None
         return self._segments[unit]
+
+
+def layer_rows(table: pa.Table, codes: np.ndarray, i: int) -> pa.Table:
+    """The rows of a group's table whose layer index is ``i``."""
+    rows = np.flatnonzero(codes == i)
+    return table if rows.size == table.num_rows else table.take(pa.array(rows))
+
+
+def matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
+    """The matrix of one (group, layer)'s rows."""
+    if setting.layout == "long":
+        table = _decode(table)
+    if setting.kind == "items":
+        return _items_matrix(setting, group, table)
+    return _units_matrix(setting, group, layer, table)
+
+
+def sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
+    """Distinct strings of a column, sorted, and per row the index into them."""
+    return _sorted_codes(column)
 
 
 def _decode(table: pa.Table) -> pa.Table:
@@ -293,15 +325,22 @@ def _is_text(col: pa.ChunkedArray) -> bool:
 def _sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     """Distinct strings, sorted, and per row the index into them (dictionary columns stay encoded)."""
     chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c) for c in column.chunks]
-    values = sorted({v for c in chunks for v in c.dictionary.to_pylist()})
+    dictionaries = [c.dictionary.to_pylist() for c in chunks]
+    values = sorted({v for d in dictionaries for v in d})
     index = {v: i for i, v in enumerate(values)}
-    parts = []
-    for c in chunks:
-        remap = np.array([index[v] for v in c.dictionary.to_pylist()], dtype=np.int64)
-        parts.append(remap[c.indices.to_numpy(zero_copy_only=False).astype(np.int64)] if remap.size else np.zeros(len(c), np.int64))
-    codes = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    used = np.unique(codes)  # a dictionary may hold values no row uses
-    return [values[i] for i in used.tolist()], np.searchsorted(used, codes)
+    parts = [
+        c.indices.to_numpy(zero_copy_only=False) if d == values  # a sorted dictionary: its indices are the codes
+        else np.array([index[v] for v in d], dtype=np.int64)[c.indices.to_numpy(zero_copy_only=False)] if d
+        else np.zeros(len(c), np.int64)
+        for c, d in zip(chunks, dictionaries)
+    ]
+    codes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    used = np.flatnonzero(np.bincount(codes, minlength=len(values)))  # a dictionary may hold values no row uses
+    if used.size == len(values):
+        return values, codes
+    lut = np.zeros(len(values), dtype=np.int64)
+    lut[used] = np.arange(used.size)
+    return [values[i] for i in used.tolist()], lut[codes]
 
 
 def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:

@@ -20,6 +20,10 @@ NAMES = {
     "alpha-u": "Krippendorff's alpha-U",
     "alpha": "Krippendorff's alpha",
     "fleiss": "Fleiss' kappa",
+    "cohen-mean": "mean Cohen's kappa",
+    "ac1": "Gwet's AC1",
+    "ac2": "Gwet's AC2",
+    "percent": "percent agreement",
     "cochran-q": "Cochran's Q",
     "gamma": "gamma",
 }
@@ -44,7 +48,7 @@ def box_plots(results: pa.Table, dest: Path) -> list[Path]:
         raise PlotError("plots need matplotlib: pip install 'unitize[plot]'") from None
     series: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in results.to_pylist():
-        if r["metric"] not in LETTERS or r["mode"] == "combined" or r["unit"] == "item":
+        if r["metric"] not in LETTERS or r["mode"] == "combined" or r["unit"] == "item" or r.get("label") is not None or r.get("doc") is not None:
             continue
         if r["value"] is None or math.isnan(r["value"]):
             continue

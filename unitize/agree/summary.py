@@ -18,7 +18,8 @@ from typing import Any
 import pyarrow as pa
 
 #: metric -> the thesis's letter (Table 14: Q, K, A); the others by analogy
-LETTERS = {"alpha-u": "A", "alpha": "a", "fleiss": "K", "cochran-q": "Q", "gamma": "G"}
+LETTERS = {"alpha-u": "A", "alpha": "a", "fleiss": "K", "cochran-q": "Q", "gamma": "G",
+           "cohen-mean": "k", "ac1": "AC1", "ac2": "AC2", "percent": "P"}
 UNIT_LETTERS = {"word": "W", "char": "C"}
 APPROACH_LETTERS = {"boundary": "B", "interval": "I"}
 #: (name, lower bound exclusive, upper bound inclusive)
@@ -38,7 +39,8 @@ def summary_rows(results: pa.Table, metric: str = "alpha-u") -> tuple[list[str],
     """(columns, group rows, footer rows) of the summary for one metric."""
     if metric not in LETTERS:
         raise ValueError(f"the summary takes one value per layer; {metric!r} has none (choose {', '.join(LETTERS)})")
-    rows = [r for r in results.to_pylist() if r["metric"] == metric and r["mode"] != "combined" and r["unit"] != "item"]
+    rows = [r for r in results.to_pylist()
+            if r["metric"] == metric and r["mode"] != "combined" and r["unit"] != "item" and r.get("label") is None and r.get("doc") is None]
     layers = list(dict.fromkeys(r["layer"] for r in rows if "+" not in r["layer"]))
     settings = sorted(
         {(r["unit"], r["approach"]) for r in rows},

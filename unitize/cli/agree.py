@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
+from collections import Counter
 from pathlib import Path
 
-from ..agree import DEFAULT_METRICS, METRICS, PlotError, agree, as_json_lines
+from ..agree import DEFAULT_METRICS, METRICS, Options, PlotError, agree, as_json_lines
 from ..agree.backends import MissingDependency
 from .common import EXIT_OK, EXIT_USAGE, csv_list, print_error
 
@@ -23,10 +25,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
     p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/<name>)")
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
-    p.add_argument("--summary-metric", choices=[m for m in METRICS if m != "cohen"], help="metric of the summary table (default alpha-u)")
+    p.add_argument("--summary-metric", choices=[m for m in METRICS if m not in ("cohen", "scott")], help="metric of the summary table (default alpha-u)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
     p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
-    p.add_argument("--seed", type=int, help="gamma: random seed (default 4577)")
+    p.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap confidence intervals at this level (e.g. 0.95) for alpha, fleiss, cohen, scott, ac1, ac2, percent")
+    p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (default 1000; implies --ci 0.95)")
+    p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
+    p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
+    p.add_argument("--seed", type=int, help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
     p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -35,6 +41,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     metrics = args.metric or list(DEFAULT_METRICS)
     gamma = {k: v for k, v in (("n_samples", args.gamma_samples), ("seed", args.seed)) if v is not None}
+    ci = None
+    if args.ci is not None or args.bootstrap is not None:
+        level = 0.95 if args.ci is None else args.ci
+        if not 0 < level < 1 or (args.bootstrap is not None and args.bootstrap < 1):
+            print_error("--ci takes a level between 0 and 1 (e.g. 0.95) and --bootstrap a positive number of replicates")
+            return EXIT_USAGE
+        ci = Options(level=level, replicates=args.bootstrap or 1000, seed=args.seed or 0)
     try:
         result = agree(
             args.out,
@@ -45,6 +58,9 @@ def run(args: argparse.Namespace) -> int:
             summary_metric=args.summary_metric,
             plot=args.plot,
             gamma=gamma,
+            ci=ci,
+            by_label=args.by_label,
+            by_doc=args.by_doc,
         )
     except (MissingDependency, PlotError, ValueError) as exc:
         print_error(exc)
@@ -65,4 +81,23 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {len(plots)} plot files in {result.dest / 'plots'}")
         if result.summary_metric:
             print(f"summary ({result.summary_metric}): {result.dest / 'summary.md'}")
+        for line in notes(table):
+            print(line)
     return EXIT_OK
+
+
+def notes(table) -> list[str]:
+    """Lines worth a user's eye after a run: why every value is NaN, what a backend logged (once each)."""
+    rows = table.to_pylist()
+    out = []
+    if rows and all(r["value"] != r["value"] for r in rows):
+        reasons = Counter(r["reason"] for r in rows)
+        top = "; ".join(f"{reason} ({n}×)" for reason, n in reasons.most_common(3))
+        out.append(f"warning: every result is NaN. Why: {top}")
+    logged: Counter = Counter()
+    for r in rows:
+        if r["params"] and '"messages"' in r["params"]:
+            logged.update(json.loads(r["params"]).get("messages", {}))
+    for message, n in logged.most_common():
+        out.append(f"note: pygamma-agreement logged {message!r} {n} times (captured; see the gamma rows' params)")
+    return out

@@ -1,0 +1,245 @@
+"""Span metrics of ``measure``: alpha-U and gamma on the segments, laid on a continuum.
+
+The segments of one unit type are read once per run (:class:`Segments`); a
+(group, layer)'s continuum is the group's documents every annotator coded,
+laid end to end (L = their units). ``stack`` lays a group's layer matrices end
+to end for the "both" row of the span metrics.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from contextlib import contextmanager
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import backends
+from .alphau import alpha_u
+from .backends import Value, nan
+from .data import Matrix
+
+GAMMA_DEFAULTS = {"alpha": 1.0, "beta": 1.0, "n_samples": 30, "fast": True, "seed": 4577}
+
+
+def stack(mats: list[Matrix], layer: str) -> Matrix:
+    """Layers of one group laid end to end (the RAT's "both" for coding metrics)."""
+    first = mats[0]
+    crowd = [m.crowd for m in mats if m.crowd is not None]
+    counts = domain = None
+    if crowd:  # value counts per layer, on the union of their value domains
+        domain = np.unique(np.concatenate([m.value_domain for m in mats]))
+        counts = np.concatenate([_on_domain(m.counts, m.value_domain, domain) for m in mats])
+    return Matrix(
+        setting=first.setting,
+        group=first.group,
+        layer=layer,
+        annotators=first.annotators,
+        values=np.concatenate([m.values for m in mats]),
+        categories=first.categories,
+        docs=first.docs,
+        row_doc=np.concatenate([m.row_doc for m in mats]),
+        row_unit=np.concatenate([m.row_unit for m in mats]),
+        continuum=first,
+        crowd=max(crowd) if crowd else None,
+        counts=counts,
+        value_domain=domain,
+    )
+
+
+def _on_domain(counts: np.ndarray, values: np.ndarray, domain: np.ndarray) -> np.ndarray:
+    out = np.zeros((counts.shape[0], domain.size), dtype=counts.dtype)
+    out[:, np.searchsorted(domain, values)] = counts
+    return out
+
+
+class Segments:
+    """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and relation counts.
+
+    The relation records per (group, layer, annotator) are gathered with Arrow's group-by; the
+    per-segment arrays only when a span metric first asks for them.
+    """
+
+    def __init__(self, table: pa.Table | None):
+        self.table = table
+        self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
+        self.records: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        if table is None or table.num_rows == 0:
+            return
+        records = table.column("records").combine_chunks()
+        keys = table.select(["group", "layer", "annotator"]).take(pc.list_parent_indices(records))
+        flat = keys.append_column("record", pc.list_flatten(records))
+        distinct = flat.group_by(["group", "layer", "annotator"]).aggregate([("record", "distinct")])
+        for g, layer, a, recs in zip(*(distinct.column(c).to_pylist() for c in ("group", "layer", "annotator", "record_distinct"))):
+            self.records[(g, layer)][a].update(recs)
+
+    @property
+    def by_key(self) -> dict[tuple[str, str], dict[str, np.ndarray]]:
+        if self._by_key is None:
+            self._by_key = _segment_arrays(self.table)
+        return self._by_key
+
+    def relations(self, group: str, layers: Iterable[str]) -> int | None:
+        per: dict[str, set[str]] = defaultdict(set)
+        for layer in layers:
+            for a, recs in self.records.get((group, layer), {}).items():
+                per[a] |= recs
+        return max((len(v) for v in per.values()), default=0)
+
+
+def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, np.ndarray]]:
+    """Per (group, layer): the segments' documents, annotators, labels and unit extents."""
+    out: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+    if table is None or table.num_rows == 0:
+        return out
+    cols = {n: table.column(n).to_pylist() for n in ("group", "layer", "doc_id", "annotator", "label")}
+    u0 = table.column("unit_begin").to_numpy()
+    u1 = table.column("unit_end").to_numpy()
+    rows: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i, key in enumerate(zip(cols["group"], cols["layer"])):
+        rows[key].append(i)
+    for key, idx in rows.items():
+        ix = np.array(idx, dtype=np.int64)
+        out[key] = {
+            "doc": np.array([cols["doc_id"][i] for i in idx], dtype=object),
+            "annotator": np.array([cols["annotator"][i] for i in idx], dtype=object),
+            "label": np.array([cols["label"][i] or key[1] for i in idx], dtype=object),
+            "u0": u0[ix].astype(np.int64),
+            "u1": u1[ix].astype(np.int64),
+        }
+    return out
+
+
+def _continuum(m: Matrix) -> tuple[np.ndarray, list[str], int, str | None]:
+    """Documents every annotator coded, their offsets on the continuum, annotators, L (or a reason)."""
+    presence = m.doc_presence()
+    cols = presence.any(axis=0)
+    annotators = [a for a, c in zip(m.annotators, cols) if c]
+    if len(annotators) < 2:
+        return np.zeros(0, np.int64), annotators, 0, "fewer than two annotators with data"
+    complete = presence[:, cols].all(axis=1)
+    if not complete.any():
+        return np.zeros(0, np.int64), annotators, 0, "no document is coded by every annotator"
+    n = np.where(complete, m.doc_units(), 0)
+    offset = np.concatenate(([0], np.cumsum(n)[:-1]))
+    offset = np.where(complete, offset, -1)
+    return offset, annotators, int(n.sum()), None
+
+
+def _unit_positions(seg: dict[str, np.ndarray], docs: list[str], offset: np.ndarray, approach: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Segments of used documents as (row index, begin, end) on the continuum; boundary: the end units."""
+    index = {d: i for i, d in enumerate(docs)}
+    di = np.array([index.get(d, -1) for d in seg["doc"]], dtype=np.int64)
+    use = di >= 0
+    use[use] = offset[di[use]] >= 0
+    rows = np.nonzero(use)[0]
+    base = offset[di[rows]]
+    b, e = seg["u0"][rows] + base, seg["u1"][rows] + base
+    if approach == "boundary":
+        last = e - 1
+        two = last > b
+        rows = np.concatenate([rows, rows[two]])
+        b, e = np.concatenate([b, last[two]]), np.concatenate([b + 1, e[two]])
+    return rows, b, e
+
+
+def _study(segs: Segments, m: Matrix, layers: Sequence[str], by_label: bool):
+    offset, annotators, length, reason = _continuum(m)
+    if reason:
+        return None, annotators, length, reason
+    study: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for layer in layers:
+        seg = segs.by_key.get((m.group, layer))
+        if seg is None:
+            continue
+        rows, b, e = _unit_positions(seg, m.docs, offset, m.setting.approach)
+        cats = seg["label"][rows] if by_label else np.full(rows.size, layer, dtype=object)
+        ann = seg["annotator"][rows]
+        for cat in sorted(set(cats.tolist())):
+            per = []
+            for a in annotators:
+                sel = (cats == cat) & (ann == a)
+                order = np.argsort(b[sel], kind="stable")
+                per.append((b[sel][order], e[sel][order]))
+            study[f"{layer}:{cat}" if by_label else layer] = per
+    if length == 0:
+        return None, annotators, 0, "empty continuum: the documents have no units"
+    return study, annotators, length, None
+
+
+def _on_continuum(segs: Segments | None, m: Matrix, layers: Sequence[str], name: str):
+    """(study, annotators, L) of a span metric, or the NaN saying why it cannot be measured."""
+    if m.setting.kind == "items":
+        return nan(f"{name} needs segments on a continuum; item labels have none")
+    if segs is None:
+        return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
+    study, annotators, length, reason = _study(segs, m, layers, by_label=m.setting.value == "label")
+    if reason:
+        return nan(reason, units_used=length)
+    return study, annotators, length
+
+
+def alpha_u_value(segs: Segments | None, m: Matrix, layers: Sequence[str]) -> Value:
+    prepared = _on_continuum(segs, m, layers, "alpha-U")
+    if isinstance(prepared, Value):
+        return prepared
+    study, annotators, length = prepared
+    if not study:
+        return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
+    res = alpha_u(study, length)
+    params = {"observed": res.observed, "expected": res.expected, "annotators": annotators}
+    if np.isnan(res.alpha):
+        return nan("no expected disagreement", units_used=length, params=params)
+    return Value(res.alpha, units_used=length, params=params)
+
+
+def gamma_value(segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> Value:
+    prepared = _on_continuum(segs, m, layers, "gamma")
+    if isinstance(prepared, Value):
+        return prepared
+    study, annotators, length = prepared
+    try:
+        from pyannote.core import Segment
+        from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
+    except ImportError:
+        return nan("pygamma-agreement is not installed (pip install 'unitize[gamma]')")
+    continuum = Continuum()
+    for cat, per in (study or {}).items():
+        for a, (b, e) in zip(annotators, per):
+            for x, y in zip(b.tolist(), e.tolist()):
+                continuum.add(a, Segment(float(x), float(y)), cat)
+    if len(continuum.annotators) < 2 or continuum.num_units < 2:
+        return nan("gamma needs at least two annotators with units", units_used=length)
+    np.random.seed(int(options["seed"]))
+    d = CombinedCategoricalDissimilarity(alpha=float(options["alpha"]), beta=float(options["beta"]))
+    with _captured_logging() as messages:
+        try:
+            res = backends._quiet(continuum.compute_gamma, d, n_samples=int(options["n_samples"]), fast=bool(options["fast"]))
+        except Exception as exc:  # pygamma raises assorted errors on degenerate continua
+            return nan(f"pygamma-agreement: {type(exc).__name__}: {exc}", units_used=length)
+    params = {**options, "positions": "units on the continuum"}
+    if messages:
+        params["messages"] = dict(Counter(messages))
+    return Value(float(res.gamma), units_used=length, params=params)
+
+
+@contextmanager
+def _captured_logging() -> Iterator[list[str]]:
+    """Collect what a package logs (pygamma-agreement logs 'CBC solver not installed' once per
+    sampled continuum) instead of letting logging's last-resort handler print it."""
+    messages: list[str] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers = [_Collect()]
+    try:
+        yield messages
+    finally:
+        root.handlers = saved
