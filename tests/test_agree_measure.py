@@ -171,7 +171,7 @@ def test_crowd_label_tables_counted_in_one_pass_equal_the_pivot(out, tmp_path, m
     import pyarrow.parquet as pq
 
     from tests.test_agree import to_long, write_outdir
-    from unitize.agree import data
+    from unitize.agree import matrix as data
 
     src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])

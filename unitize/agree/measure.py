@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import bootstrap, coefficients, columns, stats
-from . import data as _data
+from . import matrix as _matrix
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting, layer_rows, sorted_codes
 from .data import matrix as data_matrix
@@ -66,7 +66,7 @@ RESULT_SCHEMA = pa.schema(
 )
 
 #: metrics that compare annotators as persons (pairs, blocks, whole segmentations), so are not
-#: defined on rater slots (long-layout crowd data, see data._pivot_long)
+#: defined on rater slots (long-layout crowd data, see matrix._pivot_long)
 _NEEDS_IDENTITY = ("cohen", "cohen-mean", "scott", "cochran-q", "alpha-u", "gamma")
 
 
@@ -222,7 +222,7 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
             per_doc = [(d, x) for d, x in zip(doc_names, doc_stats[i]) if x.n_units] if doc_stats else None
             per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build), per_doc=per_doc))
-    elif crowd := (columns.long_stats(setting, table, codes, len(layers), _data.DENSE_CELLS)
+    elif crowd := (columns.long_stats(setting, table, codes, len(layers), _matrix.DENSE_CELLS)
                    if setting.kind == "units" and setting.layout == "long" else None):
         for i, (layer, (s, raters, docs)) in enumerate(zip(layers, crowd[0])):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731

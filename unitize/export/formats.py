@@ -209,7 +209,7 @@ def export_long(data: OutputData, dest: Path, settings: list[str] | None, groups
 
         try:
             if setting.layout == "long":
-                for _, table in data.tables(setting, groups):
+                for _, table in data.stored_tables(setting, groups):
                     for layer, triples in _long_triples(setting, table):
                         write(layer, triples)
             else:
