@@ -97,7 +97,7 @@ def _write_datasets(target: OutputDir, datasets: list[Dataset], progress: Progre
 
 
 def documents_table(unitized: Any) -> pa.Table:
-    """``documents.parquet``: per document its source, size, hash, decoding and unit counts."""
+    """``documents.parquet``: per document its source, size, hash, decoding, unit counts and text."""
     corpus = unitized.corpus
     doc_ids = sorted(corpus.documents)
     word = unitized.spaces.get("word")
@@ -115,6 +115,7 @@ def documents_table(unitized: Any) -> pa.Table:
             "chars": [len(d.text) if d.text is not None else None for d in rows],
             "tokens": [tokens.get(d.doc_id) for d in rows],
             "tokenizer": [unitized.settings.tokenizer if word and d.text is not None else None for d in rows],
+            "text": [d.text for d in rows],
         },
         schema=documents_schema(),
     )
