@@ -22,6 +22,7 @@ LAYERS = [
     {"span_run", "item_run", "writers"},
     {"run"},
     {"conversion", "agree"},
+    {"report"},
     {"export"},
     {"cli"},
     {"__init__", "__main__"},

@@ -20,7 +20,7 @@ from ..config import ConfigError
 from ..errors import RunError
 from ..output import OutputError
 from ..tokenize import TokenizerError
-from . import agree, common, convert, convert_format, export, formats, info, init, validate
+from . import agree, common, convert, convert_format, export, formats, info, init, report, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 
 #: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``, optional
@@ -34,6 +34,7 @@ COMMANDS = {
     "formats": formats,
     "export": export,
     "agree": agree,
+    "report": report,
 }
 #: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do
 EXIT_PIPE = 128 + 13

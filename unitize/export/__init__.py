@@ -22,6 +22,9 @@ with its setting, group, layer, rows written and rows left out):
   documents laid end to end; zero-length segments are never written.
 * ``fleiss-table`` — subjects × categories counts per (setting, group, layer)
   (statsmodels ``fleiss_kappa``), only units with a complete set of raters.
+* ``disagreements`` — one row per disagreement region (a maximal run of units
+  of one document where the annotators' values are not all equal), per setting
+  a CSV and a JSON lines file sorted for adjudication (:mod:`.disagreements`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from pathlib import Path
 
 from ..agree.data import DataError, OutputData
 from ..output import atomic_write_text, locks_output
+from .disagreements import export_disagreements
 from .formats import (
     FORMATS,
     POSITIONS,
@@ -106,6 +110,8 @@ def _write_format(data: OutputData, to: str, dest: Path, settings, groups, posit
         return export_long(data, dest, settings, groups, nltk=to == "nltk")
     if to == "fleiss-table":
         return export_fleiss(data, dest, settings, groups)
+    if to == "disagreements":
+        return export_disagreements(data, dest, settings, groups)
     return export_pygamma(data, dest, groups, positions)
 
 

@@ -19,7 +19,7 @@ from ..agree.backends import category_counts, complete_rows
 from ..agree.data import DataError, Matrix, OutputData, Setting
 from ..output import atomic_write_text
 
-FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table")
+FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table", "disagreements")
 POSITIONS = ("units", "chars")
 
 

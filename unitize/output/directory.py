@@ -31,9 +31,9 @@ PARQUET_WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_lev
 
 _DELTA = "DELTA_BINARY_PACKED"
 #: outputs a run owns; anything else in an output directory is left alone
-#: (``agreement`` and ``exports`` are made later from the data by `unitize agree` / `export`;
+#: (``agreement``, ``exports`` and ``report`` are made later from the data by `unitize agree` / `export` / `report`;
 #: a new run removes them, since they would describe the previous data)
-OWNED = ("units", "segments", "documents.parquet", "report.jsonl", "agreement", "exports", "manifest.json")
+OWNED = ("units", "segments", "documents.parquet", "report.jsonl", "agreement", "exports", "report", "manifest.json")
 
 
 class OutputError(ValueError):

@@ -1,0 +1,179 @@
+"""Everything the page shows, gathered in one pass over an output directory.
+
+The overview (study, exclusions, findings, agreement, rankings, matrices) is one
+JSON-able dict; every document's view (its text, segments and regions per
+setting) is a payload of its own, loaded by the page on demand; so are the item
+groups' lists of items with disagreement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow.compute as pc
+
+from ..agree.data import OutputData, Setting
+from . import study as _study
+from .regions import Cells, doc_texts, regions, setting_cells
+from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
+
+
+@dataclass
+class Names:
+    """Small lookup tables the payloads index into (groups, layers, annotators, labels)."""
+
+    groups: list[str] = field(default_factory=list)
+    layers: list[str] = field(default_factory=list)
+    annotators: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    _at: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def idx(self, kind: str, name: str) -> int:
+        table = self._at.setdefault(kind, {n: i for i, n in enumerate(getattr(self, kind))})
+        if name not in table:
+            table[name] = len(table)
+            getattr(self, kind).append(name)
+        return table[name]
+
+
+@dataclass
+class Report:
+    overview: dict[str, Any]
+    docs: list[dict[str, Any]]  # one payload per document, in overview["docs"]["ids"] order
+    items: list[dict[str, Any]]  # one payload per item group, in overview["items"] order
+
+
+def _by_doc_segments(data: OutputData, unit: str, names: Names, doc_index: dict[str, int]) -> dict[int, list[list[int]]]:
+    table = data.segments(unit)
+    out: dict[int, list[list[int]]] = {}
+    if table is None:
+        return out
+    cols = [table.column(c).to_pylist() for c in ("doc_id", "group", "layer", "annotator", "label", "begin", "end")]
+    for d, g, layer, a, label, b, e in zip(*cols):
+        if d in doc_index:
+            out.setdefault(doc_index[d], []).append(
+                [names.idx("groups", g), names.idx("layers", layer), names.idx("annotators", a),
+                 names.idx("labels", label) if label is not None else -1, b, e])
+    return out
+
+
+def _present(c: Cells) -> list[tuple[int, int]]:
+    """(document index in c.docs, annotator index in c.annotators) pairs with data."""
+    if not c.cell_row.size:
+        return []
+    k = max(len(c.annotators), 1)
+    pairs = np.unique(c.row_doc[c.cell_row] * k + c.cell_annotator)
+    return list(zip((pairs // k).tolist(), (pairs % k).tolist()))
+
+
+def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[str, str], values: dict, layers: dict[str, list[str]]) -> list[dict[str, Any]]:
+    rows = []
+    for group, tot in per_group.items():
+        mine = {lay: v for (s, g, lay), v in values.items() if s == setting.name and g == group}
+        every = "+".join(layers.get(group, []))
+        layer = every if every in mine else (next(iter(mine)) if len(mine) == 1 else None)
+        rows.append({"group": group, "layer": layer, "value": mine.get(layer) if layer else None,
+                     "share": share(int(tot[0]), int(tot[1])), "comparable": int(tot[0]), "disagreeing": int(tot[1]),
+                     "regions": int(tot[2]), "worst_doc": worst.get(group)})
+    return rank_groups(rows)
+
+
+def build(data: OutputData) -> Report:
+    texts = doc_texts(data)
+    ids = sorted(texts) if texts else sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
+    doc_index = {d: i for i, d in enumerate(ids)}
+    names = Names(layers=list(data.layers), annotators=list(data.manifest.get("summary", {}).get("annotators") or []))
+    docs: list[dict[str, Any]] = [{"id": d, "text": texts.get(d), "segs": {}, "regions": {}, "present": {}} for d in ids]
+    res = _study.results(data)
+    values = _study.summary_values(res)
+    overview: dict[str, Any] = {
+        "study": _study.study(data), "exclusions": _study.exclusions(data), "findings": _study.findings(data.path),
+        "agreement": res, "bands": _study.BANDS, "settings": [], "items": [],
+    }
+    doc_groups: list[set[int]] = [set() for _ in ids]
+    items: list[dict[str, Any]] = []
+    item_setting = next((s for s in data.settings if s.kind == "items" and s.layout == "wide"), None) or next(
+        (s for s in data.settings if s.kind == "items"), None)
+    for unit in sorted({s.unit for s in data.settings if s.kind == "units" and s.unit}):
+        for di, segs in _by_doc_segments(data, unit, names, doc_index).items():
+            docs[di]["segs"][unit] = segs
+    for si, setting in enumerate(data.settings):
+        if setting.kind == "items":
+            overview["settings"].append({"name": setting.name, "kind": "items"})
+            if setting is item_setting:
+                for c in setting_cells(data, setting):
+                    overview["items"].append(_item_group(c, len(items)))
+                    items.append({"rows": [_item_row(r) for r in regions(c)]})
+            continue
+        entry = _units_setting(data, setting, si, names, docs, doc_index, doc_groups, values)
+        overview["settings"].append(entry)
+    overview["names"] = {"groups": names.groups, "layers": names.layers, "annotators": names.annotators, "labels": names.labels}
+    overview["docs"] = {"ids": ids, "chars": [len(t) if (t := texts.get(d)) is not None else None for d in ids],
+                        "groups": [sorted(g) for g in doc_groups]}
+    overview["plots"] = [p.name for p in _study.plots(data)]
+    return Report(overview, docs, items)
+
+
+def _docs_of(data: OutputData, setting: Setting) -> list[str]:
+    return [d for _, table in data.stored_tables(setting) for d in pc.unique(table.column("doc_id")).to_pylist()]
+
+
+def _units_setting(data, setting, si, names, docs, doc_index, doc_groups, values) -> dict[str, Any]:
+    """One unit setting: regions into the document payloads; per-document stats, rankings and matrices."""
+    stats: dict[tuple[int, int], np.ndarray] = {}
+    per_group: dict[str, np.ndarray] = {}
+    group_layers: dict[str, list[str]] = {}
+    pairs, confusions = [], []
+    for c in setting_cells(data, setting):
+        gi, li = names.idx("groups", c.group), names.idx("layers", c.layer)
+        group_layers.setdefault(c.group, []).append(c.layer)
+        local = [doc_index.get(d) for d in c.docs]
+        for r in regions(c):
+            runs = [[names.idx("annotators", a), v, b, e, int(empty)] for a, rs in r.runs.items() for v, b, e, empty in rs]
+            docs[doc_index[r.doc]]["regions"].setdefault(str(si), []).append([gi, li, r.begin, r.end, runs])
+        for k, row in enumerate(doc_stats(c)):
+            if local[k] is None:
+                continue
+            doc_groups[local[k]].add(gi)
+            stats[(gi, local[k])] = stats.get((gi, local[k]), 0) + row
+            per_group[c.group] = per_group.get(c.group, 0) + row
+        for k, a in _present(c):
+            if local[k] is not None:
+                present = docs[local[k]]["present"].setdefault(setting.unit, {}).setdefault(str(gi), [])
+                ai = names.idx("annotators", c.annotators[a])
+                if ai not in present:
+                    present.append(ai)
+        matrix = pair_matrix(c)
+        if matrix is not None:
+            pairs.append({"group": gi, "layer": li, **matrix})
+        if setting.value == "label":
+            confusions.append({"group": gi, "layer": li, **confusion(c)})
+    by_doc: dict[int, np.ndarray] = {}
+    worst: dict[str, tuple] = {}
+    for (gi, di), row in stats.items():
+        by_doc[di] = by_doc.get(di, 0) + row
+        key = (share(int(row[0]), int(row[1])) or 0.0, int(row[2]))
+        if names.groups[gi] not in worst or key > worst[names.groups[gi]][0]:
+            worst[names.groups[gi]] = (key, di)
+    ranked = rank_docs([by_doc.get(i, (0, 0, 0)) for i in range(len(docs))], [d["id"] for d in docs])
+    return {
+        "name": setting.name, "kind": "units", "unit": setting.unit, "approach": setting.approach, "mode": setting.mode,
+        "value": setting.value, "doc_stats": [[gi, di, *map(int, row)] for (gi, di), row in sorted(stats.items())],
+        "doc_order": [i for i in ranked if i in by_doc],
+        "groups": _group_rows(setting, per_group, {g: w[1] for g, w in worst.items()}, values, group_layers),
+        "pairs": pairs, "confusion": confusions,
+    }
+
+
+def _item_group(c: Cells, index: int) -> dict[str, Any]:
+    stats = doc_stats(c)
+    comparable, disagreeing = int(stats[:, 0].sum()), int(stats[:, 1].sum())
+    return {"group": c.group, "index": index, "items": len(c.docs), "comparable": comparable, "disagreeing": disagreeing,
+            "share": share(comparable, disagreeing), "distribution": distribution(c), "confusion": confusion(c),
+            "pairs": pair_matrix(c)}
+
+
+def _item_row(r) -> list[Any]:
+    return [r.doc, [[a, v] for a, rs in r.runs.items() for v, *_ in rs]]

@@ -1,0 +1,272 @@
+"""Disagreement regions: where the annotators' values differ, as maximal runs of units.
+
+A (setting, group, layer) table is read into :class:`Cells` — its units in
+(document, unit) order and one cell per (unit, annotator) with a value — from
+the wide or the long layout alike, crowd data included (cells are never a
+units × annotators array). Then, per unit:
+
+* **coded**: how many annotators have a value (an annotator missing for the
+  document, or an item label that did not apply, has none);
+* **disagrees**: at least two annotators coded the unit and their values are not
+  all equal. With one annotator there is nothing to compare.
+
+A **disagreement region** is a maximal run of consecutive units of one document
+that all disagree; its character extent runs from the first unit's begin to the
+last unit's end. Regions never cross documents, groups or layers; for item data
+each item whose labels differ is a region of its own (items are not a sequence).
+Within a region an annotator's values form *runs* (consecutive units with one
+value); an annotator *marked* the region when one of its runs is not the empty
+value (0 for 0/1 and bit-mask matrices, the ``not_annotated`` value, ``O``, for
+label matrices; item labels have no empty value).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..agree.data import OutputData, Setting, sorted_codes
+
+
+@dataclass
+class Cells:
+    """One (setting, group, layer) as units and the values annotators gave them."""
+
+    setting: Setting
+    group: str
+    layer: str
+    docs: list[str]  # documents (items: the items, in stored order)
+    row_doc: np.ndarray  # per unit: index into docs; units sorted by (doc, unit)
+    row_unit: np.ndarray  # per unit: unit index within its document (items: 0)
+    begin: np.ndarray  # per unit: character extent (items: -1)
+    end: np.ndarray
+    annotators: list[str]
+    values: list[str]  # value code -> its text as stored
+    cell_row: np.ndarray  # per cell: its unit; cells sorted by unit, then annotator
+    cell_annotator: np.ndarray  # per cell: index into annotators
+    cell_code: np.ndarray  # per cell: index into values
+    empty: int | None = None  # the code of "not marked", if the data has one
+
+    @property
+    def items(self) -> bool:
+        return self.setting.kind == "items"
+
+    def name(self, code: int) -> str:
+        """A value as a reader says it: layer names for bit masks, the label otherwise."""
+        text = self.values[code]
+        if self.setting.value == "bitmask" and self.setting.layer_bits and text.isdigit():
+            bits = int(text)
+            named = [layer for layer, bit in self.setting.layer_bits.items() if bits & bit]
+            return "+".join(named) if named else text
+        return text
+
+
+def not_annotated(setting: Setting) -> str:
+    """The value of a label matrix meaning "not annotated" (schema metadata ``not_annotated``; ``O``)."""
+    if setting.value != "label" or setting.kind != "units":
+        return "0"
+    raw = (pq.read_schema(setting.path).metadata or {}).get(b"unitize", b"{}")
+    return json.loads(raw).get("not_annotated") or "O"
+
+
+def _natural(value: str) -> tuple:
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", value) if p)
+
+
+def _strings(column: pa.ChunkedArray, setting: Setting) -> pa.ChunkedArray:
+    """Values as text, null where missing; an item label that did not apply counts as missing."""
+    text = pc.cast(column.cast(column.type.value_type) if pa.types.is_dictionary(column.type) else column, pa.string())
+    if setting.not_applicable is not None:
+        text = pc.if_else(pc.equal(text, setting.not_applicable), pa.scalar(None, pa.string()), text)
+    return text
+
+
+def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str | None = None) -> Cells:
+    """The cells of one (setting, group, layer)'s rows (wide or long, units or items)."""
+    items = setting.kind == "items"
+    key_cols = ["item"] if items else ["doc_id", "unit"]
+    if items:
+        names = table.column("item").to_pylist()
+        docs = list(dict.fromkeys(names))
+        position = {n: i for i, n in enumerate(docs)}
+        key = np.array([position[n] for n in names], dtype=np.int64)
+    else:
+        docs, doc_code = sorted_codes(table.column("doc_id"))
+        unit = table.column("unit").to_numpy().astype(np.int64)
+        key = doc_code * (int(unit.max()) + 1 if unit.size else 1) + unit
+    uniq, first, row = np.unique(key, return_index=True, return_inverse=True)
+    row = row.reshape(-1)
+    if setting.layout == "long":
+        annotators, ann = sorted_codes(table.column("annotator")) if table.num_rows else ([], np.zeros(0, np.int64))
+        declared = [a for a in setting.annotators if a in set(annotators)]
+        order = declared + [a for a in annotators if a not in set(declared)]
+        rank = np.array([order.index(a) for a in annotators], dtype=np.int64)
+        annotators, ann = order, rank[ann] if ann.size else ann
+        columns = [(_strings(table.column("value"), setting), row, ann)]
+    else:
+        annotators = [a for a in setting.annotators if a in table.column_names]
+        columns = [(_strings(table.column(a), setting), row, np.full(len(row), k, np.int64)) for k, a in enumerate(annotators)]
+    found = sorted({v for text, _, _ in columns for v in pc.unique(text).to_pylist() if v is not None}, key=_natural)
+    if empty is not None and empty in found:
+        found.remove(empty)
+        found.insert(0, empty)
+    domain = pa.array(found, pa.string())
+    rows, anns, codes = [], [], []
+    for text, r, a in columns:
+        code = pc.fill_null(pc.index_in(text, value_set=domain), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        keep = code >= 0
+        rows.append(r[keep])
+        anns.append(a[keep])
+        codes.append(code[keep])
+    cell_row, cell_ann, cell_code = (np.concatenate(x) if x else np.zeros(0, np.int64) for x in (rows, anns, codes))
+    order = np.lexsort((cell_ann, cell_row))
+    if items:
+        row_doc, row_unit = uniq, np.zeros(len(uniq), np.int64)
+        begin = end = np.full(len(uniq), -1, np.int64)
+    else:
+        stride = int(unit.max()) + 1 if unit.size else 1
+        row_doc, row_unit = uniq // stride, uniq % stride
+        begin = table.column("begin").to_numpy().astype(np.int64)[first]
+        end = table.column("end").to_numpy().astype(np.int64)[first]
+    return Cells(
+        setting, group, layer, docs, row_doc, row_unit, begin, end, annotators, found,
+        cell_row[order], cell_ann[order], cell_code[order],
+        empty=0 if empty is not None and found and found[0] == empty else None,
+    )
+
+
+def unit_flags(c: Cells) -> tuple[np.ndarray, np.ndarray]:
+    """Per unit: how many annotators coded it, and whether it disagrees (≥ 2 coded, values not all equal)."""
+    n = len(c.row_doc)
+    coded = np.bincount(c.cell_row, minlength=n)
+    disagrees = np.zeros(n, dtype=bool)
+    if c.cell_row.size:
+        starts = np.flatnonzero(np.r_[True, c.cell_row[1:] != c.cell_row[:-1]])
+        low = np.minimum.reduceat(c.cell_code, starts)
+        high = np.maximum.reduceat(c.cell_code, starts)
+        disagrees[c.cell_row[starts]] = low != high
+    return coded, disagrees & (coded >= 2)
+
+
+def runs(flags: np.ndarray, row_doc: np.ndarray, row_unit: np.ndarray, *, separate: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, stops) of the maximal runs of flagged rows that are consecutive units of one document
+    (``separate``: every flagged row a run of its own)."""
+    idx = np.flatnonzero(flags)
+    if not idx.size:
+        return idx, idx
+    if separate:
+        return idx, idx + 1
+    new = np.r_[True, (np.diff(idx) != 1) | (np.diff(row_doc[idx]) != 0) | (np.diff(row_unit[idx]) != 1)]
+    starts = idx[new]
+    stops = np.r_[idx[np.flatnonzero(new)[1:] - 1], idx[-1]] + 1
+    return starts, stops
+
+
+@dataclass
+class Region:
+    """One disagreement region (see the module docstring)."""
+
+    setting: str
+    group: str
+    layer: str
+    doc: str
+    unit_begin: int
+    unit_end: int  # exclusive
+    begin: int | None  # characters, end exclusive; None for items
+    end: int | None
+    #: annotator -> its runs in the region: (value as named, begin, end (characters; None for items), empty?)
+    runs: dict[str, list[tuple[str, int | None, int | None, bool]]] = field(default_factory=dict)
+
+    @property
+    def marked_by(self) -> list[str]:
+        return [a for a, rs in self.runs.items() if any(not e for *_, e in rs)]
+
+    @property
+    def not_marked_by(self) -> list[str]:
+        return [a for a, rs in self.runs.items() if all(e for *_, e in rs)]
+
+    @property
+    def partial(self) -> list[str]:
+        """Annotators who marked some units of the region and left others unmarked."""
+        return [a for a, rs in self.runs.items() if any(e for *_, e in rs) and any(not e for *_, e in rs)]
+
+    def labels(self) -> dict[str, list[str]]:
+        """Per marking annotator, its values in the region (first appearance order)."""
+        return {a: list(dict.fromkeys(v for v, _, _, e in rs if not e)) for a, rs in self.runs.items() if any(not e for *_, e in rs)}
+
+
+def regions(c: Cells) -> list[Region]:
+    """The disagreement regions of one (setting, group, layer), in (document, unit) order."""
+    _, flags = unit_flags(c)
+    starts, stops = runs(flags, c.row_doc, c.row_unit, separate=c.items)
+    out: list[Region] = []
+    if not starts.size:
+        return out
+    region_of = np.full(len(c.row_doc), -1, np.int64)
+    region_of[np.concatenate([np.arange(s, e) for s, e in zip(starts.tolist(), stops.tolist())])] = np.repeat(
+        np.arange(starts.size), stops - starts
+    )
+    for s, e in zip(starts.tolist(), stops.tolist()):
+        out.append(Region(
+            c.setting.name, c.group, c.layer, c.docs[c.row_doc[s]], int(c.row_unit[s]), int(c.row_unit[e - 1]) + 1,
+            None if c.items else int(c.begin[s]), None if c.items else int(c.end[e - 1]),
+        ))
+    rid = region_of[c.cell_row]
+    sel = np.flatnonzero(rid >= 0)
+    order = sel[np.lexsort((c.cell_row[sel], c.cell_annotator[sel], rid[sel]))]
+    r, a, code, row = rid[order], c.cell_annotator[order], c.cell_code[order], c.cell_row[order]
+    if not order.size:
+        return out
+    new = np.r_[True, (np.diff(r) != 0) | (np.diff(a) != 0) | (np.diff(code) != 0) | (np.diff(row) != 1)]
+    first = np.flatnonzero(new)
+    last = np.r_[first[1:], len(order)] - 1
+    for i, j in zip(first.tolist(), last.tolist()):
+        region = out[r[i]]
+        value = int(code[i])
+        b, e = (None, None) if c.items else (int(c.begin[row[i]]), int(c.end[row[j]]))
+        region.runs.setdefault(c.annotators[a[i]], []).append((c.name(value), b, e, value == c.empty))
+    return out
+
+
+def setting_cells(data: OutputData, setting: Setting, groups: list[str] | None = None) -> Iterator[Cells]:
+    """Every (group, layer) of a setting as cells, groups sorted, layers in the manifest's order."""
+    empty = None if setting.kind == "items" else not_annotated(setting)
+    for group, layer, table in data.tables(setting, groups):
+        yield cells(setting, group, layer, table, empty)
+
+
+def doc_texts(data: OutputData) -> dict[str, str | None]:
+    """doc_id -> the document's text (``documents.parquet``'s ``text``; None where absent)."""
+    path = data.path / "documents.parquet"
+    if not path.is_file():
+        return {}
+    if "text" not in pq.read_schema(path).names:
+        return {d: None for d in pq.read_table(path, columns=["doc_id"]).column(0).to_pylist()}
+    table = pq.read_table(path, columns=["doc_id", "text"])
+    return dict(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist()))
+
+
+class SegmentLabels:
+    """The labels of the resolved segments (``segments/<unit>.parquet``) under a character extent,
+    per (group, document, layer, annotator): what a 0/1 matrix does not say about a marked region."""
+
+    def __init__(self, table: pa.Table | None):
+        self._index: dict[tuple[str, str, str, str], list[tuple[int, int, str]]] = {}
+        if table is None:
+            return
+        columns = [table.column(c).to_pylist() for c in ("group", "doc_id", "layer", "annotator", "begin", "end", "label")]
+        for g, d, layer, a, b, e, label in zip(*columns):
+            if label is not None:
+                self._index.setdefault((g, d, layer, a), []).append((b, e, label))
+
+    def under(self, group: str, doc: str, layer: str, annotator: str, begin: int, end: int) -> list[str]:
+        """Labels of the annotator's segments overlapping ``[begin, end)``, in text order, once each."""
+        found = sorted(s for s in self._index.get((group, doc, layer, annotator), ()) if s[0] < end and s[1] > begin)
+        return list(dict.fromkeys(label for _, _, label in found))

@@ -1,0 +1,159 @@
+"""The report's overview: the study (manifest), what validation excluded (accounting, report.jsonl),
+and the agreement results (``agreement/results.parquet``, read whatever columns it has)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from ..agree import default_summary_metric
+from ..agree.data import OutputData
+
+#: interpretation bands, each with its source; the page states them beside the table
+BANDS = {
+    "alpha": {
+        "source": "Krippendorff (2004), Content Analysis, 2nd ed., p. 241",
+        "metrics": ["alpha-u", "alpha", "ac1", "ac2", "gamma"],
+        "bands": [[0.8, "reliable (α ≥ .800)", "✓"], [0.667, "tentative conclusions only (.667 ≤ α < .800)", "~"],
+                  [None, "unreliable: discard (α < .667)", "✗"]],
+    },
+    "kappa": {
+        "source": "Landis & Koch (1977), Biometrics 33(1), p. 165",
+        "metrics": ["fleiss", "cohen", "cohen-mean", "scott"],
+        "bands": [[0.81, "almost perfect (.81–1)", "AP"], [0.61, "substantial (.61–.80)", "S"], [0.41, "moderate (.41–.60)", "M"],
+                  [0.21, "fair (.21–.40)", "F"], [0.0, "slight (0–.20)", "Sl"], [None, "poor (< 0)", "P"]],
+    },
+}
+#: results columns the agreement table shows in this order; any other column is shown after them
+KNOWN_COLUMNS = ("setting", "group", "layer", "metric", "value", "ci_low", "ci_high", "reason", "annotators", "documents",
+                 "relations", "units", "units_used", "std_err", "df", "p_value", "pair", "annotator_a", "annotator_b",
+                 "label", "doc", "level", "params", "unit", "approach", "mode")
+
+
+def band(metric: str, value: float | None) -> tuple[str, str] | None:
+    """(short mark, band name) of a value on its metric's scale; None when it has no scale or no value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    for scale in BANDS.values():
+        if metric in scale["metrics"]:
+            for low, name, mark in scale["bands"]:
+                if low is None or value >= low:
+                    return mark, name
+    return None
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def study(data: OutputData) -> dict[str, Any]:
+    """Inputs, annotators, settings and counts from the manifest."""
+    m = data.manifest
+    settings, summary = m.get("settings", {}), m.get("summary", {})
+    inputs = m.get("inputs", [])
+    return {
+        "format": settings.get("format"),
+        "source": settings.get("source"),
+        "tool": f"{m.get('tool', {}).get('name', 'unitize')} {m.get('tool', {}).get('version', '')}".strip(),
+        "inputs": len(inputs),
+        "input_bytes": sum(int(i.get("bytes") or 0) for i in inputs),
+        "roles": dict(Counter(i.get("role") or "input" for i in inputs)),
+        "documents": summary.get("documents"),
+        "groups": summary.get("groups"),
+        "annotators": summary.get("annotators") or [],
+        "layers": summary.get("layers") or settings.get("layers") or [],
+        "tokenizer": settings.get("tokenizer"),
+        "modes": settings.get("modes"),
+        "discontinuous": settings.get("discontinuous"),
+        "keep_missing": settings.get("keep_missing"),
+        "keep_mismatched": settings.get("keep_mismatched"),
+        "items": summary.get("items"),
+        "settings": [{"name": s.name, "kind": s.kind, "unit": s.unit, "approach": s.approach, "mode": s.mode,
+                      "layout": s.layout, "value": s.value, "annotators": len(s.annotators)} for s in data.settings],
+    }
+
+
+def exclusions(data: OutputData) -> list[dict[str, Any]]:
+    """Per unit type (or the label records), where the records went: kept, and excluded by reason, with shares."""
+    acc = data.manifest.get("accounting", {})
+    out = []
+    for unit, a in (acc.get("by_unit") or {}).items():
+        total = int(a.get("records") or 0)
+        rows = [{"reason": "in segments", "n": int(a.get("in_segments") or 0)}]
+        rows += [{"reason": k, "n": int(v)} for k, v in sorted((a.get("excluded") or {}).items(), key=lambda kv: -kv[1])]
+        out.append({"what": f"{unit} units: records of the selected layers", "total": total,
+                    "rows": [dict(r, share=r["n"] / total if total else None) for r in rows]})
+    labels = acc.get("labels")
+    if labels:
+        total = int(labels.get("read") or 0)
+        rows = [{"reason": k, "n": int(v)} for k, v in labels.items() if k != "read"]
+        rows.sort(key=lambda r: (r["reason"] != "labelled", -r["n"]))
+        out.append({"what": "label records", "total": total, "rows": [dict(r, share=r["n"] / total if total else None) for r in rows]})
+    return out
+
+
+def findings(path: Path, examples: int = 3) -> list[dict[str, Any]]:
+    """report.jsonl by code: severity, count, what was done, and the first few messages."""
+    by_code: dict[str, dict[str, Any]] = {}
+    report = path / "report.jsonl"
+    if not report.is_file():
+        return []
+    with report.open(encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            code = str(row.get("code"))
+            entry = by_code.setdefault(code, {"code": code, "severity": row.get("severity"), "n": 0, "actions": Counter(), "examples": []})
+            entry["n"] += 1
+            if row.get("action"):
+                entry["actions"][row["action"]] += 1
+            if len(entry["examples"]) < examples:
+                entry["examples"].append({k: row.get(k) for k in ("doc", "group", "annotator", "file", "record", "message")})
+    order = {"error": 0, "warning": 1, "info": 2}
+    out = sorted(by_code.values(), key=lambda e: (order.get(e["severity"], 3), -e["n"], e["code"]))
+    for e in out:
+        e["action"] = e.pop("actions").most_common(1)[0][0] if e["actions"] else ""
+    return out
+
+
+def results(data: OutputData) -> dict[str, Any] | None:
+    """``agreement/results.parquet`` as columns and rows (every column it has), or None when absent."""
+    path = data.path / "agreement" / "results.parquet"
+    if not path.is_file():
+        return None
+    table = pq.read_table(path)
+    names = [c for c in KNOWN_COLUMNS if c in table.column_names] + [c for c in table.column_names if c not in KNOWN_COLUMNS]
+    columns = {c: table.column(c).to_pylist() for c in names}
+    rows = [[_json_safe(columns[c][i]) for c in names] for i in range(table.num_rows)]
+    metrics = list(dict.fromkeys(columns.get("metric", [])))
+    return {"columns": names, "rows": rows, "metrics": metrics, "summary_metric": default_summary_metric(metrics)}
+
+
+def summary_values(res: dict[str, Any] | None) -> dict[tuple[str, str, str], float | None]:
+    """(setting, group, layer) -> the summary metric's value (whole-layer rows: no pair, label or doc)."""
+    if not res or not res["summary_metric"]:
+        return {}
+    col = {c: i for i, c in enumerate(res["columns"])}
+    out = {}
+    for row in res["rows"]:
+        if row[col["metric"]] != res["summary_metric"]:
+            continue
+        if any(c in col and row[col[c]] not in (None, "") for c in ("pair", "label", "doc", "annotator_a")):
+            continue
+        out[(row[col["setting"]], row[col["group"]], row[col["layer"]])] = row[col["value"]]
+    return out
+
+
+def plots(data: OutputData) -> list[Path]:
+    """The PNG plots of ``agreement/plots`` (copied into the report)."""
+    folder = data.path / "agreement" / "plots"
+    return sorted(folder.glob("*.png")) if folder.is_dir() else []
