@@ -155,9 +155,12 @@ class Chromium:
         self.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": key, "text": key, "code": f"Key{key.upper()}"}, session=True)
         self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": f"Key{key.upper()}"}, session=True)
 
-    def tab(self) -> None:
-        self.send("Input.dispatchKeyEvent", {"type": "keyDown", "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9}, session=True)
-        self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": "Tab", "code": "Tab", "windowsVirtualKeyCode": 9}, session=True)
+    def press(self, key: str) -> None:
+        """Press and release Tab or Enter."""
+        code, text = {"Tab": (9, None), "Enter": (13, "\r")}[key]
+        down = {"type": "keyDown", "key": key, "code": key, "windowsVirtualKeyCode": code}
+        self.send("Input.dispatchKeyEvent", dict(down, text=text) if text else down, session=True)
+        self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": code}, session=True)
 
     def screenshot(self, path: Path, clip: dict[str, float] | None = None) -> Path:
         params: dict[str, Any] = {"format": "png"}

@@ -208,7 +208,7 @@
     if (o.plots.length) {
       main.appendChild(el("h3", { text: "Plots (agreement/plots)" }));
       main.appendChild(el("div", { cls: "plots" }, o.plots.map(function (p) {
-        return el("figure", null, [el("img", { src: "plots/" + p, alt: "box plot " + p.replace(/\.png$/, ""), loading: "lazy" }), el("figcaption", { cls: "muted", text: p })]);
+        return el("figure", null, [el("img", { src: "plots/" + p, alt: "box plot " + p.replace(/\.png$/, "") }), el("figcaption", { cls: "muted", text: p })]);
       })));
     }
   }
@@ -347,7 +347,7 @@
     var styleOf = function (s) { return byLabel ? (s[3] >= 0 ? s[3] : 0) : s[1]; };
     var styleName = function (k) { return byLabel ? n.labels[k] : n.layers[k]; };
     var styles = Array.from(new Set(segs.map(styleOf))).sort(function (a, b) { return a - b; });
-    main.appendChild(el("div", { cls: "legend", id: "legend" }, [el("span", { cls: "tracknames" }, ["Tracks under each line, top to bottom: ", el("ol", null, tracks.map(function (a, k) { return el("li", { text: (k + 1) + " " + n.annotators[a] + (present.indexOf(a) < 0 ? " (no data here)" : "") }); }))])]
+    main.appendChild(el("div", { cls: "legend sticky", id: "legend" }, [el("span", { cls: "tracknames" }, ["Tracks under each line, top to bottom: ", el("ol", null, tracks.map(function (a, k) { return el("li", { text: (k + 1) + " " + n.annotators[a] + (present.indexOf(a) < 0 ? " (no data here)" : "") }); }))])]
       .concat(styles.map(function (k) { return el("span", null, [el("span", { cls: "sw s" + (k % 8), "aria-hidden": "true" }), (byLabel ? "label " : "layer ") + styleName(k)]); }),
         [el("span", null, [el("span", { cls: "sw", style: "background: var(--dis)" }), "dashed underline + numbered marker: annotators differ (" + st.name + ")"])])));
     var view = el("div", { cls: "textview", id: "textview", lang: "" });
