@@ -29,12 +29,10 @@ with its setting, group, layer, rows written and rows left out):
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 from ..agree.data import DataError, OutputData
-from ..output import atomic_write_text, locks_output
+from ..output import atomic_write_text, locks_output, staged_folder
 from .disagreements import export_disagreements
 from .formats import (
     FORMATS,
@@ -73,23 +71,13 @@ def export(
     final = Path(dest) if dest is not None else data.path / "exports" / to
     if final.exists() and (not final.is_dir() or (any(final.iterdir()) and not (final / "index.csv").is_file())):
         raise DataError(f"{final} exists and is not an earlier export (no index.csv); choose a new or empty --dest")
-    staging = final.parent / f".{final.name}.export-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    try:
+    with staged_folder(final, "export") as staging:
         files = _write_format(data, to, staging, settings, groups, positions)
         if not files:
             raise DataError(f"nothing to export as {to} from {data.path}: {_why_nothing(data, to, settings, groups)}")
         index = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
         index += [(f.path, f.setting, f.group, f.layer, f.rows, f.left_out, f.note) for f in files]
         atomic_write_text(staging / "index.csv", csv_text(index))
-        previous = final.parent / f".{final.name}.previous-{os.getpid()}"
-        if final.exists():
-            os.replace(final, previous)
-        os.replace(staging, final)
-        shutil.rmtree(previous, ignore_errors=True)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return final, files
 
 

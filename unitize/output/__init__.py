@@ -12,6 +12,7 @@ from .directory import (
     parquet_options,
     read_manifest,
     sha256_file,
+    staged_folder,
 )
 from .write import documents_table, input_rows, run_section, write_run
 
@@ -30,5 +31,6 @@ __all__ = [
     "read_manifest",
     "run_section",
     "sha256_file",
+    "staged_folder",
     "write_run",
 ]

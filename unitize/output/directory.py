@@ -11,6 +11,7 @@ half-written file inside the output directory.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import inspect
@@ -18,7 +19,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -328,6 +329,24 @@ def _check_target(out: Path, kind: str) -> None:
             f"output directory {out} holds the output of `{_COMMANDS.get(found, found)}`, not of "
             f"`{_COMMANDS[kind]}`; choose another directory with --out (nothing was changed)"
         )
+
+
+@contextlib.contextmanager
+def staged_folder(final: Path, tag: str) -> Iterator[Path]:
+    """A new empty folder beside ``final`` to write into; when the block ends without an error it
+    replaces ``final`` in one step (the old folder is then removed), otherwise it is removed."""
+    staging = final.parent / f".{final.name}.{tag}-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        yield staging
+        previous = final.parent / f".{final.name}.previous-{os.getpid()}"
+        if final.exists():
+            os.replace(final, previous)
+        os.replace(staging, final)
+        shutil.rmtree(previous, ignore_errors=True)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

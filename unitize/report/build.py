@@ -31,7 +31,9 @@ class Names:
     _at: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def idx(self, kind: str, name: str) -> int:
-        table = self._at.setdefault(kind, {n: i for i, n in enumerate(getattr(self, kind))})
+        if kind not in self._at:
+            self._at[kind] = {n: i for i, n in enumerate(getattr(self, kind))}
+        table = self._at[kind]
         if name not in table:
             table[name] = len(table)
             getattr(self, kind).append(name)

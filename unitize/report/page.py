@@ -8,13 +8,13 @@ not an earlier report (no ``index.html`` with the report's marker) is never repl
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..agree.data import DataError, OutputData
+from ..output import staged_folder
 from .build import Report
 from .study import plots
 
@@ -49,11 +49,9 @@ def write_report(built: Report, final: Path, data: OutputData) -> Path:
     """Write the report folder ``final`` (staged beside it, then swapped in)."""
     if final.exists() and (not final.is_dir() or (any(final.iterdir()) and not _is_report(final))):
         raise DataError(f"{final} exists and is not an earlier report (no unitize index.html); choose a new or empty --dest")
-    staging = final.parent / f".{final.name}.report-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    (staging / "data" / "docs").mkdir(parents=True)
-    (staging / "data" / "items").mkdir(parents=True)
-    try:
+    with staged_folder(final, "report") as staging:
+        (staging / "data" / "docs").mkdir(parents=True)
+        (staging / "data" / "items").mkdir(parents=True)
         overview = dict(built.overview, out=str(data.path.name))
         # the staging folder is swapped in whole, so its files need no atomic writes of their own
         (staging / "data" / "overview.js").write_text(script(overview, "overview"), encoding="utf-8")
@@ -67,13 +65,6 @@ def write_report(built: Report, final: Path, data: OutputData) -> Path:
             for p in found:
                 shutil.copyfile(p, staging / "plots" / p.name)
         (staging / "index.html").write_text(index_html(f"unitize report: {data.path.name}"), encoding="utf-8")
-        previous = final.parent / f".{final.name}.previous-{os.getpid()}"
-        if final.exists():
-            os.replace(final, previous)
-        os.replace(staging, final)
-        shutil.rmtree(previous, ignore_errors=True)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return final
 
 

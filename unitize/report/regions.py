@@ -49,7 +49,7 @@ class Cells:
     end: np.ndarray
     annotators: list[str]
     values: list[str]  # value code -> its text as stored
-    cell_row: np.ndarray  # per cell: its unit; cells sorted by unit, then annotator
+    cell_row: np.ndarray  # per cell: its unit; cells sorted by unit
     cell_annotator: np.ndarray  # per cell: index into annotators
     cell_code: np.ndarray  # per cell: index into values
     empty: int | None = None  # the code of "not marked", if the data has one
@@ -91,7 +91,6 @@ def _strings(column: pa.ChunkedArray, setting: Setting) -> pa.ChunkedArray:
 def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str | None = None) -> Cells:
     """The cells of one (setting, group, layer)'s rows (wide or long, units or items)."""
     items = setting.kind == "items"
-    key_cols = ["item"] if items else ["doc_id", "unit"]
     if items:
         names = table.column("item").to_pylist()
         docs = list(dict.fromkeys(names))
@@ -105,9 +104,12 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
     row = row.reshape(-1)
     if setting.layout == "long":
         annotators, ann = sorted_codes(table.column("annotator")) if table.num_rows else ([], np.zeros(0, np.int64))
-        declared = [a for a in setting.annotators if a in set(annotators)]
-        order = declared + [a for a in annotators if a not in set(declared)]
-        rank = np.array([order.index(a) for a in annotators], dtype=np.int64)
+        found_set = set(annotators)
+        declared = [a for a in setting.annotators if a in found_set]
+        declared_set = set(declared)
+        order = declared + [a for a in annotators if a not in declared_set]
+        position = {a: i for i, a in enumerate(order)}
+        rank = np.array([position[a] for a in annotators], dtype=np.int64)
         annotators, ann = order, rank[ann] if ann.size else ann
         columns = [(_strings(table.column("value"), setting), row, ann)]
     else:
@@ -126,7 +128,7 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
         anns.append(a[keep])
         codes.append(code[keep])
     cell_row, cell_ann, cell_code = (np.concatenate(x) if x else np.zeros(0, np.int64) for x in (rows, anns, codes))
-    order = np.lexsort((cell_ann, cell_row))
+    order = np.argsort(cell_row, kind="stable")  # annotators in column (wide) or stored (long) order within a unit
     if items:
         row_doc, row_unit = uniq, np.zeros(len(uniq), np.int64)
         begin = end = np.full(len(uniq), -1, np.int64)

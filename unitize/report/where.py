@@ -109,8 +109,9 @@ def value_counts(c: Cells) -> np.ndarray:
 
 def confusion(c: Cells) -> dict[str, Any]:
     """The pooled label confusion matrix (see the module docstring): values × values counts."""
-    counts = value_counts(c).astype(np.int64)
-    matrix = counts.T @ counts - np.diag(counts.sum(axis=0))
+    counts = value_counts(c)
+    counts = counts[counts.sum(axis=1) >= 2].astype(np.float64)  # a unit one annotator coded makes no pair
+    matrix = np.rint(counts.T @ counts - np.diag(counts.sum(axis=0))).astype(np.int64)  # exact below 2**53
     return {"values": [c.name(i) for i in range(len(c.values))], "counts": matrix.tolist()}
 
 
