@@ -286,6 +286,8 @@ def read(
             wanted_groups is not None and group not in wanted_groups
         ):
             corpus.skipped_by_selection += 1
+            if wanted_annotators is not None and annotator not in wanted_annotators:
+                corpus.not_selected.add(annotator)
             continue
         key = (doc, annotator, group)
         if key in seen:
