@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unitize.agree.alphau import alpha_u, category_disagreement
+from unitize.agree.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, stretches
 
 
 def units(*pairs: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -198,3 +198,54 @@ def test_unit_length_units_give_nominal_alpha(study):
     assert category_disagreement(points, length).alpha == pytest.approx(
         krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"), abs=1e-9
     )
+
+
+# --- the statistics: per category and per document, added up in document order ---
+
+
+@st.composite
+def documents(draw):
+    """A study whose continuum is cut into documents, no unit crossing a cut."""
+    length = draw(st.integers(min_value=1, max_value=40))
+    m = draw(st.integers(min_value=2, max_value=4))
+    cuts = sorted({c for c in draw(st.lists(st.integers(1, max(length - 1, 1)), max_size=4)) if 0 < c < length})
+    starts = [0, *cuts]
+    out = []
+    for _ in range(m):
+        bs, es = [], []
+        for s, e in zip(starts, starts[1:] + [length]):
+            points = sorted(set(draw(st.lists(st.integers(s, e), max_size=6))))
+            bs += points[0:-1:2]
+            es += points[1::2]
+        out.append((np.array(bs, dtype=np.int64), np.array(es, dtype=np.int64)))
+    return out, length, np.array(starts, dtype=np.int64)
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents())
+def test_document_statistics_added_in_order_are_the_continuum(study):
+    """Gaps that run across a document boundary are one gap: the ordered sum joins them."""
+    per, length, starts = study
+    whole = stretches(per, length)[0]
+    folded = in_order(stretches(per, length, starts))
+    assert (folded.length, folded.observed) == (whole.length, whole.observed)
+    for field in ("units", "gaps"):
+        assert all(np.array_equal(a, b) for a, b in zip(getattr(folded, field), getattr(whole, field)))
+    for field in ("lead", "trail", "marked"):
+        assert np.array_equal(getattr(folded, field), getattr(whole, field))
+    ref = category_disagreement(per, length)
+    got = folded.disagreement()
+    assert got.observed == pytest.approx(ref.observed, rel=1e-12, abs=1e-15)
+    assert got.expected == pytest.approx(ref.expected, rel=1e-12, abs=1e-15)
+
+
+def test_statistics_reproduce_krippendorff_2004():
+    res = alpha_u_of({c: stretches(u, 300)[0] for c, u in k2004().items()})
+    assert res.alpha == pytest.approx(0.8591, abs=0.0005)
+    assert (round(res.categories["c"].observed, 4), round(res.categories["c"].expected, 4)) == (0.0144, 0.0532)
+    assert res.alpha == pytest.approx(alpha_u(k2004(), 300).alpha, rel=1e-12)
+
+
+def test_a_unit_may_not_cross_a_document():
+    with pytest.raises(ValueError, match="crosses a document"):
+        stretches([units((3, 4)), units()], 10, np.array([0, 5]))
