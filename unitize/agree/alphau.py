@@ -42,13 +42,14 @@ class CategoryDisagreement:
 
     @property
     def alpha(self) -> float:
-        return _alpha(self.observed, self.expected)
+        return alpha_from(self.observed, self.expected)
 
 
-def _alpha(observed: float, expected: float) -> float:
+def alpha_from(observed: float, expected: float) -> float:
+    """1 − D_o / D_e; NaN without expected disagreement, 0 when the two are equal to 12 digits."""
     if expected == 0.0:
         return float("nan")
-    if np.isclose(observed, expected, rtol=1e-12, atol=0.0):
+    if abs(observed - expected) <= 1e-12 * abs(expected):
         return 0.0  # exactly chance; keep float noise out of a published edge case
     return 1.0 - observed / expected
 
@@ -165,7 +166,7 @@ def alpha_u(study: Mapping[str, Sequence[Units]], length: int) -> AlphaU:
     cats = {c: category_disagreement(u, length) for c, u in study.items()}
     observed = sum(c.observed for c in cats.values())
     expected = sum(c.expected for c in cats.values())
-    return AlphaU(alpha=_alpha(observed, expected), categories=cats)
+    return AlphaU(alpha=alpha_from(observed, expected), categories=cats)
 
 
 # --- sufficient statistics: one category on a stretch of the continuum --------------------------
@@ -327,4 +328,4 @@ def in_order(parts: Sequence[Stretch]) -> Stretch:
 def alpha_u_of(categories: Mapping[str, Stretch]) -> AlphaU:
     """Alpha-U over categories from their statistics (the same value as :func:`alpha_u`)."""
     cats = {c: s.disagreement() for c, s in categories.items()}
-    return AlphaU(alpha=_alpha(sum(c.observed for c in cats.values()), sum(c.expected for c in cats.values())), categories=cats)
+    return AlphaU(alpha=alpha_from(sum(c.observed for c in cats.values()), sum(c.expected for c in cats.values())), categories=cats)
