@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import EXAMPLE, ROOT
+from tests.test_agree import one, pick
 from tests.test_alphau import brute_force
 from tests.test_spanf1 import literal as f1_literal
 from tests.test_unitizing import literal as u_literal
@@ -36,15 +37,6 @@ def out(tmp_path_factory):
 @pytest.fixture(scope="module")
 def results(out):
     return measure(out, METRICS, by_label=True, by_doc=True).to_pylist()
-
-
-def pick(rows, **eq):
-    return [r for r in rows if all(r[k] == v for k, v in eq.items())]
-
-
-def one(rows, **eq):
-    [r] = pick(rows, **eq)
-    return r
 
 
 def continuum(out, group):

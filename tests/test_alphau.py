@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import unitizations
 from unitize.agree.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, stretches
 
 
@@ -203,29 +204,13 @@ def test_unit_length_units_give_nominal_alpha(study):
 # --- the statistics: per category and per document, added up in document order ---
 
 
-@st.composite
-def documents(draw):
-    """A study whose continuum is cut into documents, no unit crossing a cut."""
-    length = draw(st.integers(min_value=1, max_value=40))
-    m = draw(st.integers(min_value=2, max_value=4))
-    cuts = sorted({c for c in draw(st.lists(st.integers(1, max(length - 1, 1)), max_size=4)) if 0 < c < length})
-    starts = [0, *cuts]
-    out = []
-    for _ in range(m):
-        bs, es = [], []
-        for s, e in zip(starts, starts[1:] + [length]):
-            points = sorted(set(draw(st.lists(st.integers(s, e), max_size=6))))
-            bs += points[0:-1:2]
-            es += points[1::2]
-        out.append((np.array(bs, dtype=np.int64), np.array(es, dtype=np.int64)))
-    return out, length, np.array(starts, dtype=np.int64)
-
-
 @settings(max_examples=300, deadline=None)
-@given(documents())
+@given(unitizations(max_docs=4, values="x"))
 def test_document_statistics_added_in_order_are_the_continuum(study):
     """Gaps that run across a document boundary are one gap: the ordered sum joins them."""
-    per, length, starts = study
+    units, length, cuts = study
+    per = [(np.array([b for b, _, _ in u], dtype=np.int64), np.array([e for _, e, _ in u], dtype=np.int64)) for u in units]
+    starts = np.array(cuts, dtype=np.int64)
     whole = stretches(per, length)[0]
     folded = in_order(stretches(per, length, starts))
     assert (folded.length, folded.observed) == (whole.length, whole.observed)

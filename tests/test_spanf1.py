@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tests.conftest import CORPORA, needs_shared
+from tests.strategies import unitizations
 from unitize.agree import spanf1
 from unitize.agree.placed import Placed
 
@@ -132,17 +132,6 @@ def literal(units: list[list[tuple[int, int, str]]]) -> dict[str, list[float]]:
     return out
 
 
-@st.composite
-def annotations(draw):
-    length = draw(st.integers(min_value=1, max_value=40))
-    m = draw(st.integers(min_value=2, max_value=4))
-    units = []
-    for _ in range(m):
-        points = sorted(set(draw(st.lists(st.integers(0, length), max_size=12))))
-        units.append([(points[x], points[x + 1], draw(st.sampled_from("ab"))) for x in range(0, len(points) - 1, 2)])
-    return units, length
-
-
 def placed(units, length) -> Placed:
     values = tuple(sorted({v for u in units for *_, v in u}))
     rows = np.array([(k, b, e, values.index(v)) for k, u in enumerate(units) for b, e, v in u], dtype=np.int64).reshape(-1, 4)
@@ -151,9 +140,9 @@ def placed(units, length) -> Placed:
 
 
 @settings(max_examples=300, deadline=None)
-@given(annotations())
+@given(unitizations(values="ab"))
 def test_counts_equal_the_literal_matchings(study):
-    units, length = study
+    units, length, _ = study
     counts = spanf1.counts(placed(units, length))
     want = literal(units)
     for metric, expected in want.items():
@@ -169,9 +158,9 @@ def test_counts_equal_the_literal_matchings(study):
 
 
 @settings(max_examples=300, deadline=None)
-@given(annotations())
+@given(unitizations(values="ab"))
 def test_one_to_one_matching_is_maximum(study):
-    units, _ = study
+    units, _, _ = study
     a, b = (sorted(u) for u in units[:2])
     edges = [(i, j) for i, x in enumerate(a) for j, y in enumerate(b) if x[0] < y[1] and y[0] < x[1]]
     ii = np.array([e[0] for e in edges], dtype=np.int64)

@@ -20,8 +20,8 @@ from itertools import permutations
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
+from tests.strategies import unitizations
 from unitize.agree import unitizing as U
 from unitize.agree.placed import Placed
 
@@ -156,24 +156,6 @@ def literal(units: list[list[tuple[int, int, str]]], length: int) -> dict:
         out["ku"] = {v: float("nan") for v in values[1:]}
     out["coverage"] = star.sum() / ell.sum()
     return out
-
-
-@st.composite
-def unitizations(draw, max_docs=1):
-    length = draw(st.integers(min_value=1, max_value=30))
-    m = draw(st.integers(min_value=2, max_value=4))
-    cuts = sorted(set(draw(st.lists(st.integers(1, max(length - 1, 1)), max_size=max_docs - 1)))) if length > 1 else []
-    starts = [0, *[c for c in cuts if 0 < c < length]]
-    bounds = list(zip(starts, starts[1:] + [length]))
-    units = []
-    for _ in range(m):
-        mine = []
-        for s, e in bounds:
-            points = sorted(set(draw(st.lists(st.integers(s, e), max_size=6))))
-            for x in range(0, len(points) - 1, 2):
-                mine.append((points[x], points[x + 1], draw(st.sampled_from("abc"))))
-        units.append(mine)
-    return units, length, starts
 
 
 def same(a: float, b: float) -> bool:
