@@ -105,13 +105,14 @@ def test_combined_setting_lays_the_layers_end_to_end(results):
 def test_span_f1_equals_the_literal_matchings_on_the_segments(results, out):
     for group in GROUPS:
         for layer in ("Arg1", "Arg1+Arg2"):
-            units, _ = units_of(out, group, layer.split("+"), True)
+            units, length = units_of(out, group, layer.split("+"), True)
             want = f1_literal(units)
             for metric in SPAN_F1:
                 rows = pick(results, setting="word-interval-labels", group=group, layer=layer, metric=metric, doc=None, label=None)
                 assert [r["pair"] for r in rows] == ["ayse|burak", "ayse|cem", "burak|cem", "mean"]
                 assert all(same(r["value"], w) for r, w in zip(rows, want[metric])), (group, layer, metric)
                 assert rows[-1]["value"] == pytest.approx(np.nanmean(want[metric]))
+                assert {r["units_used"] for r in rows} == {length}
 
 
 def test_span_f1_per_label_rows_only_for_label_data(results):

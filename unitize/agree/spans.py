@@ -279,8 +279,9 @@ def f1_values(metric: str, segs: Segments | None, m: Matrix, layers: Sequence[st
     total = segs.memo(m, ("span f1", tuple(layers)), lambda: _added(spanf1.counts(p) for p in placed))
     rows = spanf1.f1_rows(total, metric, by_label=bool(options.get("by_label")) and m.setting.value == "label",
                           by_doc=bool(options.get("by_doc")))
+    sizes = dict(zip(placed[0].docs, (len(placed) * placed[0].doc_lengths).tolist()))
     for r in rows:
-        r.units_used = placed[0].length
+        r.units_used = sizes[r.doc] if r.doc is not None else len(placed) * placed[0].length
     return rows
 
 
