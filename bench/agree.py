@@ -15,6 +15,7 @@ Usage::
     python bench/agree.py --metrics alpha-u,alpha --python .venv/bin/python
     python bench/agree.py --settings word-interval --metrics alpha,fleiss,cohen   # one setting
     python bench/agree.py --out OUT --metrics alpha,fleiss                        # an existing output (ToxicSpans)
+    python bench/agree.py --small --metrics 'u-alpha,default+u-alpha+span-f1'    # M+N: timed in one run
 
 The floor (row ``floor``) is this script's ``--floor OUT`` in a fresh process:
 read every wide unit matrix with pyarrow (group, layer and annotator columns)
@@ -137,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", type=Path, help="corpus directory with study.toml")
     ap.add_argument("--out", type=Path, help="an existing output directory to measure (e.g. ToxicSpans); no corpus, no convert")
     ap.add_argument("--python", default=sys.executable, help="interpreter that runs unitize")
-    ap.add_argument("--metrics", default=",".join(DEFAULT), help="metrics to time one by one")
+    ap.add_argument("--metrics", default=",".join(DEFAULT),
+                    help="metrics to time one by one; M+N times them in one run ('default' = the default metrics)")
     ap.add_argument("--units", default="word", help="units to convert (word, char or word,char)")
     ap.add_argument("--reconvert", action="store_true", help="convert again even if the output exists")
     ap.add_argument("--seed", type=int, default=0)
@@ -180,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         runs.append({"metric": "floor", "wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_bytes": r["peak_rss_bytes"], "result_rows": None})
         for name in metrics + ["all-default"]:
-            chosen = ",".join(DEFAULT) if name == "all-default" else name
+            chosen = ",".join(x for m in name.split("+") for x in (DEFAULT if m in ("all-default", "default") else [m]))
             dest = logs / f"dest-{name}"
             cmd = [args.python, "-m", "unitize", "agree", str(out), "--metric", chosen, "--dest", str(dest), "-q", *only, *args.args.split()]
             r = run_child(cmd, env=env, cwd=REPO_DIR, log_dir=logs, name=name, timeout=None)

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unitize.agree.alphau import alpha_u, category_disagreement
+from tests.strategies import unitizations
+from unitize.agree.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, stretches
 
 
 def units(*pairs: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -198,3 +199,38 @@ def test_unit_length_units_give_nominal_alpha(study):
     assert category_disagreement(points, length).alpha == pytest.approx(
         krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal"), abs=1e-9
     )
+
+
+# --- the statistics: per category and per document, added up in document order ---
+
+
+@settings(max_examples=300, deadline=None)
+@given(unitizations(max_docs=4, values="x"))
+def test_document_statistics_added_in_order_are_the_continuum(study):
+    """Gaps that run across a document boundary are one gap: the ordered sum joins them."""
+    units, length, cuts = study
+    per = [(np.array([b for b, _, _ in u], dtype=np.int64), np.array([e for _, e, _ in u], dtype=np.int64)) for u in units]
+    starts = np.array(cuts, dtype=np.int64)
+    whole = stretches(per, length)[0]
+    folded = in_order(stretches(per, length, starts))
+    assert (folded.length, folded.observed) == (whole.length, whole.observed)
+    for field in ("units", "gaps"):
+        assert all(np.array_equal(a, b) for a, b in zip(getattr(folded, field), getattr(whole, field)))
+    for field in ("lead", "trail", "marked"):
+        assert np.array_equal(getattr(folded, field), getattr(whole, field))
+    ref = category_disagreement(per, length)
+    got = folded.disagreement()
+    assert got.observed == pytest.approx(ref.observed, rel=1e-12, abs=1e-15)
+    assert got.expected == pytest.approx(ref.expected, rel=1e-12, abs=1e-15)
+
+
+def test_statistics_reproduce_krippendorff_2004():
+    res = alpha_u_of({c: stretches(u, 300)[0] for c, u in k2004().items()})
+    assert res.alpha == pytest.approx(0.8591, abs=0.0005)
+    assert (round(res.categories["c"].observed, 4), round(res.categories["c"].expected, 4)) == (0.0144, 0.0532)
+    assert res.alpha == pytest.approx(alpha_u(k2004(), 300).alpha, rel=1e-12)
+
+
+def test_a_unit_may_not_cross_a_document():
+    with pytest.raises(ValueError, match="crosses a document"):
+        stretches([units((3, 4)), units()], 10, np.array([0, 5]))

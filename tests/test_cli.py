@@ -326,7 +326,7 @@ def test_a_closed_pipe_ends_the_command_quietly(command):
     stderr = proc.stderr.decode()
     if command[0] == "info":  # an error goes to standard error, which is open: it is still shown
         assert proc.returncode == 2 and "not a unitize output directory" in stderr
-    elif command[-1] == "--help":  # argparse itself ignores a closed pipe
-        assert (proc.returncode, stderr) == (0, "")
+    elif command[-1] == "--help":  # argparse swallows the failed write itself; whichever way, quietly
+        assert proc.returncode in (0, 141) and stderr == ""
     else:
         assert (proc.returncode, stderr) == (141, "")

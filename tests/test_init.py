@@ -181,3 +181,12 @@ def test_a_plugin_with_plain_help_options(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert main(["formats", "--format", "fake"]) == 0
     assert "--flavour" in capsys.readouterr().out
+
+
+def test_init_on_a_zip_export_reads_it_and_writes_the_study_beside_it(tmp_path, capsys):
+    shutil.make_archive(str(tmp_path / "export"), "zip", EXAMPLES / "inception-mini", "annotation")
+    assert main(["init", "--format", "webanno-tsv", str(tmp_path / "export.zip")]) == 0
+    study = tomllib.loads((tmp_path / "study.toml").read_text(encoding="utf-8"))
+    assert study["input"]["annotations"] == "export.zip"
+    assert "3 annotators (ana, ben, chen)" in capsys.readouterr().out
+    assert main(["convert", str(tmp_path / "study.toml"), "-q"]) == 0 and units_rows(tmp_path / "out") > 0

@@ -209,7 +209,8 @@ def test_a_misspelled_annotator_fails_and_names_it(tmp_path: Path, capsys: pytes
     from tests.conftest import EXAMPLE
 
     err = _fails_with(["convert", str(EXAMPLE / "study.toml"), "--annotators", "ayse,burakk"], tmp_path / "o", capsys)
-    assert "annotator(s) burakk have no files; the annotators found are ayse" in err and "annotator-missing ×" in err
+    assert "annotator(s) burakk have no files; the annotators in the input are ayse, burak, cem (did you mean burakk → burak?)" in err
+    assert "annotator-missing ×" in err
 
 
 def test_annotations_and_texts_swapped_fails(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -267,3 +268,23 @@ def test_convert_format_that_writes_no_span_fails(tmp_path: Path, capsys: pytest
     err = capsys.readouterr().err
     assert "no span could be written as datt (1,567 read); nothing was written" in err and "not-convertible ×28" in err
     assert not (tmp_path / "o" / "manifest.json").exists()
+
+
+def test_a_wide_matrix_too_large_for_memory_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    # ToxicSpans asked for --layout wide took 21.5 GB and was killed; refuse it before building anything
+    from tests.conftest import EXAMPLE
+    from unitize import span_run
+
+    monkeypatch.setattr(span_run, "MAX_WIDE_CELLS", 100)
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--layout", "wide", "--units", "char", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "would hold" in err and "annotators), more than 100; use layout \"long\"" in err
+    assert not (tmp_path / "o").exists()
+
+
+@needs_shared
+def test_annotator_names_in_the_wrong_case_are_named_with_the_right_ones(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    project = CORPORA / "bratiaa-example" / "example-files" / "example-project"
+    assert main(["convert", "--format", "brat", "--annotations", str(project), "--annotators", "lisa,maria", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "the annotators in the input are Lisa, Maria, Max, Peter (did you mean lisa → Lisa?, maria → Maria?)" in err

@@ -149,6 +149,8 @@ class Corpus:
     inputs: list[InputFile] = field(default_factory=list)
     skipped_by_selection: int = 0
     items: list[ItemLabel] = field(default_factory=list)
+    #: annotators found in the input but left out by the study's ``annotators`` selection
+    not_selected: set[str] = field(default_factory=set)
 
     @property
     def annotators(self) -> list[str]:

@@ -14,6 +14,7 @@ Each step is a plain function over plain data:
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import sys
 import time
@@ -64,8 +65,31 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
             if corpus.skipped_by_selection
             else ""
         )
-        raise RunError(f"no annotation files were read from {where}{why}")
+        hint = annotator_hint(settings.input.get("annotators"), corpus)
+        raise RunError(f"no annotation files were read from {where}{why}" + (f"\n  {hint}" if hint else ""))
     return corpus
+
+
+def annotator_hint(named: Any, corpus: Corpus) -> str | None:
+    """For annotators the study names but the input lacks: every annotator found, and the nearest names."""
+    if not named:
+        return None
+    read = set(corpus.annotators) | {r.annotator for r in corpus.items}
+    absent = [a for a in named if a not in read]
+    if not absent:
+        return None
+    found = sorted(read | corpus.not_selected)
+    if not found:
+        return f"annotator(s) {', '.join(absent)} have no files, and no annotator was found"
+    guesses = []
+    for name in absent:
+        near = [f for f in found if f.casefold() == name.casefold()] or difflib.get_close_matches(name, found, n=1, cutoff=0.6)
+        if near and near[0] not in named:
+            guesses.append(f"{name} → {near[0]}?")
+    return (
+        f"annotator(s) {', '.join(absent)} have no files; the annotators in the input are {', '.join(found)}"
+        + (f" (did you mean {', '.join(guesses)})" if guesses else "")
+    )
 
 
 def is_items(corpus: Corpus) -> bool:
@@ -99,12 +123,9 @@ def check_kept(unitized: Unitized | ItemsUnitized) -> None:
             f"{records['in_selected_layers']:,} in the layers {', '.join(unitized.settings.layers)})"
         )
     lines = [f"{what}; nothing was written."]
-    named = unitized.settings.input.get("annotators")
-    seen = set(unitized.corpus.annotators) | {r.annotator for r in unitized.corpus.items}
-    if named and seen:
-        absent = [a for a in named if a not in seen]
-        if absent:
-            lines.append(f"  annotator(s) {', '.join(absent)} have no files; the annotators found are {', '.join(sorted(seen))}")
+    hint = annotator_hint(unitized.settings.input.get("annotators"), unitized.corpus)
+    if hint:
+        lines.append(f"  {hint}")
     top = top_codes(unitized.findings)
     lines += [f"  {line}" for line in top]
     if top and top[0].split(" ")[0] in ("record-malformed", "file-unreadable"):

@@ -22,7 +22,7 @@ from .matrices import Unitized
 from .model import Corpus, Finding
 from .progress import Progress, no_progress
 from .segments import UnitResult, resolve_segments
-from .spaces import build_spaces
+from .spaces import UnitSpace, build_spaces
 from .unitizers import fragments_to_segments
 from .validate import Validation, validate
 
@@ -30,6 +30,8 @@ from .validate import Validation, validate
 RESERVED = {"group", "doc_id", "layer", "unit", "begin", "end"}
 #: layout "auto" writes the long layout above this many annotators (crowd data), else wide
 LONG_LAYOUT_ABOVE = 32
+#: the wide layout is refused for a group whose matrix would hold more cells (units × annotators)
+MAX_WIDE_CELLS = 250_000_000
 #: labels mode: the label of a span that has none
 UNLABELLED = "*"
 #: labels mode codes labels as bits of a uint64
@@ -64,6 +66,8 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     )
     _check_layers(settings, corpus, adapter_defaults)
     spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress)
+    if layout == "wide":
+        _check_wide_size(spaces, validation, len(annotators))
     layers = sorted(set(settings.layers))
     live = _Fragments(corpus, settings, validation, layers, annotators)
     findings = list(validation.findings) + live.dropped_findings()
@@ -87,6 +91,20 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
         labels=live.names["labels"],
         present=_present(corpus, validation, {a: i for i, a in enumerate(annotators)}),
     )
+
+
+def _check_wide_size(spaces: dict[str, UnitSpace], validation: Validation, n_annotators: int) -> None:
+    """Refuse a wide matrix whose largest group would not fit in memory (crowd data asked for wide)."""
+    for unit, space in spaces.items():
+        units = dict(zip(space.doc_ids, space.n_units.tolist()))
+        for group, docs in validation.universe.items():
+            cells = sum(units.get(d, 0) for d in docs) * n_annotators
+            if cells > MAX_WIDE_CELLS:
+                raise RunError(
+                    f"a wide matrix of group {group!r} would hold {cells:,} cells ({unit} units × {n_annotators:,} "
+                    f"annotators), more than {MAX_WIDE_CELLS:,}; use layout \"long\" (or \"auto\"): a row per "
+                    "unit and annotator who has the document"
+                )
 
 
 def _check_layers(settings: Settings, corpus: Corpus, adapter_defaults: dict[str, Any]) -> None:

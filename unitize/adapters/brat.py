@@ -178,6 +178,7 @@ def read(
         who, doc = clean_name(who), clean_name(doc)
         if wanted is not None and who not in wanted:
             corpus.skipped_by_selection += 1
+            corpus.not_selected.add(who)
             continue
         name, raw = read_input(path, base, corpus, "annotations")
         if raw is None:

@@ -203,6 +203,7 @@ def _read_doc(corpus: Corpus, name: str, doc: str, sentences: list, columns: dic
     for who, column in columns.items():
         if wanted is not None and who not in wanted:
             corpus.skipped_by_selection += 1
+            corpus.not_selected.add(who)
             continue
         tags = []
         for line, cells in zip(lines, rows):

@@ -31,7 +31,7 @@ from ..progress import Progress, Sized, no_progress
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
-from .discourse import regroup
+from .groups import regroup
 from .files import index_texts, printable, read_texts, relative
 
 #: default: doc id, annotator, then the connective as everything after the second underscore.
@@ -286,6 +286,8 @@ def read(
             wanted_groups is not None and group not in wanted_groups
         ):
             corpus.skipped_by_selection += 1
+            if wanted_annotators is not None and annotator not in wanted_annotators:
+                corpus.not_selected.add(annotator)
             continue
         key = (doc, annotator, group)
         if key in seen:

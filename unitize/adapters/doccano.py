@@ -147,6 +147,7 @@ def read(
             for who in sorted(users):
                 if wanted is not None and who not in wanted:
                     corpus.skipped_by_selection += 1
+                    corpus.not_selected.add(who)
                     continue
                 if (doc, who) in seen:
                     corpus.findings.append(

@@ -90,6 +90,7 @@ def read(
                     continue
                 if wanted is not None and who not in wanted:
                     corpus.skipped_by_selection += 1
+                    corpus.not_selected.add(who)
                     continue
                 if ann.get("was_cancelled"):
                     corpus.findings.append(finding("unknown-element", f"{record} was cancelled", "not read", file=name, record=record, doc=doc, annotator=who))

@@ -233,6 +233,8 @@ def read(
             for grp, who, value in cells:
                 if (selected_annotators is not None and who not in selected_annotators) or (selected_groups is not None and grp not in selected_groups):
                     skipped += 1
+                    if selected_annotators is not None and who not in selected_annotators:
+                        corpus.not_selected.add(who)
                     continue
                 corpus.items.append(ItemLabel(group=grp, item=iid, annotator=who, label=value, source=name, line=line))
         items_by_file[name] = seen_items

@@ -140,6 +140,7 @@ def read(
             if wanted is not None and who not in wanted:
                 keys[key] = None
                 corpus.skipped_by_selection += 1
+                corpus.not_selected.add(who)
                 continue
             if key in keys or (doc, who) in subs:
                 what = f"key {key} appears twice" if key in keys else f"annotator {who} has a second assignment for document {doc}"
@@ -180,6 +181,7 @@ def read(
             doc, who = _str(row[col["doc"]]), _str(row[col["annotator"]])
             if wanted is not None and who not in wanted:
                 corpus.skipped_by_selection += 1
+                corpus.not_selected.add(who)
                 continue
             subs.setdefault((doc, who), [name, 0])
         subs[(doc, who)][1] += 1

@@ -264,6 +264,7 @@ def read(
         doc, who = (parts[-2], parts[-1][: -len(".tsv")]) if len(parts) >= 2 else (parts[-1][: -len(".tsv")], annotator)
         if wanted is not None and who not in wanted:
             corpus.skipped_by_selection += 1
+            corpus.not_selected.add(who)
             continue
         add_input(corpus, name, raw, "annotations")
         where = {"doc": doc, "annotator": who}

@@ -28,10 +28,15 @@ from . import matrix as _matrix
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting, layer_rows, sorted_codes
 from .data import matrix as data_matrix
-from .spans import GAMMA_DEFAULTS, Segments, alpha_u_value, gamma_value, stack
+from .spans import GAMMA_DEFAULTS, Segments, alpha_u_values, f1_values, gamma_value, stack, unitizing_values
 from .stats import Stats
 
-METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "gamma")
+METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "gamma",
+           "u-alpha", "|u-alpha", "cu-alpha", "ku-alpha", "span-f1", "span-f1-overlap", "unit-f1")
+#: Krippendorff's unitizing family (unitize.agree.unitizing) and span F1 (unitize.agree.spanf1): from the segments
+UNITIZING = ("u-alpha", "|u-alpha", "cu-alpha", "ku-alpha")
+SPAN_F1 = ("span-f1", "span-f1-overlap", "unit-f1")
+SPAN_METRICS = ("alpha-u", "gamma", *UNITIZING, *SPAN_F1)
 DEFAULT_METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cochran-q")
 
 RESULT_SCHEMA = pa.schema(
@@ -67,7 +72,7 @@ RESULT_SCHEMA = pa.schema(
 
 #: metrics that compare annotators as persons (pairs, blocks, whole segmentations), so are not
 #: defined on rater slots (long-layout crowd data, see matrix._pivot_long)
-_NEEDS_IDENTITY = ("cohen", "cohen-mean", "scott", "cochran-q", "alpha-u", "gamma")
+_NEEDS_IDENTITY = ("cohen", "cohen-mean", "scott", "cochran-q", *SPAN_METRICS)
 
 
 #: metrics with a per-label breakdown (``by_label``): each value against all others, nominal
@@ -155,7 +160,11 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
                 f"{metric} needs each annotator's own coding of every unit"
             )]
         elif metric == "alpha-u":
-            values = [alpha_u_value(segs, cell.matrix(), cell.layers)]
+            values = alpha_u_values(segs, cell.matrix(), cell.layers, options)
+        elif metric in UNITIZING:
+            values = unitizing_values(metric, segs, cell.matrix(), cell.layers, options)
+        elif metric in SPAN_F1:
+            values = f1_values(metric, segs, cell.matrix(), cell.layers, options)
         elif metric == "gamma":
             values = [gamma_value(segs, cell.matrix(), cell.layers, options["gamma"])]
         else:
@@ -290,8 +299,8 @@ def measure(
         missing = [g for g in groups if g not in known]
         if missing:
             raise ValueError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
-    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci, "by_label": by_label}
-    spans = any(m in ("alpha-u", "gamma") for m in metrics)
+    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci, "by_label": by_label, "by_doc": by_doc}
+    spans = any(m in SPAN_METRICS for m in metrics)
     rows: list[dict[str, Any]] = []
     segment_cache: dict[str, Segments | None] = {}
     for setting in chosen:

@@ -26,6 +26,9 @@ NAMES = {
     "percent": "percent agreement",
     "cochran-q": "Cochran's Q",
     "gamma": "gamma",
+    "u-alpha": "Krippendorff's uα",
+    "|u-alpha": "Krippendorff's |uα (units against gaps)",
+    "cu-alpha": "Krippendorff's cuα (values of intersecting units)",
 }
 
 

@@ -11,16 +11,18 @@ from __future__ import annotations
 import logging
 from collections import Counter, defaultdict
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import backends
-from .alphau import alpha_u
+from . import backends, spanf1, unitizing
+from .alphau import Stretch, alpha_u_of, stretches
 from .backends import Value, nan
 from .data import Matrix
+from .placed import Placed
 
 GAMMA_DEFAULTS = {"alpha": 1.0, "beta": 1.0, "n_samples": 30, "fast": True, "seed": 4577}
 
@@ -66,6 +68,7 @@ class Segments:
     def __init__(self, table: pa.Table | None):
         self.table = table
         self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
+        self._memo: dict[Any, Any] = {}
         self.records: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         if table is None or table.num_rows == 0:
             return
@@ -75,6 +78,15 @@ class Segments:
         distinct = flat.group_by(["group", "layer", "annotator"]).aggregate([("record", "distinct")])
         for g, layer, a, recs in zip(*(distinct.column(c).to_pylist() for c in ("group", "layer", "annotator", "record_distinct"))):
             self.records[(g, layer)][a].update(recs)
+
+    def memo(self, m: Matrix, key: tuple, build: Callable[[], Any]) -> Any:
+        """What the span metrics derive from one cell (placed segments, statistics), built once while
+        the metrics of that cell's matrix are measured."""
+        if self._memo.get("matrix") is not m:
+            self._memo = {"matrix": m}
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
 
     @property
     def by_key(self) -> dict[tuple[str, str], dict[str, np.ndarray]]:
@@ -146,61 +158,139 @@ def _unit_positions(seg: dict[str, np.ndarray], docs: list[str], offset: np.ndar
     return rows, b, e
 
 
-def _study(segs: Segments, m: Matrix, layers: Sequence[str], by_label: bool):
+def place(segs: Segments, m: Matrix, layers: Sequence[str], approach: str | None) -> list[Placed] | Value:
+    """Each layer's segments on the continuum of the documents every annotator coded (or the NaN saying why).
+
+    The value of a segment is its label for label data; otherwise one value for every layer,
+    named after the cell's layer(s);
+    ``approach`` "boundary" places each segment's first and last unit instead.
+    """
     offset, annotators, length, reason = _continuum(m)
     if reason:
-        return None, annotators, length, reason
-    study: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        return nan(reason, units_used=length)
+    if length == 0:
+        return nan("empty continuum: the documents have no units", units_used=0)
+    complete = offset >= 0
+    docs, starts = tuple(d for d, c in zip(m.docs, complete.tolist()) if c), offset[complete]
+    index = {a: k for k, a in enumerate(annotators)}
+    marked = "+".join(layers)  # 0/1 data: one value, "marked", in every layer (as the stacked 0/1 matrices)
+    out = []
     for layer in layers:
         seg = segs.by_key.get((m.group, layer))
         if seg is None:
-            continue
-        rows, b, e = _unit_positions(seg, m.docs, offset, m.setting.approach)
-        cats = seg["label"][rows] if by_label else np.full(rows.size, layer, dtype=object)
-        ann = seg["annotator"][rows]
-        for cat in sorted(set(cats.tolist())):
-            per = []
-            for a in annotators:
-                sel = (cats == cat) & (ann == a)
-                order = np.argsort(b[sel], kind="stable")
-                per.append((b[sel][order], e[sel][order]))
-            study[f"{layer}:{cat}" if by_label else layer] = per
-    if length == 0:
-        return None, annotators, 0, "empty continuum: the documents have no units"
-    return study, annotators, length, None
+            rows, b, e = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+            names = np.zeros(0, dtype=object)
+            who = np.zeros(0, np.int64)
+        else:
+            rows, b, e = _unit_positions(seg, m.docs, offset, approach)
+            names = seg["label"][rows] if m.setting.value == "label" else np.full(rows.size, marked, dtype=object)
+            who = np.array([index.get(a, -1) for a in seg["annotator"][rows].tolist()], dtype=np.int64)
+        keep = who >= 0
+        values, code = np.unique(names[keep].astype(str), return_inverse=True) if keep.any() else (np.zeros(0, str), np.zeros(0, np.int64))
+        out.append(Placed(tuple(annotators), docs, starts, length, tuple(values.tolist()),
+                          who[keep], b[keep], e[keep], code.astype(np.int64).reshape(-1)))
+    return out
 
 
-def _on_continuum(segs: Segments | None, m: Matrix, layers: Sequence[str], name: str):
-    """(study, annotators, L) of a span metric, or the NaN saying why it cannot be measured."""
+def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
+    """Per category (the layer, or ``layer:label`` for label data): each annotator's units, sorted."""
+    study: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for layer, p in zip(layers, placed):
+        groups = p.by_annotator()
+        for v, name in enumerate(p.values):
+            study[f"{layer}:{name}" if by_label else layer] = [
+                (p.begin[g][p.value[g] == v], p.end[g][p.value[g] == v]) for g in groups
+            ]
+    return study
+
+
+def _on_continuum(segs: Segments | None, m: Matrix, layers: Sequence[str], name: str, approach: str | None = "setting"):
+    """The placed layers of a span metric, or the NaN saying why it cannot be measured."""
     if m.setting.kind == "items":
         return nan(f"{name} needs segments on a continuum; item labels have none")
     if segs is None:
         return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
-    study, annotators, length, reason = _study(segs, m, layers, by_label=m.setting.value == "label")
-    if reason:
-        return nan(reason, units_used=length)
-    return study, annotators, length
+    approach = m.setting.approach if approach == "setting" else approach
+    return segs.memo(m, ("placed", tuple(layers), approach), lambda: place(segs, m, layers, approach))
 
 
-def alpha_u_value(segs: Segments | None, m: Matrix, layers: Sequence[str]) -> Value:
-    prepared = _on_continuum(segs, m, layers, "alpha-U")
-    if isinstance(prepared, Value):
-        return prepared
-    study, annotators, length = prepared
+def alpha_u_values(segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
+    """Alpha-U of a cell from each category's statistics; per category (``by_label``, label data)
+    and per document (``by_doc``) from the same statistics."""
+    placed = _on_continuum(segs, m, layers, "alpha-U")
+    if isinstance(placed, Value):
+        return [placed]
+    by_label = m.setting.value == "label"
+    study = _study(placed, layers, by_label)
+    length, annotators = placed[0].length, list(placed[0].annotators)
     if not study:
+        return [nan("no annotator marked a unit (no expected disagreement)", units_used=length)]
+    whole = {c: stretches(units, length)[0] for c, units in study.items()}
+    out = [_alpha_u_row(whole, length, annotators)]
+    if options.get("by_label") and by_label:
+        named = {c: c.split(":", 1)[1] if len(layers) == 1 else c for c in study}
+        out += [replace(_alpha_u_row({c: s}, length, annotators), label=named[c]) for c, s in whole.items()]
+    if options.get("by_doc"):
+        starts, sizes = placed[0].starts, placed[0].doc_lengths
+        per = {c: stretches(units, length, starts) for c, units in study.items()}
+        for d, doc in enumerate(placed[0].docs):
+            out.append(replace(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators), doc=doc))
+    return out
+
+
+def _alpha_u_row(categories: dict[str, Stretch], length: int, annotators: list[str]) -> Value:
+    if not any(s.marked.any() for s in categories.values()):
         return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
-    res = alpha_u(study, length)
+    res = alpha_u_of(categories)
     params = {"observed": res.observed, "expected": res.expected, "annotators": annotators}
     if np.isnan(res.alpha):
         return nan("no expected disagreement", units_used=length, params=params)
     return Value(res.alpha, units_used=length, params=params)
 
 
+def unitizing_values(metric: str, segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
+    """A metric of Krippendorff's unitizing family (uα, |uα, cuα, (k)uα); several layers are laid end to end."""
+    placed = _on_continuum(segs, m, layers, metric)
+    if isinstance(placed, Value):
+        return [placed]
+    total = segs.memo(m, ("unitizing", tuple(layers)), lambda: _added(unitizing.statistics(p) for p in placed))
+    out = unitizing.values(metric, total)
+    if options.get("by_doc"):
+        per = segs.memo(m, ("unitizing by document", tuple(layers)),
+                        lambda: [_added(x) for x in zip(*(unitizing.by_document(p) for p in placed))])
+        for doc, s in per:
+            out += [replace(v, doc=doc) for v in unitizing.values(metric, s)]
+    return out
+
+
+def _added(parts: Iterable[Any]) -> Any:
+    """The sum of statistics (or of (document, statistics) pairs of one document)."""
+    parts = list(parts)
+    if isinstance(parts[0], tuple):
+        return parts[0][0], _added(s for _, s in parts)
+    return sum(parts[1:], parts[0])
+
+
+def f1_values(metric: str, segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
+    """Span F1 of every annotator pair and their mean (spans are whole segments: no boundary units)."""
+    placed = _on_continuum(segs, m, layers, metric, approach="interval")
+    if isinstance(placed, Value):
+        return [placed]
+    total = segs.memo(m, ("span f1", tuple(layers)), lambda: _added(spanf1.counts(p) for p in placed))
+    rows = spanf1.f1_rows(total, metric, by_label=bool(options.get("by_label")) and m.setting.value == "label",
+                          by_doc=bool(options.get("by_doc")))
+    sizes = dict(zip(placed[0].docs, (len(placed) * placed[0].doc_lengths).tolist()))
+    for r in rows:
+        r.units_used = sizes[r.doc] if r.doc is not None else len(placed) * placed[0].length
+    return rows
+
+
 def gamma_value(segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> Value:
-    prepared = _on_continuum(segs, m, layers, "gamma")
-    if isinstance(prepared, Value):
-        return prepared
-    study, annotators, length = prepared
+    placed = _on_continuum(segs, m, layers, "gamma")
+    if isinstance(placed, Value):
+        return placed
+    study = _study(placed, layers, by_label=m.setting.value == "label")
+    annotators, length = list(placed[0].annotators), placed[0].length
     try:
         from pyannote.core import Segment
         from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum

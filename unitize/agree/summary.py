@@ -19,7 +19,8 @@ import pyarrow as pa
 
 #: metric -> the thesis's letter (Table 14: Q, K, A); the others by analogy
 LETTERS = {"alpha-u": "A", "alpha": "a", "fleiss": "K", "cochran-q": "Q", "gamma": "G",
-           "cohen-mean": "k", "ac1": "AC1", "ac2": "AC2", "percent": "P"}
+           "cohen-mean": "k", "ac1": "AC1", "ac2": "AC2", "percent": "P",
+           "u-alpha": "uA", "|u-alpha": "buA", "cu-alpha": "cuA"}
 UNIT_LETTERS = {"word": "W", "char": "C"}
 APPROACH_LETTERS = {"boundary": "B", "interval": "I"}
 #: (name, lower bound exclusive, upper bound inclusive)

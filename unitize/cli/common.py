@@ -251,7 +251,7 @@ def _share(n: int, total: int) -> str:
     return f"{n:,} ({100 * n / total:.1f} %)" if total else f"{n:,}"
 
 
-def record_lines(accounting: dict[str, Any]) -> tuple[list[str], list[str]]:
+def record_lines(accounting: dict[str, Any], report: str = "report.jsonl") -> tuple[list[str], list[str]]:
     """Where the records went, per unit type (or for flat labels), and warnings for a large excluded share."""
     lines, warnings = [], []
     if "labels" in accounting:
@@ -259,9 +259,13 @@ def record_lines(accounting: dict[str, Any]) -> tuple[list[str], list[str]]:
         read = labels["read"]
         fates = ", ".join(f"{fate.replace('_', ' ')} {_share(n, read)}" for fate, n in labels.items() if fate != "read")
         lines.append(f"  label records: {read:,} read; {fates}")
-        lost = sum(n for fate, n in labels.items() if fate in ("duplicate", "conflicting", "invalid_label", "item_not_kept"))
+        # items left out by the item-set choice or never reached are the study's design; these are data problems
+        lost = sum(n for fate, n in labels.items() if fate in ("duplicate", "conflicting", "invalid_label"))
         if read and lost / read > EXCLUDED_WARNING_SHARE:
-            warnings.append(f"{100 * lost / read:.1f} % of the label records were not kept (more than {EXCLUDED_WARNING_SHARE:.0%}); see report.jsonl")
+            warnings.append(
+                f"{100 * lost / read:.1f} % of the label records were excluded as duplicates, conflicts or invalid labels "
+                f"(more than {EXCLUDED_WARNING_SHARE:.0%}); see {report}"
+            )
         return lines, warnings
     for unit, acc in accounting.get("by_unit", {}).items():
         total = acc["records"]
@@ -279,15 +283,20 @@ def record_lines(accounting: dict[str, Any]) -> tuple[list[str], list[str]]:
             }.get(top, "")
             warnings.append(
                 f"{100 * excluded / total:.1f} % of the records ({unit} units) were excluded, most by {top} "
-                f"(more than {EXCLUDED_WARNING_SHARE:.0%}); see report.jsonl{hint}"
+                f"(more than {EXCLUDED_WARNING_SHARE:.0%}); see {report}{hint}"
             )
     return lines, warnings
 
 
-def human_summary(data: dict[str, Any], out: Path | None, accounting: dict[str, Any] | None = None) -> None:
-    """The summary of a run on screen: counts, where the records went, findings by code, the output."""
+def human_summary(
+    data: dict[str, Any], out: Path | None, accounting: dict[str, Any] | None = None, report: str = "report.jsonl"
+) -> None:
+    """The summary of a run on screen: counts, where the records went, findings by code, the output.
+
+    ``report`` names where the findings are, for the warnings.
+    """
     f = data["findings"]
-    lines, warnings = record_lines(accounting) if accounting else ([], [])
+    lines, warnings = record_lines(accounting, report) if accounting else ([], [])
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if data.get("kind") == "items":

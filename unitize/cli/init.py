@@ -129,6 +129,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"init needs --format; one of: {', '.join(available())} (unitize formats describes them)")
     adapter = get_adapter(args.format)
     folder = absolute(args.dir)
+    if folder.is_file() and "annotations" in adapter.options and getattr(args, "annotations", None) is None:
+        args.annotations = folder  # one file (a ZIP export, a JSONL, a CSV): its annotations; the study goes beside it
+        folder = folder.parent
     if not folder.is_dir():
         raise ConfigError(f"{args.dir} is not a folder; give the folder of your data (unitize init --format {adapter.name} DIR)")
     study = absolute(args.out_file or folder / "study.toml")

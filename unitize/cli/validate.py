@@ -29,6 +29,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**data, "accounting": unitized.accounting, "report": [f.as_dict() for f in unitized.findings]}, ensure_ascii=False, indent=2))
     elif not args.quiet:
-        human_summary(data, None, unitized.accounting)
+        human_summary(data, None, unitized.accounting, str(args.report) if args.report else "the errors below (all findings: --report FILE)")
         print_findings(unitized.findings)
     return EXIT_STRICT if args.strict and unitized.errors else EXIT_OK
