@@ -15,6 +15,7 @@ EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize export out --to reliability-csv                     # coder x unit CSVs for R's irr or krippendorff
   unitize export out --to rat --settings word-interval,word-boundary
   unitize export out --to pygamma --positions chars --dest gamma-csv
+  unitize export out --to disagreements --settings word-interval   # regions where annotators differ, for adjudication
 """
 
 
