@@ -10,6 +10,8 @@ of (layer, joint profile) keys gives every layer's statistics. Other tables
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -39,7 +41,38 @@ def group_stats(
 ) -> tuple[list[Stats], list[list[Stats]] | None]:
     """The statistics of every layer of one group's rows of a wide integer table, in one pass (a
     histogram of (layer, joint profile) keys) — and with ``doc``, of every (layer, document)."""
+    g = group_cells(setting, table, layer, n_layers, doc if doc is not None else np.zeros(table.num_rows, np.int64),
+                    max(n_docs, 1), by_doc=doc is not None)
+    return g.stats, g.doc_stats
+
+
+@dataclass
+class GroupCells:
+    """One group's layers from the columns: statistics, and the documents' layout for span metrics."""
+
+    stats: list[Stats]  # per layer
+    doc_stats: list[list[Stats]] | None  # per layer, per document (``by_doc``)
+    units: np.ndarray  # (layers, documents): rows (units) of each document in each layer
+    presence: np.ndarray  # (layers, documents, annotators) bool: the annotator has a value there
+
+
+def group_cells(
+    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, doc: np.ndarray, n_docs: int, by_doc: bool = False
+) -> GroupCells:
+    """:func:`group_stats`, and per (layer, document) the units and which annotators have data —
+    what alpha-U and gamma need besides the segments (no matrix is built)."""
     columns = [_values(table.column(a)) for a in setting.annotators]
+    cell = layer.astype(np.int64) * n_docs + doc
+    size = n_layers * n_docs
+    # rows come in runs of one (layer, document): count per run, then add the runs up
+    starts = np.flatnonzero(np.diff(cell, prepend=-1)) if cell.size else np.zeros(0, np.int64)
+    run_cell = cell[starts]
+    units = np.bincount(run_cell, weights=np.diff(starts, append=cell.size), minlength=size).astype(np.int64).reshape(n_layers, n_docs)
+    presence = np.zeros((n_layers, n_docs, len(columns)), bool)
+    for k, c in enumerate(columns):
+        if starts.size:
+            coded = np.logical_or.reduceat(c >= 0, starts)
+            presence[:, :, k] = (np.bincount(run_cell, weights=coded, minlength=size) > 0).reshape(n_layers, n_docs)
     top = max((int(c.max()) for c in columns if c.size), default=-1)
     seen = np.zeros(top + 2, dtype=np.int64)
     for c in columns:
@@ -51,10 +84,10 @@ def group_stats(
         columns = [lut[c] for c in columns]
     dom = domain.astype(np.float64)
     per_layer = cell_stats(columns, dom, setting.annotators, layer, n_layers)
-    if doc is None:
-        return per_layer, None
-    per_doc = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, n_layers * n_docs)
-    return per_layer, [per_doc[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)]
+    if not by_doc:
+        return GroupCells(per_layer, None, units, presence)
+    per_doc = cell_stats(columns, dom, setting.annotators, cell, size)
+    return GroupCells(per_layer, [per_doc[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)], units, presence)
 
 
 def cell_stats(columns: list[np.ndarray], domain: np.ndarray, annotators: tuple[str, ...], cell: np.ndarray, n_cells: int) -> list[Stats]:

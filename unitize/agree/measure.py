@@ -28,7 +28,7 @@ from . import matrix as _matrix
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting, layer_rows, sorted_codes
 from .data import matrix as data_matrix
-from .spans import GAMMA_DEFAULTS, Segments, alpha_u_value, gamma_value, stack
+from .spans import GAMMA_DEFAULTS, Continuum, Segments, alpha_u_value, gamma_value, stack
 from .stats import Stats
 
 METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "gamma")
@@ -122,6 +122,10 @@ class _Cell:
     matrix: Callable[[], Matrix]
     categories: list[str] | None = None  # label data: the label of each value code
     per_doc: list[tuple[str, Stats]] | None = None  # with by_doc: each document's statistics (they add up to stats)
+    layout: Callable[[], Continuum] | None = None  # documents, units, presence (span metrics); default: of the matrix
+
+    def continuum(self) -> Continuum:
+        return self.layout() if self.layout is not None else Continuum.of(self.matrix())
 
     def label(self, value: float) -> str:
         return self.categories[int(value)] if self.categories is not None else f"{value:g}"
@@ -155,9 +159,9 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
                 f"{metric} needs each annotator's own coding of every unit"
             )]
         elif metric == "alpha-u":
-            values = [alpha_u_value(segs, cell.matrix(), cell.layers)]
+            values = [alpha_u_value(segs, cell.continuum(), cell.layers)]
         elif metric == "gamma":
-            values = [gamma_value(segs, cell.matrix(), cell.layers, options["gamma"])]
+            values = [gamma_value(segs, cell.continuum(), cell.layers, options["gamma"])]
         else:
             values = _measured(metric, cell.stats, level, setting.value == "binary", options)
             if metric in BY_LABEL and cell.per_doc:  # per document, from each document's statistics
@@ -215,13 +219,14 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
     per = []
     if fast:  # statistics of every layer straight from the columns; the matrix only if a span metric asks
         doc_names, doc = sorted_codes(table.column("doc_id"))
-        docs = (np.bincount(codes * len(doc_names) + doc, minlength=len(layers) * len(doc_names))
-                .reshape(len(layers), -1) > 0).sum(axis=1)
-        layer_stats, doc_stats = columns.group_stats(setting, table, codes, len(layers), doc if by_doc else None, len(doc_names))
-        for i, (layer, s) in enumerate(zip(layers, layer_stats)):
+        g = columns.group_cells(setting, table, codes, len(layers), doc, len(doc_names), by_doc)
+        docs = (g.units > 0).sum(axis=1)
+        for i, (layer, s) in enumerate(zip(layers, g.stats)):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
-            per_doc = [(d, x) for d, x in zip(doc_names, doc_stats[i]) if x.n_units] if doc_stats else None
-            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build), per_doc=per_doc))
+            per_doc = [(d, x) for d, x in zip(doc_names, g.doc_stats[i]) if x.n_units] if g.doc_stats else None
+            continuum = Continuum(setting, group, doc_names, g.units[i], g.presence[i], list(setting.annotators))
+            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build), per_doc=per_doc,
+                             layout=lambda c=continuum: c))
     elif crowd := (columns.long_stats(setting, table, codes, len(layers), _matrix.DENSE_CELLS)
                    if setting.kind == "units" and setting.layout == "long" else None):
         for i, (layer, (s, raters, docs)) in enumerate(zip(layers, crowd[0])):
@@ -246,8 +251,12 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
                     by.setdefault(d, []).append(_on_labels(c, x, categories))
             per_doc = [(d, sum(xs[1:], xs[0])) for d, xs in sorted(by.items())]
         crowd = [c.crowd for c in per if c.crowd is not None]
+        continuum = None
+        if fast:  # the first layer's documents, the annotators' presence in any layer (as the stacked matrix)
+            first = per[0].continuum()
+            continuum = lambda: replace(first, presence=np.any([c.continuum().presence for c in per], axis=0))  # noqa: E731
         yield _Cell(group, "+".join(names), names, both, per[0].docs, max(crowd) if crowd else None,
-                    _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories, per_doc)
+                    _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories, per_doc, continuum)
 
 
 def _doc_stats(m: Matrix) -> list[tuple[str, Stats]] | None:
@@ -302,7 +311,7 @@ def measure(
                 segment_cache[setting.unit] = Segments(table) if table is not None else None
             segs = segment_cache[setting.unit]
         fast = columns.fast(setting, pq.read_schema(setting.path))
-        needed = None if spans or not fast else ["group", "layer", "doc_id", *setting.annotators]
+        needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
         for group, table, layers, codes in data.group_tables(setting, groups, needed):
             for cell in _cells(setting, group, table, layers, codes, fast, by_doc):
                 rows += _rows(setting, cell, metrics, segs, options)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections import Counter, defaultdict
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -20,7 +21,7 @@ import pyarrow.compute as pc
 from . import backends
 from .alphau import alpha_u
 from .backends import Value, nan
-from .data import Matrix
+from .data import Matrix, Setting
 
 GAMMA_DEFAULTS = {"alpha": 1.0, "beta": 1.0, "n_samples": 30, "fast": True, "seed": 4577}
 
@@ -113,9 +114,29 @@ def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, n
     return out
 
 
-def _continuum(m: Matrix) -> tuple[np.ndarray, list[str], int, str | None]:
+@dataclass
+class Continuum:
+    """What a span metric needs of a (group, layer) besides its segments: the group's documents,
+    each one's number of units and which annotators have data for it. Built from the Arrow
+    columns on the fast path (no matrix), or from a :class:`Matrix`."""
+
+    setting: Setting
+    group: str
+    docs: list[str]
+    units: np.ndarray  # (D,) units per document
+    presence: np.ndarray  # (D, A) bool: the annotator has data for the document
+    annotators: list[str]
+
+    @classmethod
+    def of(cls, m: "Matrix | Continuum") -> "Continuum":
+        if isinstance(m, Continuum):
+            return m
+        return cls(m.setting, m.group, list(m.docs), m.doc_units(), m.doc_presence(), list(m.annotators))
+
+
+def _continuum(m: Continuum) -> tuple[np.ndarray, list[str], int, str | None]:
     """Documents every annotator coded, their offsets on the continuum, annotators, L (or a reason)."""
-    presence = m.doc_presence()
+    presence = m.presence
     cols = presence.any(axis=0)
     annotators = [a for a, c in zip(m.annotators, cols) if c]
     if len(annotators) < 2:
@@ -123,7 +144,7 @@ def _continuum(m: Matrix) -> tuple[np.ndarray, list[str], int, str | None]:
     complete = presence[:, cols].all(axis=1)
     if not complete.any():
         return np.zeros(0, np.int64), annotators, 0, "no document is coded by every annotator"
-    n = np.where(complete, m.doc_units(), 0)
+    n = np.where(complete, m.units, 0)
     offset = np.concatenate(([0], np.cumsum(n)[:-1]))
     offset = np.where(complete, offset, -1)
     return offset, annotators, int(n.sum()), None
@@ -146,7 +167,7 @@ def _unit_positions(seg: dict[str, np.ndarray], docs: list[str], offset: np.ndar
     return rows, b, e
 
 
-def _study(segs: Segments, m: Matrix, layers: Sequence[str], by_label: bool):
+def _study(segs: Segments, m: Continuum, layers: Sequence[str], by_label: bool):
     offset, annotators, length, reason = _continuum(m)
     if reason:
         return None, annotators, length, reason
@@ -170,19 +191,19 @@ def _study(segs: Segments, m: Matrix, layers: Sequence[str], by_label: bool):
     return study, annotators, length, None
 
 
-def _on_continuum(segs: Segments | None, m: Matrix, layers: Sequence[str], name: str):
+def _on_continuum(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], name: str):
     """(study, annotators, L) of a span metric, or the NaN saying why it cannot be measured."""
     if m.setting.kind == "items":
         return nan(f"{name} needs segments on a continuum; item labels have none")
     if segs is None:
         return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
-    study, annotators, length, reason = _study(segs, m, layers, by_label=m.setting.value == "label")
+    study, annotators, length, reason = _study(segs, Continuum.of(m), layers, by_label=m.setting.value == "label")
     if reason:
         return nan(reason, units_used=length)
     return study, annotators, length
 
 
-def alpha_u_value(segs: Segments | None, m: Matrix, layers: Sequence[str]) -> Value:
+def alpha_u_value(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str]) -> Value:
     prepared = _on_continuum(segs, m, layers, "alpha-U")
     if isinstance(prepared, Value):
         return prepared
@@ -196,7 +217,7 @@ def alpha_u_value(segs: Segments | None, m: Matrix, layers: Sequence[str]) -> Va
     return Value(res.alpha, units_used=length, params=params)
 
 
-def gamma_value(segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> Value:
+def gamma_value(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> Value:
     prepared = _on_continuum(segs, m, layers, "gamma")
     if isinstance(prepared, Value):
         return prepared
