@@ -38,3 +38,133 @@ def test_the_continuum_from_the_columns_is_the_matrix_one(out):
                 assert [d for d, u in zip(docs, used) if u] == m.docs
                 assert np.array_equal(g.units[i][used], m.units)
                 assert np.array_equal(g.presence[i][used], m.presence)
+
+
+# --- breakdowns ------------------------------------------------------------------------
+
+
+def _against_others(values: np.ndarray, k: int) -> np.ndarray:
+    """Two-coder data by hand: annotator k's value beside each other annotator's, units both coded."""
+    rows = []
+    for j in range(values.shape[1]):
+        if j != k:
+            both = ~np.isnan(values[:, k]) & ~np.isnan(values[:, j])
+            rows.append(np.stack([values[both, k], values[both, j]], axis=1))
+    return np.concatenate(rows)
+
+
+def test_per_annotator_rows_are_each_annotator_against_the_others(out):
+    from unitize.agree import backends, measure
+
+    rows = measure(out, ["alpha", "cohen", "cohen-mean", "percent", "fleiss"], settings=["word-interval"], by_annotator=True).to_pylist()
+    data = OutputData(out)
+    checked = 0
+    for m in data.matrices(data.setting("word-interval")):
+        mine = [r for r in rows if (r["group"], r["layer"]) == (m.group, m.layer) and r["annotator"]]
+        assert {r["metric"] for r in mine} == {"alpha", "cohen", "cohen-mean", "percent"}  # Fleiss' kappa has none
+        for k, name in enumerate(m.annotators):
+            by = {r["metric"]: r for r in mine if r["annotator"] == name}
+            pooled = _against_others(m.values, k)
+            assert by["alpha"]["value"] == pytest.approx(backends.krippendorff_alpha(pooled).value, abs=1e-12)
+            assert by["alpha"]["units_used"] == pooled.shape[0]
+            [kappa] = backends.cohen(pooled, [name, "(others)"])
+            assert by["cohen"]["value"] == pytest.approx(kappa.value, abs=1e-12)
+            assert by["cohen"]["pair"] is None and by["cohen"]["std_err"] == pytest.approx(kappa.std_err, abs=1e-12)
+            assert by["percent"]["value"] == pytest.approx(np.mean(pooled[:, 0] == pooled[:, 1]), abs=1e-12)
+            pairs = [r["value"] for r in rows if (r["group"], r["layer"], r["metric"]) == (m.group, m.layer, "cohen")
+                     and r["pair"] and name in r["pair"].split("|")]
+            assert by["cohen-mean"]["value"] == pytest.approx(np.mean(pairs), abs=1e-12)
+            checked += 1
+    assert checked == 4 * 2 * 3
+
+
+def test_per_document_rows_of_crowd_data(out, tmp_path, monkeypatch):
+    """--by-doc on crowd data (value counts per unit): each document's alpha equals the dense one."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from tests.test_agree import to_long, write_outdir
+    from unitize.agree import matrix as data
+    from unitize.agree import measure
+
+    src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+    m = json.loads(src.schema.metadata[b"unitize"])
+    root = write_outdir(tmp_path / "long", {"units/word-interval/part-0.parquet": to_long(src, m["annotators"], {**m, "layout": "long"})})
+    dense = {(r["group"], r["layer"], r["doc"]): r for r in measure(out, ["alpha", "fleiss"], settings=["word-interval"], by_doc=True).to_pylist()
+             if r["metric"] == "alpha"}
+    monkeypatch.setattr(data, "DENSE_CELLS", 10)
+    crowd = {(r["group"], r["layer"], r["doc"]): r for r in measure(root, ["alpha", "fleiss"], by_doc=True).to_pylist() if r["metric"] == "alpha"}
+    assert set(crowd) == set(dense) and sum(1 for k in crowd if k[2]) >= 8
+    for key, row in crowd.items():
+        assert row["value"] == pytest.approx(dense[key]["value"], abs=1e-12, nan_ok=True), key
+        assert row["units_used"] == dense[key]["units_used"]
+
+
+# --- diagnostics ---------------------------------------------------------------------------
+
+
+def _stats(columns, annotators=("a", "b", "c")):
+    from unitize.agree import stats as S
+
+    cols = [np.array(c, dtype=np.int8) for c in columns]
+    return S.from_codes(cols, np.array([0.0, 1.0, 2.0])[: max(int(max(c.max() for c in cols)) + 1, 1)], list(annotators))
+
+
+def _setting(**kw):
+    from pathlib import Path
+
+    from unitize.agree.model import Setting
+
+    base = dict(name="word-interval", path=Path("x"), kind="units", layout="wide", value="binary", unit="word",
+                approach="interval", mode="separate", annotators=("a", "b", "c"))
+    return Setting(**{**base, **kw})
+
+
+def test_diagnostics_of_the_statistics():
+    from unitize.agree.diagnostics import of_cell
+
+    # 12 units coded by two annotators: 22 of the 24 values are 0; a marks nothing; b and c share no unit
+    a = [0] * 12
+    b = [1, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1]
+    c = [-1] * 6 + [1, 0, 0, 0, 0, 0]
+    found = {d.code: d for d in of_cell(_setting(), _stats([a, b, c]))}
+    assert set(found) == {"too-few-units", "skewed-prevalence", "annotator-empty", "pair-no-shared-units"}
+    assert found["too-few-units"].detail == "only 12 units coded by two or more annotators"
+    assert found["skewed-prevalence"].detail == "0 is 91.7% of the values given"  # 22 of 24
+    assert found["skewed-prevalence"].metrics == ("alpha", "fleiss", "cohen", "cohen-mean", "scott")
+    assert found["annotator-empty"].detail == "a marked nothing here (0 everywhere)"
+    assert found["pair-no-shared-units"].detail == "no unit in common: b|c"
+    one = {d.code: d.detail for d in of_cell(_setting(), _stats([[1] * 40, [1] * 40, [1] * 40]))}
+    assert one == {"one-category": "every value given is 1"}
+    assert of_cell(_setting(), _stats([[0, 1] * 20, [0, 1] * 20, [1, 0] * 20])) == []
+    # label data: "not annotated" is the not_annotated label, not the code 0
+    labels = ["LOC", "O", "PER"]
+    s = _stats([[1] * 20 + [0] * 20, [1] * 20 + [2] * 20, [1] * 40])
+    found = {d.code: d.detail for d in of_cell(_setting(value="label", not_annotated="O"), s, lambda v: labels[int(v)])}
+    assert found == {"annotator-empty": "c marked nothing here (O everywhere)"}
+
+
+def test_diagnostics_in_the_results_and_on_screen(out, tmp_path, capsys):
+    import json
+
+    rows = measure_rows(out, ["alpha-u", "alpha", "fleiss", "cohen", "ac1"], settings=["char-interval", "char-boundary"], by_annotator=True)
+    flagged = [r for r in rows if r["diagnostics"]]
+    assert flagged and all(r["annotator"] is None and r["label"] is None and r["doc"] is None for r in flagged)
+    [r] = [r for r in rows if (r["setting"], r["group"], r["layer"], r["metric"]) == ("char-boundary", "icin", "Arg2", "alpha-u")]
+    [d] = json.loads(r["diagnostics"])
+    assert d["code"] == "boundary-only-disagreement"
+    assert d["detail"] == "alpha-u 0.949 on the interval approach (char-interval), 0.666 on the boundary approach (char-boundary)"
+    [twin] = [x for x in rows if (x["setting"], x["group"], x["layer"], x["metric"]) == ("char-interval", "icin", "Arg2", "alpha-u")]
+    assert json.loads(twin["diagnostics"]) == [d]
+    skewed = [r for r in rows if r["diagnostics"] and "skewed-prevalence" in r["diagnostics"]]
+    assert {r["metric"] for r in skewed} == {"alpha", "fleiss", "cohen"}  # not AC1, not alpha-U
+    assert main(["agree", str(out), "--metric", "cochran-q", "--settings", "word-interval-combined", "--dest", str(tmp_path / "q")]) == 0
+    text = capsys.readouterr().out
+    assert "diagnostic all-nan: 4 of 4 cells (e.g. word-interval-combined ama Arg1+Arg2: Cochran's Q needs binary (0/1) values (cochran-q))" in text
+
+
+def measure_rows(out, metrics, **kw):
+    from unitize.agree import measure
+
+    return measure(out, metrics, **kw).to_pylist()

@@ -117,10 +117,10 @@ def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, list[
 
 
 def long_stats(
-    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, dense_cells: int
-) -> tuple[list[tuple[Stats, int, int]], list[str] | None] | None:
-    """Crowd data: per layer, (statistics from per-unit value counts, annotators, documents), and the
-    label of each value code (None for numbers), of one
+    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, dense_cells: int, by_doc: bool = False
+) -> tuple[list[tuple[Stats, int, int, list[tuple[str, Stats]] | None]], list[str] | None] | None:
+    """Crowd data: per layer, (statistics from per-unit value counts, annotators, documents, and with
+    ``by_doc`` each document's statistics), and the label of each value code (None for numbers), of one
     group's long rows — or None when a layer is narrow enough to pivot (the annotators then keep
     their identity, for Cohen's kappa and the like).
 
@@ -156,5 +156,16 @@ def long_stats(
     ok = code >= 0
     counts = np.bincount(key[ok] * v + code[ok], minlength=span * n_layers * v).reshape(n_layers, span, v)
     docs_per = (np.bincount(layer * len(docs) + doc, minlength=n_layers * len(docs)).reshape(n_layers, -1) > 0).sum(axis=1)
-    per = [(from_counts(counts[i][present[i]], domain).trimmed(), int(raters[i]), int(docs_per[i])) for i in range(n_layers)]
+    per = [(from_counts(counts[i][present[i]], domain).trimmed(), int(raters[i]), int(docs_per[i]),
+            _per_doc(counts[i], present[i], offset, docs, domain) if by_doc else None) for i in range(n_layers)]
     return per, categories
+
+
+def _per_doc(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: list[str], domain: np.ndarray) -> list[tuple[str, Stats]]:
+    """Each document's statistics from the value counts of its stretch of units (documents laid end to end)."""
+    out = []
+    for d, name in enumerate(docs):
+        units = present[offset[d]:offset[d + 1]]
+        if units.any():
+            out.append((name, from_counts(counts[offset[d]:offset[d + 1]][units], domain).trimmed()))
+    return out

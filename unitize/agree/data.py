@@ -78,6 +78,7 @@ def read_setting(path: Path) -> Setting:
         levels=dict(levels),
         layer_bits=dict(meta.get("layer_bits") or {}),
         not_applicable=meta.get("not_applicable") if kind == "items" else None,
+        not_annotated=meta.get("not_annotated") if kind == "units" else None,
     )
 
 

@@ -23,7 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import bootstrap, coefficients, columns, stats
+from ..progress import Progress, Sized
+from . import bootstrap, coefficients, columns, diagnostics, stats
 from . import matrix as _matrix
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting, layer_rows, sorted_codes
@@ -62,6 +63,8 @@ RESULT_SCHEMA = pa.schema(
         ("annotator_b", pa.string()),
         ("label", pa.string()),
         ("doc", pa.string()),
+        ("annotator", pa.string()),
+        ("diagnostics", pa.string()),
     ]
 )
 
@@ -107,6 +110,26 @@ def _coding(metric: str, s: Stats, level: str, binary: bool) -> list[Value]:
     if metric == "cochran-q":
         return [coefficients.cochran_q(s, binary)]
     raise ValueError(metric)
+
+
+#: metrics with a per-annotator breakdown (``by_annotator``): each annotator against the others
+BY_ANNOTATOR = ("alpha", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent")
+
+
+def _per_annotator(metric: str, s: Stats, level: str, binary: bool, options: dict[str, Any]) -> list[Value]:
+    """Each annotator with data against the others: the metric on their pooled pairings
+    (:meth:`Stats.against_others`); ``cohen-mean``: the mean of the annotator's pairwise kappas."""
+    out = []
+    pairs = coefficients.cohen(s) if metric == "cohen-mean" else []
+    for i in np.flatnonzero(s.annotator_counts().sum(axis=1) > 0):
+        name = s.annotators[i]
+        if metric == "cohen-mean":
+            mine = [v for v in pairs if v.pair and name in v.pair.split("|")]
+            values = [coefficients.mean_of(mine, f"Cohen's kappa with {name}")]
+        else:
+            values = [replace(v, pair=None) for v in _measured(metric, s.against_others(int(i)), level, binary, options)]
+        out += [replace(v, annotator=name) for v in values]
+    return out
 
 
 @dataclass
@@ -167,6 +190,8 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
             if metric in BY_LABEL and cell.per_doc:  # per document, from each document's statistics
                 for doc, s in cell.per_doc:
                     values += [replace(v, doc=doc) for v in _measured(metric, s, level, setting.value == "binary", options)]
+            if options["by_annotator"] and metric in BY_ANNOTATOR and cell.crowd is None:
+                values += _per_annotator(metric, cell.stats, level, setting.value == "binary", options)
             if options["by_label"] and metric in BY_LABEL and setting.value != "binary" and cell.stats.domain.size > 1:
                 for i, value in enumerate(cell.stats.domain):  # category-specific: this value or another
                     values += [replace(v, label=cell.label(value))
@@ -194,8 +219,12 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
                     "annotator_b": b,
                     "label": v.label,
                     "doc": v.doc,
+                    "annotator": v.annotator,
+                    "diagnostics": None,
                 }
             )
+    found = diagnostics.of_cell(setting, cell.stats, cell.label if cell.categories is not None else None)
+    diagnostics.attach(out, found + diagnostics.all_nan(out))
     return out
 
 
@@ -227,11 +256,11 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
             continuum = Continuum(setting, group, doc_names, g.units[i], g.presence[i], list(setting.annotators))
             per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build), per_doc=per_doc,
                              layout=lambda c=continuum: c))
-    elif crowd := (columns.long_stats(setting, table, codes, len(layers), _matrix.DENSE_CELLS)
+    elif crowd := (columns.long_stats(setting, table, codes, len(layers), _matrix.DENSE_CELLS, by_doc)
                    if setting.kind == "units" and setting.layout == "long" else None):
-        for i, (layer, (s, raters, docs)) in enumerate(zip(layers, crowd[0])):
+        for i, (layer, (s, raters, docs, per_doc)) in enumerate(zip(layers, crowd[0])):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
-            per.append(_Cell(group, layer, _layers(setting, layer), s, docs, raters, _lazy(build), crowd[1]))
+            per.append(_Cell(group, layer, _layers(setting, layer), s, docs, raters, _lazy(build), crowd[1], per_doc))
     else:
         for i, layer in enumerate(layers):
             m = data_matrix(setting, group, layer, layer_rows(table, codes, i))
@@ -260,9 +289,14 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
 
 
 def _doc_stats(m: Matrix) -> list[tuple[str, Stats]] | None:
-    """Per document of a matrix (units data, annotators known): its statistics."""
-    if not m.docs or m.counts is not None:
+    """Per document of a matrix (units data): its statistics."""
+    if not m.docs:
         return None
+    if m.counts is not None:  # crowd: value counts per unit, a document's rows one slice after a sort
+        order = np.argsort(m.row_doc, kind="stable")
+        bounds = np.searchsorted(m.row_doc[order], np.arange(len(m.docs) + 1))
+        return [(d, stats.from_counts(m.counts[order[bounds[i]:bounds[i + 1]]], m.value_domain).trimmed())
+                for i, d in enumerate(m.docs) if bounds[i + 1] > bounds[i]]
     cols, dom = stats.codes(m.values)
     return [(d, stats.from_codes([c[m.row_doc == i] for c in cols], dom, m.annotators).trimmed()) for i, d in enumerate(m.docs)]
 
@@ -283,6 +317,8 @@ def measure(
     ci: bootstrap.Options | None = None,
     by_label: bool = False,
     by_doc: bool = False,
+    by_annotator: bool = False,
+    progress: Progress | None = None,
 ) -> pa.Table:
     """The results table of ``unitize agree`` for an output directory.
 
@@ -299,7 +335,7 @@ def measure(
         missing = [g for g in groups if g not in known]
         if missing:
             raise ValueError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
-    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci, "by_label": by_label}
+    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci, "by_label": by_label, "by_annotator": by_annotator}
     spans = any(m in ("alpha-u", "gamma") for m in metrics)
     rows: list[dict[str, Any]] = []
     segment_cache: dict[str, Segments | None] = {}
@@ -312,9 +348,13 @@ def measure(
             segs = segment_cache[setting.unit]
         fast = columns.fast(setting, pq.read_schema(setting.path))
         needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
-        for group, table, layers, codes in data.group_tables(setting, groups, needed):
+        tables = data.group_tables(setting, groups, needed)
+        if progress is not None:  # a bar per setting over its groups
+            tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
+        for group, table, layers, codes in tables:
             for cell in _cells(setting, group, table, layers, codes, fast, by_doc):
                 rows += _rows(setting, cell, metrics, segs, options)
+    diagnostics.across_approaches(rows)
     return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
 
 
