@@ -168,3 +168,82 @@ def measure_rows(out, metrics, **kw):
     from unitize.agree import measure
 
     return measure(out, metrics, **kw).to_pylist()
+
+
+# --- what a user sees ------------------------------------------------------------------------
+
+
+def test_plots_skip_cochran_and_explain_the_codes(out, tmp_path):
+    pytest.importorskip("matplotlib")
+    from unitize.agree import agree
+    from unitize.agree.plots import _meaning
+
+    res = agree(out, metrics=["alpha-u", "cochran-q"], plot=True, dest=tmp_path / "p", settings=["word-interval"], groups=["ve"])
+    names = sorted(f.name for f in res.files if f.parent.name == "plots")
+    assert names == [f"alpha-u_{x}.{e}" for x in ("Arg1+Arg2", "Arg1", "Arg2") for e in ("png", "svg")]  # n = 1: a point; no Q
+    assert _meaning("AWI", "alpha-u") == "AWI: Krippendorff's alpha-U, words, interval"
+    assert _meaning("AC1CBL", "ac1") == "AC1CBL: Gwet's AC1, characters, boundary, label matrix"
+    assert _meaning("a_items-long", "alpha") == "a_items-long: items-long"
+
+
+def test_summary_metric_and_wording_follow_the_data(out, tmp_path):
+    from unitize.agree import agree
+
+    brat = tmp_path / "brat"
+    assert main(["convert", str(EXAMPLE.parent / "brat-mini" / "study.toml"), "--out", str(brat), "-q"]) == 0
+    res = agree(brat, metrics=["alpha", "alpha-u"])
+    assert (res.summary_metric, res.group) == ("alpha-u", "Group")
+    md = (brat / "agreement" / "summary.md").read_text(encoding="utf-8")
+    assert md.startswith("# Agreement summary: alpha-u per group")
+    assert "| Group | Annotator # | File # | Annotation # | AWB_Entity | AWI_Entity | AWBL_Entity | AWIL_Entity |" in md
+    labels = tmp_path / "labels"
+    assert main(["convert", str(EXAMPLE.parent / "labels-mini" / "study.toml"), "--out", str(labels), "-q"]) == 0
+    res = agree(labels, metrics=["alpha-u", "alpha", "fleiss"])
+    assert res.summary_metric == "alpha"
+    md = (labels / "agreement" / "summary.md").read_text(encoding="utf-8")
+    assert "| Group | Annotator # | Item # | a_items | a_items-long |" in md and "| offensive | 3 | 12 | 0.769 | 0.769 |" in md
+    crowd = tmp_path / "crowd"
+    assert main(["convert", str(EXAMPLE.parent / "crowd-mini" / "study.toml"), "--out", str(crowd), "-q"]) == 0
+    assert agree(crowd, metrics=["alpha-u", "alpha"]).summary_metric == "alpha"
+    assert agree(out, metrics=["alpha", "alpha-u"]).group == "Connective"
+
+
+def test_screen_table_and_lines(out, tmp_path, capsys):
+    assert main(["agree", str(out), "--metric", "alpha-u,alpha", "--settings", "word-interval", "--groups", "ama,ve",
+                 "--bootstrap", "200", "--seed", "3", "--dest", str(tmp_path / "s")]) == 0
+    text = capsys.readouterr().out
+    assert "alpha-u over the 2 connectives (mean, min, max; n = connectives with a value):" in text
+    [line] = [x for x in text.splitlines() if x.strip().startswith("word-interval  Arg1 ")]
+    fields = line.split()
+    assert fields[:3] == ["word-interval", "Arg1", "2"]
+    from unitize.agree import measure
+
+    rows = measure(out, ["alpha-u"], settings=["word-interval"], groups=["ama", "ve"]).to_pylist()
+    values = [r["value"] for r in rows if r["layer"] == "Arg1"]
+    assert fields[3:6] == [f"{np.mean(values):.3f}", f"{min(values):.3f}", f"{max(values):.3f}"]
+    assert fields[-3:] == ["(of", "the", "mean)"]  # alpha-U has no bootstrap: the interval of the mean over groups
+    assert main(["agree", str(out), "--metric", "alpha", "--settings", "word-interval", "--groups", "ve", "--bootstrap", "200",
+                 "--dest", str(tmp_path / "t")]) == 0
+    text = capsys.readouterr().out
+    [line] = [x for x in text.splitlines() if x.strip().startswith("word-interval  Arg1 ")]
+    [r] = [r for r in measure(out, ["alpha"], settings=["word-interval"], groups=["ve"], ci=_opts(200)).to_pylist() if r["layer"] == "Arg1"]
+    assert line.endswith(f"{r['ci_low']:.3f} – {r['ci_high']:.3f}")  # one group: its bootstrap interval
+
+
+def _opts(n):
+    from unitize.agree import Options
+
+    return Options(level=0.95, replicates=n, seed=0)
+
+
+def test_progress_goes_over_each_settings_groups(out, tmp_path):
+    from unitize.agree import agree
+
+    seen = []
+
+    def progress(items, desc):
+        seen.append((desc, len(items)))
+        return items
+
+    agree(out, metrics=["alpha"], settings=["word-interval", "char-boundary"], progress=progress, dest=tmp_path / "p")
+    assert seen == [("agree char-boundary", 4), ("agree word-interval", 4)]
