@@ -246,4 +246,4 @@ def test_progress_goes_over_each_settings_groups(out, tmp_path):
         return items
 
     agree(out, metrics=["alpha"], settings=["word-interval", "char-boundary"], progress=progress, dest=tmp_path / "p")
-    assert seen == [("agree char-boundary", 4), ("agree word-interval", 4)]
+    assert seen == [("agree word-interval", 4), ("agree char-boundary", 4)]
