@@ -62,12 +62,14 @@ def group_cells(
     """:func:`group_stats`, and per (layer, document) the units and which annotators have data —
     what alpha-U and gamma need besides the segments (no matrix is built)."""
     columns = [_values(table.column(a)) for a in setting.annotators]
-    cell = layer.astype(np.int64) * n_docs + doc
     size = n_layers * n_docs
     # rows come in runs of one (layer, document): count per run, then add the runs up
-    starts = np.flatnonzero(np.diff(cell, prepend=-1)) if cell.size else np.zeros(0, np.int64)
-    run_cell = cell[starts]
-    units = np.bincount(run_cell, weights=np.diff(starts, append=cell.size), minlength=size).astype(np.int64).reshape(n_layers, n_docs)
+    change = np.ones(layer.size, bool)
+    np.not_equal(doc[1:], doc[:-1], out=change[1:])
+    change[1:] |= layer[1:] != layer[:-1]
+    starts = np.flatnonzero(change)
+    run_cell = layer[starts].astype(np.int64) * n_docs + doc[starts]
+    units = np.bincount(run_cell, weights=np.diff(starts, append=layer.size), minlength=size).astype(np.int64).reshape(n_layers, n_docs)
     presence = np.zeros((n_layers, n_docs, len(columns)), bool)
     for k, c in enumerate(columns):
         if starts.size:
@@ -86,7 +88,7 @@ def group_cells(
     per_layer = cell_stats(columns, dom, setting.annotators, layer, n_layers)
     if not by_doc:
         return GroupCells(per_layer, None, units, presence)
-    per_doc = cell_stats(columns, dom, setting.annotators, cell, size)
+    per_doc = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, size)
     return GroupCells(per_layer, [per_doc[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)], units, presence)
 
 

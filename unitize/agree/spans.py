@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from . import backends
 from .alphau import alpha_u
 from .backends import Value, nan
-from .data import Matrix, Setting
+from .data import Matrix, Setting, sorted_codes
 
 GAMMA_DEFAULTS = {"alpha": 1.0, "beta": 1.0, "n_samples": 30, "fast": True, "seed": 4577}
 
@@ -92,24 +92,30 @@ class Segments:
 
 
 def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, np.ndarray]]:
-    """Per (group, layer): the segments' documents, annotators, labels and unit extents."""
+    """Per (group, layer): the segments' documents, annotators, labels and unit extents (rows in
+    table order; a (group, layer)'s rows are one slice after a stable sort of their codes)."""
     out: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     if table is None or table.num_rows == 0:
         return out
-    cols = {n: table.column(n).to_pylist() for n in ("group", "layer", "doc_id", "annotator", "label")}
-    u0 = table.column("unit_begin").to_numpy()
-    u1 = table.column("unit_end").to_numpy()
-    rows: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i, key in enumerate(zip(cols["group"], cols["layer"])):
-        rows[key].append(i)
-    for key, idx in rows.items():
-        ix = np.array(idx, dtype=np.int64)
-        out[key] = {
-            "doc": np.array([cols["doc_id"][i] for i in idx], dtype=object),
-            "annotator": np.array([cols["annotator"][i] for i in idx], dtype=object),
-            "label": np.array([cols["label"][i] or key[1] for i in idx], dtype=object),
-            "u0": u0[ix].astype(np.int64),
-            "u1": u1[ix].astype(np.int64),
+    groups, g = sorted_codes(table.column("group"))
+    layers, lay = sorted_codes(table.column("layer"))
+    key = g.astype(np.int64) * len(layers) + lay
+    order = np.argsort(key, kind="stable")
+    bounds = np.flatnonzero(np.diff(key[order])) + 1
+    cols = {n: table.column(n).to_numpy(zero_copy_only=False) for n in ("doc_id", "annotator", "label")}
+    u0 = table.column("unit_begin").to_numpy().astype(np.int64)
+    u1 = table.column("unit_end").to_numpy().astype(np.int64)
+    for ix in np.split(order, bounds):
+        k = int(key[ix[0]])
+        layer = layers[k % len(layers)]
+        label = cols["label"][ix].astype(object)
+        label[(label == None) | (label == "")] = layer  # noqa: E711 (elementwise on an object array)
+        out[(groups[k // len(layers)], layer)] = {
+            "doc": cols["doc_id"][ix].astype(object),
+            "annotator": cols["annotator"][ix].astype(object),
+            "label": label,
+            "u0": u0[ix],
+            "u1": u1[ix],
         }
     return out
 
