@@ -247,3 +247,15 @@ def test_progress_goes_over_each_settings_groups(out, tmp_path):
 
     agree(out, metrics=["alpha"], settings=["word-interval", "char-boundary"], progress=progress, dest=tmp_path / "p")
     assert seen == [("agree word-interval", 4), ("agree char-boundary", 4)]
+
+
+def test_the_results_table_follows_its_contract():
+    """schemas/results.arrow.json documents every column of results.parquet, in order."""
+    import json
+
+    from tests.conftest import ROOT
+    from unitize.agree import RESULT_SCHEMA
+
+    spec = json.loads((ROOT / "schemas" / "results.arrow.json").read_text(encoding="utf-8"))
+    assert [(f["name"], f["type"]) for f in spec["fields"]] == [(f.name, str(f.type)) for f in RESULT_SCHEMA]
+    assert all(f["description"] for f in spec["fields"])
