@@ -16,11 +16,7 @@ from unitize.agree.spans import Continuum  # noqa: E402
 from unitize.cli import main  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    target = tmp_path_factory.mktemp("agree-ux") / "out"
-    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(target), "--modes", "separate,combined", "-q"]) == 0
-    return target
+from tests.test_agree_measure import out  # noqa: E402,F401  (the example corpus, separate and combined: a fixture)
 
 
 def test_the_continuum_from_the_columns_is_the_matrix_one(out):
