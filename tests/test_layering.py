@@ -1,4 +1,4 @@
-"""Imports flow one way: cli → run → the steps → model/text (DESIGN.md §1)."""
+"""Imports flow one way: cli → run → the steps → model/text (DESIGN.md §1), with no module too large to read."""
 
 from __future__ import annotations
 
@@ -71,3 +71,6 @@ def test_imports_flow_one_way(path: Path) -> None:
     own = top(path)
     upward = [(m, line) for m, line in imported(path) if m != own and RANK[m] >= RANK[own]]
     assert not upward, f"{path.relative_to(ROOT)} imports from its own layer or above: {upward}"
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_is_too_large_to_read(path: Path) -> None:
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= 430

@@ -9,3 +9,7 @@ inputs :class:`unitize.adapters.AdapterError` and unusable output directories
 
 class RunError(ValueError):
     """A run that cannot proceed for a reason the user can fix (exit code 2)."""
+
+
+class ConfigError(ValueError):
+    """A configuration the run cannot start with (exit code 2)."""

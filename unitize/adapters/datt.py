@@ -31,7 +31,7 @@ from ..progress import Progress, Sized, no_progress
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
-from .discourse import regroup
+from .groups import regroup
 from .files import index_texts, printable, read_texts, relative
 
 #: default: doc id, annotator, then the connective as everything after the second underscore.

@@ -24,13 +24,14 @@ Paths are relative to the file that names them.
 from __future__ import annotations
 
 import codecs
-import json
-import os
-import re
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
+
+from ..errors import ConfigError
+from .options import OPTION_TYPES, Option, dump_key, dump_value, toml_value
+from .paths import absolute, working_directory
 
 UNITS = ("char", "word")
 APPROACHES = ("interval", "boundary")
@@ -41,144 +42,6 @@ LAYOUTS = ("auto", "wide", "long")
 
 #: [input] keys that hold paths, resolved against the config file's directory
 PATH_KEYS = ("annotations", "texts", "parses")
-
-
-class ConfigError(ValueError):
-    """A configuration the run cannot start with (exit code 2)."""
-
-
-#: what an option's value may be (in TOML, and as a flag's text)
-OPTION_TYPES = {
-    "str": "TEXT",
-    "path": "PATH",
-    "int": "N",
-    "float": "X",
-    "bool": "true|false",
-    "list": "A,B",
-    "table": "KEY=VALUE,...",
-    "toml": "TOML",
-}
-_TRUE, _FALSE = ("true", "yes", "1", "on"), ("false", "no", "0", "off")
-
-
-@dataclass(frozen=True)
-class Option:
-    """One key of a study file: its type, default, one line of help and an example.
-
-    ``type`` is one of :data:`OPTION_TYPES`: ``str``, ``path`` (relative to the
-    study file; on the command line, to the current directory), ``int``, ``float``, ``bool``,
-    ``list`` (of ``item``; flag ``A,B``), ``table`` (names to ``item``; flag
-    ``KEY=VALUE,KEY=VALUE``) or ``toml`` (any TOML value; the flag's text is
-    TOML). ``default`` is ``None`` when there is none (or it is worked out from the
-    data); ``example`` is a value shown by ``unitize formats`` and ``unitize init``.
-    """
-
-    type: str = "str"
-    default: Any = None
-    help: str = ""
-    example: Any = None
-    choices: tuple[str, ...] = ()
-    item: str = "str"
-
-    def __post_init__(self) -> None:
-        if self.type not in OPTION_TYPES:
-            raise ValueError(f"option type {self.type!r} is not one of {', '.join(OPTION_TYPES)}")
-        if self.item not in ("str", "int"):
-            raise ValueError(f"option item type {self.item!r} is not str or int")
-
-    @property
-    def metavar(self) -> str:
-        return "|".join(self.choices) if self.choices and self.type == "str" else OPTION_TYPES[self.type]
-
-    def parse(self, text: str) -> Any:
-        """The value a flag's text stands for; raises :class:`ConfigError` saying what was expected."""
-        text = text.strip()
-        if self.type == "toml":
-            return toml_value(text)
-        if self.type == "path":
-            if not text:
-                raise ConfigError("an empty path")
-            return absolute(Path(text).expanduser())
-        if self.type == "bool":
-            if text.lower() not in _TRUE + _FALSE:
-                raise ConfigError(f"{text!r} is not true or false")
-            return text.lower() in _TRUE
-        if self.type == "int":
-            return self._item(text, "int")
-        if self.type == "float":
-            try:
-                return float(text)
-            except ValueError:
-                raise ConfigError(f"{text!r} is not a number") from None
-        if self.type == "list":
-            items = [self._item(v.strip(), self.item) for v in text.split(",") if v.strip()]
-            if not items:
-                raise ConfigError("an empty list")
-            return self._checked(items)
-        if self.type == "table":
-            table: dict[str, Any] = {}
-            for pair in (p for p in text.split(",") if p.strip()):
-                key, sep, value = pair.partition("=")
-                if not sep or not key.strip() or not value.strip():
-                    raise ConfigError(f"{pair.strip()!r} is not KEY=VALUE")
-                table[key.strip()] = self._item(value.strip(), self.item)
-            if not table:
-                raise ConfigError("an empty table")
-            return table
-        return self._checked([text])[0]
-
-    def _checked(self, values: list[Any]) -> list[Any]:
-        for value in values:
-            if self.choices and value not in self.choices:
-                raise ConfigError(f"{value!r} is not one of {', '.join(self.choices)}")
-        return values
-
-    @staticmethod
-    def _item(text: str, kind: str) -> Any:
-        if kind == "int":
-            try:
-                return int(text)
-            except ValueError:
-                raise ConfigError(f"{text!r} is not a whole number") from None
-        return text
-
-
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def dump_value(value: Any) -> str:
-    """A value written in TOML (the inverse of :func:`toml_value`): strings, numbers, booleans, paths, lists, tables."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, Path):
-        value = value.as_posix()
-    if isinstance(value, str):
-        if "\\" in value and "'" not in value and "\n" not in value:
-            return f"'{value}'"  # a literal string: regexes stay readable
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(dump_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{dump_key(k)} = {dump_value(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"no TOML for {value!r}")
-
-
-def dump_key(key: str) -> str:
-    """A TOML key: bare when it may be, else quoted."""
-    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
-
-
-def toml_value(text: str) -> Any:
-    """A value written as in TOML (``["a", "b"]``, ``{doc = "id"}``, ``3``, ``true``);
-    text that is not TOML and does not try to be (no leading quote or bracket) is a string."""
-    try:
-        return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError as exc:
-        if text[:1] in "[{\"'":
-            raise ConfigError(f"{text!r} is not a TOML value: {exc}") from None
-        return text
 
 
 @dataclass(frozen=True)
@@ -283,27 +146,6 @@ class Settings:
             data.pop("source")
             data["input"].pop("workers", None)
         return data
-
-
-def working_directory() -> Path:
-    """The working directory as the user sees it: ``$PWD`` when it names it (symlinks kept), else the physical one."""
-    logical = os.environ.get("PWD")
-    if logical and os.path.isabs(logical):
-        try:
-            if os.path.samefile(logical, "."):
-                return Path(logical)
-        except OSError:
-            pass
-    return Path(os.getcwd())
-
-
-def absolute(path: Path | str, base: Path | None = None) -> Path:
-    """``path`` made absolute against ``base`` (default the working directory) and normalised, symlinks not resolved.
-
-    Names in reports and the manifest are relative to the study file (or the working
-    directory), so they must not change because a folder on the way is a symlink.
-    """
-    return Path(os.path.normpath(os.path.join(base if base is not None else working_directory(), path)))
 
 
 def _rel(value: Any, base: Path) -> Any:
@@ -539,83 +381,6 @@ def load_toml(path: Path, sets: Iterable[str] = ()) -> Settings:
         raise ConfigError(f"{path}: {exc}") from None
 
 
-# --- RAT's legacy configuration (Yalçınkaya 2010, Appendix F) -----------------
-
-_RAT_SECTIONS = ("Work Path", "Connectives", "Annotators", "Out Directory", "Data Handle Method")
-_RAT_STATISTICS = {"0": "cochran-q", "1": "fleiss-kappa", "2": "krippendorff-alpha"}
-_RAT_METHOD = re.compile(r"^([01])-([01])-([0-2])$")
-
-
-def load_rat(path: Path) -> Settings:
-    """Read RAT's configuration file: work path, connectives, annotators, output, methods.
-
-    ``[Data Handle Method]`` lines are ``{1=word,0=char}-{1=boundary,0=interval}-{0=QTest,
-    1=FleissKappa,2=Krippendorff}``; the statistic is recorded for ``unitize agree``.
-    Annotation files and raw texts are searched recursively under the work path.
-    """
-    path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except FileNotFoundError:
-        raise ConfigError(f"RAT configuration file not found: {path}") from None
-    except UnicodeDecodeError:
-        lines = path.read_text(encoding="latin-1").splitlines()
-    except OSError as exc:
-        raise ConfigError(f"cannot read the RAT configuration file {path}: {exc.strerror or exc}") from None
-    sections: dict[str, list[str]] = {}
-    current: str | None = None
-    for number, raw_line in enumerate(lines, 1):
-        line = raw_line.split("//", 1)[0].strip()
-        header = re.match(r"^\[([^\]]+)\]$", line)
-        if header:
-            current = header.group(1).strip()
-            if current not in _RAT_SECTIONS:
-                raise ConfigError(f"{path}:{number}: unknown RAT section [{current}]; expected {', '.join(_RAT_SECTIONS)}")
-            sections.setdefault(current, [])
-            continue
-        if not line or (line.startswith("{") and line.endswith("}")):
-            continue  # blank, or the wrapped tail of a comment such as {0=QTest, ...}
-        if current is None:
-            raise ConfigError(f"{path}:{number}: {line!r} comes before any [section]")
-        sections[current].append(line)
-    for name in ("Work Path", "Data Handle Method"):
-        if not sections.get(name):
-            raise ConfigError(f"{path}: section [{name}] is missing or empty")
-    base = absolute(path).parent
-    work = absolute(sections["Work Path"][0], base)
-    pairs: list[tuple[str, str]] = []
-    statistics: list[str] = []
-    for method in sections["Data Handle Method"]:
-        m = _RAT_METHOD.match(method)
-        if not m:
-            raise ConfigError(
-                f"{path}: [Data Handle Method] {method!r} is not of the form U-A-S "
-                "(U: 1=word 0=char, A: 1=boundary 0=interval, S: 0=QTest 1=Fleiss 2=Krippendorff)"
-            )
-        pair = ("word" if m.group(1) == "1" else "char", "boundary" if m.group(2) == "1" else "interval")
-        if pair not in pairs:
-            pairs.append(pair)
-        stat = _RAT_STATISTICS[m.group(3)]
-        if stat not in statistics:
-            statistics.append(stat)
-    inp: dict[str, Any] = {"annotations": work, "texts": work}
-    if sections.get("Connectives"):
-        inp["groups"] = sections["Connectives"]
-    if sections.get("Annotators"):
-        inp["annotators"] = sections["Annotators"]
-    out_dir = sections.get("Out Directory")
-    return Settings(
-        format="datt",
-        input=inp,
-        pairs=tuple(pairs),
-        tokenizer="spacy:tr",
-        out=absolute(out_dir[0], base) if out_dir else None,
-        base=base,
-        source=str(path),
-        statistics=tuple(statistics),
-    )
-
-
 def override(settings: Settings, **changes: Any) -> Settings:
     """Settings with the given fields replaced; ``None`` values are ignored."""
     changes = {k: v for k, v in changes.items() if v is not None}
@@ -623,3 +388,30 @@ def override(settings: Settings, **changes: Any) -> Settings:
     if inp_changes:
         changes["input"] = {**settings.input, **inp_changes}
     return replace(settings, **changes)
+
+
+from .rat import load_rat  # noqa: E402,F401  (it builds Settings, defined above)
+
+__all__ = [
+    "APPROACHES",
+    "DISCONTINUOUS",
+    "LAYERS_FROM",
+    "LAYOUTS",
+    "MODES",
+    "OPTION_TYPES",
+    "PATH_KEYS",
+    "UNITS",
+    "ConfigError",
+    "Option",
+    "Settings",
+    "absolute",
+    "apply_set",
+    "dump_key",
+    "dump_value",
+    "from_mapping",
+    "load_rat",
+    "load_toml",
+    "override",
+    "toml_value",
+    "working_directory",
+]

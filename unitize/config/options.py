@@ -1,0 +1,147 @@
+"""Declared options: each with a type, a default, one line of help and an example, and their TOML forms."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError
+from .paths import absolute
+
+
+#: what an option's value may be (in TOML, and as a flag's text)
+OPTION_TYPES = {
+    "str": "TEXT",
+    "path": "PATH",
+    "int": "N",
+    "float": "X",
+    "bool": "true|false",
+    "list": "A,B",
+    "table": "KEY=VALUE,...",
+    "toml": "TOML",
+}
+_TRUE, _FALSE = ("true", "yes", "1", "on"), ("false", "no", "0", "off")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One key of a study file: its type, default, one line of help and an example.
+
+    ``type`` is one of :data:`OPTION_TYPES`: ``str``, ``path`` (relative to the
+    study file; on the command line, to the current directory), ``int``, ``float``, ``bool``,
+    ``list`` (of ``item``; flag ``A,B``), ``table`` (names to ``item``; flag
+    ``KEY=VALUE,KEY=VALUE``) or ``toml`` (any TOML value; the flag's text is
+    TOML). ``default`` is ``None`` when there is none (or it is worked out from the
+    data); ``example`` is a value shown by ``unitize formats`` and ``unitize init``.
+    """
+
+    type: str = "str"
+    default: Any = None
+    help: str = ""
+    example: Any = None
+    choices: tuple[str, ...] = ()
+    item: str = "str"
+
+    def __post_init__(self) -> None:
+        if self.type not in OPTION_TYPES:
+            raise ValueError(f"option type {self.type!r} is not one of {', '.join(OPTION_TYPES)}")
+        if self.item not in ("str", "int"):
+            raise ValueError(f"option item type {self.item!r} is not str or int")
+
+    @property
+    def metavar(self) -> str:
+        return "|".join(self.choices) if self.choices and self.type == "str" else OPTION_TYPES[self.type]
+
+    def parse(self, text: str) -> Any:
+        """The value a flag's text stands for; raises :class:`ConfigError` saying what was expected."""
+        text = text.strip()
+        if self.type == "toml":
+            return toml_value(text)
+        if self.type == "path":
+            if not text:
+                raise ConfigError("an empty path")
+            return absolute(Path(text).expanduser())
+        if self.type == "bool":
+            if text.lower() not in _TRUE + _FALSE:
+                raise ConfigError(f"{text!r} is not true or false")
+            return text.lower() in _TRUE
+        if self.type == "int":
+            return self._item(text, "int")
+        if self.type == "float":
+            try:
+                return float(text)
+            except ValueError:
+                raise ConfigError(f"{text!r} is not a number") from None
+        if self.type == "list":
+            items = [self._item(v.strip(), self.item) for v in text.split(",") if v.strip()]
+            if not items:
+                raise ConfigError("an empty list")
+            return self._checked(items)
+        if self.type == "table":
+            table: dict[str, Any] = {}
+            for pair in (p for p in text.split(",") if p.strip()):
+                key, sep, value = pair.partition("=")
+                if not sep or not key.strip() or not value.strip():
+                    raise ConfigError(f"{pair.strip()!r} is not KEY=VALUE")
+                table[key.strip()] = self._item(value.strip(), self.item)
+            if not table:
+                raise ConfigError("an empty table")
+            return table
+        return self._checked([text])[0]
+
+    def _checked(self, values: list[Any]) -> list[Any]:
+        for value in values:
+            if self.choices and value not in self.choices:
+                raise ConfigError(f"{value!r} is not one of {', '.join(self.choices)}")
+        return values
+
+    @staticmethod
+    def _item(text: str, kind: str) -> Any:
+        if kind == "int":
+            try:
+                return int(text)
+            except ValueError:
+                raise ConfigError(f"{text!r} is not a whole number") from None
+        return text
+
+
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def dump_value(value: Any) -> str:
+    """A value written in TOML (the inverse of :func:`toml_value`): strings, numbers, booleans, paths, lists, tables."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, Path):
+        value = value.as_posix()
+    if isinstance(value, str):
+        if "\\" in value and "'" not in value and "\n" not in value:
+            return f"'{value}'"  # a literal string: regexes stay readable
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(dump_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{dump_key(k)} = {dump_value(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"no TOML for {value!r}")
+
+
+def dump_key(key: str) -> str:
+    """A TOML key: bare when it may be, else quoted."""
+    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
+
+
+def toml_value(text: str) -> Any:
+    """A value written as in TOML (``["a", "b"]``, ``{doc = "id"}``, ``3``, ``true``);
+    text that is not TOML and does not try to be (no leading quote or bracket) is a string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError as exc:
+        if text[:1] in "[{\"'":
+            raise ConfigError(f"{text!r} is not a TOML value: {exc}") from None
+        return text
