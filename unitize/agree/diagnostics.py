@@ -18,7 +18,7 @@ screen. The conditions, precisely:
   (0 in 0/1 and bit-mask matrices, the ``not_annotated`` label, ``O``, in label matrices) while
   another annotator marked something.
 - ``pair-no-shared-units``: two annotators with data coded no unit in common.
-- ``boundary-only-disagreement``: for the same unit type, mode, group, layer and coefficient, the
+- ``boundary-only-disagreement``: for the same unit type, mode, group, layer and coefficient (of :data:`COMPARED`), the
   interval setting's value is at least :data:`GOOD` and the boundary setting's below :data:`POOR`
   (Krippendorff's .800 and .667); ``interval-only-disagreement`` is the reverse.
 - ``all-nan``: every metric of the cell is NaN (the reasons are in ``reason``).
@@ -44,8 +44,9 @@ PREVALENCE = 0.9
 GOOD, POOR = 0.8, 0.667
 #: coefficients whose chance term comes from the marginals (the kappa paradox)
 MARGINAL = ("alpha", "fleiss", "cohen", "cohen-mean", "scott")
-#: coefficients compared between the interval and the boundary approach
-COMPARED = ("alpha-u", "alpha", "fleiss", "cohen-mean", "ac1", "ac2", "gamma")
+#: coefficients compared between the interval and the boundary approach (not AC1/AC2 or percent
+#: agreement: the boundary approach leaves mostly 0s, which inflates them whatever the annotators did)
+COMPARED = ("alpha-u", "alpha", "fleiss", "cohen-mean", "gamma")
 
 SUGGESTIONS = {
     "too-few-units": "a value from so few units is unstable: add --ci to see how wide its interval is, "
