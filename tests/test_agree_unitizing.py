@@ -144,7 +144,7 @@ def test_alpha_u_per_label_and_per_document_rows(results, out):
 
 
 def test_schema_unchanged_and_item_data_is_nan_with_a_reason(out, tmp_path):
-    assert RESULT_SCHEMA.names[-2:] == ["label", "doc"] and len(RESULT_SCHEMA) == 26
+    assert RESULT_SCHEMA.names[-4:] == ["label", "doc", "annotator", "diagnostics"] and len(RESULT_SCHEMA) == 28
     labels = tmp_path / "labels"
     assert main(["convert", str(ROOT / "unitize" / "examples" / "labels-mini" / "study.toml"), "--out", str(labels), "-q"]) == 0
     rows = measure(labels, ["u-alpha", "span-f1"]).to_pylist()

@@ -21,13 +21,14 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output
+from ..progress import Progress
 from .alphau import AlphaU, alpha_u, category_disagreement
 from .backends import require
 from .bootstrap import Options
 from .data import DataError, Matrix, OutputData, Setting
 from .measure import DEFAULT_METRICS, METRICS, RESULT_SCHEMA, as_json_lines, measure
 from .plots import PlotError, box_plots
-from .summary import summary_rows, to_csv, to_markdown
+from .summary import GROUP_NAMES, screen_table, summary_rows, to_csv, to_markdown
 
 
 @dataclass
@@ -36,6 +37,12 @@ class AgreeResult:
     dest: Path
     files: list[Path] = field(default_factory=list)
     summary_metric: str | None = None
+    group: str = "Group"  # what a group is (the summary's first column)
+    ci: Options | None = None
+
+    def screen(self) -> list[str]:
+        """The compact table of the summary metric for the screen (setting × layer)."""
+        return screen_table(self.results, self.summary_metric, self.group, self.ci) if self.summary_metric else []
 
 
 def _atomic_parquet(table: pa.Table, path: Path) -> None:
@@ -50,11 +57,33 @@ def _atomic_csv(table: pa.Table, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def default_summary_metric(metrics: Sequence[str]) -> str | None:
-    for m in ("alpha-u", "alpha", "fleiss", "ac1", "ac2", "percent", "cohen-mean", "gamma", "cochran-q"):
+def default_summary_metric(metrics: Sequence[str], data: OutputData | None = None) -> str | None:
+    """The summary's metric: alpha-U for span data, alpha for item labels and crowd data (long
+    tables: alpha-U needs each annotator's own segments), else the first metric computed."""
+    order = ["alpha-u", "alpha", "fleiss", "ac1", "ac2", "percent", "cohen-mean", "gamma", "cochran-q"]
+    if data is not None and all(s.kind == "items" or s.layout == "long" for s in data.settings):
+        order.remove("alpha")
+        order.insert(0, "alpha")
+    for m in order:
         if m in metrics:
             return m
     return None
+
+
+def group_name(data: OutputData) -> str:
+    """What a group is in this study, for the summary's first column (the thesis's "Connective")."""
+    settings = data.manifest.get("settings", {})
+    if data.settings and all(s.kind == "items" for s in data.settings):
+        return "Group"
+    group_by = (settings.get("input") or {}).get("group_by")
+    if group_by is None and settings.get("format"):
+        try:
+            from ..adapters import get_adapter
+
+            group_by = get_adapter(settings["format"]).defaults.get("group_by")
+        except Exception:  # an adapter no longer installed: say "Group"
+            group_by = None
+    return GROUP_NAMES.get(group_by or "none", str(group_by).replace("_", " ").capitalize())
 
 
 @locks_output
@@ -71,6 +100,8 @@ def agree(
     ci: Options | None = None,
     by_label: bool = False,
     by_doc: bool = False,
+    by_annotator: bool = False,
+    progress: Progress | None = None,
 ) -> AgreeResult:
     """Measure, then write the results table, the summary and (optionally) the plots.
 
@@ -79,25 +110,28 @@ def agree(
     """
     out = Path(out)
     dest = Path(dest) if dest is not None else out / "agreement"
-    summary_metric = summary_metric or default_summary_metric(metrics)
+    data = OutputData(out)
+    summary_metric = summary_metric or default_summary_metric(metrics, data)
+    group = group_name(data)
     if summary_metric is not None and summary_metric not in metrics:
         raise ValueError(f"the summary metric {summary_metric!r} is not among the metrics computed")
     if "gamma" in metrics:
         require("pygamma_agreement", "gamma")
-    results = measure(out, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc)
+    results = measure(data, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
+                      by_annotator=by_annotator, progress=progress)
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
     _atomic_parquet(results, written[0])
     _atomic_csv(results, written[1])
     if summary_metric is not None:
-        columns, body, footer = summary_rows(results, summary_metric)
-        title = f"Agreement summary: {summary_metric} per group (Yalçınkaya 2010, Table 22 layout)"
+        columns, body, footer = summary_rows(results, summary_metric, group)
+        title = f"Agreement summary: {summary_metric} per {group.lower()} (Yalçınkaya 2010, Table 22 layout)"
         atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title))
         atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
         written += [dest / "summary.md", dest / "summary.csv"]
     if plot:
         written += box_plots(results, dest / "plots")
-    return AgreeResult(results=results, dest=dest, files=written, summary_metric=summary_metric)
+    return AgreeResult(results=results, dest=dest, files=written, summary_metric=summary_metric, group=group, ci=ci)
 
 
 __all__ = [

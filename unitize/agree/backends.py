@@ -37,6 +37,7 @@ class Value:
     ci: tuple[float, float] | None = None  # bootstrap confidence interval (see agree.bootstrap)
     label: str | None = None  # category-specific rows: the value measured against all others
     doc: str | None = None  # per-document rows: the document
+    annotator: str | None = None  # per-annotator rows: the annotator measured against the others
 
 
 class MissingDependency(RuntimeError):

@@ -10,6 +10,8 @@ of (layer, joint profile) keys gives every layer's statistics. Other tables
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -39,7 +41,40 @@ def group_stats(
 ) -> tuple[list[Stats], list[list[Stats]] | None]:
     """The statistics of every layer of one group's rows of a wide integer table, in one pass (a
     histogram of (layer, joint profile) keys) — and with ``doc``, of every (layer, document)."""
+    g = group_cells(setting, table, layer, n_layers, doc if doc is not None else np.zeros(table.num_rows, np.int64),
+                    max(n_docs, 1), by_doc=doc is not None)
+    return g.stats, g.doc_stats
+
+
+@dataclass
+class GroupCells:
+    """One group's layers from the columns: statistics, and the documents' layout for span metrics."""
+
+    stats: list[Stats]  # per layer
+    doc_stats: list[list[Stats]] | None  # per layer, per document (``by_doc``)
+    units: np.ndarray  # (layers, documents): rows (units) of each document in each layer
+    presence: np.ndarray  # (layers, documents, annotators) bool: the annotator has a value there
+
+
+def group_cells(
+    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, doc: np.ndarray, n_docs: int, by_doc: bool = False
+) -> GroupCells:
+    """:func:`group_stats`, and per (layer, document) the units and which annotators have data —
+    what alpha-U and gamma need besides the segments (no matrix is built)."""
     columns = [_values(table.column(a)) for a in setting.annotators]
+    size = n_layers * n_docs
+    # rows come in runs of one (layer, document): count per run, then add the runs up
+    change = np.ones(layer.size, bool)
+    np.not_equal(doc[1:], doc[:-1], out=change[1:])
+    change[1:] |= layer[1:] != layer[:-1]
+    starts = np.flatnonzero(change)
+    run_cell = layer[starts].astype(np.int64) * n_docs + doc[starts]
+    units = np.bincount(run_cell, weights=np.diff(starts, append=layer.size), minlength=size).astype(np.int64).reshape(n_layers, n_docs)
+    presence = np.zeros((n_layers, n_docs, len(columns)), bool)
+    for k, c in enumerate(columns):
+        if starts.size:
+            coded = np.logical_or.reduceat(c >= 0, starts)
+            presence[:, :, k] = (np.bincount(run_cell, weights=coded, minlength=size) > 0).reshape(n_layers, n_docs)
     top = max((int(c.max()) for c in columns if c.size), default=-1)
     seen = np.zeros(top + 2, dtype=np.int64)
     for c in columns:
@@ -51,10 +86,10 @@ def group_stats(
         columns = [lut[c] for c in columns]
     dom = domain.astype(np.float64)
     per_layer = cell_stats(columns, dom, setting.annotators, layer, n_layers)
-    if doc is None:
-        return per_layer, None
-    per_doc = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, n_layers * n_docs)
-    return per_layer, [per_doc[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)]
+    if not by_doc:
+        return GroupCells(per_layer, None, units, presence)
+    per_doc = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, size)
+    return GroupCells(per_layer, [per_doc[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)], units, presence)
 
 
 def cell_stats(columns: list[np.ndarray], domain: np.ndarray, annotators: tuple[str, ...], cell: np.ndarray, n_cells: int) -> list[Stats]:
@@ -84,10 +119,10 @@ def _label_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, list[
 
 
 def long_stats(
-    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, dense_cells: int
-) -> tuple[list[tuple[Stats, int, int]], list[str] | None] | None:
-    """Crowd data: per layer, (statistics from per-unit value counts, annotators, documents), and the
-    label of each value code (None for numbers), of one
+    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, dense_cells: int, by_doc: bool = False
+) -> tuple[list[tuple[Stats, int, int, list[tuple[str, Stats]] | None]], list[str] | None] | None:
+    """Crowd data: per layer, (statistics from per-unit value counts, annotators, documents, and with
+    ``by_doc`` each document's statistics), and the label of each value code (None for numbers), of one
     group's long rows — or None when a layer is narrow enough to pivot (the annotators then keep
     their identity, for Cohen's kappa and the like).
 
@@ -123,5 +158,16 @@ def long_stats(
     ok = code >= 0
     counts = np.bincount(key[ok] * v + code[ok], minlength=span * n_layers * v).reshape(n_layers, span, v)
     docs_per = (np.bincount(layer * len(docs) + doc, minlength=n_layers * len(docs)).reshape(n_layers, -1) > 0).sum(axis=1)
-    per = [(from_counts(counts[i][present[i]], domain).trimmed(), int(raters[i]), int(docs_per[i])) for i in range(n_layers)]
+    per = [(from_counts(counts[i][present[i]], domain).trimmed(), int(raters[i]), int(docs_per[i]),
+            _per_doc(counts[i], present[i], offset, docs, domain) if by_doc else None) for i in range(n_layers)]
     return per, categories
+
+
+def _per_doc(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: list[str], domain: np.ndarray) -> list[tuple[str, Stats]]:
+    """Each document's statistics from the value counts of its stretch of units (documents laid end to end)."""
+    out = []
+    for d, name in enumerate(docs):
+        units = present[offset[d]:offset[d + 1]]
+        if units.any():
+            out.append((name, from_counts(counts[offset[d]:offset[d + 1]][units], domain).trimmed()))
+    return out

@@ -78,6 +78,7 @@ def read_setting(path: Path) -> Setting:
         levels=dict(levels),
         layer_bits=dict(meta.get("layer_bits") or {}),
         not_applicable=meta.get("not_applicable") if kind == "items" else None,
+        not_annotated=meta.get("not_annotated") if kind == "units" else None,
     )
 
 
@@ -126,7 +127,10 @@ class OutputData:
     def _read_group(self, setting: Setting, group: str, columns: Sequence[str] | None = None) -> pa.Table:
         ids = self._row_groups(setting)[group]
         table = pq.ParquetFile(setting.path).read_row_groups(ids, columns=list(columns) if columns else None)
-        names, codes = sorted_codes(table.column("group"))
+        column = table.column("group")
+        if all(pa.types.is_dictionary(c.type) and c.dictionary.to_pylist() == [group] for c in column.chunks):
+            return table  # every row is the group's (a dictionary of one value: no pass over the rows)
+        names, codes = sorted_codes(column)
         if names != [group]:
             table = table.take(pa.array(np.nonzero(codes == names.index(group))[0]))
         return table

@@ -9,13 +9,15 @@ Each (setting, group, layer) is read once and reduced to its sufficient
 statistics (:mod:`unitize.agree.stats`; straight from the Arrow columns where
 :mod:`unitize.agree.columns` can); every coding metric comes from them
 (:mod:`unitize.agree.coefficients`), the layers-together row from their sum.
-The span metrics (:mod:`unitize.agree.spans`) build the matrix only when asked.
+The span metrics (:mod:`unitize.agree.spans`: alpha-U, gamma, the unitizing family,
+span F1) place the segments on the cell's :class:`~unitize.agree.spans.Continuum`,
+which the statistics pass gives where it reads the columns: no matrix is built for them.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -23,12 +25,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import bootstrap, coefficients, columns, stats
+from ..progress import Progress, Sized
+from . import bootstrap, coefficients, columns, diagnostics, stats
 from . import matrix as _matrix
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting, layer_rows, sorted_codes
 from .data import matrix as data_matrix
-from .spans import GAMMA_DEFAULTS, Segments, alpha_u_values, f1_values, gamma_value, stack, unitizing_values
+from .spans import GAMMA_DEFAULTS, Continuum, Segments, alpha_u_values, f1_values, gamma_value, stack, unitizing_values
 from .stats import Stats
 
 METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "gamma",
@@ -67,6 +70,8 @@ RESULT_SCHEMA = pa.schema(
         ("annotator_b", pa.string()),
         ("label", pa.string()),
         ("doc", pa.string()),
+        ("annotator", pa.string()),
+        ("diagnostics", pa.string()),
     ]
 )
 
@@ -114,6 +119,26 @@ def _coding(metric: str, s: Stats, level: str, binary: bool) -> list[Value]:
     raise ValueError(metric)
 
 
+#: metrics with a per-annotator breakdown (``by_annotator``): each annotator against the others
+BY_ANNOTATOR = ("alpha", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent")
+
+
+def _per_annotator(metric: str, s: Stats, level: str, binary: bool, options: dict[str, Any]) -> list[Value]:
+    """Each annotator with data against the others: the metric on their pooled pairings
+    (:meth:`Stats.against_others`); ``cohen-mean``: the mean of the annotator's pairwise kappas."""
+    out = []
+    pairs = coefficients.cohen(s) if metric == "cohen-mean" else []
+    for i in np.flatnonzero(s.annotator_counts().sum(axis=1) > 0):
+        name = s.annotators[i]
+        if metric == "cohen-mean":
+            mine = [v for v in pairs if v.pair and name in v.pair.split("|")]
+            values = [coefficients.mean_of(mine, f"Cohen's kappa with {name}")]
+        else:
+            values = [replace(v, pair=None) for v in _measured(metric, s.against_others(int(i)), level, binary, options)]
+        out += [replace(v, annotator=name) for v in values]
+    return out
+
+
 @dataclass
 class _Cell:
     """One (setting, group, layer) to report: its statistics, and its matrix only when a span metric needs it."""
@@ -127,6 +152,15 @@ class _Cell:
     matrix: Callable[[], Matrix]
     categories: list[str] | None = None  # label data: the label of each value code
     per_doc: list[tuple[str, Stats]] | None = None  # with by_doc: each document's statistics (they add up to stats)
+    layout: Callable[[], Continuum] | None = None  # documents, units, presence (span metrics); default: of the matrix
+    _continuum: Continuum | None = field(default=None, repr=False)
+
+    def continuum(self) -> Continuum:
+        """The cell's continuum, built once: every span metric of the cell gets the same object, so
+        what they derive from it (placed segments, statistics: :meth:`Segments.memo`) is shared."""
+        if self._continuum is None:
+            self._continuum = self.layout() if self.layout is not None else Continuum.of(self.matrix())
+        return self._continuum
 
     def label(self, value: float) -> str:
         return self.categories[int(value)] if self.categories is not None else f"{value:g}"
@@ -160,18 +194,20 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
                 f"{metric} needs each annotator's own coding of every unit"
             )]
         elif metric == "alpha-u":
-            values = alpha_u_values(segs, cell.matrix(), cell.layers, options)
+            values = alpha_u_values(segs, cell.continuum(), cell.layers, options)
         elif metric in UNITIZING:
-            values = unitizing_values(metric, segs, cell.matrix(), cell.layers, options)
+            values = unitizing_values(metric, segs, cell.continuum(), cell.layers, options)
         elif metric in SPAN_F1:
-            values = f1_values(metric, segs, cell.matrix(), cell.layers, options)
+            values = f1_values(metric, segs, cell.continuum(), cell.layers, options)
         elif metric == "gamma":
-            values = [gamma_value(segs, cell.matrix(), cell.layers, options["gamma"])]
+            values = [gamma_value(segs, cell.continuum(), cell.layers, options["gamma"])]
         else:
             values = _measured(metric, cell.stats, level, setting.value == "binary", options)
             if metric in BY_LABEL and cell.per_doc:  # per document, from each document's statistics
                 for doc, s in cell.per_doc:
                     values += [replace(v, doc=doc) for v in _measured(metric, s, level, setting.value == "binary", options)]
+            if options["by_annotator"] and metric in BY_ANNOTATOR and cell.crowd is None:
+                values += _per_annotator(metric, cell.stats, level, setting.value == "binary", options)
             if options["by_label"] and metric in BY_LABEL and setting.value != "binary" and cell.stats.domain.size > 1:
                 for i, value in enumerate(cell.stats.domain):  # category-specific: this value or another
                     values += [replace(v, label=cell.label(value))
@@ -199,8 +235,12 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
                     "annotator_b": b,
                     "label": v.label,
                     "doc": v.doc,
+                    "annotator": v.annotator,
+                    "diagnostics": None,
                 }
             )
+    found = diagnostics.of_cell(setting, cell.stats, cell.label if cell.categories is not None else None)
+    diagnostics.attach(out, found + diagnostics.all_nan(out))
     return out
 
 
@@ -224,18 +264,19 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
     per = []
     if fast:  # statistics of every layer straight from the columns; the matrix only if a span metric asks
         doc_names, doc = sorted_codes(table.column("doc_id"))
-        docs = (np.bincount(codes * len(doc_names) + doc, minlength=len(layers) * len(doc_names))
-                .reshape(len(layers), -1) > 0).sum(axis=1)
-        layer_stats, doc_stats = columns.group_stats(setting, table, codes, len(layers), doc if by_doc else None, len(doc_names))
-        for i, (layer, s) in enumerate(zip(layers, layer_stats)):
+        g = columns.group_cells(setting, table, codes, len(layers), doc, len(doc_names), by_doc)
+        docs = (g.units > 0).sum(axis=1)
+        for i, (layer, s) in enumerate(zip(layers, g.stats)):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
-            per_doc = [(d, x) for d, x in zip(doc_names, doc_stats[i]) if x.n_units] if doc_stats else None
-            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build), per_doc=per_doc))
-    elif crowd := (columns.long_stats(setting, table, codes, len(layers), _matrix.DENSE_CELLS)
+            per_doc = [(d, x) for d, x in zip(doc_names, g.doc_stats[i]) if x.n_units] if g.doc_stats else None
+            continuum = Continuum(setting, group, doc_names, g.units[i], g.presence[i], list(setting.annotators))
+            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build), per_doc=per_doc,
+                             layout=lambda c=continuum: c))
+    elif crowd := (columns.long_stats(setting, table, codes, len(layers), _matrix.DENSE_CELLS, by_doc)
                    if setting.kind == "units" and setting.layout == "long" else None):
-        for i, (layer, (s, raters, docs)) in enumerate(zip(layers, crowd[0])):
+        for i, (layer, (s, raters, docs, per_doc)) in enumerate(zip(layers, crowd[0])):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
-            per.append(_Cell(group, layer, _layers(setting, layer), s, docs, raters, _lazy(build), crowd[1]))
+            per.append(_Cell(group, layer, _layers(setting, layer), s, docs, raters, _lazy(build), crowd[1], per_doc))
     else:
         for i, layer in enumerate(layers):
             m = data_matrix(setting, group, layer, layer_rows(table, codes, i))
@@ -255,14 +296,23 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
                     by.setdefault(d, []).append(_on_labels(c, x, categories))
             per_doc = [(d, sum(xs[1:], xs[0])) for d, xs in sorted(by.items())]
         crowd = [c.crowd for c in per if c.crowd is not None]
+        continuum = None
+        if fast:  # the first layer's documents, the annotators' presence in any layer (as the stacked matrix)
+            first = per[0].continuum()
+            continuum = lambda: replace(first, presence=np.any([c.continuum().presence for c in per], axis=0))  # noqa: E731
         yield _Cell(group, "+".join(names), names, both, per[0].docs, max(crowd) if crowd else None,
-                    _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories, per_doc)
+                    _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories, per_doc, continuum)
 
 
 def _doc_stats(m: Matrix) -> list[tuple[str, Stats]] | None:
-    """Per document of a matrix (units data, annotators known): its statistics."""
-    if not m.docs or m.counts is not None:
+    """Per document of a matrix (units data): its statistics."""
+    if not m.docs:
         return None
+    if m.counts is not None:  # crowd: value counts per unit, a document's rows one slice after a sort
+        order = np.argsort(m.row_doc, kind="stable")
+        bounds = np.searchsorted(m.row_doc[order], np.arange(len(m.docs) + 1))
+        return [(d, stats.from_counts(m.counts[order[bounds[i]:bounds[i + 1]]], m.value_domain).trimmed())
+                for i, d in enumerate(m.docs) if bounds[i + 1] > bounds[i]]
     cols, dom = stats.codes(m.values)
     return [(d, stats.from_codes([c[m.row_doc == i] for c in cols], dom, m.annotators).trimmed()) for i, d in enumerate(m.docs)]
 
@@ -283,6 +333,8 @@ def measure(
     ci: bootstrap.Options | None = None,
     by_label: bool = False,
     by_doc: bool = False,
+    by_annotator: bool = False,
+    progress: Progress | None = None,
 ) -> pa.Table:
     """The results table of ``unitize agree`` for an output directory.
 
@@ -299,7 +351,8 @@ def measure(
         missing = [g for g in groups if g not in known]
         if missing:
             raise ValueError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
-    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci, "by_label": by_label, "by_doc": by_doc}
+    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci, "by_label": by_label, "by_doc": by_doc,
+               "by_annotator": by_annotator}
     spans = any(m in SPAN_METRICS for m in metrics)
     rows: list[dict[str, Any]] = []
     segment_cache: dict[str, Segments | None] = {}
@@ -311,10 +364,14 @@ def measure(
                 segment_cache[setting.unit] = Segments(table) if table is not None else None
             segs = segment_cache[setting.unit]
         fast = columns.fast(setting, pq.read_schema(setting.path))
-        needed = None if spans or not fast else ["group", "layer", "doc_id", *setting.annotators]
-        for group, table, layers, codes in data.group_tables(setting, groups, needed):
+        needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
+        tables = data.group_tables(setting, groups, needed)
+        if progress is not None:  # a bar per setting over its groups
+            tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
+        for group, table, layers, codes in tables:
             for cell in _cells(setting, group, table, layers, codes, fast, by_doc):
                 rows += _rows(setting, cell, metrics, segs, options)
+    diagnostics.across_approaches(rows)
     return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
 
 

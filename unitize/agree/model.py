@@ -33,6 +33,8 @@ class Setting:
     layer_bits: dict[str, int] = field(default_factory=dict)
     #: item data: the value meaning "this level did not apply to the annotator" (measured as missing)
     not_applicable: str | None = None
+    #: label data: the value meaning "not annotated" (``O``)
+    not_annotated: str | None = None
 
     def level(self, group: str) -> str:
         """Level of measurement for Krippendorff's alpha: declared for items, nominal otherwise."""

@@ -8,13 +8,14 @@ One figure per metric and layer: a box per setting over the groups' values
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections import defaultdict
 from pathlib import Path
 
 import pyarrow as pa
 
-from .summary import LETTERS, column_name
+from .summary import LETTERS, column_name, overall
 
 NAMES = {
     "alpha-u": "Krippendorff's alpha-U",
@@ -40,8 +41,31 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]+", "_", name)
 
 
+#: code letters of the box labels, for the legend
+_UNITS = {"W": "words", "C": "characters"}
+_APPROACHES = {"I": "interval", "B": "boundary"}
+_MODES = {"L": "label matrix", "M": "layers combined"}
+
+
+def _meaning(code: str, metric: str) -> str:
+    """A box label (``AWI``, ``AC1CBL``, ``a_items``) in words."""
+    rest = code[len(LETTERS[metric]):]
+    if rest.startswith("_"):
+        return f"{code}: {rest[1:]}"
+    parts = [_UNITS.get(rest[:1], rest[:1]), _APPROACHES.get(rest[1:2], rest[1:2])]
+    if rest[2:]:
+        parts.append(_MODES.get(rest[2:], rest[2:]))
+    return f"{code}: {NAMES[metric]}, {', '.join(parts)}"
+
+
 def box_plots(results: pa.Table, dest: Path) -> list[Path]:
-    """Write the plots into ``dest``; return the files written (sorted)."""
+    """Write the plots into ``dest``; return the files written (sorted).
+
+    Per metric and layer, one box per setting over the groups' values (whiskers at min and max),
+    every value drawn as a point on it (a box of one value is just its point), ``n`` under each
+    box, the codes explained below the plot. Coefficients are drawn on a fixed 0–1 axis (extended
+    below 0 when a value is negative); Cochran's Q, a test statistic, is not drawn.
+    """
     try:
         import matplotlib
 
@@ -51,23 +75,39 @@ def box_plots(results: pa.Table, dest: Path) -> list[Path]:
         raise PlotError("plots need matplotlib: pip install 'unitize[plot]'") from None
     series: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in results.to_pylist():
-        if r["metric"] not in LETTERS or r["mode"] == "combined" or r["unit"] == "item" or r.get("label") is not None or r.get("doc") is not None:
+        if r["metric"] not in LETTERS or r["metric"] == "cochran-q" or r["mode"] == "combined" or not overall(r):
             continue
         if r["value"] is None or math.isnan(r["value"]):
             continue
-        label = column_name(r["metric"], r["unit"], r["approach"], r["layer"]).split("_", 1)[0]
+        label = column_name(r["metric"], r["unit"], r["approach"], r["layer"], r["setting"], r["mode"]).rsplit("_", 1)[0] \
+            if r["unit"] != "item" else f"{LETTERS[r['metric']]}_{r['setting']}"
         series[(r["metric"], r["layer"])][label].append(r["value"])
     dest.mkdir(parents=True, exist_ok=True)
     written = []
     plt.rcParams["svg.hashsalt"] = "unitize"  # stable SVG ids across runs
     for (metric, layer), boxes in sorted(series.items()):
         labels = sorted(boxes)
-        fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(labels), 4.0))
-        ax.boxplot([boxes[k] for k in labels], tick_labels=labels, whis=(0, 100))
+        legend = [_meaning(k, metric) for k in labels]
+        fig, ax = plt.subplots(figsize=(max(4.0, 1.2 + 1.1 * len(labels)), 4.2 + 0.18 * len(legend)))
+        data = [boxes[k] for k in labels]
+        if any(len(v) > 1 for v in data):
+            ax.boxplot([v if len(v) > 1 else [] for v in data], positions=range(1, len(labels) + 1), whis=(0, 100),
+                       showfliers=False, widths=0.5)
+        rng = random.Random(0)  # fixed jitter: the same figure every run
+        for i, values in enumerate(data, start=1):
+            jitter = [i + (rng.uniform(-0.12, 0.12) if len(values) > 1 else 0.0) for _ in values]
+            ax.plot(jitter, values, "o", color="tab:blue", alpha=0.7, markersize=5)
+        ax.set_xticks(range(1, len(labels) + 1), [f"{k}\nn={len(v)}" for k, v in zip(labels, data)])
+        ax.set_xlim(0.4, len(labels) + 0.6)
+        low = min(min(v) for v in data)
+        ax.set_ylim(min(0.0, low - 0.05), 1.0 + 0.02)
+        if low < 0:
+            ax.axhline(0.0, color="grey", linewidth=0.8)
         ax.set_title(f"{NAMES[metric]}, {layer}")
         ax.set_ylabel(metric)
         ax.grid(axis="y", alpha=0.3)
-        fig.tight_layout()
+        fig.text(0.02, 0.01, "\n".join(legend), fontsize=8, va="bottom", ha="left")
+        fig.tight_layout(rect=(0, 0.06 * (1 + 0.5 * len(legend)) / (1 + 0.04 * len(legend)) if legend else 0, 1, 1))
         stem = dest / f"{_safe(metric)}_{_safe(layer)}"
         for ext in ("png", "svg"):
             path = stem.with_suffix(f".{ext}")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections import Counter, defaultdict
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from . import backends, spanf1, unitizing
 from .alphau import Stretch, alpha_u_of, stretches
 from .backends import Value, nan
-from .data import Matrix
+from .data import Matrix, Setting, sorted_codes
 from .placed import Placed
 
 GAMMA_DEFAULTS = {"alpha": 1.0, "beta": 1.0, "n_samples": 30, "fast": True, "seed": 4577}
@@ -79,9 +79,9 @@ class Segments:
         for g, layer, a, recs in zip(*(distinct.column(c).to_pylist() for c in ("group", "layer", "annotator", "record_distinct"))):
             self.records[(g, layer)][a].update(recs)
 
-    def memo(self, m: Matrix, key: tuple, build: Callable[[], Any]) -> Any:
+    def memo(self, m: "Matrix | Continuum", key: tuple, build: Callable[[], Any]) -> Any:
         """What the span metrics derive from one cell (placed segments, statistics), built once while
-        the metrics of that cell's matrix are measured."""
+        the metrics of that cell's continuum (or matrix) are measured."""
         if self._memo.get("matrix") is not m:
             self._memo = {"matrix": m}
         if key not in self._memo:
@@ -103,31 +103,57 @@ class Segments:
 
 
 def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, np.ndarray]]:
-    """Per (group, layer): the segments' documents, annotators, labels and unit extents."""
+    """Per (group, layer): the segments' documents, annotators, labels and unit extents (rows in
+    table order; a (group, layer)'s rows are one slice after a stable sort of their codes)."""
     out: dict[tuple[str, str], dict[str, np.ndarray]] = {}
     if table is None or table.num_rows == 0:
         return out
-    cols = {n: table.column(n).to_pylist() for n in ("group", "layer", "doc_id", "annotator", "label")}
-    u0 = table.column("unit_begin").to_numpy()
-    u1 = table.column("unit_end").to_numpy()
-    rows: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i, key in enumerate(zip(cols["group"], cols["layer"])):
-        rows[key].append(i)
-    for key, idx in rows.items():
-        ix = np.array(idx, dtype=np.int64)
-        out[key] = {
-            "doc": np.array([cols["doc_id"][i] for i in idx], dtype=object),
-            "annotator": np.array([cols["annotator"][i] for i in idx], dtype=object),
-            "label": np.array([cols["label"][i] or key[1] for i in idx], dtype=object),
-            "u0": u0[ix].astype(np.int64),
-            "u1": u1[ix].astype(np.int64),
+    groups, g = sorted_codes(table.column("group"))
+    layers, lay = sorted_codes(table.column("layer"))
+    key = g.astype(np.int64) * len(layers) + lay
+    order = np.argsort(key, kind="stable")
+    bounds = np.flatnonzero(np.diff(key[order])) + 1
+    cols = {n: table.column(n).to_numpy(zero_copy_only=False) for n in ("doc_id", "annotator", "label")}
+    u0 = table.column("unit_begin").to_numpy().astype(np.int64)
+    u1 = table.column("unit_end").to_numpy().astype(np.int64)
+    for ix in np.split(order, bounds):
+        k = int(key[ix[0]])
+        layer = layers[k % len(layers)]
+        label = cols["label"][ix].astype(object)
+        label[(label == None) | (label == "")] = layer  # noqa: E711 (elementwise on an object array)
+        out[(groups[k // len(layers)], layer)] = {
+            "doc": cols["doc_id"][ix].astype(object),
+            "annotator": cols["annotator"][ix].astype(object),
+            "label": label,
+            "u0": u0[ix],
+            "u1": u1[ix],
         }
     return out
 
 
-def _continuum(m: Matrix) -> tuple[np.ndarray, list[str], int, str | None]:
+@dataclass
+class Continuum:
+    """What a span metric needs of a (group, layer) besides its segments: the group's documents,
+    each one's number of units and which annotators have data for it. Built from the Arrow
+    columns on the fast path (no matrix), or from a :class:`Matrix`."""
+
+    setting: Setting
+    group: str
+    docs: list[str]
+    units: np.ndarray  # (D,) units per document
+    presence: np.ndarray  # (D, A) bool: the annotator has data for the document
+    annotators: list[str]
+
+    @classmethod
+    def of(cls, m: "Matrix | Continuum") -> "Continuum":
+        if isinstance(m, Continuum):
+            return m
+        return cls(m.setting, m.group, list(m.docs), m.doc_units(), m.doc_presence(), list(m.annotators))
+
+
+def _continuum(m: Continuum) -> tuple[np.ndarray, list[str], int, str | None]:
     """Documents every annotator coded, their offsets on the continuum, annotators, L (or a reason)."""
-    presence = m.doc_presence()
+    presence = m.presence
     cols = presence.any(axis=0)
     annotators = [a for a, c in zip(m.annotators, cols) if c]
     if len(annotators) < 2:
@@ -135,7 +161,7 @@ def _continuum(m: Matrix) -> tuple[np.ndarray, list[str], int, str | None]:
     complete = presence[:, cols].all(axis=1)
     if not complete.any():
         return np.zeros(0, np.int64), annotators, 0, "no document is coded by every annotator"
-    n = np.where(complete, m.doc_units(), 0)
+    n = np.where(complete, m.units, 0)
     offset = np.concatenate(([0], np.cumsum(n)[:-1]))
     offset = np.where(complete, offset, -1)
     return offset, annotators, int(n.sum()), None
@@ -158,13 +184,15 @@ def _unit_positions(seg: dict[str, np.ndarray], docs: list[str], offset: np.ndar
     return rows, b, e
 
 
-def place(segs: Segments, m: Matrix, layers: Sequence[str], approach: str | None) -> list[Placed] | Value:
+def place(segs: Segments, m: "Matrix | Continuum", layers: Sequence[str], approach: str | None) -> list[Placed] | Value:
     """Each layer's segments on the continuum of the documents every annotator coded (or the NaN saying why).
 
+    ``m`` is the cell's :class:`Continuum` (from the columns, no matrix) or its :class:`Matrix`.
     The value of a segment is its label for label data; otherwise one value for every layer,
     named after the cell's layer(s);
     ``approach`` "boundary" places each segment's first and last unit instead.
     """
+    m = Continuum.of(m)
     offset, annotators, length, reason = _continuum(m)
     if reason:
         return nan(reason, units_used=length)
@@ -204,7 +232,7 @@ def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[
     return study
 
 
-def _on_continuum(segs: Segments | None, m: Matrix, layers: Sequence[str], name: str, approach: str | None = "setting"):
+def _on_continuum(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], name: str, approach: str | None = "setting"):
     """The placed layers of a span metric, or the NaN saying why it cannot be measured."""
     if m.setting.kind == "items":
         return nan(f"{name} needs segments on a continuum; item labels have none")
@@ -214,7 +242,7 @@ def _on_continuum(segs: Segments | None, m: Matrix, layers: Sequence[str], name:
     return segs.memo(m, ("placed", tuple(layers), approach), lambda: place(segs, m, layers, approach))
 
 
-def alpha_u_values(segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
+def alpha_u_values(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
     """Alpha-U of a cell from each category's statistics; per category (``by_label``, label data)
     and per document (``by_doc``) from the same statistics."""
     placed = _on_continuum(segs, m, layers, "alpha-U")
@@ -248,7 +276,7 @@ def _alpha_u_row(categories: dict[str, Stretch], length: int, annotators: list[s
     return Value(res.alpha, units_used=length, params=params)
 
 
-def unitizing_values(metric: str, segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
+def unitizing_values(metric: str, segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
     """A metric of Krippendorff's unitizing family (uα, |uα, cuα, (k)uα); several layers are laid end to end."""
     placed = _on_continuum(segs, m, layers, metric)
     if isinstance(placed, Value):
@@ -271,7 +299,7 @@ def _added(parts: Iterable[Any]) -> Any:
     return sum(parts[1:], parts[0])
 
 
-def f1_values(metric: str, segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
+def f1_values(metric: str, segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
     """Span F1 of every annotator pair and their mean (spans are whole segments: no boundary units)."""
     placed = _on_continuum(segs, m, layers, metric, approach="interval")
     if isinstance(placed, Value):
@@ -285,7 +313,7 @@ def f1_values(metric: str, segs: Segments | None, m: Matrix, layers: Sequence[st
     return rows
 
 
-def gamma_value(segs: Segments | None, m: Matrix, layers: Sequence[str], options: dict[str, Any]) -> Value:
+def gamma_value(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> Value:
     placed = _on_continuum(segs, m, layers, "gamma")
     if isinstance(placed, Value):
         return placed
@@ -293,10 +321,11 @@ def gamma_value(segs: Segments | None, m: Matrix, layers: Sequence[str], options
     annotators, length = list(placed[0].annotators), placed[0].length
     try:
         from pyannote.core import Segment
-        from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
+        from pygamma_agreement import CombinedCategoricalDissimilarity
+        from pygamma_agreement import Continuum as GammaContinuum
     except ImportError:
         return nan("pygamma-agreement is not installed (pip install 'unitize[gamma]')")
-    continuum = Continuum()
+    continuum = GammaContinuum()
     for cat, per in (study or {}).items():
         for a, (b, e) in zip(annotators, per):
             for x, y in zip(b.tolist(), e.tolist()):

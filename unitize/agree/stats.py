@@ -25,6 +25,9 @@ from typing import Sequence
 
 import numpy as np
 
+#: the second coder of :meth:`Stats.against_others`
+OTHERS = "(others)"
+
 #: keys up to this size are counted with ``np.bincount`` (above: ``np.unique``)
 _BINCOUNT_KEYS = 1 << 22
 
@@ -93,6 +96,24 @@ class Stats:
         rest = self.pairs.sum(axis=(-2, -1)) - vv - v_rest - rest_v
         pairs = np.stack([np.stack([rest, rest_v], axis=-1), np.stack([v_rest, vv], axis=-1)], axis=-2)
         return Stats(np.array([0.0, 1.0]), self.annotators, patterns, units, by_raters, pairs)
+
+    def against_others(self, a: int) -> "Stats":
+        """Annotator ``a`` against the others: two coders, ``a`` and "another annotator", one unit per
+        pairing of ``a``'s value with another annotator's on a unit both coded (``a``'s row of the
+        pairwise tables, summed). Every coding coefficient of it is ``a``'s agreement with the rest."""
+        table = self.pairs[a].sum(axis=0) - self.pairs[a, a]  # (V, V): a's value × the other's value
+        v = self.domain.size
+        vi, wi = np.nonzero(table)
+        patterns = np.zeros((vi.size, v), np.int64)
+        np.add.at(patterns, (np.arange(vi.size), vi), 1)
+        np.add.at(patterns, (np.arange(vi.size), wi), 1)
+        patterns, units = _merge(patterns, table[vi, wi])
+        by_raters = np.zeros((3, 2, v), np.int64)
+        by_raters[2] = [table.sum(axis=1), table.sum(axis=0)]
+        pairs = np.zeros((2, 2, v, v), np.int64)
+        pairs[0, 1], pairs[1, 0] = table, table.T
+        pairs[0, 0], pairs[1, 1] = np.diag(by_raters[2, 0]), np.diag(by_raters[2, 1])
+        return Stats(self.domain, (self.annotators[a], OTHERS), patterns, units, by_raters, pairs)
 
     def relabeled(self, values: np.ndarray) -> "Stats":
         """The same statistics with each domain value renamed to ``values`` (distinct), domain re-sorted."""

@@ -32,34 +32,54 @@ def landis_koch(values: list[float]) -> dict[str, int]:
     return {name: sum(1 for v in values if not math.isnan(v) and lo < v <= hi) for name, lo, hi in SCALE}
 
 
-def column_name(metric: str, unit: str, approach: str, layer: str) -> str:
-    return f"{LETTERS[metric]}{UNIT_LETTERS.get(unit, unit)}{APPROACH_LETTERS.get(approach, approach)}_{layer}"
+#: mode -> a letter after the approach's (separate layers have none, as in the thesis)
+MODE_LETTERS = {"labels": "L", "combined": "M"}
 
 
-def summary_rows(results: pa.Table, metric: str = "alpha-u") -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
-    """(columns, group rows, footer rows) of the summary for one metric."""
+def column_name(metric: str, unit: str, approach: str | None, layer: str, setting: str | None = None, mode: str | None = None) -> str:
+    if unit == "item":  # item labels: one column per setting (items, items-long)
+        return f"{LETTERS[metric]}_{setting or layer}"
+    return f"{LETTERS[metric]}{UNIT_LETTERS.get(unit, unit)}{APPROACH_LETTERS.get(approach, approach)}{MODE_LETTERS.get(mode or '', '')}_{layer}"
+
+
+def overall(r: dict[str, Any]) -> bool:
+    """A row of the whole (setting, group, layer): no label, document or annotator breakdown."""
+    return r.get("label") is None and r.get("doc") is None and r.get("annotator") is None
+
+
+#: ``group_by`` -> the summary's first column (the thesis's "Connective")
+GROUP_NAMES = {"connective": "Connective", "none": "Group", "type": "Type", "sense": "Sense", "doc": "Document", "label": "Label"}
+
+
+def summary_rows(
+    results: pa.Table, metric: str = "alpha-u", group: str = "Connective"
+) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(columns, group rows, footer rows) of the summary for one metric; ``group`` names the first column."""
     if metric not in LETTERS:
         raise ValueError(f"the summary takes one value per layer; {metric!r} has none (choose {', '.join(LETTERS)})")
-    rows = [r for r in results.to_pylist()
-            if r["metric"] == metric and r["mode"] != "combined" and r["unit"] != "item" and r.get("label") is None and r.get("doc") is None]
+    rows = [r for r in results.to_pylist() if r["metric"] == metric and r["mode"] != "combined" and overall(r)]
+    items = bool(rows) and all(r["unit"] == "item" for r in rows)
+    rows = [r for r in rows if (r["unit"] == "item") == items]
     layers = list(dict.fromkeys(r["layer"] for r in rows if "+" not in r["layer"]))
     settings = sorted(
-        {(r["unit"], r["approach"]) for r in rows},
-        key=lambda s: (list(UNIT_LETTERS).index(s[0]) if s[0] in UNIT_LETTERS else 9, s[0], s[1]),
+        {(r["unit"], r["approach"], r["setting"] if items else None, r["mode"]) for r in rows},
+        key=lambda s: (list(UNIT_LETTERS).index(s[0]) if s[0] in UNIT_LETTERS else 9, s[0], MODE_LETTERS.get(s[3] or "", ""), s[1] or "", s[2] or ""),
     )
-    columns = [column_name(metric, u, a, layer) for u, a in settings for layer in layers]
+    columns = [column_name(metric, u, a, layer, name, mode) for u, a, name, mode in settings for layer in layers]
+    counted = ["Annotator #", "Item #"] if items else ["Annotator #", "File #", "Annotation #"]
     groups: dict[str, dict[str, Any]] = {}
     for r in rows:
-        g = groups.setdefault(r["group"], {"Connective": r["group"], "Annotator #": 0, "File #": 0, "Annotation #": 0})
+        g = groups.setdefault(r["group"], {group: r["group"], **dict.fromkeys(counted, 0)})
         g["Annotator #"] = max(g["Annotator #"], r["annotators"] or 0)
-        g["File #"] = max(g["File #"], r["documents"] or 0)
-        g["Annotation #"] = max(g["Annotation #"], r["relations"] or 0)
+        for name, key in (("File #", "documents"), ("Annotation #", "relations"), ("Item #", "units")):
+            if name in g:
+                g[name] = max(g[name], r[key] or 0)
         if "+" not in r["layer"]:
-            g[column_name(metric, r["unit"], r["approach"], r["layer"])] = r["value"]
+            g[column_name(metric, r["unit"], r["approach"], r["layer"], r["setting"], r["mode"])] = r["value"]
     body = [groups[k] for k in sorted(groups)]
     footer: list[dict[str, Any]] = []
-    mean = {"Connective": "Mean"}
-    counts = {name: {"Connective": f"{name} Agreement Cases"} for name, _, _ in SCALE}
+    mean = {group: "Mean"}
+    counts = {name: {group: f"{name} Agreement Cases"} for name, _, _ in SCALE}
     for c in columns:
         values = [g[c] for g in body if c in g and g[c] is not None and not math.isnan(g[c])]
         mean[c] = sum(values) / len(values) if values else math.nan
@@ -68,7 +88,7 @@ def summary_rows(results: pa.Table, metric: str = "alpha-u") -> tuple[list[str],
     footer.append(mean)
     if metric != "cochran-q":
         footer += list(counts.values())
-    return ["Connective", "Annotator #", "File #", "Annotation #", *columns], body, footer
+    return [group, *counted, *columns], body, footer
 
 
 def _cell(value: Any) -> str:
@@ -94,3 +114,44 @@ def to_csv(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str
     for row in body + footer:
         writer.writerow([_cell(row.get(c)) for c in columns])
     return buf.getvalue()
+
+
+def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: Any = None) -> list[str]:
+    """The compact table a run prints: per setting and layer, the metric's mean, min and max over
+    the groups and an interval — with one group its bootstrap interval, with several (and ``ci``,
+    a :class:`~unitize.agree.bootstrap.Options`) the percentile bootstrap interval of the mean
+    over the groups, resampled with the same replicates and seed."""
+    import numpy as np
+
+    cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in results.to_pylist():
+        if r["metric"] == metric and overall(r) and r["pair"] in (None, "mean"):
+            cells.setdefault((r["setting"], r["layer"]), []).append(r)
+    if not cells:
+        return []
+    level = ci.level if ci is not None else None
+    head = f"{int(round(level * 100))}% CI" if level else "CI"
+    width = max(len("setting"), *(len(s) for s, _ in cells))
+    lw = max(len("layer"), *(len(layer) for _, layer in cells))
+    groups = len({r["group"] for rows in cells.values() for r in rows})
+    lines = [f"{metric} over the {groups} {group.lower()}{'s' * (groups != 1)} (mean, min, max; n = {group.lower()}s with a value):",
+             f"  {'setting':<{width}}  {'layer':<{lw}}  {'n':>4}  {'mean':>6}  {'min':>6}  {'max':>6}  {head}"]
+    for (setting, layer), rows in cells.items():
+        values = np.array([r["value"] for r in rows if r["value"] is not None and math.isfinite(r["value"])])
+        if values.size == 0:
+            lines.append(f"  {setting:<{width}}  {layer:<{lw}}  {0:>4}  {'NaN':>6}  {'':>6}  {'':>6}  (every value NaN: see reason)")
+            continue
+        interval = "-"
+        if values.size == 1:
+            [r] = [r for r in rows if r["value"] is not None and math.isfinite(r["value"])]
+            if r["ci_low"] is not None:
+                interval = f"{r['ci_low']:.3f} – {r['ci_high']:.3f}"
+        elif ci is not None:
+            rng = np.random.default_rng(ci.seed)
+            means = values[rng.integers(0, values.size, size=(ci.replicates, values.size))].mean(axis=1)
+            tail = (1 - ci.level) / 2 * 100
+            low, high = np.percentile(means, [tail, 100 - tail])
+            interval = f"{low:.3f} – {high:.3f} (of the mean)"
+        lines.append(f"  {setting:<{width}}  {layer:<{lw}}  {values.size:>4}  {values.mean():>6.3f}  {values.min():>6.3f}  "
+                     f"{values.max():>6.3f}  {interval}")
+    return lines

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
 from ..agree import DEFAULT_METRICS, METRICS, Options, PlotError, agree, as_json_lines
+from ..agree import diagnostics
 from ..agree.backends import MissingDependency
-from .common import EXIT_OK, EXIT_USAGE, csv_list, print_error
+from .common import EXIT_OK, EXIT_USAGE, csv_list, make_progress, print_error
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
@@ -25,13 +27,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
     p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/<name>)")
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
-    p.add_argument("--summary-metric", choices=[m for m in METRICS if m not in ("cohen", "scott")], help="metric of the summary table (default alpha-u)")
+    p.add_argument("--summary-metric", choices=[m for m in METRICS if m not in ("cohen", "scott")], help="metric of the summary table (default: alpha-u for span data, alpha for item labels and crowd data)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
     p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
     p.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap confidence intervals at this level (e.g. 0.95) for alpha, fleiss, cohen, scott, ac1, ac2, percent")
     p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (default 1000; implies --ci 0.95)")
     p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
+    p.add_argument("--by-annotator", action="store_true", help="also per annotator, each against the others (rows with an annotator)")
     p.add_argument("--seed", type=int, help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
     p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
@@ -61,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
             ci=ci,
             by_label=args.by_label,
             by_doc=args.by_doc,
+            by_annotator=args.by_annotator,
+            progress=make_progress(not args.quiet and not args.json and sys.stderr.isatty()),
         )
     except (MissingDependency, PlotError, ValueError) as exc:
         print_error(exc)
@@ -81,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {len(plots)} plot files in {result.dest / 'plots'}")
         if result.summary_metric:
             print(f"summary ({result.summary_metric}): {result.dest / 'summary.md'}")
+            for line in result.screen():
+                print(line)
+        for line in diagnostics.screen_lines(table.to_pylist()):
+            print(line)
         for line in notes(table):
             print(line)
     return EXIT_OK
