@@ -288,3 +288,18 @@ def test_annotator_names_in_the_wrong_case_are_named_with_the_right_ones(tmp_pat
     assert main(["convert", "--format", "brat", "--annotations", str(project), "--annotators", "lisa,maria", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "the annotators in the input are Lisa, Maria, Max, Peter (did you mean lisa → Lisa?, maria → Maria?)" in err
+
+
+def test_agree_never_writes_into_a_folder_of_other_files(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from tests.conftest import EXAMPLE
+
+    out = tmp_path / "o"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "-q"]) == 0
+    paper = tmp_path / "paper"
+    paper.mkdir()
+    (paper / "summary.md").write_text("my own summary", encoding="utf-8")
+    assert main(["agree", str(out), "--dest", str(paper), "-q"]) == 2
+    assert "not an earlier agreement folder" in capsys.readouterr().err
+    assert (paper / "summary.md").read_text(encoding="utf-8") == "my own summary"
+    assert main(["agree", str(out), "--dest", str(tmp_path / "new"), "-q"]) == 0
+    assert main(["agree", str(out), "--dest", str(tmp_path / "new"), "-q"]) == 0  # its own earlier results are replaced

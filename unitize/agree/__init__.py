@@ -110,6 +110,8 @@ def agree(
     """
     out = Path(out)
     dest = Path(dest) if dest is not None else out / "agreement"
+    if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not (dest / "results.parquet").is_file())):
+        raise DataError(f"{dest} exists and is not an earlier agreement folder (no results.parquet); choose a new or empty --dest")
     data = OutputData(out)
     summary_metric = summary_metric or default_summary_metric(metrics, data)
     group = group_name(data)

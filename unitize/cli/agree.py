@@ -15,7 +15,7 @@ from .common import EXIT_OK, EXIT_USAGE, csv_list, make_progress, print_error
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
-  unitize agree out                                            # every metric but gamma, into out/agreement/
+  unitize agree out                                            # the default metrics (alpha-u, alpha, fleiss, cohen, cochran-q), into out/agreement/
   unitize agree out --metric alpha-u,alpha --settings word-interval,word-boundary --plot
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
 """
@@ -23,7 +23,7 @@ EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
-    p.add_argument("--metric", type=csv_list(METRICS), metavar="M,N", help=f"metrics (default all but gamma): {', '.join(METRICS)}")
+    p.add_argument("--metric", type=csv_list(METRICS), metavar="M,N", help=f"metrics (default {', '.join(DEFAULT_METRICS)}): {', '.join(METRICS)}")
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
     p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/<name>)")
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
     p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
     p.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap confidence intervals at this level (e.g. 0.95) for alpha, fleiss, cohen, scott, ac1, ac2, percent")
-    p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (default 1000; implies --ci 0.95)")
+    p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
     p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
     p.add_argument("--by-annotator", action="store_true", help="also per annotator, each against the others (rows with an annotator)")
