@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output
+from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign
 from ..progress import Progress
 from .alphau import AlphaU, alpha_u, category_disagreement
 from .backends import require
@@ -110,8 +110,7 @@ def agree(
     """
     out = Path(out)
     dest = Path(dest) if dest is not None else out / "agreement"
-    if dest.exists() and (not dest.is_dir() or (any(dest.iterdir()) and not (dest / "results.parquet").is_file())):
-        raise DataError(f"{dest} exists and is not an earlier agreement folder (no results.parquet); choose a new or empty --dest")
+    refuse_foreign(dest, lambda f: (f / "results.parquet").is_file(), "an earlier agreement folder (no results.parquet)")
     data = OutputData(out)
     summary_metric = summary_metric or default_summary_metric(metrics, data)
     group = group_name(data)

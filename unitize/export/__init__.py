@@ -32,7 +32,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..agree.data import DataError, OutputData
-from ..output import atomic_write_text, locks_output, staged_folder
+from ..output import atomic_write_text, locks_output, refuse_foreign, staged_folder
 from .disagreements import export_disagreements
 from .formats import (
     FORMATS,
@@ -69,8 +69,7 @@ def export(
         raise ValueError(f"unknown export format {to!r}; choose from {', '.join(FORMATS)}")
     data = OutputData(Path(out))
     final = Path(dest) if dest is not None else data.path / "exports" / to
-    if final.exists() and (not final.is_dir() or (any(final.iterdir()) and not (final / "index.csv").is_file())):
-        raise DataError(f"{final} exists and is not an earlier export (no index.csv); choose a new or empty --dest")
+    refuse_foreign(final, lambda f: (f / "index.csv").is_file(), "an earlier export (no index.csv)")
     with staged_folder(final, "export") as staging:
         files = _write_format(data, to, staging, settings, groups, positions)
         if not files:

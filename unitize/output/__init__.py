@@ -12,6 +12,7 @@ from .directory import (
     parquet_options,
     read_manifest,
     sha256_file,
+    refuse_foreign,
     staged_folder,
 )
 from .write import documents_table, input_rows, run_section, write_run
@@ -31,6 +32,7 @@ __all__ = [
     "read_manifest",
     "run_section",
     "sha256_file",
+    "refuse_foreign",
     "staged_folder",
     "write_run",
 ]

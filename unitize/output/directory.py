@@ -340,13 +340,17 @@ def staged_folder(final: Path, tag: str) -> Iterator[Path]:
     staging.mkdir(parents=True)
     try:
         yield staging
-        previous = final.parent / f".{final.name}.previous-{os.getpid()}"
-        if final.exists():
-            os.replace(final, previous)
-        os.replace(staging, final)
-        shutil.rmtree(previous, ignore_errors=True)
+        previous = swap(staging, final)  # one step where the system can, as a run's output directory
+        if previous is not None:
+            shutil.rmtree(previous, ignore_errors=True)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def refuse_foreign(folder: Path, ours: Callable[[Path], bool], what: str) -> None:
+    """Refuse to replace ``folder`` when it exists and is neither empty nor ``what`` (``ours`` tells)."""
+    if folder.exists() and (not folder.is_dir() or (any(folder.iterdir()) and not ours(folder))):
+        raise OutputError(f"{folder} exists and is not {what}; choose a new or empty --dest")
 
 
 def atomic_write_text(path: Path, text: str) -> None:

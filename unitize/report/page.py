@@ -13,8 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..agree.data import DataError, OutputData
-from ..output import staged_folder
+from ..agree.data import OutputData
+from ..output import refuse_foreign, staged_folder
 from .build import Report
 from .study import plots
 
@@ -47,8 +47,7 @@ def _escape(text: str) -> str:
 
 def write_report(built: Report, final: Path, data: OutputData) -> Path:
     """Write the report folder ``final`` (staged beside it, then swapped in)."""
-    if final.exists() and (not final.is_dir() or (any(final.iterdir()) and not _is_report(final))):
-        raise DataError(f"{final} exists and is not an earlier report (no unitize index.html); choose a new or empty --dest")
+    refuse_foreign(final, _is_report, "an earlier report (no unitize index.html)")
     with staged_folder(final, "report") as staging:
         (staging / "data" / "docs").mkdir(parents=True)
         (staging / "data" / "items").mkdir(parents=True)
