@@ -128,6 +128,27 @@ def test_init_on_data_it_cannot_read_writes_the_study_and_says_why(tmp_path, cap
     assert "# Found: could not read the data" in (tmp_path / "study.toml").read_text(encoding="utf-8")
 
 
+def test_init_rewrites_its_own_unedited_draft_but_not_an_edited_one(tmp_path, capsys):
+    """A study written from data init could not read is a draft: a second try needs no --force, unless it was edited."""
+    (tmp_path / "notes.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    for name in ("comments.csv", "annotations.csv", "spans.csv"):
+        shutil.copy(EXAMPLES / "crowd-mini" / name, tmp_path / name)
+    study = tmp_path / "study.toml"
+    assert main(["init", "--format", "span-table", str(tmp_path), "--annotations", str(tmp_path / "notes.csv")]) == 2
+    assert "a draft: the data could not be read" in study.read_text(encoding="utf-8")
+    assert main(["init", "--format", "span-table", str(tmp_path), "--annotations", str(tmp_path / "notes.csv")]) == 2
+    capsys.readouterr()
+    study.write_text(study.read_text(encoding="utf-8").replace("[output]", "# my note\n[output]"), encoding="utf-8")
+    assert main(["init", "--format", "span-table", str(tmp_path)]) == 2
+    assert "exists; give --force" in capsys.readouterr().err
+    assert "# my note" in study.read_text(encoding="utf-8")
+    study.unlink()
+    assert main(["init", "--format", "span-table", str(tmp_path), "--annotations", str(tmp_path / "notes.csv")]) == 2
+    assert main(["init", "--format", "span-table", str(tmp_path)]) == 0  # the draft is replaced by a working study
+    text = study.read_text(encoding="utf-8")
+    assert "a draft" not in text and "spans.csv" in text
+
+
 def test_init_refuses_a_study_the_format_would_read(tmp_path, capsys):
     bio = tmp_path / "bio"
     shutil.copytree(EXAMPLES / "bio-mini" / "annotations", bio)

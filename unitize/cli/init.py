@@ -12,6 +12,7 @@ given here is written into the study.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from pathlib import Path
@@ -119,6 +120,25 @@ def _read(adapter, given: dict[str, Any], study: Path, quiet: bool) -> Inspectio
     return inspect(corpus)
 
 
+#: the last line of a study written from data init could not read: init may rewrite it until it is edited
+_DRAFT = "# (a draft: the data could not be read; `unitize init` rewrites this file until you edit it) "
+
+
+def _seal(text: str) -> str:
+    """A draft study: ``text`` with a line holding the hash of the rest, so that init knows it unedited."""
+    return text + _DRAFT + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16] + "\n"
+
+
+def _unedited_draft(study: Path) -> bool:
+    """Whether ``study`` is a draft init wrote (``_seal``) that nobody has edited since."""
+    try:
+        text = study.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    body, _, last = text.rstrip("\n").rpartition("\n")
+    return last.startswith(_DRAFT) and _seal(body + "\n") == text
+
+
 def _shell(path: Path) -> str:
     text = os.path.relpath(path)
     return text if not any(c in text for c in " '\"$") else "'" + text.replace("'", "'\\''") + "'"
@@ -135,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise ConfigError(f"{args.dir} is not a folder; give the folder of your data (unitize init --format {adapter.name} DIR)")
     study = absolute(args.out_file or folder / "study.toml")
-    if study.exists() and not args.force:
+    if study.exists() and not args.force and not _unedited_draft(study):
         raise ConfigError(f"{_shell(study)} exists; give --force to overwrite it, or --out-file to write another file")
     inp, uni, items, out = _given(args, adapter, study)
     inp = _locate(adapter, folder, inp)
@@ -161,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
             source=_shell(folder),
             next_steps=[fix, *steps] if found.error else steps,
         )
-        atomic_write_text(study, text)
+        atomic_write_text(study, _seal(text) if found.error else text)
     except BaseException:
         if placeholder:
             study.unlink(missing_ok=True)
