@@ -174,3 +174,20 @@ def test_formats_shows_a_formats_options_with_examples(capsys):
 def test_fixed_flags_cover_keys_of_some_format():
     keys = set(all_options())
     assert set(FIXED) <= keys
+
+
+def test_a_misspelled_flag_gets_the_commands_usage_and_the_nearest_flag(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["convert", "--formt", "brat"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: unitize convert")
+    assert "unrecognized arguments: --formt (--formt: did you mean --format?)" in err
+
+
+def test_a_missing_output_directory_is_named_as_missing(tmp_path, capsys):
+    assert main(["info", str(tmp_path / "nope")]) == 2
+    assert f"{tmp_path / 'nope'} does not exist; give the output directory of `unitize convert`" in capsys.readouterr().err
+    (tmp_path / "study.toml").write_text("[input]\n", encoding="utf-8")
+    assert main(["agree", str(tmp_path)]) == 2
+    assert "is a study folder, not an output directory; run `unitize convert" in capsys.readouterr().err

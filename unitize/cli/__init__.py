@@ -9,6 +9,7 @@ by its reader (``| head``), quietly.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 import traceback
@@ -66,6 +67,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> None:
+    """Exit 2 with the usage of the command (not the top level) and the nearest flag for a misspelled one."""
+    target = parser
+    if command:
+        target = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    flags = [o for a in target._actions for o in a.option_strings if o.startswith("--")]
+    guesses = [
+        f"{x.split('=')[0]}: did you mean {near[0]}?"
+        for x in extra
+        if x.startswith("--") and (near := difflib.get_close_matches(x.split("=")[0], flags, n=1, cutoff=0.6))
+    ]
+    target.error(f"unrecognized arguments: {' '.join(extra)}" + (f" ({'; '.join(guesses)})" if guesses else ""))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = _main(argv)
@@ -79,7 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _unrecognized(parser, args.command, extra)
     if not args.command:
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -366,6 +366,13 @@ def read_manifest(path: Path) -> dict[str, Any]:
     """The manifest of an output directory."""
     manifest = Path(path) / "manifest.json"
     if not manifest.is_file():
+        if not Path(path).exists():
+            raise OutputError(f"{path} does not exist; give the output directory of `unitize convert` (its --out)")
+        if (Path(path) / "study.toml").is_file():
+            raise OutputError(
+                f"{path} is a study folder, not an output directory; run `unitize convert {Path(path) / 'study.toml'}` "
+                "and give its output directory (the study's [output] dir, or --out)"
+            )
         raise OutputError(f"{path} is not a unitize output directory (no manifest.json)")
     try:
         data = json.loads(manifest.read_text(encoding="utf-8"))
