@@ -330,3 +330,11 @@ def test_a_closed_pipe_ends_the_command_quietly(command):
         assert proc.returncode in (0, 141) and stderr == ""
     else:
         assert (proc.returncode, stderr) == (141, "")
+
+
+def test_a_folder_without_the_formats_files_names_what_it_holds_and_who_reads_it(capsys):
+    tdb = ROOT / "unitize" / "examples" / "tdb-mini"
+    assert main(["validate", "--format", "brat", "--annotations", str(tdb)]) == 2
+    err = capsys.readouterr().err
+    assert f"no annotation files were read from {tdb}" in err
+    assert f"brat reads *.ann files; {tdb} holds .xml ×23, .txt ×3, .md ×1, .toml ×1 — formats that read those: datt" in err

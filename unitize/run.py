@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import difflib
 import inspect
+import itertools
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .adapters import get_adapter
+from .adapters import available, get_adapter
 from .config import Settings
 from .errors import RunError
 from .findings import top_codes
@@ -31,6 +33,10 @@ from .model import Corpus
 from .output import claim_output, write_run
 from .progress import Progress, no_progress
 from .span_run import unitize_spans
+
+
+#: the format hint looks at no more files than this
+HINT_FILES = 10_000
 
 
 def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
@@ -65,9 +71,30 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
             if corpus.skipped_by_selection
             else ""
         )
-        hint = annotator_hint(settings.input.get("annotators"), corpus)
-        raise RunError(f"no annotation files were read from {where}{why}" + (f"\n  {hint}" if hint else ""))
+        hints = [h for h in (annotator_hint(settings.input.get("annotators"), corpus), format_hint(adapter, where)) if h]
+        raise RunError(f"no annotation files were read from {where}{why}" + "".join(f"\n  {h}" for h in hints))
     return corpus
+
+
+def format_hint(adapter: Any, where: Any) -> str | None:
+    """For a folder holding none of the files ``adapter`` reads: what it holds, and the formats that read that."""
+    folder = Path(where) if isinstance(where, (str, Path)) else None
+    if folder is None or not folder.is_dir() or not adapter.suffixes:
+        return None
+    files = itertools.islice((p for p in folder.rglob("*") if not p.name.startswith(".") and p.is_file()), HINT_FILES)
+    found = Counter(p.suffix.lower() or p.name for p in files)
+    if any(suffix in found for suffix in adapter.suffixes):
+        return None
+    wanted = " or ".join(f"*{s}" for s in adapter.suffixes)
+    if not found:
+        return f"{adapter.name} reads {wanted} files; {folder} holds no file"
+    held = ", ".join(f"{suffix} ×{n}" for suffix, n in found.most_common(5))
+    others = sorted(
+        name for name in available() if name != adapter.name and set(get_adapter(name).suffixes) & set(found)
+    )
+    return f"{adapter.name} reads {wanted} files; {folder} holds {held}" + (
+        f" — formats that read those: {', '.join(others)} (`unitize formats` describes them)" if others else ""
+    )
 
 
 def annotator_hint(named: Any, corpus: Corpus) -> str | None:

@@ -39,7 +39,8 @@ class Adapter:
     ``defaults`` are the unitization defaults suited to the format (e.g. ``group_by``).
     ``suggest`` (optional, for ``unitize init``) takes the data folder and the
     options known so far and returns further options guessed from the files
-    (e.g. the column names of a table).
+    (e.g. the column names of a table). ``suffixes`` are the file name endings the
+    format reads (lower case, with the dot), for the message when a folder holds none.
     """
 
     name: str
@@ -48,6 +49,7 @@ class Adapter:
     options: Mapping[str, Option | str]
     defaults: dict[str, Any]
     suggest: Callable[[Path, dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False)
+    suffixes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         options = {key: spec if isinstance(spec, Option) else Option("str", None, str(spec)) for key, spec in dict(self.options).items()}

@@ -219,6 +219,7 @@ def _read_text(path: Path, doc: str, base: Path, corpus: Corpus, encoding: str, 
 
 
 ADAPTER = Adapter(
+    suffixes=(".ann",),
     name="brat",
     description="brat standoff .ann + .txt, one directory per annotator (bratiaa's project layout)",
     read=read,

@@ -285,6 +285,7 @@ def read(
 
 
 ADAPTER = Adapter(
+    suffixes=(".json",),
     name="conll16",
     description="CoNLL-2015/2016 relations.json (JSON Lines; gold or system output) over raw/<DocID>",
     read=read,

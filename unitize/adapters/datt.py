@@ -345,6 +345,7 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 
 
 ADAPTER = Adapter(
+    suffixes=(".xml",),
     name="datt",
     description="DATT / TDB stand-off XML, one file per (document, annotator, connective)",
     read=read,

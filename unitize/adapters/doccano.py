@@ -190,6 +190,7 @@ def _add_spans(corpus: Corpus, entities: list, text: str, offsets: str, who: str
 
 
 ADAPTER = Adapter(
+    suffixes=(".jsonl", ".json", ".zip"),
     name="doccano",
     description="doccano JSONL exports (label tuples, entities, v1.0 annotations with user); per-user files, directory or ZIP",
     read=read,

@@ -147,6 +147,7 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
 
 
 ADAPTER = Adapter(
+    suffixes=(".json",),
     name="label-studio",
     description="Label Studio JSON export: tasks with one annotations[] entry per annotator (completed_by)",
     read=read,

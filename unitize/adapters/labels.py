@@ -351,6 +351,7 @@ def _compare_item_sets(items_by_file: dict[str, set[str]], corpus: Corpus) -> No
 
 
 ADAPTER = Adapter(
+    suffixes=tuple(FILE_FORMATS),
     name="labels",
     description="flat labels, items × annotators: long, wide, per-annotator, lists or dict records in CSV, TSV, JSON, JSON lines or Parquet",
     read=read,

@@ -144,6 +144,7 @@ def read(
 
 
 ADAPTER = Adapter(
+    suffixes=(".pipe",),
     name="pdtb2",
     description="PDTB-2 pipe files (48 fields) over the raw WSJ texts",
     read=read,

@@ -215,6 +215,7 @@ def read(
 
 
 ADAPTER = Adapter(
+    suffixes=(".csv", ".tsv", ".parquet"),
     name="span-table",
     description="span tables (CSV or Parquet): texts, optional roster of assignments, spans — crowd exports such as ToxicSpans",
     read=read,

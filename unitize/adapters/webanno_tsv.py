@@ -304,6 +304,7 @@ def read(
 
 
 ADAPTER = Adapter(
+    suffixes=(".tsv", ".zip"),
     name="webanno-tsv",
     description="WebAnno / INCEpTION TSV 3.x: project export annotation/<doc>/<user>.tsv (directory or ZIP), offsets in UTF-16",
     read=read,
