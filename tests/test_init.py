@@ -211,3 +211,15 @@ def test_init_on_a_zip_export_reads_it_and_writes_the_study_beside_it(tmp_path, 
     assert study["input"]["annotations"] == "export.zip"
     assert "3 annotators (ana, ben, chen)" in capsys.readouterr().out
     assert main(["convert", str(tmp_path / "study.toml"), "-q"]) == 0 and units_rows(tmp_path / "out") > 0
+
+
+@pytest.mark.skipif(not (CORPORA / "ted-mdb").is_dir(), reason="../shared/corpora/ted-mdb is absent")
+def test_init_finds_the_ann_and_raw_folders_of_a_ted_mdb_language(tmp_path, capsys):
+    english = tmp_path / "English"
+    shutil.copytree(CORPORA / "ted-mdb" / "English", english)
+    assert main(["init", "--format", "pdtb3", str(english)]) == 0
+    data = tomllib.loads((english / "study.toml").read_text(encoding="utf-8"))
+    assert (data["input"]["annotations"], data["input"]["texts"]) == ("ann", "raw")
+    assert "1 annotators (gold), 7 documents" in capsys.readouterr().out
+    assert main(["convert", str(english / "study.toml"), "-q"]) == 0
+    assert units_rows(english / "out") > 0

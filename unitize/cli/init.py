@@ -3,8 +3,8 @@
 ``unitize init --format NAME [DIR]``: DIR is the folder of the data (default the
 current folder); the study is written to ``DIR/study.toml`` (or ``--out-file``) and
 its paths are relative to the study's folder. The annotations are ``--annotations``
-when given, else ``DIR/annotations`` when that folder exists, else DIR itself (the
-raw texts likewise ``DIR/texts``); formats that can guess more from the files
+when given, else the first of ``DIR/annotations``, ``DIR/ann``, ``DIR/gold`` that exists,
+else DIR itself (the raw texts likewise ``DIR/texts``, ``DIR/raw``, ``DIR/txt``); formats that can guess more from the files
 (span tables, label files) fill in the rest. Every other study flag of ``convert``
 given here is written into the study.
 """
@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=Path("."),
         metavar="DIR",
         help="the folder of your data; study.toml is written here (default: the current folder). "
-        "Annotations: --annotations, else DIR/annotations if it exists, else DIR",
+        "Annotations: --annotations, else DIR/annotations (or ann/, gold/) if it exists, else DIR; texts DIR/texts (or raw/, txt/)",
     )
     p.add_argument("--out-file", type=Path, metavar="FILE", help="write the study here instead of DIR/study.toml")
     p.add_argument("--force", action="store_true", help="overwrite an existing study file")
@@ -74,12 +74,22 @@ def _given(args: argparse.Namespace, adapter, study: Path) -> tuple[dict[str, An
     return inp, uni, items, absolute(out, study.parent) if isinstance(out, str) else None
 
 
+#: folders of DIR taken for the annotations and for the raw texts, first found first (PDTB-3 and TED-MDB: ann/ or gold/, raw/)
+ANNOTATION_FOLDERS = ("annotations", "ann", "gold")
+TEXT_FOLDERS = ("texts", "raw", "txt")
+
+
+def _first_folder(folder: Path, names: tuple[str, ...]) -> Path | None:
+    return next((folder / n for n in names if (folder / n).is_dir()), None)
+
+
 def _locate(adapter, folder: Path, given: dict[str, Any]) -> dict[str, Any]:
     """The annotations (and texts) by the folder convention, then the format's own guesses."""
     given = dict(given)
-    data = folder / "annotations" if (folder / "annotations").is_dir() else folder
-    if "texts" in adapter.options and "texts" not in given and (folder / "texts").is_dir():
-        given["texts"] = folder / "texts"
+    data = _first_folder(folder, ANNOTATION_FOLDERS) or folder
+    texts = _first_folder(folder, TEXT_FOLDERS)
+    if "texts" in adapter.options and "texts" not in given and texts is not None:
+        given["texts"] = texts
     if adapter.suggest is not None:
         where = Path(given["annotations"]) if "annotations" in given else data
         given |= {k: v for k, v in adapter.suggest(where, given).items() if k not in given}
