@@ -12,7 +12,7 @@ from ..config import absolute
 from ..findings import ERROR
 from .common import EXIT_OK, EXIT_STRICT, add_study_options, conversion_summary, make_progress, print_findings, settings_from_args
 
-HELP = "read annotations in one format and write them in another (datt, pdtb3), with the raw texts and a study.toml"
+HELP = "read discourse annotations (datt, pdtb2, pdtb3, conll16) and write them as datt or pdtb3, with the raw texts and a study.toml"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
