@@ -106,8 +106,8 @@ def test_generated_flags_read_a_crowd_table_without_a_study(tmp_path):
     argv += ["--roster", str(crowd / "annotations.csv"), "--columns", "doc=comment_id,text=comment_text,annotator=worker,key=annotation,label=type,begin=start"]
     assert main([*argv, "--units", "char", "--layout", "long", "--out", str(tmp_path / "o"), "-q"]) == 0
     assert main(["convert", str(crowd / "study.toml"), "--units", "char", "--out", str(tmp_path / "s"), "-q"]) == 0
-    flags_rows = (tmp_path / "o" / "units" / "char-interval" / "part-0.parquet").read_bytes()
-    study_rows = (tmp_path / "s" / "units" / "char-interval" / "part-0.parquet").read_bytes()
+    flags_rows = (tmp_path / "o" / "units" / "setting=char-interval" / "part-00000.parquet").read_bytes()
+    study_rows = (tmp_path / "s" / "units" / "setting=char-interval" / "part-00000.parquet").read_bytes()
     assert len(flags_rows) > 0 and len(study_rows) > 0
 
 

@@ -201,6 +201,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         layers_from=args.layers_from,
         layout=args.layout,
         out=absolute(args.out) if getattr(args, "out", None) else None,
+        partition_units=getattr(args, "partition_units", None),
         items=items if items != settings.items else None,
     )
     return settings
