@@ -56,7 +56,7 @@ def one(rows, **eq):
 
 
 def test_results_cover_every_setting_group_layer_and_metric(results, out):
-    settings = sorted(p.name for p in (out / "units").iterdir())
+    settings = sorted(p.name.removeprefix("setting=") for p in (out / "units").iterdir())
     assert sorted({r["setting"] for r in results}) == settings
     assert {r["group"] for r in results} == {"ama", "icin", "ki", "ve"}
     assert {r["layer"] for r in pick(results, setting="word-interval")} == {"Arg1", "Arg2", "Arg1+Arg2"}

@@ -184,7 +184,7 @@ class OutputData:
         if not pieces:
             pieces = [pq.read_schema(setting.path).empty_table().select(wanted) if wanted else pq.read_schema(setting.path).empty_table()]
         table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
-        if len(pieces) > 1 and setting.layout != "sparse":  # parts hold runs of documents: layers back together
+        if len(pieces) > 1 and setting.kind == "units" and setting.layout != "sparse":  # parts hold runs of documents: layers back together
             names, codes = sorted_codes(table.column("layer"))
             order = {layer: i for i, layer in enumerate(sorted(names))}
             rank = np.array([order[n] for n in names], dtype=np.int64)[codes]
