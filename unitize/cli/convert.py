@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_study_options(p)
     p.add_argument("--out", type=Path, metavar="DIR", help="output directory ([output] dir)")
     p.add_argument("--partition-units", type=int, metavar="N",
-                   help="character units per work partition, units/setting=<name>/part-<k>.parquet ([output] partition_units; default 4,194,304)")
+                   help="character units per work partition, units/setting=<name>/part-<k>.parquet ([output] partition_units; default 1,048,576)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -212,7 +212,7 @@ UNITIZE_OPTIONS: dict[str, Option] = {
 #: the [output] table
 OUTPUT_OPTIONS: dict[str, Option] = {
     "dir": Option("path", None, "the output directory (or --out)", example="out"),
-    "partition_units": Option("int", None, "character units per work partition (units/setting=<name>/part-<k>.parquet); default 4,194,304", example=4194304),
+    "partition_units": Option("int", None, "character units per work partition (units/setting=<name>/part-<k>.parquet); default 1,048,576", example=1048576),
 }
 #: the [items] table of flat labels (format labels); ITEM_GROUP_OPTIONS are the keys of each [items.groups.<group>]
 ITEMS_OPTIONS: dict[str, Option] = {

@@ -26,7 +26,7 @@ import pyarrow as pa
 from .directory import ParquetStream
 
 #: character units per work partition of a span run (the default of ``[output] partition_units``)
-PARTITION_UNITS = 1 << 22
+PARTITION_UNITS = 1 << 20
 #: rows per part of an item matrix (crowd data: millions of items stay in bounded parts)
 PART_ROWS = 1 << 20
 
