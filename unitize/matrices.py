@@ -162,9 +162,9 @@ class Marks:
     """The merged segments of one unit type as the matrix builders read them (sorted keys, global units)."""
 
     key: np.ndarray
-    doc: np.ndarray
-    u0: np.ndarray
+    u0: np.ndarray  # int32, positions in the partition's unit space
     u1: np.ndarray
+    #: per-label merged segments (empty unless a labels-mode setting is written)
     label_key: np.ndarray
     label_u0: np.ndarray
     label_u1: np.ndarray
@@ -192,12 +192,12 @@ def _slice_space(space: UnitSpace, d0: int, d1: int) -> UnitSpace:
     u0 = int(space.base[d0]) if d0 < len(space.doc_ids) else int(space.n_units.sum())
     u1 = u0 + int(space.n_units[d0:d1].sum())
     c0 = int(space.char_base[d0]) if d0 < len(space.doc_ids) else 0
-    cut = (lambda a: a[u0:u1] - c0) if space.starts is not None else (lambda a: None)
+    cut = (lambda a: (a[u0:u1] - c0).astype(np.int32)) if space.starts is not None else (lambda a: None)
     return UnitSpace(space.unit, space.doc_ids[d0:d1], space.n_units[d0:d1], space.base[d0:d1] - u0,
                      space.char_base[d0:d1] - c0, cut(space.starts), cut(space.ends))
 
 
-def _slice_marks(res: Any, space: UnitSpace, n_lab: int, d0: int, d1: int) -> Marks:
+def _slice_marks(res: Any, space: UnitSpace, n_lab: int, d0: int, d1: int, labels: bool) -> Marks:
     """The merged segments of documents ``d0 … d1-1``, keys renumbered over those documents."""
     n_d, n_new = len(space.doc_ids), d1 - d0
     shift = int(space.base[d0]) if d0 < n_d else 0
@@ -207,11 +207,11 @@ def _slice_marks(res: Any, space: UnitSpace, n_lab: int, d0: int, d1: int) -> Ma
         doc = seg % n_d
         sel = (doc >= d0) & (doc < d1)
         new = (seg[sel] // n_d * n_new + (doc[sel] - d0)) * scale + key[sel] % scale
-        return new, doc[sel] - d0, u0[sel] - shift, u1[sel] - shift
+        return new, (u0[sel] - shift).astype(np.int32), (u1[sel] - shift).astype(np.int32)
 
-    key, doc, u0, u1 = cut(res.key, res.u0, res.u1, 1)
-    lkey, _, lu0, lu1 = cut(res.label_key, res.label_u0, res.label_u1, n_lab)
-    return Marks(key, doc, u0, u1, lkey, lu0, lu1)
+    none = np.zeros(0, dtype=np.int64)
+    return Marks(*cut(res.key, res.u0, res.u1, 1),
+                 *(cut(res.label_key, res.label_u0, res.label_u1, n_lab) if labels else (none, none, none)))
 
 
 @dataclass
@@ -347,7 +347,8 @@ class Unitized(_Builder):
             labels=self.labels,
             layout=self.layout,
             spaces={u: _slice_space(s, d0, d1) for u, s in self.spaces.items()},
-            results={u: _slice_marks(r, self.spaces[u], n_lab, d0, d1) for u, r in self.results.items()},
+            results={u: _slice_marks(r, self.spaces[u], n_lab, d0, d1, "labels" in self.settings.modes)
+                     for u, r in self.results.items()},
             universe={g: {d: m for d, m in docs.items() if d in ids} for g, docs in self.universe.items()},
             expected=self.expected,
             present={g: {d: a for d, a in docs.items() if d in ids} for g, docs in self.present.items()},
