@@ -211,7 +211,7 @@ def test_bratiaa_label_counts_match_an_independent_computation(unit: str, tmp_pa
 def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow as pa
 
-    from unitize import matrices
+    from unitize import long_rows
 
     (small / "A" / "d2.ann").write_text("T1\tPER 0 2\tOk\nT2\tLOC 3 7\tthen\n", encoding="utf-8")
     (small / "A" / "d2.txt").write_text("Ok then", encoding="utf-8")
@@ -220,7 +220,7 @@ def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: py
     s = settings(small, layout="long", modes=("separate", "combined", "labels"), pairs=(("char", "boundary"),))
     u = unitize(read_corpus(s), s)
     whole = {m: pa.concat_tables(u.matrices("char", "boundary", m)) for m in s.modes}
-    monkeypatch.setattr(matrices, "LONG_BATCH_ROWS", 5)
+    monkeypatch.setattr(long_rows, "LONG_BATCH_ROWS", 5)
     for mode in s.modes:
         parts = list(u.matrices("char", "boundary", mode))
         assert len(parts) > 1
