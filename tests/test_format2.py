@@ -260,7 +260,7 @@ def v1(tmp_path) -> Path:
     return out
 
 
-def test_format_1_is_read_by_agree_export_info_and_report(v1, tmp_path, capsys):
+def test_format_1_is_read_by_agree_export_and_info(v1, tmp_path, capsys):
     data = OutputData(v1)
     assert data.format_version == 1 and [s.name for s in data.settings][:2] == ["char-boundary", "char-boundary-labels"]
     assert main(["agree", str(v1), "-q"]) == 0
