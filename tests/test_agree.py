@@ -56,7 +56,7 @@ def one(rows, **eq):
 
 
 def test_results_cover_every_setting_group_layer_and_metric(results, out):
-    settings = sorted(p.name for p in (out / "units").iterdir())
+    settings = sorted(p.name.removeprefix("setting=") for p in (out / "units").iterdir())
     assert sorted({r["setting"] for r in results}) == settings
     assert {r["group"] for r in results} == {"ama", "icin", "ki", "ve"}
     assert {r["layer"] for r in pick(results, setting="word-interval")} == {"Arg1", "Arg2", "Arg1+Arg2"}
@@ -72,7 +72,7 @@ def test_results_cover_every_setting_group_layer_and_metric(results, out):
 
 
 def _universe(out, setting, group):
-    t = pq.read_table(out / "units" / setting / "part-0.parquet", filters=[("group", "=", group)], columns=["doc_id", "layer"])
+    t = pq.read_table(out / "units" / f"setting={setting}" / "part-00000.parquet", filters=[("group", "=", group)], columns=["doc_id", "layer"])
     docs = t.column("doc_id").cast(pa.string()).to_pylist()
     first = t.column("layer").cast(pa.string()).to_pylist()[0]
     return sorted({d for d, layer in zip(docs, t.column("layer").cast(pa.string()).to_pylist()) if layer == first})
@@ -263,7 +263,7 @@ def to_long(wide: pa.Table, annotators: list[str], metadata: dict) -> pa.Table:
 
 
 def test_long_layout_gives_the_same_results_as_wide(out, tmp_path):
-    src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+    src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])
     shuffled = to_long(src, m["annotators"], {**m, "layout": "long"})
     shuffled = shuffled.take(np.random.default_rng(1).permutation(shuffled.num_rows))
@@ -467,7 +467,7 @@ def test_crowd_long_layout_is_measured_from_value_counts(out, tmp_path, monkeypa
     identity-based metrics are NaN with the reason."""
     from unitize.agree import matrix as data
 
-    src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+    src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])
     long = to_long(src, m["annotators"], {**m, "layout": "long"})
     root = write_outdir(tmp_path / "long", {"units/word-interval/part-0.parquet": long},

@@ -173,7 +173,7 @@ def test_crowd_label_tables_counted_in_one_pass_equal_the_pivot(out, tmp_path, m
     from tests.test_agree import to_long, write_outdir
     from unitize.agree import matrix as data
 
-    src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+    src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])
     rng = np.random.default_rng(4)
     for a in m["annotators"]:
@@ -242,7 +242,7 @@ def test_per_document_rows_add_up_and_match_the_documents_rows(out, tmp_path, as
 
     root = out
     if as_labels:
-        src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+        src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
         for a in json.loads(src.schema.metadata[b"unitize"])["annotators"]:
             col = pa.array([None if v is None else ("x" if v else "o") for v in src.column(a).to_pylist()], pa.string())
             src = src.set_column(src.schema.get_field_index(a), a, col)

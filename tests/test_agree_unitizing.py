@@ -42,7 +42,7 @@ def results(out):
 def continuum(out, group):
     """The group's documents (every annotator coded each in the example) with their starts, and L."""
     tokens = {r["doc_id"]: r["tokens"] for r in pq.read_table(out / "documents.parquet").to_pylist()}
-    t = pq.read_table(out / "units" / "word-interval" / "part-0.parquet", filters=[("group", "=", group)], columns=["doc_id"])
+    t = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet", filters=[("group", "=", group)], columns=["doc_id"])
     docs = sorted(set(t.column("doc_id").to_pylist()))
     starts = dict(zip(docs, np.cumsum([0] + [tokens[d] for d in docs])[:-1].tolist()))
     return docs, starts, tokens

@@ -84,7 +84,7 @@ def test_per_document_rows_of_crowd_data(out, tmp_path, monkeypatch):
     from unitize.agree import matrix as data
     from unitize.agree import measure
 
-    src = pq.read_table(out / "units" / "word-interval" / "part-0.parquet")
+    src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])
     root = write_outdir(tmp_path / "long", {"units/word-interval/part-0.parquet": to_long(src, m["annotators"], {**m, "layout": "long"})})
     dense = {(r["group"], r["layer"], r["doc"]): r for r in measure(out, ["alpha", "fleiss"], settings=["word-interval"], by_doc=True).to_pylist()

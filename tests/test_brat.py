@@ -97,7 +97,7 @@ def test_long_layout_rows_are_existing_pairs(small: Path, tmp_path: Path) -> Non
     (small / "C" / "d2.txt").write_text("Ok then", encoding="utf-8")
     s = settings(small, layout="long", pairs=(("word", "interval"),), modes=("separate", "labels"))
     _, manifest = convert(s)
-    t = pq.read_table(s.out / "units" / "word-interval")
+    t = pq.read_table(s.out / "units" / "setting=word-interval")
     assert t.column_names == ["group", "doc_id", "layer", "unit", "begin", "end", "annotator", "value"]
     rows = list(zip(column(t, "doc_id"), column(t, "annotator"), column(t, "unit"), column(t, "value")))
     assert rows == [("d1", "A", i, v) for i, v in enumerate([1, 0, 1, 0, 1, 0])] + [
@@ -105,7 +105,7 @@ def test_long_layout_rows_are_existing_pairs(small: Path, tmp_path: Path) -> Non
     ] + [("d2", "C", 0, 1), ("d2", "C", 1, 0)]
     meta = json.loads(t.schema.metadata[b"unitize"])
     assert (meta["layout"], meta["value"]) == ("long", "binary")
-    labels = pq.read_table(s.out / "units" / "word-interval-labels")
+    labels = pq.read_table(s.out / "units" / "setting=word-interval-labels")
     assert column(labels, "value")[6:12] == ["PER", "PER", "PER", "LOC", "LOC+PER", "O"]
     # no annotator-missing findings in the long layout: each document has its own annotators
     report = [json.loads(line) for line in (s.out / "report.jsonl").read_text().splitlines()]
@@ -195,7 +195,7 @@ def test_bratiaa_label_counts_match_an_independent_computation(unit: str, tmp_pa
     assert manifest["accounting"]["by_unit"][unit] == {
         "records": 1567, "in_segments": 1567, "excluded": {}, "segments": manifest["accounting"]["by_unit"][unit]["segments"]
     }
-    t = pq.read_table(tmp_path / "out" / "units" / f"{unit}-interval-labels")
+    t = pq.read_table(tmp_path / "out" / "units" / f"setting={unit}-interval-labels")
     assert sorted(set(column(t, "doc_id"))) == sorted(p.stem for p in (BRATIAA / "Lisa").glob("*.ann"))
     got: Counter = Counter()
     for annotator in unitized.annotators:
@@ -211,7 +211,7 @@ def test_bratiaa_label_counts_match_an_independent_computation(unit: str, tmp_pa
 def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow as pa
 
-    from unitize import matrices
+    from unitize import long_rows
 
     (small / "A" / "d2.ann").write_text("T1\tPER 0 2\tOk\nT2\tLOC 3 7\tthen\n", encoding="utf-8")
     (small / "A" / "d2.txt").write_text("Ok then", encoding="utf-8")
@@ -220,7 +220,7 @@ def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: py
     s = settings(small, layout="long", modes=("separate", "combined", "labels"), pairs=(("char", "boundary"),))
     u = unitize(read_corpus(s), s)
     whole = {m: pa.concat_tables(u.matrices("char", "boundary", m)) for m in s.modes}
-    monkeypatch.setattr(matrices, "LONG_BATCH_ROWS", 5)
+    monkeypatch.setattr(long_rows, "LONG_BATCH_ROWS", 5)
     for mode in s.modes:
         parts = list(u.matrices("char", "boundary", mode))
         assert len(parts) > 1

@@ -68,16 +68,18 @@ def test_convert_writes_every_output(study):
         "report.jsonl",
         "segments/char.parquet",
         "segments/word.parquet",
-        "units/char-boundary-combined/part-0.parquet",
-        "units/char-boundary/part-0.parquet",
-        "units/char-interval-combined/part-0.parquet",
-        "units/char-interval/part-0.parquet",
-        "units/word-boundary-combined/part-0.parquet",
-        "units/word-boundary/part-0.parquet",
-        "units/word-interval-combined/part-0.parquet",
-        "units/word-interval/part-0.parquet",
+        "tokens.parquet",
+        "units/setting=char-boundary-combined/part-00000.parquet",
+        "units/setting=char-boundary/part-00000.parquet",
+        "units/setting=char-interval-combined/part-00000.parquet",
+        "units/setting=char-interval/part-00000.parquet",
+        "units/setting=word-boundary-combined/part-00000.parquet",
+        "units/setting=word-boundary/part-00000.parquet",
+        "units/setting=word-interval-combined/part-00000.parquet",
+        "units/setting=word-interval/part-00000.parquet",
+        "universe.parquet",
     ]
-    units = pq.read_table(out / "units" / "word-interval")
+    units = pq.read_table(out / "units" / "setting=word-interval")
     # ama: d1 only; ve: d1 only (d2 missing annotators, d3 count mismatch, d4 ok? no: d4 A's Arg1 is
     # out of range but the file still counts, so d4 stays; d5 has no raw text)
     groups = Counter(zip(units["group"].to_pylist(), units["layer"].to_pylist(), units["doc_id"].to_pylist()))
@@ -92,7 +94,7 @@ def test_convert_writes_every_output(study):
     rows = units.to_pydict()
     ama_arg1 = [i for i in range(units.num_rows) if rows["group"][i] == "ama" and rows["layer"][i] == "Arg1"]
     assert [rows["A"][i] for i in ama_arg1] == [1, 1, 1, 0, 0]  # "aa" + "cc" extended over "bb"
-    combined = pq.read_table(out / "units" / "word-interval-combined").to_pydict()
+    combined = pq.read_table(out / "units" / "setting=word-interval-combined").to_pydict()
     ve_d1 = [i for i, (g, d) in enumerate(zip(combined["group"], combined["doc_id"])) if g == "ve" and d == "d1"]
     assert [combined["B"][i] for i in ve_d1] == [1, 0, 3, 3, 2]
     d4 = [i for i, (g, d) in enumerate(zip(combined["group"], combined["doc_id"])) if g == "ve" and d == "d4"]
@@ -114,7 +116,7 @@ def test_outputs_match_their_contracts(study):
             out.append((f.name, t, f.nullable))
         return out
 
-    units = pq.read_schema(out / "units" / "char-interval" / "part-0.parquet")
+    units = pq.read_schema(out / "units" / "setting=char-interval" / "part-00000.parquet")
     assert arrow_fields(units)[:6] == contract_fields("units.arrow.json")
     assert arrow_fields(units)[6:] == [("A", "uint8", True), ("B", "uint8", True), ("C", "uint8", True)]
     meta = json.loads(units.metadata[b"unitize"])
@@ -248,7 +250,7 @@ def test_info_summarizes_an_output_directory(study, capsys):
     capsys.readouterr()
     assert main(["info", str(study.parent / "out")]) == 0
     text = capsys.readouterr().out
-    assert "units/word-interval/part-0.parquet" in text and "5 errors" in text
+    assert "units/setting=word-interval/part-00000.parquet" in text and "5 errors" in text
     assert main(["info", str(study.parent)]) == 2
 
 
@@ -278,10 +280,10 @@ def test_rat_configuration(datt, tmp_path):
     assert manifest["summary"]["annotators"] == ["ASC", "deniz"]
     assert manifest["accounting"]["files"]["read"] == 2
     assert sorted(o["path"] for o in manifest["outputs"] if o["path"].startswith("units")) == [
-        "units/char-boundary/part-0.parquet",
-        "units/word-interval/part-0.parquet",
+        "units/setting=char-boundary/part-00000.parquet",
+        "units/setting=word-interval/part-00000.parquet",
     ]
-    table = pq.read_table(tmp_path / "ratout" / "units" / "word-interval").to_pydict()
+    table = pq.read_table(tmp_path / "ratout" / "units" / "setting=word-interval").to_pydict()
     assert set(table["group"]) == {"oysa"}
     bad = tmp_path / "bad.cfg"
     bad.write_text("[Work Path]\n.\n[Data Handle Method]\n3-0-1\n", encoding="utf-8")

@@ -641,10 +641,10 @@ def test_a_rerun_removes_outputs_the_new_run_does_not_make(small_pipe):
     out = small_pipe / "out"
     base = ["convert", "--format", "pdtb3", "--annotations", str(small_pipe / "ayse"), "--texts", str(small_pipe / "raw"), "--out", str(out), "-q", "--tokenizer", "regex"]
     assert main(base + ["--units", "char,word"]) == 0
-    assert (out / "segments" / "word.parquet").exists() and (out / "units" / "word-interval").is_dir()
+    assert (out / "segments" / "word.parquet").exists() and (out / "units" / "setting=word-interval").is_dir()
     assert main(base + ["--units", "char"]) == 0
     assert sorted(p.name for p in (out / "segments").iterdir()) == ["char.parquet"]
-    assert sorted(p.name for p in (out / "units").iterdir()) == ["char-boundary", "char-interval"]
+    assert sorted(p.name.removeprefix("setting=") for p in (out / "units").iterdir()) == ["char-boundary", "char-interval"]
     listed = {o["path"] for o in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["outputs"]}
     on_disk = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file() and p.name != "manifest.json"}
     assert on_disk == listed

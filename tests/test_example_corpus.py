@@ -41,7 +41,7 @@ def test_report(out):
 
 
 def test_universe_follows_rats_rules(out):
-    table = pq.read_table(out / "units" / "word-interval", columns=["group", "doc_id"]).to_pydict()
+    table = pq.read_table(out / "units" / "setting=word-interval", columns=["group", "doc_id"]).to_pydict()
     pairs = sorted(set(zip(table["group"], table["doc_id"])))
     assert pairs == [
         ("ama", "00002009"),
@@ -78,7 +78,7 @@ def test_abutting_arguments_stay_apart(out):
         (241, 350, 39, 56),
         (351, 545, 56, 82),
     ]
-    table = pq.read_table(out / "units" / "word-boundary").to_pydict()
+    table = pq.read_table(out / "units" / "setting=word-boundary").to_pydict()
     rows = [i for i in range(len(table["unit"])) if table["group"][i] == "ve" and table["doc_id"][i] == "00002009" and table["layer"][i] == "Arg1"]
     assert [table["burak"][i] for i in rows][38:57] == [0, 1] + [0] * 15 + [1, 1]
 
@@ -88,7 +88,7 @@ def test_shared_argument_in_both_layers(out):
     arg2_rel1 = [s for s in burak if s["layer"] == "Arg2" and s["records"] == ["annotations/00002009_burak_ama.xml#1"]]
     arg1_rel2 = [s for s in burak if s["layer"] == "Arg1" and s["records"] == ["annotations/00002009_burak_ama.xml#2"]]
     assert [(s["begin"], s["end"]) for s in arg2_rel1] == [(565, 758)] == [(s["begin"], s["end"]) for s in arg1_rel2]
-    combined = pq.read_table(out / "units" / "char-interval-combined").to_pydict()
+    combined = pq.read_table(out / "units" / "setting=char-interval-combined").to_pydict()
     rows = [i for i in range(len(combined["unit"])) if combined["group"][i] == "ama" and combined["doc_id"][i] == "00002009"]
     assert {combined["burak"][i] for i in rows[565:758]} == {3}
 

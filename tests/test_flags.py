@@ -106,8 +106,8 @@ def test_generated_flags_read_a_crowd_table_without_a_study(tmp_path):
     argv += ["--roster", str(crowd / "annotations.csv"), "--columns", "doc=comment_id,text=comment_text,annotator=worker,key=annotation,label=type,begin=start"]
     assert main([*argv, "--units", "char", "--layout", "long", "--out", str(tmp_path / "o"), "-q"]) == 0
     assert main(["convert", str(crowd / "study.toml"), "--units", "char", "--out", str(tmp_path / "s"), "-q"]) == 0
-    flags_rows = (tmp_path / "o" / "units" / "char-interval" / "part-0.parquet").read_bytes()
-    study_rows = (tmp_path / "s" / "units" / "char-interval" / "part-0.parquet").read_bytes()
+    flags_rows = (tmp_path / "o" / "units" / "setting=char-interval" / "part-00000.parquet").read_bytes()
+    study_rows = (tmp_path / "s" / "units" / "setting=char-interval" / "part-00000.parquet").read_bytes()
     assert len(flags_rows) > 0 and len(study_rows) > 0
 
 
@@ -127,7 +127,7 @@ def test_set_changes_any_key(tmp_path, capsys):
     study = str(EXAMPLES / "brat-mini" / "study.toml")
     out = tmp_path / "o"
     assert main(["convert", study, "--set", "unitize.units=[\"word\"]", "--set", "unitize.tokenizer=regex", "--out", str(out), "-q"]) == 0
-    assert sorted(p.name for p in (out / "units").iterdir()) == ["word-boundary", "word-boundary-labels", "word-interval", "word-interval-labels"]
+    assert sorted(p.name.removeprefix("setting=") for p in (out / "units").iterdir()) == ["word-boundary", "word-boundary-labels", "word-interval", "word-interval-labels"]
     assert main(["convert", study, "--set", "tokenizer=regex", "--out", str(out)]) == 2
     assert "e.g. --set unitize.tokenizer=regex" in capsys.readouterr().err
     assert main(["convert", study, "--set", "input.tokenizer=regex", "--out", str(out)]) == 2

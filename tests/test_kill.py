@@ -66,7 +66,7 @@ def test_killed_anywhere_the_directory_is_the_previous_or_the_new_output(tmp_pat
     current = "char"
     # (pause point, is the new output in place when killed there)
     for point, swapped in [
-        ("written:units/word-interval/part-0.parquet", False),
+        ("written:units/setting=word-interval/part-00000.parquet", False),
         ("written:report.jsonl", False),
         ("commit:linked", False),
         ("commit:swapped", True),

@@ -49,12 +49,12 @@ def run(root: Path, annotations: str, items: dict | None = None, **inp):
 
 def rows(out: Path, layout: str = "wide") -> list[dict]:
     name = "items" if layout == "wide" else "items-long"
-    return pq.read_table(out / "units" / name / "part-0.parquet").to_pylist()
+    return pq.read_table(out / "units" / f"setting={name}" / "part-00000.parquet").to_pylist()
 
 
 def meta(out: Path, layout: str = "wide") -> dict:
     name = "items" if layout == "wide" else "items-long"
-    return json.loads(pq.read_schema(out / "units" / name / "part-0.parquet").metadata[b"unitize"])
+    return json.loads(pq.read_schema(out / "units" / f"setting={name}" / "part-00000.parquet").metadata[b"unitize"])
 
 
 def report(out: Path) -> list[dict]:
@@ -188,7 +188,7 @@ def test_wide_table_missing_tokens_and_ids_as_given(tmp_path):
         {"group": "label", "item": "123", "ann1": None, "ann2": None, "ann3": "none"},  # "none" is a value
     ]
     assert manifest["accounting"]["labels"] == {"read": 9, "labelled": 5, "not_labelled": 4}
-    schema = pq.read_schema(out / "units" / "items" / "part-0.parquet")
+    schema = pq.read_schema(out / "units" / "setting=items" / "part-00000.parquet")
     assert [(f.name, str(f.type)) for f in schema][:2] == [("group", "dictionary<values=string, indices=int32, ordered=0>"), ("item", "string")]
 
 
@@ -387,10 +387,10 @@ def test_contract_manifest_schema_and_byte_identical_reruns(tmp_path):
         jsonschema.validate(row, report_schema)
     spec = contract("items.arrow.json")["layouts"]
     for layout, name in (("wide", "items"), ("long", "items-long")):
-        schema = pq.read_schema(tmp_path / "out" / "units" / name / "part-0.parquet")
+        schema = pq.read_schema(tmp_path / "out" / "units" / f"setting={name}" / "part-00000.parquet")
         fields = [(f.name, f.nullable) for f in schema]
         assert fields[: len(spec[layout]["fields"])] == [(f["name"], f["nullable"]) for f in spec[layout]["fields"]]
-    assert [f.name for f in pq.read_schema(tmp_path / "out" / "units" / "items" / "part-0.parquet")][2:] == ["A1", "A2"]
+    assert [f.name for f in pq.read_schema(tmp_path / "out" / "units" / "setting=items" / "part-00000.parquet")][2:] == ["A1", "A2"]
     assert settings.items["groups"]["zamp_b"]["reach"] == "every"
     first = {o["path"]: o["sha256"] for o in manifest["outputs"]}
     assert main(["convert", "--quiet", str(tmp_path / "study.toml")]) == 0
@@ -428,7 +428,7 @@ def test_toxic_spans_long_table_counts(tmp_path):
         items={"layouts": ["long"]},
     )
     unitized, manifest = convert(settings)
-    long = pq.read_table(tmp_path / "out" / "units" / "items-long" / "part-0.parquet").to_pylist()
+    long = pq.read_table(tmp_path / "out" / "units" / "setting=items-long" / "part-00000.parquet").to_pylist()
     counts = defaultdict(Counter)
     for r in long:
         counts[r["group"]][r["value"]] += 1

@@ -69,7 +69,7 @@ def test_every_exported_file_is_its_own_row_of_the_index(turkish: Path, fmt: str
 def test_ancak_and_ancak_comma_keep_their_own_units(turkish: Path) -> None:
     dest, files = export(turkish, "rat", settings=["word-interval"], groups=["ancak", "ancak,"])
     mine = {(f.group, f.layer): f for f in files}
-    t = pq.read_table(turkish / "units" / "word-interval", filters=[("group", "in", ["ancak", "ancak,"])])
+    t = pq.read_table(turkish / "units" / "setting=word-interval", filters=[("group", "in", ["ancak", "ancak,"])])
     for group in ("ancak", "ancak,"):
         units = sum(1 for g, layer in zip(t.column("group").to_pylist(), t.column("layer").to_pylist()) if g == group and layer == "Arg1")
         exported = (dest / mine[(group, "Arg1")].path).read_text(encoding="utf-8").splitlines()
@@ -151,7 +151,7 @@ def test_crowd_long_exports_hold_every_row(toxic: Path, fmt: str) -> None:
     assert main(["export", str(toxic), "--to", fmt]) == 0
     dest = toxic / "exports" / fmt
     (row,) = index_rows(dest)
-    stored = pq.read_table(toxic / "units" / "word-interval", columns=["value"]).num_rows
+    stored = pq.read_table(toxic / "units" / "setting=word-interval", columns=["value"]).num_rows
     with (dest / row["file"]).open(encoding="utf-8") as fh:
         lines = sum(1 for _ in fh)
     assert int(row["rows"]) == stored == lines - (fmt == "long-csv") > 2_000_000

@@ -103,8 +103,8 @@ def test_a_rerun_keeps_the_users_files_and_drops_what_describes_the_old_data(tmp
     assert os.readlink(out / "link-to-notes") == "notes.md"
     assert not (out / "agreement").exists() and not (out / "exports").exists()
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert [p for p in (o["path"] for o in manifest["outputs"]) if p.startswith("units/")] == ["units/word-interval/part-0.parquet"]
-    assert not (out / "units" / "char-interval").exists()
+    assert [p for p in (o["path"] for o in manifest["outputs"]) if p.startswith("units/")] == ["units/setting=word-interval/part-00000.parquet"]
+    assert not (out / "units" / "setting=char-interval").exists()
 
 
 # --- items 12 and 13: staged beside the output directory, swapped in whole ---------------
@@ -137,8 +137,8 @@ def test_leftovers_of_killed_runs_are_removed_by_the_next_run(tmp_path):
     assert convert(out) == 0
     # what a killed run leaves: truncated Parquet in a staging directory (inside, as older versions staged)
     for stale in (out / ".unitize-staging-999999", tmp_path / ".out.unitize-staging-999999"):
-        (stale / "units" / "char-interval").mkdir(parents=True)
-        (stale / "units" / "char-interval" / "part-0.parquet").write_bytes(b"PAR1\x00\x01")
+        (stale / "units" / "setting=char-interval").mkdir(parents=True)
+        (stale / "units" / "setting=char-interval" / "part-00000.parquet").write_bytes(b"PAR1\x00\x01")
     assert convert(out) == 0
     assert_complete(out)
     assert not list(out.glob(".unitize-staging*"))

@@ -81,7 +81,7 @@ def test_roster_annotator_without_spans_is_not_annotated_not_missing(tables: Pat
 def test_long_layout_has_rows_only_for_assignments(tables: Path) -> None:
     s = table_settings(tables, layout="long")
     convert(s)
-    t = pq.read_table(s.out / "units" / "char-interval")
+    t = pq.read_table(s.out / "units" / "setting=char-interval")
     pairs = Counter(zip(t.column("doc_id").to_pylist(), t.column("annotator").to_pylist()))
     assert pairs == {("d1", "r1"): 16, ("d1", "r2"): 16, ("d2", "r1"): 12}
     assert sum(t.column("value").to_pylist()) == 8
@@ -146,14 +146,14 @@ def test_toxic_spans_in_full(tmp_path: Path) -> None:
     acc = manifest["accounting"]["by_unit"]["char"]
     assert acc["records"] == 46784 - _spans_of_duplicate()
     assert acc["records"] == acc["in_segments"] + sum(acc["excluded"].values())
-    t = pq.read_table(tmp_path / "out" / "units" / "char-interval", columns=["annotator", "value"])
+    t = pq.read_table(tmp_path / "out" / "units" / "setting=char-interval", columns=["annotator", "value"])
     agg = t.group_by("annotator").aggregate([("value", "sum")])
     got = {a: v for a, v in zip(agg.column("annotator").to_pylist(), agg.column("value_sum").to_pylist()) if v}
     assert got == dict(_direct_toxic_chars())
     # every (post, worker) assignment has rows: 59,215 roster rows minus the duplicate
-    docs = pq.read_table(tmp_path / "out" / "units" / "char-interval", columns=["doc_id", "annotator", "unit"])
+    docs = pq.read_table(tmp_path / "out" / "units" / "setting=char-interval", columns=["doc_id", "annotator", "unit"])
     assert docs.filter(pc.equal(docs.column("unit"), 0)).num_rows == 59214 - _empty_texts()
-    meta = json.loads(pq.read_schema(tmp_path / "out" / "units" / "word-interval" / "part-0.parquet").metadata[b"unitize"])
+    meta = json.loads(pq.read_schema(tmp_path / "out" / "units" / "setting=word-interval" / "part-00000.parquet").metadata[b"unitize"])
     assert (meta["layout"], meta["value"], meta["unit"]) == ("long", "binary", "word")
 
 

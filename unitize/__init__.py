@@ -27,6 +27,17 @@ from .run import convert, read_corpus, summary, unitize, write_output  # noqa: E
 
 load_settings = load_toml
 
+
+def densify(out, setting: str, *, group: str | None = None, layer: str | None = None):
+    """The dense wide rows of a setting of an output directory (a sparse one's implicit rows restored): a pyarrow Table.
+
+    See :func:`unitize.agree.data.densify`.
+    """
+    from .agree.data import densify as _densify
+
+    return _densify(out, setting, group=group, layer=layer)
+
+
 __all__ = [
     "ConfigError",
     "Corpus",
@@ -41,6 +52,7 @@ __all__ = [
     "Unitized",
     "__version__",
     "convert",
+    "densify",
     "load_rat",
     "load_settings",
     "load_toml",

@@ -6,8 +6,12 @@ memory stays bounded by the largest group. ``interval`` marks every unit of a
 segment, ``boundary`` its first and last; ``separate`` gives one binary matrix
 per layer, ``combined`` the bit mask of the layers, ``labels`` the label of the
 covering segment. The wide layout has a column per annotator (null = annotator
-missing), the long layout a row per (unit, annotator) that exists. Pure NumPy and
-Arrow, no I/O.
+missing), the sparse layout the same columns on the rows that carry a value or a
+null only, the long layout a row per (unit, annotator) that exists.
+
+:meth:`Unitized.part` cuts out a :class:`MatrixSource` of a run of documents: only
+NumPy arrays and names, what one work partition of the writer needs (it is
+pickled to other processes). Pure NumPy and Arrow, no I/O.
 """
 
 from __future__ import annotations
@@ -22,80 +26,196 @@ import pyarrow as pa
 from .config import Settings
 from .errors import RunError
 from .findings import ERROR, count_by_severity
+from .frames import NOT_ANNOTATED, Frame, constant, group_frame, sparse_columns, sparse_rows, value_array
+from .long_rows import LONG_BATCH_ROWS, LongRows
 from .model import Corpus, Finding
 from .schema import FORMAT_VERSION, setting_name, units_schema
 from .segments import UnitResult
-from .spaces import UnitSpace, cumulative
+from .spaces import UnitSpace
 from .unitizers import label_codes, label_dictionary, mark
 from .validate import Validation
 
-#: labels mode: the value of a unit no segment of the annotator covers (null = annotator missing)
-NOT_ANNOTATED = "O"
-#: long layout: rows per table written (whole documents per table)
-LONG_BATCH_ROWS = 1 << 20
+__all__ = ["LONG_BATCH_ROWS", "NOT_ANNOTATED", "Frame", "MatrixSource", "Marks", "Unitized", "group_frame", "value_array"]
+
+#: a setting as the builders take it: (name, schema, unit, approach, mode)
+SettingSpec = tuple[str, pa.Schema, str, str, str]
 
 
-@dataclass(frozen=True)
-class Frame:
-    """Row layout of a group's matrices in one unit space (shared by its layers and modes)."""
+class _Builder:
+    """Building unit matrices from merged segments; needs ``groups``, ``layers``, ``layer_order``,
+    ``annotators``, ``labels``, ``layout``, ``spaces``, ``results``, ``universe``, ``expected``, ``present``."""
 
-    docs: list[str]
-    #: index of each of ``docs`` in the unit space
-    di: np.ndarray
-    #: units per document
-    n: np.ndarray
-    total: int
-    #: first row of each document
-    row_base: np.ndarray
-    #: per document of the unit space: its position in ``docs``, or -1
-    position: np.ndarray
-    #: the ``doc_id``, ``unit``, ``begin`` and ``end`` columns
-    columns: dict[str, pa.Array]
+    groups: list[str]
+    layers: list[str]
+    annotators: list[str]
+    labels: list[str]
+    layout: str
+    spaces: dict[str, UnitSpace]
+    results: dict[str, Any]
+    present: dict[str, dict[str, list[int]]]
 
+    def documents_in(self, group: str) -> list[str]:
+        """Documents of a group's unit universe, sorted."""
+        return sorted(self.universe.get(group, {}))
 
-def group_frame(space: UnitSpace, docs: list[str]) -> Frame:
-    """The rows of a matrix over ``docs`` (sorted), every unit of every document."""
-    doc_index = {d: i for i, d in enumerate(space.doc_ids)}
-    di = np.array([doc_index[d] for d in docs], dtype=np.int64)
-    n = space.n_units[di]
-    total = int(n.sum())
-    row_base = cumulative(n)
-    doc_col = np.repeat(np.arange(di.size, dtype=np.int32), n)
-    local = np.arange(total, dtype=np.int64) - np.repeat(row_base, n)
-    glob = local + np.repeat(space.base[di], n)
-    begin, end = space.local_extent(np.repeat(di, n), glob)
-    position = np.full(len(space.doc_ids), -1, dtype=np.int64)
-    position[di] = np.arange(di.size)
-    return Frame(
-        docs=docs,
-        di=di,
-        n=n,
-        total=total,
-        row_base=row_base,
-        position=position,
-        columns={
-            "doc_id": pa.DictionaryArray.from_arrays(pa.array(doc_col), pa.array(docs, pa.string())),
-            "unit": pa.array(local.astype(np.int32)),
-            "begin": pa.array(begin.astype(np.int32)),
-            "end": pa.array(end.astype(np.int32)),
-        },
-    )
+    def tables_of(self, specs: list[SettingSpec]) -> Iterator[tuple[str, pa.Table]]:
+        """(setting name, table) of every setting in ``specs``: per unit type and group, the group's frame
+        is built once and serves every approach and mode of that unit; per setting, tables in sorted order."""
+        for unit in dict.fromkeys(s[2] for s in specs):
+            space = self.spaces[unit]
+            for group in self.groups:
+                docs = self.documents_in(group)
+                if not docs:
+                    continue
+                frame = group_frame(space, docs, columns=self.layout != "sparse")
+                for name, schema, u, approach, mode in specs:
+                    if u == unit:
+                        for table in self._group_tables(schema, unit, approach, mode, group, self.layers, frame):
+                            yield name, table
 
+    def _block(self, unit: str, group: str, layer: str, annotator: int) -> int:
+        """First key of an (group, layer, annotator)'s block of merged segments (keys run over documents)."""
+        n_d = len(self.spaces[unit].doc_ids)
+        return ((self.groups.index(group) * len(self.layers) + self.layers.index(layer)) * len(self.annotators) + annotator) * n_d
 
-def value_array(values: Any, nulls: np.ndarray | None) -> pa.Array:
-    """A column of unit values: uint8 marks, or ``(indices, dictionary)`` labels; ``nulls`` masks missing."""
-    if isinstance(values, tuple):
-        indices, dictionary = values
-        return pa.DictionaryArray.from_arrays(pa.array(indices, type=pa.int32(), mask=nulls), pa.array(dictionary, pa.string()))
-    return pa.array(values, type=pa.uint8(), mask=nulls)
+    def _segments(self, unit: str, group: str, layer: str, frame: Frame, labelled: bool) -> list[tuple[np.ndarray, ...]]:
+        """Per annotator, the ``(r0, r1, label)`` frame rows (inclusive) of a (group, layer)'s merged segments."""
+        res, space = self.results[unit], self.spaces[unit]
+        n_d = len(space.doc_ids)
+        n_lab = max(len(self.labels), 1) if labelled else 1
+        keys, u0, u1 = (res.label_key, res.label_u0, res.label_u1) if labelled else (res.key, res.u0, res.u1)
+        out = []
+        for ai in range(len(self.annotators)):
+            lo_key = self._block(unit, group, layer, ai)
+            lo, hi = np.searchsorted(keys, [lo_key * n_lab, (lo_key + n_d) * n_lab])
+            k = keys[lo:hi]
+            doc = (k // n_lab) % n_d
+            pos = frame.position[doc]
+            keep = pos >= 0
+            offset = frame.row_base[pos[keep]] - space.base[doc[keep]]
+            out.append((u0[lo:hi][keep] + offset, u1[lo:hi][keep] + offset, (k % n_lab)[keep]))
+        return out
 
+    def _null_docs(self, group: str, frame: Frame) -> dict[str, np.ndarray]:
+        """Per annotator: a mask over the frame's documents where the annotator is missing (null)."""
+        expected = set(self.expected.get(group, []))
+        missing_by_doc = self.universe.get(group, {})
+        return {
+            a: np.ones(len(frame.docs), dtype=bool) if a not in expected
+            else np.array([a in missing_by_doc[d] for d in frame.docs], dtype=bool)
+            for a in self.annotators
+        }
 
-def _constant(value: str, rows: int) -> pa.DictionaryArray:
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array([value], pa.string()))
+    def _group_tables(self, schema: pa.Schema, unit: str, approach: str, mode: str, group: str, layers: list[str],
+                      frame: Frame | None = None) -> Iterator[pa.Table]:
+        if frame is None:
+            frame = group_frame(self.spaces[unit], self.documents_in(group), columns=self.layout != "sparse")
+        if self.layout == "long":
+            yield from LongRows(self, schema, unit, approach, group, frame).tables(mode, layers)
+            return
+        null_docs = self._null_docs(group, frame)
+        if mode == "combined":
+            layer_segs = [self._segments(unit, group, layer, frame, False) for layer in self.layer_order]
+            yield self._table(schema, unit, approach, group, "+".join(self.layer_order), frame, null_docs, layer_segs, False)
+        else:
+            for layer in layers:
+                segs = self._segments(unit, group, layer, frame, mode == "labels")
+                yield self._table(schema, unit, approach, group, layer, frame, null_docs, [segs], mode == "labels")
+
+    def _table(self, schema: pa.Schema, unit: str, approach: str, group: str, layer: str, frame: Frame,
+               null_docs: dict[str, np.ndarray], layer_segs: list[list[tuple[np.ndarray, ...]]], labelled: bool) -> pa.Table:
+        """One wide or sparse table: ``layer_segs`` holds per layer (bit) the annotators' segments."""
+        if self.layout == "sparse":
+            any_null = np.logical_or.reduce(list(null_docs.values())) if null_docs else np.zeros(len(frame.docs), bool)
+            rows = sparse_rows(frame, [(s[0], s[1]) for segs in layer_segs for s in segs], approach, any_null)
+            row_doc, cols = sparse_columns(self.spaces[unit], frame, rows)
+            total = rows.size
+
+            def place(r: np.ndarray) -> np.ndarray:
+                return np.searchsorted(rows, r)
+        else:
+            row_doc, cols, total = None, frame.columns, frame.total
+
+            def place(r: np.ndarray) -> np.ndarray:
+                return r
+
+        columns = [constant(group, total), cols["doc_id"], constant(layer, total), cols["unit"], cols["begin"], cols["end"]]
+        for ai, a in enumerate(self.annotators):
+            if labelled:
+                r0, r1, lab = layer_segs[0][ai]
+                values: Any = label_dictionary(label_codes(total, place(r0), place(r1), lab, approach), self.labels, NOT_ANNOTATED)
+            else:
+                values = np.zeros(total, dtype=np.uint8)
+                for bit, segs in enumerate(layer_segs):
+                    r0, r1, _ = segs[ai]
+                    values |= mark(total, place(r0), place(r1), approach) << np.uint8(bit)
+            docs = null_docs[a]
+            nulls = None
+            if docs.any():
+                nulls = docs[row_doc] if row_doc is not None else np.repeat(docs, frame.n)
+            columns.append(value_array(values, nulls))
+        return pa.Table.from_arrays(columns, schema=schema)
 
 
 @dataclass
-class Unitized:
+class Marks:
+    """The merged segments of one unit type as the matrix builders read them (sorted keys, global units)."""
+
+    key: np.ndarray
+    u0: np.ndarray  # int32, positions in the partition's unit space
+    u1: np.ndarray
+    #: per-label merged segments (empty unless a labels-mode setting is written)
+    label_key: np.ndarray
+    label_u0: np.ndarray
+    label_u1: np.ndarray
+
+
+@dataclass
+class MatrixSource(_Builder):
+    """What the unit matrices of some documents are built from: arrays and names only (picklable, small)."""
+
+    groups: list[str]
+    layers: list[str]
+    layer_order: list[str]
+    annotators: list[str]
+    labels: list[str]
+    layout: str
+    spaces: dict[str, UnitSpace]
+    results: dict[str, Marks]
+    universe: dict[str, dict[str, frozenset[str]]]
+    expected: dict[str, list[str]]
+    present: dict[str, dict[str, list[int]]]
+
+
+def _slice_space(space: UnitSpace, d0: int, d1: int) -> UnitSpace:
+    """The unit space of documents ``d0 … d1-1`` of ``space``, positions from 0."""
+    u0 = int(space.base[d0]) if d0 < len(space.doc_ids) else int(space.n_units.sum())
+    u1 = u0 + int(space.n_units[d0:d1].sum())
+    c0 = int(space.char_base[d0]) if d0 < len(space.doc_ids) else 0
+    cut = (lambda a: (a[u0:u1] - c0).astype(np.int32)) if space.starts is not None else (lambda a: None)
+    return UnitSpace(space.unit, space.doc_ids[d0:d1], space.n_units[d0:d1], space.base[d0:d1] - u0,
+                     space.char_base[d0:d1] - c0, cut(space.starts), cut(space.ends))
+
+
+def _slice_marks(res: Any, space: UnitSpace, n_lab: int, d0: int, d1: int, labels: bool) -> Marks:
+    """The merged segments of documents ``d0 … d1-1``, keys renumbered over those documents."""
+    n_d, n_new = len(space.doc_ids), d1 - d0
+    shift = int(space.base[d0]) if d0 < n_d else 0
+
+    def cut(key: np.ndarray, u0: np.ndarray, u1: np.ndarray, scale: int) -> tuple[np.ndarray, ...]:
+        seg = key // scale
+        doc = seg % n_d
+        sel = (doc >= d0) & (doc < d1)
+        new = (seg[sel] // n_d * n_new + (doc[sel] - d0)) * scale + key[sel] % scale
+        return new, (u0[sel] - shift).astype(np.int32), (u1[sel] - shift).astype(np.int32)
+
+    none = np.zeros(0, dtype=np.int64)
+    return Marks(*cut(res.key, res.u0, res.u1, 1),
+                 *(cut(res.label_key, res.label_u0, res.label_u1, n_lab) if labels else (none, none, none)))
+
+
+@dataclass
+class Unitized(_Builder):
     """A validated, unitized span corpus: segments now, unit matrices on demand."""
 
     settings: Settings
@@ -108,7 +228,7 @@ class Unitized:
     results: dict[str, UnitResult]
     findings: list[Finding]
     accounting: dict[str, Any]
-    #: "wide" (a column per annotator) or "long" (a row per unit and annotator)
+    #: "wide" (a column per annotator), "sparse" (wide columns, rows with a value) or "long" (a row per unit and annotator)
     layout: str = "wide"
     #: labels mode: every label, sorted (bit i of a label code = labels[i])
     labels: list[str] = field(default_factory=list)
@@ -117,12 +237,20 @@ class Unitized:
     kind: str = "spans"
 
     @property
+    def universe(self) -> dict[str, dict[str, frozenset[str]]]:
+        return self.validation.universe
+
+    @property
+    def expected(self) -> dict[str, list[str]]:
+        return self.validation.annotators
+
+    @property
+    def layer_order(self) -> list[str]:
+        return list(self.settings.layers)
+
+    @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == ERROR]
-
-    def documents_in(self, group: str) -> list[str]:
-        """Documents of a group's unit universe, sorted."""
-        return sorted(self.validation.universe.get(group, {}))
 
     def summary(self) -> dict[str, Any]:
         """Counts a person (or a script) wants after a run."""
@@ -142,13 +270,23 @@ class Unitized:
 
     # -- public matrix access --
 
-    def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
-        """The ``units/`` datasets of the run: (setting name, schema, its tables), one per setting."""
+    def settings_specs(self) -> list[SettingSpec]:
+        """Every setting of the run: (name, schema, unit, approach, mode), in the run's order."""
         return [
-            (setting_name(u, a, m), self.matrix_schema(u, a, m), lambda u=u, a=a, m=m: self.matrices(u, a, m))
+            (setting_name(u, a, m), self.matrix_schema(u, a, m), u, a, m)
             for (u, a) in self.settings.pairs
             for m in self.settings.modes
         ]
+
+    def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
+        """The ``units/`` datasets of the run: (setting name, schema, its tables), one per setting."""
+        return [(name, schema, lambda u=u, a=a, m=m: self.matrices(u, a, m)) for name, schema, u, a, m in self.settings_specs()]
+
+    def dense_rows(self, unit: str, mode: str) -> int:
+        """Rows of a setting's dense matrix: every unit of every group's documents, per layer (one layer combined)."""
+        n = dict(zip(self.spaces[unit].doc_ids, self.spaces[unit].n_units.tolist()))
+        units = sum(n[d] for g in self.groups for d in self.universe.get(g, {}))
+        return units * (1 if mode == "combined" else len(self.layers))
 
     def matrix_schema(self, unit: str, approach: str, mode: str) -> pa.Schema:
         """The Arrow schema (with the ``unitize`` metadata) of one setting's unit matrices."""
@@ -163,6 +301,8 @@ class Unitized:
             "tokenizer": self.settings.tokenizer if unit == "word" else None,
             "settings": self.settings.resolved(with_output=False),
         }
+        if self.layout == "sparse":
+            meta["layers"] = ["+".join(self.settings.layers)] if mode == "combined" else list(self.layers)
         if mode == "combined":
             meta["layer_bits"] = {layer: 1 << i for i, layer in enumerate(self.settings.layers)}
         if mode == "labels":
@@ -189,189 +329,27 @@ class Unitized:
         # the long layout comes in batches of documents
         return pa.concat_tables(list(self._group_tables(schema, unit, approach, "separate", group, [layer])))
 
-    # -- building --
+    # -- work partitions --
 
-    def _block(self, unit: str, group: str, layer: str, annotator: int) -> int:
-        """First key of an (group, layer, annotator)'s block of merged segments (keys run over documents)."""
-        n_d = len(self.spaces[unit].doc_ids)
-        return ((self.groups.index(group) * len(self.layers) + self.layers.index(layer)) * len(self.annotators) + annotator) * n_d
+    def doc_ids(self) -> list[str]:
+        """The documents with a text, in the order of the unit spaces (sorted)."""
+        return next(iter(self.spaces.values())).doc_ids
 
-    def _marks(self, unit: str, group: str, layer: str, approach: str, frame: Frame) -> dict[str, np.ndarray]:
-        """Per annotator, the 0/1 marks of a (group, layer) matrix."""
-        res, space = self.results[unit], self.spaces[unit]
-        n_d = len(space.doc_ids)
-        out = {}
-        for ai, annotator in enumerate(self.annotators):
-            lo_key = self._block(unit, group, layer, ai)
-            lo, hi = np.searchsorted(res.key, [lo_key, lo_key + n_d])
-            doc = res.doc[lo:hi]
-            pos = frame.position[doc]
-            keep = pos >= 0
-            offset = frame.row_base[pos[keep]] - space.base[doc[keep]]
-            out[annotator] = mark(frame.total, res.u0[lo:hi][keep] + offset, res.u1[lo:hi][keep] + offset, approach)
-        return out
-
-    def _label_marks(self, unit: str, group: str, layer: str, approach: str, frame: Frame) -> dict[str, tuple]:
-        """Per annotator, the dictionary-encoded labels of a (group, layer) matrix."""
-        res, space = self.results[unit], self.spaces[unit]
+    def part(self, d0: int, d1: int) -> MatrixSource:
+        """The matrices' source for documents ``d0 … d1-1`` of :meth:`doc_ids`: arrays and names only."""
+        ids = set(self.doc_ids()[d0:d1])
         n_lab = max(len(self.labels), 1)
-        n_d = len(space.doc_ids)
-        out = {}
-        for ai, annotator in enumerate(self.annotators):
-            lo_key = self._block(unit, group, layer, ai)
-            lo, hi = np.searchsorted(res.label_key, [lo_key * n_lab, (lo_key + n_d) * n_lab])
-            k = res.label_key[lo:hi]
-            doc = (k // n_lab) % n_d
-            pos = frame.position[doc]
-            keep = pos >= 0
-            offset = frame.row_base[pos[keep]] - space.base[doc[keep]]
-            codes = label_codes(
-                frame.total, res.label_u0[lo:hi][keep] + offset, res.label_u1[lo:hi][keep] + offset, (k % n_lab)[keep], approach
-            )
-            out[annotator] = label_dictionary(codes, self.labels, NOT_ANNOTATED)
-        return out
-
-    def _nulls(self, group: str, frame: Frame) -> dict[str, np.ndarray | None]:
-        """Per annotator: a row mask of nulls (annotator missing), or None when there are none."""
-        expected = set(self.validation.annotators.get(group, []))
-        missing_by_doc = self.validation.universe.get(group, {})
-        out: dict[str, np.ndarray | None] = {}
-        for annotator in self.annotators:
-            if annotator not in expected:
-                out[annotator] = np.ones(frame.total, dtype=bool)
-                continue
-            docs_missing = np.array([annotator in missing_by_doc[d] for d in frame.docs], dtype=bool)
-            out[annotator] = np.repeat(docs_missing, frame.n) if docs_missing.any() else None
-        return out
-
-    def _wide_table(self, schema: pa.Schema, group: str, layer: str, frame: Frame, values, nulls) -> pa.Table:
-        columns = [
-            _constant(group, frame.total),
-            frame.columns["doc_id"],
-            _constant(layer, frame.total),
-            frame.columns["unit"],
-            frame.columns["begin"],
-            frame.columns["end"],
-        ]
-        columns += [value_array(values[a], nulls[a]) for a in self.annotators]
-        return pa.Table.from_arrays(columns, schema=schema)
-
-    def _group_tables(self, schema: pa.Schema, unit: str, approach: str, mode: str, group: str, layers: list[str]) -> Iterator[pa.Table]:
-        frame = group_frame(self.spaces[unit], self.documents_in(group))
-        if self.layout == "long":
-            yield from _LongRows(self, schema, unit, approach, group, frame).tables(mode, layers)
-            return
-        nulls = self._nulls(group, frame)
-        if mode == "labels":
-            for layer in layers:
-                yield self._wide_table(schema, group, layer, frame, self._label_marks(unit, group, layer, approach, frame), nulls)
-        elif mode == "combined":
-            combined = {a: np.zeros(frame.total, dtype=np.uint8) for a in self.annotators}
-            for bit, layer in enumerate(self.settings.layers):
-                for a, v in self._marks(unit, group, layer, approach, frame).items():
-                    combined[a] |= v << np.uint8(bit)
-            yield self._wide_table(schema, group, "+".join(self.settings.layers), frame, combined, nulls)
-        else:
-            for layer in layers:
-                yield self._wide_table(schema, group, layer, frame, self._marks(unit, group, layer, approach, frame), nulls)
-
-
-class _LongRows:
-    """The long layout of one group: a row per (unit, annotator) that exists, sorted by (doc, annotator, unit).
-
-    Only annotators with a submission for a document have rows there (a *pair*
-    is a (document, annotator) with rows). Tables hold about
-    :data:`LONG_BATCH_ROWS` rows, whole documents each, so memory stays bounded
-    for crowd data sets.
-    """
-
-    def __init__(self, unitized: Unitized, schema: pa.Schema, unit: str, approach: str, group: str, frame: Frame):
-        self.u, self.schema, self.approach, self.group, self.frame = unitized, schema, approach, group, frame
-        self.res, self.space = unitized.results[unit], unitized.spaces[unit]
-        self.n_a, self.n_d = len(unitized.annotators), len(self.space.doc_ids)
-        self.n_lab = max(len(unitized.labels), 1)
-        present = unitized.present.get(group, {})
-        self.p_pos = np.array([pos for pos, d in enumerate(frame.docs) for _ in present.get(d, ())], dtype=np.int64)
-        self.p_ann = np.array([a for d in frame.docs for a in present.get(d, ())], dtype=np.int64)
-        self.n = frame.n[self.p_pos]
-        self.pair_base = cumulative(self.n)
-        self.pair_code = self.p_pos * self.n_a + self.p_ann  # ascending: documents in order, annotators sorted within
-
-    def batches(self) -> list[tuple[int, int]]:
-        """Ranges of pairs ``[a, b)`` of about :data:`LONG_BATCH_ROWS` rows that never split a document."""
-        p_pos = self.p_pos
-        cuts = [0]
-        for p in np.flatnonzero(np.r_[True, p_pos[1:] != p_pos[:-1]]).tolist() if p_pos.size else []:
-            if self.pair_base[p] - self.pair_base[cuts[-1]] >= LONG_BATCH_ROWS:
-                cuts.append(p)
-        cuts.append(p_pos.size)
-        return list(zip(cuts[:-1], cuts[1:]))
-
-    def _pairs_of(self, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Pair index of merged segments with keys ``k``, and a mask of those that have one."""
-        if self.pair_code.size == 0:
-            return np.zeros(k.size, dtype=np.int64), np.zeros(k.size, dtype=bool)
-        pos = self.frame.position[k % self.n_d]
-        code = pos * self.n_a + (k // self.n_d) % self.n_a
-        p = np.minimum(np.searchsorted(self.pair_code, code), self.pair_code.size - 1)
-        return p, (pos >= 0) & (self.pair_code[p] == code)
-
-    def segments(self, layer: str, labelled: bool) -> tuple[np.ndarray, ...]:
-        """(pair, u0, u1 local to the document, label) of a layer's segments that have rows."""
-        res = self.res
-        lo_key = self.u._block(self.space.unit, self.group, layer, 0)
-        keys, u0, u1 = (res.label_key, res.label_u0, res.label_u1) if labelled else (res.key, res.u0, res.u1)
-        scale = self.n_lab if labelled else 1
-        lo, hi = np.searchsorted(keys, [lo_key * scale, (lo_key + self.n_a * self.n_d) * scale])
-        k = keys[lo:hi]
-        p, ok = self._pairs_of(k // scale)
-        base = self.space.base[(k // scale) % self.n_d]
-        return p[ok], (u0[lo:hi] - base)[ok], (u1[lo:hi] - base)[ok], (k % scale)[ok]
-
-    def values(self, segs: tuple[np.ndarray, ...], a: int, b: int, labelled: bool) -> Any:
-        """The values of the rows of pairs ``[a, b)``."""
-        p, u0, u1, lab = segs
-        sel = (p >= a) & (p < b)
-        offset = self.pair_base[p[sel]] - self.pair_base[a]
-        total = int(self.pair_base[b - 1] + self.n[b - 1] - self.pair_base[a]) if b > a else 0
-        if labelled:
-            codes = label_codes(total, u0[sel] + offset, u1[sel] + offset, lab[sel], self.approach)
-            return label_dictionary(codes, self.u.labels, NOT_ANNOTATED)
-        return mark(total, u0[sel] + offset, u1[sel] + offset, self.approach)
-
-    def table(self, layer_name: str, a: int, b: int, vals: Any) -> pa.Table:
-        """The long table of pairs ``[a, b)``."""
-        nb = self.n[a:b]
-        total = int(nb.sum())
-        frame = self.frame
-        rows = pa.array(
-            np.repeat(frame.row_base[self.p_pos[a:b]] - (self.pair_base[a:b] - self.pair_base[a]), nb) + np.arange(total, dtype=np.int64)
+        return MatrixSource(
+            groups=self.groups,
+            layers=self.layers,
+            layer_order=self.layer_order,
+            annotators=self.annotators,
+            labels=self.labels,
+            layout=self.layout,
+            spaces={u: _slice_space(s, d0, d1) for u, s in self.spaces.items()},
+            results={u: _slice_marks(r, self.spaces[u], n_lab, d0, d1, "labels" in self.settings.modes)
+                     for u, r in self.results.items()},
+            universe={g: {d: m for d, m in docs.items() if d in ids} for g, docs in self.universe.items()},
+            expected=self.expected,
+            present={g: {d: a for d, a in docs.items() if d in ids} for g, docs in self.present.items()},
         )
-        columns = [
-            _constant(self.group, total),
-            pa.DictionaryArray.from_arrays(pa.array(np.repeat(self.p_pos[a:b], nb).astype(np.int32)), pa.array(frame.docs, pa.string())),
-            _constant(layer_name, total),
-            frame.columns["unit"].take(rows),
-            frame.columns["begin"].take(rows),
-            frame.columns["end"].take(rows),
-            pa.DictionaryArray.from_arrays(pa.array(np.repeat(self.p_ann[a:b], nb).astype(np.int32)), pa.array(self.u.annotators, pa.string())),
-            value_array(vals, None),
-        ]
-        return pa.Table.from_arrays(columns, schema=self.schema)
-
-    def tables(self, mode: str, layers: list[str]) -> Iterator[pa.Table]:
-        batches = self.batches()
-        if mode == "combined":
-            layer_order = self.u.settings.layers
-            segs = [self.segments(layer, False) for layer in layer_order]
-            for a, b in batches:
-                combined = np.zeros(int(self.n[a:b].sum()), dtype=np.uint8)
-                for bit, s in enumerate(segs):
-                    combined |= self.values(s, a, b, False) << np.uint8(bit)
-                yield self.table("+".join(layer_order), a, b, combined)
-            return
-        labelled = mode == "labels"
-        for layer in layers:
-            segs = self.segments(layer, labelled)
-            for a, b in batches:
-                yield self.table(layer, a, b, self.values(segs, a, b, labelled))

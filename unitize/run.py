@@ -175,9 +175,13 @@ def write_output(
     progress: Progress | None = None,
     threads: int = 2,
     run_info: dict[str, Any] | None = None,
+    executor: Any = None,
 ) -> dict[str, Any]:
-    """Write every output of a run into ``out``; return the manifest."""
-    return write_run(unitized, Path(out), progress=progress or no_progress, threads=threads, run_info=run_info)
+    """Write every output of a run into ``out``; return the manifest.
+
+    ``executor`` (``map(fn, items) -> list``) writes the work partitions; None: in this process.
+    """
+    return write_run(unitized, Path(out), progress=progress or no_progress, threads=threads, run_info=run_info, executor=executor)
 
 
 def convert(

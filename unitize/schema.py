@@ -9,7 +9,8 @@ from typing import Any
 
 import pyarrow as pa
 
-FORMAT_VERSION = 1
+#: the output format this unitize writes (manifest ``format_version``); readers take 1 … FORMAT_VERSION
+FORMAT_VERSION = 2
 
 _TYPES: dict[str, pa.DataType] = {
     "string": pa.string(),
@@ -63,6 +64,14 @@ def documents_schema() -> pa.Schema:
     return pa.schema(_fields("documents.arrow.json"))
 
 
+def universe_schema() -> pa.Schema:
+    return pa.schema(_fields("universe.arrow.json"))
+
+
+def tokens_schema() -> pa.Schema:
+    return pa.schema(_fields("tokens.arrow.json"))
+
+
 def items_schema(layout: str, annotators: list[str], metadata: dict[str, Any]) -> pa.Schema:
     """Schema of an item matrix (flat labels) in the ``wide`` or ``long`` layout."""
     spec = contract("items.arrow.json")["layouts"][layout]
@@ -74,5 +83,5 @@ def items_schema(layout: str, annotators: list[str], metadata: dict[str, Any]) -
 
 
 def setting_name(unit: str, approach: str, mode: str) -> str:
-    """The name of a setting's unit-matrix dataset, ``units/<unit>-<approach>[-<mode>]``."""
+    """The name of a setting's unit-matrix dataset, ``units/setting=<unit>-<approach>[-<mode>]/``."""
     return f"{unit}-{approach}" + ("" if mode == "separate" else f"-{mode}")

@@ -30,6 +30,9 @@ from .validate import Validation, validate
 RESERVED = {"group", "doc_id", "layer", "unit", "begin", "end"}
 #: layout "auto" writes the long layout above this many annotators (crowd data), else wide
 LONG_LAYOUT_ABOVE = 32
+#: layout "auto" writes the sparse layout when a setting's dense matrix would have more rows than this
+#: (units of every group's documents × layers; the bundled examples stay wide)
+SPARSE_ABOVE_ROWS = 20_000_000
 #: the wide layout is refused for a group whose matrix would hold more cells (units × annotators)
 MAX_WIDE_CELLS = 250_000_000
 #: labels mode: the label of a span that has none
@@ -54,6 +57,7 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
     layout = settings.layout if settings.layout != "auto" else ("long" if len(annotators) > LONG_LAYOUT_ABOVE else "wide")
+    auto = settings.layout == "auto" and layout == "wide"
     adapter_defaults = get_adapter(corpus.format).defaults
     validation = validate(
         corpus,
@@ -61,11 +65,13 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
         keep_missing=settings.keep_missing,
         keep_mismatched=settings.keep_mismatched,
         boundaries=bool(adapter_defaults.get("check_boundaries", False)),
-        missing_rule=layout == "wide",
+        missing_rule=layout != "long",
         count_rule=adapter_defaults.get("count_rule", True),
     )
     _check_layers(settings, corpus, adapter_defaults)
     spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress)
+    if auto and _dense_rows(spaces, validation, settings) > SPARSE_ABOVE_ROWS:
+        layout = "sparse"
     if layout == "wide":
         _check_wide_size(spaces, validation, len(annotators))
     layers = sorted(set(settings.layers))
@@ -91,6 +97,16 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
         labels=live.names["labels"],
         present=_present(corpus, validation, {a: i for i, a in enumerate(annotators)}),
     )
+
+
+def _dense_rows(spaces: dict[str, UnitSpace], validation: Validation, settings: Settings) -> int:
+    """Rows of the largest setting's dense matrix (every unit of every group's documents, per layer)."""
+    per_layer = 1 if set(settings.modes) == {"combined"} else len(set(settings.layers))
+    most = 0
+    for space in spaces.values():
+        units = dict(zip(space.doc_ids, space.n_units.tolist()))
+        most = max(most, sum(units.get(d, 0) for docs in validation.universe.values() for d in docs) * per_layer)
+    return most
 
 
 def _check_wide_size(spaces: dict[str, UnitSpace], validation: Validation, n_annotators: int) -> None:

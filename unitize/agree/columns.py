@@ -30,7 +30,7 @@ def fast(setting: Setting, schema: pa.Schema) -> bool:
     """Whether :func:`group_stats` applies: wide unit data with integer annotator columns."""
     return (
         setting.kind == "units"
-        and setting.layout == "wide"
+        and setting.layout in ("wide", "sparse")
         and setting.value in ("binary", "bitmask")
         and all(pa.types.is_integer(schema.field(a).type) for a in setting.annotators)
     )

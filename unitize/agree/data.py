@@ -1,9 +1,12 @@
 """Reading a ``unitize`` output directory for measurement and export.
 
 The output directory and its manifest are the interface: unit matrices are
-read from ``units/*/part-0.parquet`` through pyarrow (wide or long layout, unit
-or item data, as the ``unitize`` schema metadata says), segments from
-``segments/<unit>.parquet``. Nothing here imports the run.
+read from ``units/setting=<name>/part-<NNNNN>.parquet`` (format 2; format 1:
+``units/<name>/part-0.parquet``) through pyarrow (wide, sparse or long layout,
+unit or item data, as the ``unitize`` schema metadata says), segments from
+``segments/<unit>.parquet``. A sparse setting is read back dense, one group at
+a time (:mod:`.sparse`), so every consumer sees the wide layout's matrices.
+Nothing here imports the run.
 
 A matrix comes out as a float array, units × annotators, with NaN where the
 annotator is missing; categorical values are integer codes into
@@ -22,8 +25,36 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..output import read_manifest
+from ..schema import FORMAT_VERSION
 from .matrix import DENSE_CELLS, decode, layer_rows, matrix, sorted_codes
 from .model import ITEM_KEYS, LEVELS, LONG_ITEM_COLUMNS, LONG_UNIT_COLUMNS, UNIT_KEYS, DataError, Matrix, Setting
+from .sparse import Universe, dense_group
+
+
+def format_version(manifest: dict[str, Any], path: Path) -> int:
+    """The output format of a directory (1 when the manifest does not say); a newer one than this unitize reads is refused."""
+    version = manifest.get("format_version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise DataError(f"{path}: manifest.json has an unknown format_version {version!r}")
+    if version > FORMAT_VERSION:
+        raise DataError(
+            f"{path} was written by unitize format {version}; this unitize reads formats 1–{FORMAT_VERSION}: upgrade unitize"
+        )
+    return version
+
+
+def dataset_parts(path: Path, version: int) -> dict[str, list[Path]]:
+    """Per setting name (sorted) its part files in order: ``units/setting=<name>/part-*.parquet`` (format 2)
+    or ``units/<name>/part-0.parquet`` (format 1)."""
+    units = Path(path) / "units"
+    out: dict[str, list[Path]] = {}
+    if version >= 2:
+        for part in sorted(units.glob("setting=*/part-*.parquet")):
+            out.setdefault(part.parent.name.removeprefix("setting="), []).append(part)
+    else:
+        for part in sorted(units.glob("*/part-0.parquet")):
+            out[part.parent.name] = [part]
+    return dict(sorted(out.items()))
 
 
 def _metadata(schema: pa.Schema, path: Path) -> dict[str, Any]:
@@ -36,13 +67,16 @@ def _metadata(schema: pa.Schema, path: Path) -> dict[str, Any]:
         raise DataError(f"{path}: unreadable 'unitize' schema metadata: {exc}") from None
 
 
-def read_setting(path: Path) -> Setting:
-    """Describe one ``units/<name>/part-0.parquet`` from its schema metadata."""
-    schema = pq.read_schema(path)
+def read_setting(path: Path, parts: Sequence[Path] = ()) -> Setting:
+    """Describe one unit-matrix dataset from the schema metadata of its first part ``path``."""
+    try:
+        schema = pq.read_schema(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(f"{path} cannot be read: {exc}") from None
     meta = _metadata(schema, path)
     kind = meta.get("kind", "units")
     layout = meta.get("layout", "wide")
-    if kind not in ("units", "items") or layout not in ("wide", "long"):
+    if kind not in ("units", "items") or layout not in ("wide", "sparse", "long") or (layout == "sparse" and kind != "units"):
         raise DataError(f"{path}: unknown kind {kind!r} or layout {layout!r}")
     mode = meta.get("mode")
     value = meta.get("value") or ("label" if kind == "items" else "bitmask" if mode == "combined" else "binary")
@@ -65,8 +99,11 @@ def read_setting(path: Path) -> Setting:
     bad = {g: lv for g, lv in levels.items() if lv not in LEVELS}
     if bad:
         raise DataError(f"{path}: unknown level(s) {bad}; use one of {', '.join(LEVELS)}")
+    layers = tuple(meta.get("layers") or ())
+    if layout == "sparse" and not layers:
+        raise DataError(f"{path}: a sparse table needs its layers in the metadata")
     return Setting(
-        name=path.parent.name,
+        name=path.parent.name.removeprefix("setting="),
         path=path,
         kind=kind,
         layout=layout,
@@ -79,6 +116,8 @@ def read_setting(path: Path) -> Setting:
         layer_bits=dict(meta.get("layer_bits") or {}),
         not_applicable=meta.get("not_applicable") if kind == "items" else None,
         not_annotated=meta.get("not_annotated") if kind == "units" else None,
+        parts=tuple(parts) or (path,),
+        layers=layers,
     )
 
 
@@ -88,13 +127,16 @@ class OutputData:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.manifest = read_manifest(self.path)
-        parts = sorted((self.path / "units").glob("*/part-0.parquet"))
-        if not parts:
-            raise DataError(f"{self.path} holds no unit matrices (units/*/part-0.parquet)")
-        self.settings = [read_setting(p) for p in parts]
+        self.format_version = format_version(self.manifest, self.path)
+        datasets = dataset_parts(self.path, self.format_version)
+        if not datasets:
+            where = "units/setting=*/part-*.parquet" if self.format_version >= 2 else "units/*/part-0.parquet"
+            raise DataError(f"{self.path} holds no unit matrices ({where})")
+        self.settings = [read_setting(parts[0], parts) for parts in datasets.values()]
         self.layers: list[str] = list(self.manifest.get("settings", {}).get("layers") or [])
+        self.universe = Universe(self.path)
         self._segments: dict[str, pa.Table | None] = {}
-        self._index: dict[Path, dict[str, list[int]]] = {}
+        self._index: dict[Path, dict[str, list[tuple[int, list[int]]]]] = {}
 
     def setting(self, name: str) -> Setting:
         for s in self.settings:
@@ -104,29 +146,55 @@ class OutputData:
 
     # -- unit matrices --
 
-    def _row_groups(self, setting: Setting) -> dict[str, list[int]]:
-        """group -> the Parquet row groups holding its rows (from the statistics where they say it)."""
+    def _row_groups(self, setting: Setting) -> dict[str, list[tuple[int, list[int]]]]:
+        """group -> (part, the part's Parquet row groups holding its rows), from the statistics where they say it."""
         if setting.path not in self._index:
-            pf = pq.ParquetFile(setting.path)
-            col = pf.schema_arrow.get_field_index("group")
-            index: dict[str, list[int]] = {}
-            for i in range(pf.num_row_groups):
-                stats = pf.metadata.row_group(i).column(col).statistics
-                if stats is not None and stats.has_min_max and stats.min == stats.max:
-                    names = [stats.min.decode() if isinstance(stats.min, bytes) else stats.min]
-                else:
-                    names = sorted_codes(pf.read_row_group(i, columns=["group"]).column(0))[0]
-                for name in names:
-                    index.setdefault(name, []).append(i)
+            index: dict[str, list[tuple[int, list[int]]]] = {}
+            for k, part in enumerate(setting.parts):
+                try:
+                    pf = pq.ParquetFile(part)
+                except (OSError, pa.ArrowException) as exc:
+                    raise DataError(f"{part} cannot be read: {exc}") from None
+                col = pf.schema_arrow.get_field_index("group")
+                here: dict[str, list[int]] = {}
+                for i in range(pf.num_row_groups):
+                    stats = pf.metadata.row_group(i).column(col).statistics
+                    if stats is not None and stats.has_min_max and stats.min == stats.max:
+                        names = [stats.min.decode() if isinstance(stats.min, bytes) else stats.min]
+                    else:
+                        names = sorted_codes(pf.read_row_group(i, columns=["group"]).column(0))[0]
+                    for name in names:
+                        here.setdefault(name, []).append(i)
+                for name, ids in here.items():
+                    index.setdefault(name, []).append((k, ids))
             self._index[setting.path] = index
         return self._index[setting.path]
 
     def groups(self, setting: Setting) -> list[str]:
+        if setting.layout == "sparse":  # a group without a mark or a missing annotator has no stored row
+            return sorted(set(self.universe.groups()) | set(self._row_groups(setting)))
         return sorted(self._row_groups(setting))
 
     def _read_group(self, setting: Setting, group: str, columns: Sequence[str] | None = None) -> pa.Table:
-        ids = self._row_groups(setting)[group]
-        table = pq.ParquetFile(setting.path).read_row_groups(ids, columns=list(columns) if columns else None)
+        """A group's rows (dense: a sparse setting's implicit rows restored), sorted by (layer, doc_id, unit)."""
+        wanted = list(columns) if columns else None
+        if setting.layout == "sparse" and wanted is not None:
+            wanted = [c for c in pq.read_schema(setting.path).names if c in set(wanted) | {"group", "doc_id", "layer", "unit"}]
+        pieces = [self._read_part(setting, k, ids, group, wanted) for k, ids in self._row_groups(setting).get(group, [])]
+        if not pieces:
+            pieces = [pq.read_schema(setting.path).empty_table().select(wanted) if wanted else pq.read_schema(setting.path).empty_table()]
+        table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
+        if len(pieces) > 1 and setting.kind == "units" and setting.layout != "sparse":  # parts hold runs of documents: layers back together
+            names, codes = sorted_codes(table.column("layer"))
+            order = {layer: i for i, layer in enumerate(sorted(names))}
+            rank = np.array([order[n] for n in names], dtype=np.int64)[codes]
+            table = table.take(pa.array(np.argsort(rank, kind="stable")))
+        if setting.layout == "sparse":
+            table = dense_group(setting, setting.layers, self.universe, group, table, wanted)
+        return table
+
+    def _read_part(self, setting: Setting, k: int, ids: list[int], group: str, columns: list[str] | None) -> pa.Table:
+        table = pq.ParquetFile(setting.parts[k]).read_row_groups(ids, columns=columns)
         column = table.column("group")
         if all(pa.types.is_dictionary(c.type) and c.dictionary.to_pylist() == [group] for c in column.chunks):
             return table  # every row is the group's (a dictionary of one value: no pass over the rows)
@@ -186,4 +254,31 @@ class OutputData:
         return self._segments[unit]
 
 
-__all__ = ["DENSE_CELLS", "DataError", "Matrix", "OutputData", "Setting", "layer_rows", "matrix", "read_setting", "sorted_codes"]
+def densify(out: Path | str | OutputData, setting: str, *, group: str | None = None, layer: str | None = None) -> pa.Table:
+    """The dense wide rows of one setting (of one group and/or layer), as the wide layout writes them.
+
+    For a user's own backend: a sparse setting's implicit rows (every annotator 0, ``O`` for labels)
+    restored, one group at a time; a wide setting's rows as stored. Long layouts stay long.
+    """
+    data = out if isinstance(out, OutputData) else OutputData(Path(out))
+    chosen = data.setting(setting)
+    groups = data.groups(chosen)
+    if group is not None and group not in groups:
+        raise DataError(f"{data.path}: setting {setting!r} has no group {group!r}; groups are: {', '.join(groups[:20])}")
+    tables = []
+    for name in [group] if group is not None else groups:
+        table = data._read_group(chosen, name)
+        if layer is not None:
+            names, codes = sorted_codes(table.column("layer")) if table.num_rows else ([], np.zeros(0, np.int64))
+            if layer not in names:
+                raise DataError(f"{data.path}: setting {setting!r}, group {name!r} has no layer {layer!r}; layers are: {', '.join(names)}")
+            table = table.take(pa.array(np.flatnonzero(codes == names.index(layer))))
+        tables.append(table)
+    schema = pq.read_schema(chosen.path)
+    if not tables:
+        return schema.empty_table()
+    return pa.concat_tables([t.cast(schema) if t.schema != schema else t for t in tables])
+
+
+__all__ = ["DENSE_CELLS", "DataError", "Matrix", "OutputData", "Setting", "densify", "format_version", "layer_rows", "matrix",
+           "read_setting", "sorted_codes"]

@@ -18,12 +18,12 @@ LEVELS = ("nominal", "ordinal", "interval")
 
 @dataclass(frozen=True)
 class Setting:
-    """One unit-matrix dataset of an output directory (``units/<name>/``)."""
+    """One unit-matrix dataset of an output directory (``units/setting=<name>/``; format 1 ``units/<name>/``)."""
 
     name: str
-    path: Path
+    path: Path  # its first part (the schema and metadata of every part)
     kind: str  # "units" or "items"
-    layout: str  # "wide" or "long"
+    layout: str  # "wide", "sparse" (read back dense) or "long"
     value: str  # "binary", "bitmask", "label"
     unit: str | None  # "char", "word"; None for items
     approach: str | None
@@ -35,6 +35,10 @@ class Setting:
     not_applicable: str | None = None
     #: label data: the value meaning "not annotated" (``O``)
     not_annotated: str | None = None
+    #: every part of the dataset, in order (format 2: part-00000 …; format 1: part-0 alone)
+    parts: tuple[Path, ...] = ()
+    #: sparse layout: the layers of the setting, every one present for every document of the universe
+    layers: tuple[str, ...] = ()
 
     def level(self, group: str) -> str:
         """Level of measurement for Krippendorff's alpha: declared for items, nominal otherwise."""

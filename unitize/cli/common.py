@@ -201,6 +201,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         layers_from=args.layers_from,
         layout=args.layout,
         out=absolute(args.out) if getattr(args, "out", None) else None,
+        partition_units=getattr(args, "partition_units", None),
         items=items if items != settings.items else None,
     )
     return settings
@@ -307,8 +308,10 @@ def human_summary(
             f"({data['groups_with_documents']} with documents), {len(data['annotators'])} annotators "
             f"({short_names(data['annotators'])}), layers {short_names(data['layers'])}"
         )
+        dense = data.get("dense_rows", {})
         for name, rows in data.get("unit_rows", {}).items():
-            print(f"  units/{name:<24} {rows:>12,} rows")
+            more = f" ({dense[name]:,} in the dense matrix)" if dense.get(name, rows) != rows else ""
+            print(f"  units/{name:<24} {rows:>12,} rows{more}")
         print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
     for line in lines:
         print(line)

@@ -22,6 +22,8 @@ EXAMPLES = """examples (from the repository root; `unitize init` writes a study 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     add_study_options(p)
     p.add_argument("--out", type=Path, metavar="DIR", help="output directory ([output] dir)")
+    p.add_argument("--partition-units", type=int, metavar="N",
+                   help="character units per work partition, units/setting=<name>/part-<k>.parquet ([output] partition_units; default 1,048,576)")
 
 
 def run(args: argparse.Namespace) -> int:

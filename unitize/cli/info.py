@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from ..agree.data import format_version
 from ..output import read_manifest
 from ..schema import setting_name
 from .common import EXIT_OK, conversion_summary, human_summary
@@ -21,6 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     manifest = read_manifest(args.out)
+    if manifest.get("kind") != "conversion":
+        format_version(manifest, args.out)  # a newer format is refused, naming the upgrade
     if args.json:
         print(json.dumps({k: manifest[k] for k in ("tool", "settings", "summary", "accounting", "outputs")}, ensure_ascii=False, indent=2))
         return EXIT_OK

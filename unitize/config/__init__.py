@@ -38,7 +38,7 @@ APPROACHES = ("interval", "boundary")
 MODES = ("separate", "combined", "labels")
 DISCONTINUOUS = ("extend", "keep", "drop")
 LAYERS_FROM = ("layer", "label")
-LAYOUTS = ("auto", "wide", "long")
+LAYOUTS = ("auto", "wide", "sparse", "long")
 
 #: [input] keys that hold paths, resolved against the config file's directory
 PATH_KEYS = ("annotations", "texts", "parses")
@@ -72,6 +72,8 @@ class Settings:
     statistics: tuple[str, ...] = ()
     layers_from: str = "layer"
     layout: str = "auto"
+    #: [output] partition_units: character units per work partition of the writer (None: the default, PARTITION_UNITS)
+    partition_units: int | None = None
     #: the [items] table for flat labels (format "labels"), parsed by unitize.items.parse_options
     items: dict[str, Any] = field(default_factory=dict)
 
@@ -98,6 +100,10 @@ class Settings:
             raise ConfigError(f"layers_from must be one of {', '.join(LAYERS_FROM)}, not {self.layers_from!r}")
         if self.layout not in LAYOUTS:
             raise ConfigError(f"layout must be one of {', '.join(LAYOUTS)}, not {self.layout!r}")
+        if self.partition_units is not None and (
+            isinstance(self.partition_units, bool) or not isinstance(self.partition_units, int) or self.partition_units < 1
+        ):
+            raise ConfigError(f"[output] partition_units must be a positive integer, not {self.partition_units!r}")
         for key, kind in _INPUT_TYPES.items():
             if key in self.input and not isinstance(self.input[key], kind):
                 raise ConfigError(f"[input] {key} must be a {kind.__name__}, not {self.input[key]!r}")
@@ -141,7 +147,10 @@ class Settings:
         data.pop("base")
         if not data["items"]:
             data.pop("items")  # span runs: settings as before flat labels existed
+        if data["partition_units"] is None:
+            data.pop("partition_units")  # the default: settings as before work partitions existed
         if not with_output:
+            data.pop("partition_units", None)  # where rows go, not what they hold
             data.pop("out")
             data.pop("source")
             data["input"].pop("workers", None)
@@ -197,11 +206,14 @@ UNITIZE_OPTIONS: dict[str, Option] = {
     "keep_mismatched": Option("bool", False, "keep documents whose annotators have different relation counts instead of excluding them"),
     "layers_from": Option("str", "layer", "label: every span label is its own layer (a 0/1 matrix per label)", choices=LAYERS_FROM),
     "layout": Option(
-        "str", "auto", "unit matrices: wide (a column per annotator), long (a row per unit and annotator), auto (long above 32 annotators)", choices=LAYOUTS
+        "str", "auto", "unit matrices: wide (a column per annotator), sparse (wide columns, only the rows with a mark or a missing annotator), long (a row per unit and annotator), auto (long above 32 annotators, sparse for large matrices, else wide)", choices=LAYOUTS
     ),
 }
 #: the [output] table
-OUTPUT_OPTIONS: dict[str, Option] = {"dir": Option("path", None, "the output directory (or --out)", example="out")}
+OUTPUT_OPTIONS: dict[str, Option] = {
+    "dir": Option("path", None, "the output directory (or --out)", example="out"),
+    "partition_units": Option("int", None, "character units per work partition (units/setting=<name>/part-<k>.parquet); default 1,048,576", example=1048576),
+}
 #: the [items] table of flat labels (format labels); ITEM_GROUP_OPTIONS are the keys of each [items.groups.<group>]
 ITEMS_OPTIONS: dict[str, Option] = {
     "layouts": Option("list", ["wide"], "item matrices to write: wide (a column per annotator) and/or long", choices=("wide", "long")),
@@ -324,6 +336,7 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         keep_missing=_expect(uni.get("keep_missing", False), bool, "[unitize] keep_missing"),
         keep_mismatched=_expect(uni.get("keep_mismatched", False), bool, "[unitize] keep_mismatched"),
         out=absolute(_expect(out["dir"], str, "[output] dir"), base) if "dir" in out else None,
+        partition_units=_expect(out["partition_units"], int, "[output] partition_units") if "partition_units" in out else None,
         base=absolute(base),
         source=source,
         layers_from=_choices(uni.get("layers_from", "layer"), LAYERS_FROM, "[unitize] layers_from")[0],

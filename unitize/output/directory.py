@@ -34,7 +34,7 @@ _DELTA = "DELTA_BINARY_PACKED"
 #: outputs a run owns; anything else in an output directory is left alone
 #: (``agreement``, ``exports`` and ``report`` are made later from the data by `unitize agree` / `export` / `report`;
 #: a new run removes them, since they would describe the previous data)
-OWNED = ("units", "segments", "documents.parquet", "report.jsonl", "agreement", "exports", "report", "manifest.json")
+OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report", "manifest.json")
 
 
 class OutputError(ValueError):

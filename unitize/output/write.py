@@ -1,10 +1,12 @@
-"""Writing a run: unit matrices streamed per dataset, segments, documents, report, manifest.
+"""Writing a run: unit matrices per work partition, segments, documents, universe, tokens, report, manifest.
 
-:func:`write_run` takes a unitized corpus of either kind (spans or items: each
-offers ``datasets()`` and ``summary()``) and writes everything into an
-:class:`~unitize.output.directory.OutputDir`, the manifest last. Data files are
-byte-identical across reruns on the same inputs; what depends on time or host
-stays in the manifest's ``run`` section.
+:func:`write_run` takes a unitized corpus of either kind (spans: ``settings_specs()``,
+``part(d0, d1)``; items: ``datasets()``; both ``summary()``), cuts it into work
+partitions (:mod:`.parts`), has an executor write every partition's parts and
+writes the rest into an :class:`~unitize.output.directory.OutputDir`, the
+manifest last. Data files are byte-identical across reruns on the same inputs
+and across executors; what depends on time or host stays in the manifest's
+``run`` section.
 """
 
 from __future__ import annotations
@@ -12,19 +14,20 @@ from __future__ import annotations
 import platform
 import socket
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import numpy as np
 import pyarrow as pa
 
 from .. import __version__
 from ..model import Corpus
 from ..progress import Progress, Sized, no_progress
-from ..schema import FORMAT_VERSION, documents_schema
-from .directory import OutputDir, ParquetStream
+from ..schema import FORMAT_VERSION, documents_schema, tokens_schema, universe_schema
+from .directory import OutputDir
+from .parts import PARTITION_UNITS, InProcess, PartTask, item_slices, partitions, write_partition
 
 Dataset = tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]
 
@@ -37,19 +40,25 @@ def write_run(
     threads: int = 2,
     run_info: dict[str, Any] | None = None,
     run_started: float | None = None,
+    executor: Any = None,
 ) -> dict[str, Any]:
     """Write every output of a run into ``out``; return the manifest.
 
+    ``executor`` (an object with ``map(fn, items) -> list`` in order, e.g. from ``unitize.executors``)
+    writes the work partitions; None writes them in this process (on ``threads`` threads).
     ``run_started`` (a :func:`time.time`) adds the run's ``seconds_total`` to the manifest's ``run`` section.
     """
     started = time.time()
     target = OutputDir(out)
     try:
-        unit_rows = _write_datasets(target, unitized.datasets(), progress, threads)
+        unit_rows, dense_rows = _write_units(target, unitized, progress, executor or InProcess(threads))
         if unitized.kind == "spans":
             for unit, res in unitized.results.items():
                 target.write_table(f"segments/{unit}.parquet", res.segments)
             target.write_table("documents.parquet", documents_table(unitized))
+            target.write_table("universe.parquet", universe_table(unitized))
+            if "word" in unitized.spaces:
+                target.write_table("tokens.parquet", tokens_table(unitized.spaces["word"]))
         target.write_jsonl("report.jsonl", (f.as_dict() for f in unitized.findings))
         manifest = {
             "format_version": FORMAT_VERSION,
@@ -59,7 +68,8 @@ def write_run(
             "inputs": input_rows(unitized.corpus),
             "outputs": target.outputs,
             "accounting": unitized.accounting,
-            "summary": {**unitized.summary(), "unit_rows": dict(sorted(unit_rows.items()))},
+            "summary": {**unitized.summary(), "unit_rows": dict(sorted(unit_rows.items())),
+                        "dense_rows": dict(sorted(dense_rows.items()))},
             "run": run_section(started, seconds_writing=round(time.time() - started, 3), **(run_info or {})),
         }
         if run_started is not None:
@@ -72,28 +82,71 @@ def write_run(
     return manifest
 
 
-def _write_datasets(target: OutputDir, datasets: list[Dataset], progress: Progress, threads: int) -> dict[str, int]:
-    """Stream each dataset into ``units/<name>/part-0.parquet``; rows written per dataset."""
+def tasks(unitized: Any, staging: Path) -> list[PartTask]:
+    """One task per work partition of a run: its data only (see :mod:`.parts`)."""
+    if unitized.kind != "spans":
+        datasets = unitized.datasets()
+        specs = [(name, schema) for name, schema, _ in datasets]
+        return [PartTask(k, str(staging), specs, part) for k, part in enumerate(item_slices(datasets))]
+    specs = unitized.settings_specs()
+    doc_ids = unitized.doc_ids()
+    chars = [len(unitized.corpus.documents[d].text) for d in doc_ids]
+    limit = unitized.settings.partition_units or PARTITION_UNITS
+    return [PartTask(k, str(staging), specs, unitized.part(d0, d1)) for k, (d0, d1) in enumerate(partitions(chars, limit))]
 
-    def write(dataset: Dataset) -> tuple[str, int]:
-        name, schema, tables = dataset
-        relative = f"units/{name}/part-0.parquet"
-        stream = ParquetStream(target.file(relative), schema)
-        for table in tables():
-            stream.write(table)
-        stream.close()
-        return relative, stream.rows
 
-    if threads > 1 and len(datasets) > 1:
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            done = list(progress(Sized(pool.map(write, datasets), len(datasets)), "writing unit matrices"))
+def _write_units(target: OutputDir, unitized: Any, progress: Progress, executor: Any) -> tuple[dict[str, int], dict[str, int]]:
+    """Every part of every setting, written by ``executor``; rows written and rows of the dense matrix per setting."""
+    todo = tasks(unitized, target.staging)
+    if isinstance(executor, InProcess):
+        done = executor.map(write_partition, progress(Sized(todo, len(todo)), "writing unit matrices"))
     else:
-        done = [write(d) for d in progress(datasets, "writing unit matrices")]
+        done = executor.map(write_partition, todo)
     rows: dict[str, int] = {}
-    for relative, n in done:
-        target.record(relative, n)
-        rows[relative.split("/")[1]] = n
-    return rows
+    for i, spec in enumerate(todo[0].specs):  # outputs listed by setting, then part
+        rows[spec[0]] = 0
+        for parts in done:
+            relative, n = parts[i]
+            target.record(relative, n)
+            rows[spec[0]] += n
+    if unitized.kind != "spans":
+        return rows, dict(rows)
+    dense = {name: unitized.dense_rows(u, m) for name, _, u, _, m in unitized.settings_specs()}
+    return rows, dense
+
+
+def universe_table(unitized: Any) -> pa.Table:
+    """``universe.parquet``: per (group, doc_id) of the unit universe the annotators with a submission, in study order."""
+    groups, docs, annotators = [], [], []
+    for group in sorted(g for g in unitized.groups if unitized.universe.get(g)):
+        expected = set(unitized.expected.get(group, []))
+        present = unitized.present.get(group, {})
+        for doc in unitized.documents_in(group):
+            if unitized.layout == "long":
+                names = [unitized.annotators[i] for i in present.get(doc, [])]
+            else:
+                missing = unitized.universe[group][doc]
+                names = [a for a in unitized.annotators if a in expected and a not in missing]
+            groups.append(group)
+            docs.append(doc)
+            annotators.append(names)
+    return pa.Table.from_pydict({"group": groups, "doc_id": docs, "annotators": annotators}, schema=universe_schema())
+
+
+def tokens_table(space: Any) -> pa.Table:
+    """``tokens.parquet``: every token of every document with text, its character extent (code points)."""
+    doc = np.repeat(np.arange(len(space.doc_ids)), space.n_units)
+    token = np.arange(int(space.n_units.sum()), dtype=np.int64) - np.repeat(space.base, space.n_units)
+    shift = np.repeat(space.char_base, space.n_units)
+    return pa.Table.from_arrays(
+        [
+            pa.DictionaryArray.from_arrays(pa.array(doc.astype(np.int32)), pa.array(space.doc_ids, pa.string())).cast(pa.string()),
+            pa.array(token.astype(np.int32)),
+            pa.array((space.starts - shift).astype(np.int32)),
+            pa.array((space.ends - shift).astype(np.int32)),
+        ],
+        schema=tokens_schema(),
+    )
 
 
 def documents_table(unitized: Any) -> pa.Table:

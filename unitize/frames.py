@@ -1,0 +1,115 @@
+"""Rows of a group's unit matrices: the dense frame (every unit) and the sparse rows (units with a value).
+
+A :class:`Frame` lays a group's documents end to end in one unit space: row
+``row_base[p] + u`` is unit ``u`` of the group's ``p``-th document. The dense
+(wide, long) layouts have a row for every unit; the sparse layout only for the
+units some annotator marks and for every unit of a document where an annotator
+is missing (:func:`sparse_rows`), found from the segments without building the
+dense matrix. Pure NumPy and Arrow, no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .spaces import UnitSpace, cumulative
+
+#: labels mode: the value of a unit no segment of the annotator covers (null = annotator missing)
+NOT_ANNOTATED = "O"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Row layout of a group's matrices in one unit space (shared by its layers, approaches and modes)."""
+
+    docs: list[str]
+    #: index of each of ``docs`` in the unit space
+    di: np.ndarray
+    #: units per document
+    n: np.ndarray
+    total: int
+    #: first row of each document
+    row_base: np.ndarray
+    #: per document of the unit space: its position in ``docs``, or -1
+    position: np.ndarray
+    #: the ``doc_id``, ``unit``, ``begin`` and ``end`` columns of every row (dense layouts only; else empty)
+    columns: dict[str, pa.Array]
+
+
+def group_frame(space: UnitSpace, docs: list[str], columns: bool = True) -> Frame:
+    """The rows of a matrix over ``docs`` (sorted), every unit of every document.
+
+    ``columns=False`` (the sparse layout) leaves out the per-row columns, the only part whose size is the matrix's.
+    """
+    doc_index = {d: i for i, d in enumerate(space.doc_ids)}
+    di = np.array([doc_index[d] for d in docs], dtype=np.int64)
+    n = space.n_units[di]
+    total = int(n.sum())
+    row_base = cumulative(n)
+    position = np.full(len(space.doc_ids), -1, dtype=np.int64)
+    position[di] = np.arange(di.size)
+    cols: dict[str, pa.Array] = {}
+    if columns:
+        cols = row_columns(space, docs, di, row_base, np.repeat(np.arange(di.size, dtype=np.int64), n),
+                           np.arange(total, dtype=np.int64))
+    return Frame(docs=docs, di=di, n=n, total=total, row_base=row_base, position=position, columns=cols)
+
+
+def row_columns(space: UnitSpace, docs: list[str], di: np.ndarray, row_base: np.ndarray, row_doc: np.ndarray, rows: np.ndarray) -> dict[str, pa.Array]:
+    """The ``doc_id``, ``unit``, ``begin``, ``end`` columns of ``rows`` (frame rows; ``row_doc`` their documents' positions)."""
+    local = rows - row_base[row_doc]
+    begin, end = space.local_extent(di[row_doc], local + space.base[di[row_doc]])
+    return {
+        "doc_id": pa.DictionaryArray.from_arrays(pa.array(row_doc.astype(np.int32)), pa.array(docs, pa.string())),
+        "unit": pa.array(local.astype(np.int32)),
+        "begin": pa.array(begin.astype(np.int32)),
+        "end": pa.array(end.astype(np.int32)),
+    }
+
+
+def ranges(r0: np.ndarray, r1: np.ndarray) -> np.ndarray:
+    """Every integer of the inclusive ranges ``[r0, r1]``, concatenated (ranges may overlap)."""
+    r0 = np.asarray(r0, dtype=np.int64)
+    length = np.asarray(r1, dtype=np.int64) - r0 + 1
+    keep = length > 0
+    r0, length = r0[keep], length[keep]
+    if not r0.size:
+        return np.zeros(0, dtype=np.int64)
+    start = cumulative(length)
+    return np.repeat(r0 - start, length) + np.arange(int(length.sum()), dtype=np.int64)
+
+
+def sparse_rows(frame: Frame, segments: list[tuple[np.ndarray, np.ndarray]], approach: str, null_docs: np.ndarray) -> np.ndarray:
+    """The sorted frame rows of a sparse matrix: the units marked by ``segments`` (``(r0, r1)`` frame rows,
+    inclusive, of every annotator and layer: all their units for ``interval``, the ends for ``boundary``)
+    and every unit of the documents ``null_docs`` (a mask over ``frame.docs``: some annotator is missing)."""
+    parts = []
+    for r0, r1 in segments:
+        parts.append(ranges(r0, r1) if approach == "interval" else np.concatenate([r0, r1]).astype(np.int64))
+    p = np.flatnonzero(null_docs)
+    parts.append(ranges(frame.row_base[p], frame.row_base[p] + frame.n[p] - 1))
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+
+
+def sparse_columns(space: UnitSpace, frame: Frame, rows: np.ndarray) -> tuple[np.ndarray, dict[str, pa.Array]]:
+    """Per sparse row its document's position in the frame, and the row's ``doc_id``, ``unit``, ``begin``, ``end``."""
+    row_doc = np.searchsorted(frame.row_base, rows, side="right") - 1 if rows.size else np.zeros(0, dtype=np.int64)
+    # documents without units share a row_base with the next one: searchsorted picks the last, which holds the row
+    return row_doc, row_columns(space, frame.docs, frame.di, frame.row_base, row_doc, rows)
+
+
+def value_array(values: Any, nulls: np.ndarray | None) -> pa.Array:
+    """A column of unit values: uint8 marks, or ``(indices, dictionary)`` labels; ``nulls`` masks missing."""
+    if isinstance(values, tuple):
+        indices, dictionary = values
+        return pa.DictionaryArray.from_arrays(pa.array(indices, type=pa.int32(), mask=nulls), pa.array(dictionary, pa.string()))
+    return pa.array(values, type=pa.uint8(), mask=nulls)
+
+
+def constant(value: str, rows: int) -> pa.DictionaryArray:
+    """A dictionary column holding one value on every row."""
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array([value], pa.string()))
