@@ -76,8 +76,10 @@ def tokenize_chunk(task: tuple[str, list[str]]) -> tuple[np.ndarray, np.ndarray,
     return (np.concatenate(starts) if starts else empty, np.concatenate(ends) if ends else empty, counts)
 
 
-def chunks(lengths: np.ndarray, at_least: int = TOKENIZE_CHUNK_CHARS) -> list[slice]:
-    """Consecutive runs of documents, each closed once it holds ``at_least`` characters (the last may hold fewer)."""
+def chunks(lengths: np.ndarray, at_least: int | None = None) -> list[slice]:
+    """Consecutive runs of documents, each closed once it holds ``at_least`` (default
+    :data:`TOKENIZE_CHUNK_CHARS`) characters; the last may hold fewer."""
+    at_least = at_least or TOKENIZE_CHUNK_CHARS
     out, start, held = [], 0, 0
     for i, n in enumerate(lengths.tolist()):
         held += n
