@@ -210,3 +210,13 @@ def test_the_dask_extra_is_declared_and_installed_by_make_test() -> None:
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'dask = ["dask[distributed]>=' in pyproject
     assert "dask]'" in next(line for line in (ROOT / "Makefile").read_text().splitlines() if "'.[test," in line)
+
+
+def test_nothing_imports_dask_unless_asked() -> None:
+    import subprocess
+
+    code = ("import sys, unitize, unitize.cli, unitize.agree, unitize.executors; "
+            "unitize.executors.get_executor('processes:2').close(); "
+            "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert out.strip() == "[]"
