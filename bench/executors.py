@@ -80,8 +80,10 @@ def run(cmd: list[str], env: dict[str, str]) -> dict:
             child = stack.pop()
             stack += _children(child)
             s = _sample(child)
-            if s is not None:
-                seen[child] = {"cpu_s": round(s[0], 2), "peak_rss_mib": round(s[1] / 2**20, 1), "cmd": s[2][:100]}
+            if s is not None:  # keep the largest values seen: an exiting process reports no VmHWM
+                last = seen.get(child, {"cpu_s": 0.0, "peak_rss_mib": 0.0, "cmd": ""})
+                seen[child] = {"cpu_s": max(last["cpu_s"], round(s[0], 2)),
+                               "peak_rss_mib": max(last["peak_rss_mib"], round(s[1] / 2**20, 1)), "cmd": s[2][:100] or last["cmd"]}
         time.sleep(0.1)
     wall = time.perf_counter() - started
     err = proc.stderr.read().decode(errors="replace")
