@@ -14,7 +14,7 @@ PACKAGE = ROOT / "unitize"
 #: the layers, lowest first; a module may import only from lower layers (or within its own package)
 LAYERS = [
     {"model", "text", "errors", "progress"},
-    {"findings", "schema", "tokenize", "config"},
+    {"findings", "schema", "tokenize", "config", "executors"},
     {"adapters"},
     {"unitizers", "validate", "spaces", "items", "output", "study_template"},
     {"segments", "frames"},

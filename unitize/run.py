@@ -26,6 +26,7 @@ from typing import Any
 from .adapters import available, get_adapter
 from .config import Settings
 from .errors import RunError
+from .executors import Executor, executor_of
 from .findings import top_codes
 from .item_run import ItemsUnitized, unitize_items
 from .matrices import Unitized
@@ -124,11 +125,16 @@ def is_items(corpus: Corpus) -> bool:
     return bool(corpus.items) or get_adapter(corpus.format).defaults.get("kind") == "items"
 
 
-def unitize(corpus: Corpus, settings: Settings, progress: Progress | None = None) -> Unitized | ItemsUnitized:
-    """Validate and unitize a corpus: unit matrices for text spans, item matrices for flat labels."""
+def unitize(
+    corpus: Corpus, settings: Settings, progress: Progress | None = None, executor: Executor | None = None
+) -> Unitized | ItemsUnitized:
+    """Validate and unitize a corpus: unit matrices for text spans, item matrices for flat labels.
+
+    ``executor`` (:mod:`unitize.executors`; default: here) tokenizes the documents of a span corpus.
+    """
     if is_items(corpus):
         return unitize_items(corpus, settings)
-    return unitize_spans(corpus, settings, progress or no_progress)
+    return unitize_spans(corpus, settings, progress or no_progress, executor)
 
 
 def check_kept(unitized: Unitized | ItemsUnitized) -> None:
@@ -185,30 +191,44 @@ def write_output(
 
 
 def convert(
-    settings: Settings, *, strict: bool = False, progress: Progress | None = None
+    settings: Settings,
+    *,
+    strict: bool = False,
+    progress: Progress | None = None,
+    executor: Executor | str | None = None,
 ) -> tuple[Unitized | ItemsUnitized, dict | None]:
     """Read, unitize and write. Under ``strict``, error findings stop the run before any output.
 
     The output directory is checked and locked first, before any input is read
-    (:func:`~unitize.output.claim_output`). Returns the unitized corpus and the
-    manifest (``None`` when nothing was written).
+    (:func:`~unitize.output.claim_output`). ``executor`` — an
+    :class:`~unitize.executors.Executor` or a spec (``local``, ``processes[:N]``,
+    ``dask[:ADDRESS]``; default ``settings.executor``, else local) — runs the
+    tokenization and the writing of the work partitions; the outputs are the same
+    for every executor (only the manifest's ``run`` section names it). Returns the
+    unitized corpus and the manifest (``None`` when nothing was written).
     """
     started = time.time()
     if settings.out is None:
         raise RunError("no output directory: set [output] dir or --out")
-    with claim_output(settings.out, kind="run"):
-        corpus = read_corpus(settings, progress)
-        unitized = unitize(corpus, settings, progress)
-        if strict and unitized.errors:
-            return unitized, None
-        check_kept(unitized)
-        manifest = write_run(
-            unitized,
-            settings.out,
-            progress=progress or no_progress,
-            run_info={"seconds_total": None, "argv": sys.argv[1:]},
-            run_started=started,
-        )
+    pool, owned = executor_of(executor if executor is not None else settings.executor)
+    try:
+        with claim_output(settings.out, kind="run"):
+            corpus = read_corpus(settings, progress)
+            unitized = unitize(corpus, settings, progress, pool)
+            if strict and unitized.errors:
+                return unitized, None
+            check_kept(unitized)
+            manifest = write_run(
+                unitized,
+                settings.out,
+                progress=progress or no_progress,
+                run_info={"seconds_total": None, "argv": sys.argv[1:], "executor": pool.name, "workers": pool.workers},
+                run_started=started,
+                executor=pool,
+            )
+    finally:
+        if owned:
+            pool.close()
     return unitized, manifest
 
 

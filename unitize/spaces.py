@@ -14,7 +14,8 @@ import numpy as np
 
 from .errors import RunError
 from .model import Corpus
-from .progress import Progress, no_progress
+from .executors import Executor
+from .progress import Progress, Sized, no_progress
 from .tokenize import get_tokenizer
 
 
@@ -52,10 +53,52 @@ def cumulative(n: np.ndarray) -> np.ndarray:
     return base
 
 
+#: tokenization is cut into chunks of consecutive documents (sorted ids) of at least this many characters:
+#: the tasks of ``--executor`` (decided from the texts alone, so every executor tokenizes the same chunks)
+TOKENIZE_CHUNK_CHARS = 250_000
+
+
+def tokenize_chunk(task: tuple[str, list[str]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tokenize a chunk of texts (a task of an executor: runs in a worker, returns column arrays).
+
+    ``task`` is ``(tokenizer spec, texts)``; the result is the token starts and ends, each text's
+    own offsets, concatenated (int64), and the number of tokens of each text.
+    """
+    spec, texts = task
+    tokenize = get_tokenizer(spec)
+    starts, ends, counts = [], [], np.zeros(len(texts), dtype=np.int64)
+    for i, text in enumerate(texts):
+        s, e = tokenize(text)
+        starts.append(s)
+        ends.append(e)
+        counts[i] = s.size
+    empty = np.zeros(0, dtype=np.int64)
+    return (np.concatenate(starts) if starts else empty, np.concatenate(ends) if ends else empty, counts)
+
+
+def chunks(lengths: np.ndarray, at_least: int | None = None) -> list[slice]:
+    """Consecutive runs of documents, each closed once it holds ``at_least`` (default
+    :data:`TOKENIZE_CHUNK_CHARS`) characters; the last may hold fewer."""
+    at_least = at_least or TOKENIZE_CHUNK_CHARS
+    out, start, held = [], 0, 0
+    for i, n in enumerate(lengths.tolist()):
+        held += n
+        if held >= at_least:
+            out.append(slice(start, i + 1))
+            start, held = i + 1, 0
+    if start < lengths.size:
+        out.append(slice(start, lengths.size))
+    return out
+
+
 def build_spaces(
-    corpus: Corpus, units: Iterable[str], tokenizer: str, progress: Progress = no_progress
+    corpus: Corpus, units: Iterable[str], tokenizer: str, progress: Progress = no_progress, executor: Executor | None = None
 ) -> dict[str, UnitSpace]:
-    """Character and/or word unit spaces; each document is tokenized once."""
+    """Character and/or word unit spaces; each document is tokenized once.
+
+    Tokenization runs per chunk of documents (:func:`chunks`) through ``executor`` (default: here,
+    in order); the chunks and so the unit spaces are the same for every executor.
+    """
     doc_ids = sorted(d for d, doc in corpus.documents.items() if doc.text is not None)
     lengths = np.array([len(corpus.documents[d].text) for d in doc_ids], dtype=np.int64)
     char_base = cumulative(lengths)
@@ -64,26 +107,26 @@ def build_spaces(
     if "char" in units:
         spaces["char"] = UnitSpace("char", doc_ids, lengths, char_base, char_base)
     if "word" in units:
-        tokenize = None if tokenizer == "given" else get_tokenizer(tokenizer)
-        starts, ends, counts = [], [], []
-        for d, cb in zip(progress(doc_ids, "tokenizing"), char_base):
-            if tokenize is None:
-                s, e = _given_tokens(corpus, d)
+        if tokenizer == "given":
+            tokens = [_given_tokens(corpus, d) for d in doc_ids]
+            n_tok = np.array([s.size for s, _ in tokens], dtype=np.int64)
+            local = (np.concatenate([s for s, _ in tokens]), np.concatenate([e for _, e in tokens])) if tokens else None
+        else:
+            get_tokenizer(tokenizer)  # a bad spec fails here, before any worker starts
+            cut = chunks(lengths)
+            tasks = [(tokenizer, [corpus.documents[d].text for d in doc_ids[c]]) for c in cut]
+            if executor is None or not executor.parallel:
+                results = [tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")]
             else:
-                s, e = tokenize(corpus.documents[d].text)
-            starts.append(s + cb)
-            ends.append(e + cb)
-            counts.append(s.size)
-        n_tok = np.array(counts, dtype=np.int64)
-        spaces["word"] = UnitSpace(
-            "word",
-            doc_ids,
-            n_tok,
-            cumulative(n_tok),
-            char_base,
-            np.concatenate(starts) if starts else np.zeros(0, dtype=np.int64),
-            np.concatenate(ends) if ends else np.zeros(0, dtype=np.int64),
-        )
+                results = executor.map(tokenize_chunk, tasks)
+            n_tok = np.concatenate([r[2] for r in results]) if results else np.zeros(0, dtype=np.int64)
+            local = (np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])) if results else None
+        if local is None:
+            starts = ends = np.zeros(0, dtype=np.int64)
+        else:  # document-local offsets -> global character positions
+            shift = np.repeat(char_base, n_tok)
+            starts, ends = local[0] + shift, local[1] + shift
+        spaces["word"] = UnitSpace("word", doc_ids, n_tok, cumulative(n_tok), char_base, starts, ends)
     return spaces
 
 

@@ -17,6 +17,7 @@ import numpy as np
 from .adapters import get_adapter
 from .config import Settings
 from .errors import RunError
+from .executors import Executor
 from .findings import sort_key, span_finding
 from .matrices import Unitized
 from .model import Corpus, Finding
@@ -47,8 +48,11 @@ def _configured_annotators(settings: Settings) -> list[str] | None:
     return list(named) if named else None
 
 
-def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_progress) -> Unitized:
-    """Validate and unitize a span corpus: segments for every unit type asked for, matrices on demand."""
+def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_progress, executor: Executor | None = None) -> Unitized:
+    """Validate and unitize a span corpus: segments for every unit type asked for, matrices on demand.
+
+    ``executor`` (:mod:`unitize.executors`) tokenizes the documents, a chunk per task.
+    """
     if settings.layers_from == "label":
         corpus = replace(corpus, spans=[replace(s, layer=s.label if s.label is not None else s.layer) for s in corpus.spans])
     settings = _format_defaults(settings, corpus)
@@ -69,7 +73,7 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
         count_rule=adapter_defaults.get("count_rule", True),
     )
     _check_layers(settings, corpus, adapter_defaults)
-    spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress)
+    spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress, executor)
     if auto and _dense_rows(spaces, validation, settings) > SPARSE_ABOVE_ROWS:
         layout = "sparse"
     if layout == "wide":

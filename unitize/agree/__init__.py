@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from ..executors import Executor, executor_of
 from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign
 from ..progress import Progress
 from .alphau import AlphaU, alpha_u, category_disagreement
@@ -102,8 +103,13 @@ def agree(
     by_doc: bool = False,
     by_annotator: bool = False,
     progress: Progress | None = None,
+    executor: Executor | str | None = None,
 ) -> AgreeResult:
     """Measure, then write the results table, the summary and (optionally) the plots.
+
+    ``executor`` — an :class:`~unitize.executors.Executor` or a spec (``local``,
+    ``processes[:N]``, ``dask[:ADDRESS]``; default local) — measures (setting, groups)
+    tasks; the results are the same for every executor.
 
     Raises :class:`~unitize.agree.backends.MissingDependency` when gamma is asked for
     and pygamma-agreement is not installed (before anything is measured).
@@ -118,8 +124,13 @@ def agree(
         raise ValueError(f"the summary metric {summary_metric!r} is not among the metrics computed")
     if "gamma" in metrics:
         require("pygamma_agreement", "gamma")
-    results = measure(data, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
-                      by_annotator=by_annotator, progress=progress)
+    pool, owned = executor_of(executor)
+    try:
+        results = measure(data, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
+                          by_annotator=by_annotator, progress=progress, executor=pool)
+    finally:
+        if owned:
+            pool.close()
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
     _atomic_parquet(results, written[0])

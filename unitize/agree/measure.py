@@ -23,10 +23,12 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..executors import Executor
 from ..progress import Progress, Sized
-from . import bootstrap, coefficients, columns, diagnostics, stats
+from . import bootstrap, coefficients, columns, diagnostics, stats, tasks
 from . import matrix as _matrix
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting, layer_rows, sorted_codes
@@ -335,11 +337,14 @@ def measure(
     by_doc: bool = False,
     by_annotator: bool = False,
     progress: Progress | None = None,
+    executor: Executor | None = None,
 ) -> pa.Table:
     """The results table of ``unitize agree`` for an output directory.
 
     Per (setting, group, layer) the matrix is read once and reduced to its
-    sufficient statistics; every coding metric comes from them.
+    sufficient statistics; every coding metric comes from them. ``executor``
+    (:mod:`unitize.executors`; default: here, in order) runs (setting, groups) tasks
+    (:func:`measure_task`); the table is the same for every executor.
     """
     unknown = [m for m in metrics if m not in METRICS]
     if unknown:
@@ -355,24 +360,53 @@ def measure(
                "by_annotator": by_annotator}
     spans = any(m in SPAN_METRICS for m in metrics)
     rows: list[dict[str, Any]] = []
-    segment_cache: dict[str, Segments | None] = {}
-    for setting in chosen:
-        segs = None
-        if setting.kind == "units" and setting.unit:
-            if setting.unit not in segment_cache:
-                table = data.segments(setting.unit)
-                segment_cache[setting.unit] = Segments(table) if table is not None else None
-            segs = segment_cache[setting.unit]
-        fast = columns.fast(setting, pq.read_schema(setting.path))
-        needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
-        tables = data.group_tables(setting, groups, needed)
-        if progress is not None:  # a bar per setting over its groups
-            tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
-        for group, table, layers, codes in tables:
-            for cell in _cells(setting, group, table, layers, codes, fast, by_doc):
-                rows += _rows(setting, cell, metrics, segs, options)
+    if executor is None or not executor.parallel:
+        segment_cache: dict[str, Segments | None] = {}
+        for setting in chosen:
+            rows += _setting_rows(data, setting, groups, metrics, options, spans, segment_cache, progress)
+    else:  # (setting, groups) tasks, each opening the directory itself; rows concatenated in the local order
+        jobs = tasks.plan(data, chosen, groups, executor.workers)
+        for part in executor.map(measure_task, [(str(data.path), name, part, tuple(metrics), options) for name, part in jobs]):
+            rows += part
     diagnostics.across_approaches(rows)
     return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
+
+
+def measure_task(task: tuple[str, str, list[str], tuple[str, ...], dict[str, Any]]) -> list[dict[str, Any]]:
+    """A task of an executor: the result rows of some groups of one setting, as plain Python data.
+
+    ``task`` is (output directory, setting name, groups, metrics, options); the directory is opened
+    here, in the worker, and only the segments of the task's groups are kept.
+    """
+    path, name, groups, metrics, options = task
+    data = OutputData(Path(path))
+    spans = any(m in SPAN_METRICS for m in metrics)
+    return _setting_rows(data, data.setting(name), groups, metrics, options, spans, {}, None, keep=groups)
+
+
+def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[str],
+                  options: dict[str, Any], spans: bool, segment_cache: dict[str, Segments | None],
+                  progress: Progress | None, keep: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """The result rows of one setting's groups (all, or ``groups``), groups sorted; ``keep``: only
+    these groups' segments are read into :class:`Segments` (a task's share)."""
+    rows: list[dict[str, Any]] = []
+    segs = None
+    if setting.kind == "units" and setting.unit:
+        if setting.unit not in segment_cache:
+            table = data.segments(setting.unit)
+            if table is not None and keep is not None:
+                table = table.filter(pc.is_in(table.column("group"), value_set=pa.array(list(keep), pa.string())))
+            segment_cache[setting.unit] = Segments(table) if table is not None else None
+        segs = segment_cache[setting.unit]
+    fast = columns.fast(setting, pq.read_schema(setting.path))
+    needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
+    tables = data.group_tables(setting, groups, needed)
+    if progress is not None:  # a bar per setting over its groups
+        tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
+    for group, table, layers, codes in tables:
+        for cell in _cells(setting, group, table, layers, codes, fast, by_doc=options["by_doc"]):
+            rows += _rows(setting, cell, metrics, segs, options)
+    return rows
 
 
 def as_json_lines(table: pa.Table) -> Iterable[str]:

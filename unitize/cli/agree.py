@@ -11,13 +11,14 @@ from pathlib import Path
 from ..agree import DEFAULT_METRICS, METRICS, Options, PlotError, agree, as_json_lines
 from ..agree import diagnostics
 from ..agree.backends import MissingDependency
-from .common import EXIT_OK, EXIT_USAGE, csv_list, make_progress, print_error
+from .common import EXIT_OK, EXIT_USAGE, add_executor_option, csv_list, make_progress, print_error
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize agree out                                            # the default metrics (alpha-u, alpha, fleiss, cohen, cochran-q), into out/agreement/
   unitize agree out --metric alpha-u,alpha --settings word-interval,word-boundary --plot
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
+  unitize agree out --executor processes:2                     # (setting, groups) tasks in 2 processes; same results
 """
 
 
@@ -36,6 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
     p.add_argument("--by-annotator", action="store_true", help="also per annotator, each against the others (rows with an annotator)")
     p.add_argument("--seed", type=int, help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
+    add_executor_option(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -66,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
             by_doc=args.by_doc,
             by_annotator=args.by_annotator,
             progress=make_progress(not args.quiet and not args.json and sys.stderr.isatty()),
+            executor=args.executor,
         )
     except (MissingDependency, PlotError, ValueError) as exc:
         print_error(exc)

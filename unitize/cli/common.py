@@ -63,6 +63,18 @@ def _unitize_help(key: str) -> str:
     return describe(UNITIZE_OPTIONS[key])
 
 
+EXECUTOR_HELP = (
+    "where the work runs: local (default: this process), processes[:N] (N worker processes, default the cores), "
+    "dask[:ADDRESS] (a running Dask scheduler, e.g. dask:tcp://10.0.0.5:8786, or a local cluster; needs "
+    "pip install 'unitize[dask]'); the results are the same with every executor. Example: --executor processes:2"
+)
+
+
+def add_executor_option(p: argparse.ArgumentParser, *, config: bool = False) -> None:
+    """``--executor SPEC`` (:mod:`unitize.executors`); ``config``: the study's [run] executor is the default."""
+    p.add_argument("--executor", metavar="SPEC", help=EXECUTOR_HELP + ("; default [run] executor" if config else ""))
+
+
 def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: bool = True) -> None:
     """The flags of a study: every key of [input] (generated for the formats' own keys), [unitize], [items] and ``--set``.
 

@@ -9,13 +9,14 @@ from pathlib import Path
 
 from ..config import ConfigError
 from ..run import convert
-from .common import EXIT_OK, EXIT_STRICT, add_study_options, human_summary, make_progress, print_findings, settings_from_args
+from .common import EXIT_OK, EXIT_STRICT, add_executor_option, add_study_options, human_summary, make_progress, print_findings, settings_from_args
 
 HELP = "read, validate, unitize and write an output directory"
 EXAMPLES = """examples (from the repository root; `unitize init` writes a study file for your data):
   unitize convert unitize/examples/tdb-mini/study.toml --out out                   # a study file
   unitize convert --format conll-bio --annotations unitize/examples/bio-mini/annotations --modes separate,labels --out bio-out
   unitize convert unitize/examples/brat-mini/study.toml --units word --set unitize.tokenizer=regex --out brat-out
+  unitize convert unitize/examples/tdb-mini/study.toml --out out --executor processes:2   # tokenize and write in 2 processes
 """
 
 
@@ -24,6 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, metavar="DIR", help="output directory ([output] dir)")
     p.add_argument("--partition-units", type=int, metavar="N",
                    help="character units per work partition, units/setting=<name>/part-<k>.parquet ([output] partition_units; default 1,048,576)")
+    add_executor_option(p, config=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if settings.out is None:
         raise ConfigError("no output directory: set [output] dir in the configuration or give --out")
     progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
-    unitized, manifest = convert(settings, strict=args.strict, progress=progress)
+    unitized, manifest = convert(settings, strict=args.strict, progress=progress, executor=args.executor)
     if manifest is None:
         errors = unitized.errors
         if args.json:

@@ -76,6 +76,9 @@ class Settings:
     partition_units: int | None = None
     #: the [items] table for flat labels (format "labels"), parsed by unitize.items.parse_options
     items: dict[str, Any] = field(default_factory=dict)
+    #: [run] executor: where the run's tasks go (unitize.executors); not a setting of the results, so it
+    #: stays out of resolved() (the manifest's run section records it)
+    executor: str | None = None
 
     def __post_init__(self) -> None:
         """Reject settings a run cannot start with, whether they came from TOML, flags or code."""
@@ -145,6 +148,7 @@ class Settings:
         data["statistics"] = list(self.statistics)
         data["out"] = _rel(self.out, self.base) if self.out else None
         data.pop("base")
+        data.pop("executor")
         if not data["items"]:
             data.pop("items")  # span runs: settings as before flat labels existed
         if data["partition_units"] is None:
@@ -214,6 +218,11 @@ OUTPUT_OPTIONS: dict[str, Option] = {
     "dir": Option("path", None, "the output directory (or --out)", example="out"),
     "partition_units": Option("int", None, "character units per work partition (units/setting=<name>/part-<k>.parquet); default 1,048,576", example=1048576),
 }
+#: the [run] table: how the run is carried out, never what it computes
+RUN_OPTIONS: dict[str, Option] = {
+    "executor": Option("str", "local", "where the work runs: local, processes[:N] (N processes, default the cores), "
+                       "dask[:ADDRESS] (a Dask scheduler, or a local cluster); or --executor", example="processes:2"),
+}
 #: the [items] table of flat labels (format labels); ITEM_GROUP_OPTIONS are the keys of each [items.groups.<group>]
 ITEMS_OPTIONS: dict[str, Option] = {
     "layouts": Option("list", ["wide"], "item matrices to write: wide (a column per annotator) and/or long", choices=("wide", "long")),
@@ -234,9 +243,10 @@ ITEM_GROUP_OPTIONS: dict[str, Option] = {
     "casefold": Option("bool", False, "compare labels case-insensitively"),
     "map": Option("table", None, "rename labels before comparing", example={"yes": "Y"}),
 }
-SECTIONS = ("input", "unitize", "output", "items")
+SECTIONS = ("input", "unitize", "output", "items", "run")
 _UNITIZE_KEYS = set(UNITIZE_OPTIONS)
 _OUTPUT_KEYS = set(OUTPUT_OPTIONS)
+_RUN_KEYS = set(RUN_OPTIONS)
 _ITEMS_ONLY = set(ITEMS_OPTIONS) - {"groups"}  # [input] groups is a selection of groups
 
 
@@ -246,7 +256,7 @@ _INPUT_KEYS = {"format", *PATH_KEYS, *_INPUT_TYPES, "annotators", "groups", "typ
 
 def section_of(key: str) -> str | None:
     """The section a study key belongs in (``None`` when no section knows it)."""
-    for name, keys in (("unitize", _UNITIZE_KEYS), ("output", _OUTPUT_KEYS), ("items", _ITEMS_ONLY)):
+    for name, keys in (("unitize", _UNITIZE_KEYS), ("output", _OUTPUT_KEYS), ("items", _ITEMS_ONLY), ("run", _RUN_KEYS)):
         if key in keys:
             return name
     return "input" if key in _INPUT_KEYS else None
@@ -297,12 +307,13 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
     unknown = set(data) - set(SECTIONS)
     _misplaced(unknown, "")
     if unknown:
-        raise ConfigError(f"unknown section(s) [{'], ['.join(sorted(unknown))}]; expected [input], [unitize], [output], [items]")
+        raise ConfigError(f"unknown section(s) [{'], ['.join(sorted(unknown))}]; expected [input], [unitize], [output], [items], [run]")
     inp = dict(_expect(data.get("input", {}), dict, "[input]"))
     uni = dict(_expect(data.get("unitize", {}), dict, "[unitize]"))
     out = dict(_expect(data.get("output", {}), dict, "[output]"))
-    _misplaced(set(inp) & (_UNITIZE_KEYS | _OUTPUT_KEYS | _ITEMS_ONLY), "input")
-    for table, keys, name in ((uni, _UNITIZE_KEYS, "unitize"), (out, _OUTPUT_KEYS, "output")):
+    run = dict(_expect(data.get("run", {}), dict, "[run]"))
+    _misplaced(set(inp) & (_UNITIZE_KEYS | _OUTPUT_KEYS | _ITEMS_ONLY | _RUN_KEYS), "input")
+    for table, keys, name in ((uni, _UNITIZE_KEYS, "unitize"), (out, _OUTPUT_KEYS, "output"), (run, _RUN_KEYS, "run")):
         bad = set(table) - keys
         _misplaced(bad, name)
         if bad:
@@ -342,6 +353,7 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         layers_from=_choices(uni.get("layers_from", "layer"), LAYERS_FROM, "[unitize] layers_from")[0],
         layout=_choices(uni.get("layout", "auto"), LAYOUTS, "[unitize] layout")[0],
         items=dict(_expect(data.get("items", {}), dict, "[items]")),
+        executor=_expect(run["executor"], str, "[run] executor") if "executor" in run else None,
     )
 
 
@@ -413,6 +425,7 @@ __all__ = [
     "MODES",
     "OPTION_TYPES",
     "PATH_KEYS",
+    "RUN_OPTIONS",
     "UNITS",
     "ConfigError",
     "Option",

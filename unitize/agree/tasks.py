@@ -1,0 +1,68 @@
+"""Cutting ``unitize agree`` into (setting, groups) tasks for an executor (``--executor``).
+
+Every result row belongs to one (setting, group), and nothing a row holds depends on
+another group (the bootstrap draws from ``default_rng(seed)`` per cell, gamma from its
+own seed per cell), so any cut gives the same rows; the tasks are consecutive runs of a
+setting's sorted groups, and their rows are concatenated in task order, which is the
+order of the local run. The cut only balances the work: about four tasks per worker,
+groups weighed by their rows as the Parquet metadata counts them (read from the footer,
+no data), every group alike where the footer does not say.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import pyarrow.parquet as pq
+
+from .data import OutputData
+from .model import Setting
+
+#: tasks per worker: enough for the big groups (a frequent connective) not to leave a worker idle
+TASKS_PER_WORKER = 4
+
+
+def plan(data: OutputData, chosen: Sequence[Setting], groups: Sequence[str] | None, workers: int) -> list[tuple[str, list[str]]]:
+    """(setting name, its groups) per task, settings in order, each setting's groups sorted and cut into runs."""
+    out: list[tuple[str, list[str]]] = []
+    for setting in chosen:
+        names = [g for g in data.groups(setting) if groups is None or g in groups]
+        if not names:
+            continue
+        weights = group_rows(setting, names)
+        out += [(setting.name, run) for run in cut(names, weights, max(1, TASKS_PER_WORKER * workers))]
+    return out
+
+
+def cut(names: list[str], weights: list[int], parts: int) -> list[list[str]]:
+    """Consecutive runs of ``names``, each closed once it holds a ``1/parts`` share of the weight."""
+    total = sum(weights)
+    share = total / parts if total else 0
+    runs: list[list[str]] = [[]]
+    held = 0
+    for name, w in zip(names, weights):
+        if runs[-1] and held + w > share and len(runs) < parts:
+            runs.append([])
+            held = 0
+        runs[-1].append(name)
+        held += w
+    return runs
+
+
+def group_rows(setting: Setting, names: list[str]) -> list[int]:
+    """Rows per group from the footer's row-group statistics (a row group of one group counts whole;
+    one spanning several counts 1 for each); 1 for every group where no footer says more."""
+    rows = dict.fromkeys(names, 0)
+    try:
+        meta = pq.ParquetFile(setting.path).metadata
+        col = meta.schema.to_arrow_schema().get_field_index("group")
+        for i in range(meta.num_row_groups):
+            rg = meta.row_group(i)
+            stats = rg.column(col).statistics if col >= 0 else None
+            if stats is not None and stats.has_min_max and stats.min == stats.max:
+                name = stats.min.decode() if isinstance(stats.min, bytes) else stats.min
+                if name in rows:
+                    rows[name] += rg.num_rows
+    except (OSError, ValueError):  # a layout this reader does not know: every group alike
+        pass
+    return [rows[n] or 1 for n in names]

@@ -1,0 +1,184 @@
+"""Executors: where the independent tasks of a run go (``--executor``; issue 15).
+
+``get_executor(spec)`` turns a spec into an :class:`Executor`:
+
+- ``local`` (default): in this process, one task after the other;
+- ``processes[:N]``: a pool of N worker processes on this machine (default: the cores),
+  started with ``spawn`` so that a worker inherits no threads or locks of the parent;
+- ``dask[:ADDRESS]``: a Dask ``distributed.Client`` on a running scheduler at ADDRESS
+  (``dask:tcp://host:8786``), or, without one, a ``LocalCluster`` of worker processes
+  (one per core, one thread each, quiet logs, no dashboard). Needs ``unitize[dask]``;
+  Dask is imported only here, and only when such an executor is asked for.
+
+``Executor.map(fn, items)`` returns ``[fn(x) for x in items]`` in the order of
+``items`` whatever the order the workers finish in; ``fn`` must be a module-level
+function and ``items`` picklable. An executor is a context manager: leaving it shuts
+the pool or cluster down. Results must not depend on the executor: callers cut their
+work into tasks from the data alone and concatenate the results in task order.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Callable, Iterable, TypeVar
+
+from .errors import RunError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+SPECS = "local, processes[:N] or dask[:ADDRESS]"
+#: seconds to wait for a Dask scheduler given by address before giving up
+CONNECT_TIMEOUT = 10
+DASK_EXTRA = "pip install 'unitize[dask]'"
+
+
+def cores() -> int:
+    """The machine's cores (``os.cpu_count()``): the default number of workers."""
+    return max(1, os.cpu_count() or 1)
+
+
+class Executor:
+    """Runs ``fn`` over items; the base runs them here, in order (``local``)."""
+
+    name = "local"
+    workers = 1
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        return [fn(x) for x in items]
+
+    @property
+    def parallel(self) -> bool:
+        """Whether tasks leave this process (then they are shipped pickled, and are worth cutting smaller)."""
+        return False
+
+    def close(self) -> None:
+        """Release the workers (nothing to release here)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}, {self.workers} worker(s)>"
+
+
+class LocalExecutor(Executor):
+    """In-process and sequential: today's path, and the reference every other executor must match."""
+
+
+class ProcessExecutor(Executor):
+    """A ``concurrent.futures.ProcessPoolExecutor`` of ``workers`` spawned processes, started at the first map."""
+
+    def __init__(self, workers: int | None = None, name: str | None = None):
+        self.workers = workers or cores()
+        self.name = name or f"processes:{self.workers}"
+        self._pool = None
+
+    @property
+    def parallel(self) -> bool:
+        return True
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        items = list(items)
+        if not items:
+            return []
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return list(self._pool.map(fn, items))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+class DaskExecutor(Executor):
+    """A ``distributed.Client``: on the scheduler at ``address``, or on a ``LocalCluster`` of its own."""
+
+    def __init__(self, address: str | None = None, workers: int | None = None, name: str | None = None):
+        try:
+            import distributed
+        except ImportError:
+            raise RunError(f"--executor {name or 'dask'}: Dask is not installed; install the extra: {DASK_EXTRA}") from None
+        self.name = name or ("dask:" + address if address else "dask")
+        self._cluster = None
+        if address:
+            try:
+                self._client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise RunError(
+                    f"--executor {self.name}: no Dask scheduler answered at {address} within {CONNECT_TIMEOUT} s "
+                    f"({type(exc).__name__}: {exc}); start one (`dask scheduler`, then `dask worker {address}`) "
+                    "or use --executor dask for a local cluster"
+                ) from None
+            self.workers = max(1, len(self._client.scheduler_info().get("workers", {})))
+        else:
+            self.workers = workers or cores()
+            self._cluster = distributed.LocalCluster(
+                n_workers=self.workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=None,
+                silence_logs=logging.ERROR,
+            )
+            self._client = distributed.Client(self._cluster, set_as_default=False)
+
+    @property
+    def parallel(self) -> bool:
+        return True
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        items = list(items)
+        if not items:
+            return []
+        # pure=False: every task runs (no deduplication of equal items by their hash)
+        futures = self._client.map(fn, items, pure=False)
+        try:
+            return self._client.gather(futures)
+        finally:
+            for f in futures:
+                f.release()
+
+    def close(self) -> None:
+        client, cluster = self._client, self._cluster
+        self._client = self._cluster = None
+        if client is not None:
+            client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def get_executor(spec: str | None = None) -> Executor:
+    """The executor named by ``spec`` (``None``: ``local``); a bad spec is a :class:`RunError`."""
+    spec = (spec or "local").strip()
+    kind, sep, arg = spec.partition(":")
+    if kind == "local" and not sep:
+        return LocalExecutor()
+    if kind == "processes":
+        if not sep:
+            return ProcessExecutor()
+        if not arg.isdigit() or int(arg) < 1:
+            raise RunError(f"--executor {spec}: N must be a positive number of processes, e.g. processes:2")
+        return ProcessExecutor(int(arg), name=spec)
+    if kind == "dask":
+        if sep and not arg:
+            raise RunError(f"--executor {spec}: give a scheduler address after 'dask:' (dask:tcp://HOST:8786), or plain dask")
+        return DaskExecutor(arg or None, name=spec)
+    raise RunError(f"--executor: unknown {spec!r}; use {SPECS}")
+
+
+def executor_of(executor: Executor | str | None) -> tuple[Executor, bool]:
+    """An executor for a spec or an executor object, and whether the caller owns it (and must close it)."""
+    if isinstance(executor, Executor):
+        return executor, False
+    return get_executor(executor), True
+
+
+__all__ = ["CONNECT_TIMEOUT", "DaskExecutor", "Executor", "LocalExecutor", "ProcessExecutor", "SPECS", "cores", "executor_of", "get_executor"]
