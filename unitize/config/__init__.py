@@ -32,17 +32,20 @@ from typing import Any, Iterable
 from ..errors import ConfigError
 from .options import OPTION_TYPES, Option, dump_key, dump_value, toml_value
 from .paths import absolute, working_directory
-
-UNITS = ("char", "word")
-APPROACHES = ("interval", "boundary")
-MODES = ("separate", "combined", "labels")
-DISCONTINUOUS = ("extend", "keep", "drop")
-LAYERS_FROM = ("layer", "label")
-LAYOUTS = ("auto", "wide", "sparse", "long")
-
-#: [input] keys that hold paths, resolved against the config file's directory
-PATH_KEYS = ("annotations", "texts", "parses")
-
+from .sections import (
+    APPROACHES,
+    DISCONTINUOUS,
+    ITEM_GROUP_OPTIONS,
+    ITEMS_OPTIONS,
+    LAYERS_FROM,
+    LAYOUTS,
+    MODES,
+    OUTPUT_OPTIONS,
+    PATH_KEYS,
+    RUN_OPTIONS,
+    UNITIZE_OPTIONS,
+    UNITS,
+)
 
 @dataclass(frozen=True)
 class Settings:
@@ -184,65 +187,6 @@ _INPUT_TYPES: dict[str, type] = {
     "parses": Path,
 }
 
-#: the [unitize] table: how annotations become units
-UNITIZE_OPTIONS: dict[str, Option] = {
-    "units": Option("list", list(UNITS), "coding units: char (every character, spaces too) and/or word (tokens)", choices=UNITS),
-    "approaches": Option(
-        "list", list(APPROACHES), "interval (every unit of a span is 1) and/or boundary (only its first and last units)", choices=APPROACHES
-    ),
-    "layers": Option(
-        "list",
-        ["Arg1", "Arg2"],
-        "the layers (annotated elements) to unitize, one matrix each; span-tool formats: every layer found",
-        example=["Arg1", "Arg2"],
-    ),
-    "modes": Option(
-        "list",
-        ["separate"],
-        "separate (a 0/1 matrix per layer), combined (bit mask of the layers: Arg1=1, Arg2=2, both=3), labels (the span's label)",
-        choices=MODES,
-    ),
-    "tokenizer": Option("str", "spacy:xx", "word units: spacy:<lang> (e.g. spacy:en), regex, whitespace, or given (the file's own tokens)"),
-    "discontinuous": Option(
-        "str", "extend", "an element of several fragments: extend (one segment, gap filled), keep (each fragment), drop (left out)", choices=DISCONTINUOUS
-    ),
-    "keep_missing": Option("bool", False, "keep documents an annotator has no file for (null column) instead of excluding them"),
-    "keep_mismatched": Option("bool", False, "keep documents whose annotators have different relation counts instead of excluding them"),
-    "layers_from": Option("str", "layer", "label: every span label is its own layer (a 0/1 matrix per label)", choices=LAYERS_FROM),
-    "layout": Option(
-        "str", "auto", "unit matrices: wide (a column per annotator), sparse (wide columns, only the rows with a mark or a missing annotator), long (a row per unit and annotator), auto (long above 32 annotators, sparse for large matrices, else wide)", choices=LAYOUTS
-    ),
-}
-#: the [output] table
-OUTPUT_OPTIONS: dict[str, Option] = {
-    "dir": Option("path", None, "the output directory (or --out)", example="out"),
-    "partition_units": Option("int", None, "character units per work partition (units/setting=<name>/part-<k>.parquet); default 1,048,576", example=1048576),
-}
-#: the [run] table: how the run is carried out, never what it computes
-RUN_OPTIONS: dict[str, Option] = {
-    "executor": Option("str", "local", "where the work runs: local, processes[:N] (N processes, default the cores), "
-                       "dask[:ADDRESS] (a Dask scheduler, or a local cluster); or --executor", example="processes:2"),
-}
-#: the [items] table of flat labels (format labels); ITEM_GROUP_OPTIONS are the keys of each [items.groups.<group>]
-ITEMS_OPTIONS: dict[str, Option] = {
-    "layouts": Option("list", ["wide"], "item matrices to write: wide (a column per annotator) and/or long", choices=("wide", "long")),
-    "complete": Option("bool", False, "keep only the items every annotator labelled"),
-    "strip": Option("bool", False, "for every group: trim spaces around labels"),
-    "casefold": Option("bool", False, "for every group: compare labels case-insensitively"),
-    "map": Option("table", None, "for every group: rename labels before comparing", example={"yes": "Y", "no": "N"}),
-    "groups": Option("toml", None, "a [items.groups.<group>] table per group (label column)"),
-}
-ITEM_GROUP_OPTIONS: dict[str, Option] = {
-    "values": Option("list", None, "the declared labels; any other label is an error (label-undeclared)"),
-    "level": Option("str", "nominal", "level of measurement: nominal, ordinal or interval", choices=("nominal", "ordinal", "interval")),
-    "applies_when": Option("toml", None, "a conditional level: asked only when another group has this answer", example={"level": "offensive", "value": "OFF"}),
-    "reach": Option("str", "any", "with applies_when: items some annotator reached (any) or every annotator reached (every)", choices=("any", "every")),
-    "multi": Option("str", None, "several labels in one cell: set (a+b) or split (one 0/1 group per label)", choices=("set", "split")),
-    "separator": Option("str", ",", "with multi: what separates the labels of a cell"),
-    "strip": Option("bool", False, "trim spaces around labels"),
-    "casefold": Option("bool", False, "compare labels case-insensitively"),
-    "map": Option("table", None, "rename labels before comparing", example={"yes": "Y"}),
-}
 SECTIONS = ("input", "unitize", "output", "items", "run")
 _UNITIZE_KEYS = set(UNITIZE_OPTIONS)
 _OUTPUT_KEYS = set(OUTPUT_OPTIONS)
