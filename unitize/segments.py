@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .findings import span_finding
 from .model import Corpus, Finding
@@ -46,9 +47,60 @@ class UnitResult:
 
 
 
-def _record_keys(corpus: Corpus, index: np.ndarray) -> list[str]:
-    spans = corpus.spans
-    return [f"{spans[i].source}#{spans[i].record}" for i in index]
+def _first_of_pairs(owner: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Positions of the first occurrence of each (owner, value) pair, in position order.
+
+    ``owner`` is sorted, so the pairs come out grouped by owner, each owner's values in the
+    order they first occur.
+    """
+    if not owner.size:
+        return np.zeros(0, dtype=np.int64)
+    pair = owner * (int(value.max()) + 1) + value
+    _, first = np.unique(pair, return_index=True)
+    return np.sort(first)
+
+
+def _list_column(owner: np.ndarray, values: pa.Array, m: int, *, null_when_empty: bool = False) -> pa.ListArray:
+    """A list per owner ``0 … m-1`` holding ``values`` (grouped by the sorted ``owner``)."""
+    counts = np.bincount(owner, minlength=m)
+    offsets = np.zeros(m + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    mask = pa.array(counts == 0) if null_when_empty else None
+    return pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask)
+
+
+def _records(spans: list, owner: np.ndarray, element: np.ndarray, span: np.ndarray, m: int):
+    """Per merged segment, its records ``source#record`` in the order of their first fragment.
+
+    ``owner``, ``element`` and ``span`` are the live fragments sorted by merged segment, then
+    fragment. Returns the list column and a function giving a segment's record ids (for findings).
+    """
+    pos = _first_of_pairs(owner, element)  # one per element (its layer is the segment's)
+    rep = span[pos].tolist()
+    sources = pa.array([spans[i].source for i in rep], pa.string())
+    record_ids = [spans[i].record for i in rep]
+    keys = pc.binary_join_element_wise(sources, pa.array(record_ids, pa.string()), "#")
+    # two elements may still print alike (a '#' inside a source or record): one entry then, as before
+    codes = keys.dictionary_encode().indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    keep = _first_of_pairs(owner[pos], codes)
+    column = _list_column(owner[pos][keep], keys.take(pa.array(keep)), m)
+    bounds = column.offsets.to_numpy()
+
+    def record_names(s: int) -> list[str]:
+        # the record id after the key's last '#', as the key was split before
+        return [record_ids[j].rsplit("#", 1)[-1] for j in keep[bounds[s] : bounds[s + 1]].tolist()]
+
+    return column, record_names
+
+
+def _labels(owner: np.ndarray, label: np.ndarray, labelled: np.ndarray, label_names: list[str], m: int) -> pa.Array:
+    """Per merged segment, its fragments' labels sorted and joined with '+'; null when none has a label."""
+    owner, label = owner[labelled], label[labelled]
+    pos = _first_of_pairs(owner, label)
+    by_owner = np.lexsort((label[pos], owner[pos]))  # label indices follow the sorted names
+    pos = pos[by_owner]
+    values = pa.array(label_names, pa.string()).take(pa.array(label[pos]))
+    return pc.binary_join(_list_column(owner[pos], values, m, null_when_empty=True), "+")
 
 
 def resolve_segments(
@@ -137,18 +189,9 @@ def resolve_segments(
     # records and labels per merged segment, in fragment order
     order = np.lexsort((np.arange(frag_merged.size), frag_merged))
     order = order[frag_merged[order] >= 0]
-    keys = _record_keys(corpus, frag["span"][order])
     owner = frag_merged[order]
-    records: list[list[str]] = [[] for _ in range(m)]
-    labels: list[set[str]] = [set() for _ in range(m)]
-    for o, k, i in zip(owner.tolist(), keys, frag["span"][order].tolist()):
-        if not records[o] or records[o][-1] != k:
-            if k not in records[o]:
-                records[o].append(k)
-        label = spans[i].label
-        if label is not None:
-            labels[o].add(label)
-    label_col = ["+".join(sorted(ls)) if ls else None for ls in labels]
+    records, record_names = _records(spans, owner, frag["element"][order], frag["span"][order], m)
+    label_col = _labels(owner, frag["label"][order], frag["labelled"][order], names["labels"], m)
 
     extended = np.zeros(m, dtype=bool)
     np.logical_or.at(extended, merged.cluster, segs.extended[live])
@@ -161,7 +204,7 @@ def resolve_segments(
         first_member[owner[starts]] = order[starts]
     for s in np.flatnonzero(merged.size > 1):
         first = spans[frag["span"][first_member[s]]]
-        recs = [r.rsplit("#", 1)[1] for r in records[s]]
+        recs = record_names(s)
         findings.append(
             span_finding(
                 "segments-merged",
@@ -181,7 +224,7 @@ def resolve_segments(
     def dict_col(indices: np.ndarray, values: list[str]) -> pa.Array:
         return pa.DictionaryArray.from_arrays(pa.array(indices[sort].astype(np.int32)), pa.array(values, pa.string()))
 
-    rec_sorted = [records[i] for i in sort.tolist()]
+    take = pa.array(sort)
     table = pa.Table.from_arrays(
         [
             pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype=np.int32)), pa.array([unit], pa.string())),
@@ -189,7 +232,7 @@ def resolve_segments(
             dict_col(m_doc, space.doc_ids),
             dict_col(m_layer, names["layers"]),
             dict_col(m_ann, names["annotators"]),
-            pa.array([label_col[i] for i in sort.tolist()], pa.string()),
+            label_col.take(take),
             pa.array((merged.u0 - base)[sort].astype(np.int32)),
             pa.array((merged.u1 + 1 - base)[sort].astype(np.int32)),
             pa.array(begin[sort].astype(np.int32)),
@@ -197,7 +240,7 @@ def resolve_segments(
             pa.array(extended[sort]),
             pa.array(snapped_m[sort]),
             pa.array(merged.size[sort].astype(np.int32)),
-            pa.array(rec_sorted, pa.list_(pa.string())),
+            records.take(take),
         ],
         schema=segments_schema(),
     )

@@ -182,6 +182,7 @@ class _Fragments:
         self.frag = {
             "span": np.array(live, dtype=np.int64),
             "label": np.array([lab_index[spans[i].label if spans[i].label is not None else UNLABELLED] for i in live], dtype=np.int64),
+            "labelled": np.array([spans[i].label is not None for i in live], dtype=bool),
             "group": np.array([g_index[spans[i].group] for i in live], dtype=np.int64),
             "layer": np.array([l_index[spans[i].layer] for i in live], dtype=np.int64),
             "annotator": np.array([a_index[spans[i].annotator] for i in live], dtype=np.int64),
