@@ -47,6 +47,8 @@ def test_alpha_u_replicate_is_alpha_u_of_the_drawn_documents_in_order(study, see
     rng = np.random.default_rng(seed)
     idx = np.stack([np.arange(len(docs)), rng.integers(0, len(docs), len(docs)), rng.integers(0, len(docs), len(docs))])
     d_o, d_e = cat.disagreements(idx)
+    cat.cross = None  # the path for many documents: no documents × documents table
+    np.testing.assert_allclose(cat.disagreements(idx), (d_o, d_e), rtol=1e-9, atol=1e-12)
     for r in range(idx.shape[0]):
         want = in_order([docs[i] for i in idx[r]]).disagreement()
         assert d_o[r] == pytest.approx(want.observed, rel=1e-9, abs=1e-12)

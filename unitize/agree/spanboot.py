@@ -155,12 +155,18 @@ class _Category:
         self.length = np.array([s.length for s in docs], np.float64)
         self.observed = np.array([s.observed for s in docs], np.float64)
         self.ulen, self.units = _dense([s.units for s in docs])
-        glen, self.gaps = _dense([s.gaps for s in docs])
         self.lead = np.stack([s.lead for s in docs]).astype(np.float64)  # (D, m)
         self.trail = np.stack([s.trail for s in docs]).astype(np.float64)
         self.marked = np.stack([s.marked for s in docs])
-        # inner gaps' Σ (gap − l + 1) over gaps ≥ l, per gap length and unit length
-        self.fit = np.maximum(glen[:, None] - self.ulen[None, :] + 1, 0).astype(np.float64)
+        ul = self.ulen.astype(np.float64)
+        self.weighted = self.units * (ul * ul)  # (D, Ku): Σ l² per unit length and document
+        self.chosen = self.units @ (ul * (ul - 1) * (2 * ul - 1) / 3)  # (D,): Σ (2l³ − 3l² + l)/3
+        self.pairs = self.units @ (ul * (ul - 1))  # (D,): Σ l(l − 1)
+        # each document's own inner gaps: Σ over gaps ≥ l of (gap − l + 1), per unit length (D, Ku); the
+        # inner-gap term of a replicate is bilinear in the draw counts, Σ_dd' w_d w_d' cross[d, d']
+        inner = _inner_fitting([s.gaps for s in docs], self.ulen)
+        self.cross = self.weighted @ inner.T if len(docs) <= 2000 else None
+        self.inner = inner
 
     def disagreements(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(D_o, D_e) of the drawn documents laid end to end in drawn order, per replicate."""
@@ -168,12 +174,14 @@ class _Category:
         w = weights(idx, n_docs)
         length = w @ self.length
         observed = 2 * (w @ self.observed) / (m * (m - 1) * length * length)
-        units = w @ self.units  # (B, Ku)
-        fitting = (w @ self.gaps) @ self.fit + _fitting(self._joins(idx, length), self.ulen)
-        ul = self.ulen.astype(np.float64)
-        n_c = units.sum(axis=1, keepdims=True)
-        numerator = (units * ((n_c - 1) * ul * (ul - 1) * (2 * ul - 1) / 3 + ul * ul * fitting)).sum(axis=1)
-        denominator = m * length * (m * length - 1) - units @ (ul * (ul - 1))
+        n_c = w @ self.units.sum(axis=1)
+        if self.cross is not None:
+            inner = ((w @ self.cross) * w).sum(axis=1)
+        else:
+            inner = ((w @ self.weighted) * (w @ self.inner)).sum(axis=1)
+        joins = ((w @ self.weighted) * _fitting(self._joins(idx, length), self.ulen)).sum(axis=1)
+        numerator = (n_c - 1) * (w @ self.chosen) + inner + joins
+        denominator = m * length * (m * length - 1) - w @ self.pairs
         with np.errstate(invalid="ignore", divide="ignore"):
             expected = np.where(numerator != 0, 2 * numerator / (length * denominator), 0.0)
         return observed, expected
@@ -204,11 +212,34 @@ class _Category:
 
 def _dense(hists: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
     """Length histograms of the documents as one (D, K) count matrix over their distinct lengths."""
-    lengths = np.unique(np.concatenate([h[0] for h in hists] + [np.zeros(0, np.int64)]))
-    out = np.zeros((len(hists), lengths.size), np.float64)
-    for d, (ls, cs) in enumerate(hists):
-        out[d, np.searchsorted(lengths, ls)] = cs
-    return lengths, out
+    lengths = np.concatenate([h[0] for h in hists] + [np.zeros(0, np.int64)])
+    counts = np.concatenate([h[1] for h in hists] + [np.zeros(0, np.int64)])
+    doc = np.repeat(np.arange(len(hists)), [h[0].size for h in hists])
+    distinct, at = np.unique(lengths, return_inverse=True)
+    out = np.zeros((len(hists), distinct.size), np.float64)
+    np.add.at(out, (doc, at.reshape(-1)), counts)
+    return distinct, out
+
+
+def _inner_fitting(hists: Sequence[tuple[np.ndarray, np.ndarray]], ulen: np.ndarray) -> np.ndarray:
+    """(D, Ku): per document, Σ over its gaps ≥ l of (gap − l + 1) for every unit length l, from its
+    gap histogram (sorted lengths): one searchsorted over all documents' gaps, offset per document."""
+    n_docs = len(hists)
+    if ulen.size == 0:
+        return np.zeros((n_docs, 0))
+    lengths = np.concatenate([h[0] for h in hists] + [np.zeros(0, np.int64)]).astype(np.float64)
+    counts = np.concatenate([h[1] for h in hists] + [np.zeros(0, np.int64)]).astype(np.float64)
+    sizes = np.array([h[0].size for h in hists], np.int64)
+    ends = np.cumsum(sizes)
+    span = float(max(lengths.max() if lengths.size else 0, ulen.max())) + 2.0
+    doc = np.repeat(np.arange(n_docs), sizes)
+    at_least = np.concatenate([np.cumsum(counts[::-1])[::-1], [0.0]])  # from an entry to the very end
+    total = np.concatenate([np.cumsum((counts * lengths)[::-1])[::-1], [0.0]])
+    query = (np.arange(n_docs)[:, None] * span + ulen[None, :]).ravel()
+    pos = np.searchsorted(doc * span + lengths, query, side="left").reshape(n_docs, ulen.size)
+    end = ends[:, None]
+    n = at_least[pos] - at_least[end]
+    return (total[pos] - total[end]) - (ulen[None, :] - 1) * n
 
 
 def _fitting(gaps: np.ndarray, ulen: np.ndarray) -> np.ndarray:
