@@ -40,8 +40,8 @@ from .spanf1 import MEASURES, Counts
 from .unitizing import Statistics
 
 METHOD = "percentile bootstrap, documents resampled"
-#: replicates evaluated at once (bounds the memory of alpha-U's gap arrays)
-_CHUNK = 200
+#: elements of one of alpha-U's (replicates × documents × annotators) gap arrays evaluated at once
+_CELLS = 2_000_000
 
 
 def draws(opts: Options, n_docs: int) -> np.ndarray:
@@ -175,11 +175,12 @@ class _Category:
         length = w @ self.length
         observed = 2 * (w @ self.observed) / (m * (m - 1) * length * length)
         n_c = w @ self.units.sum(axis=1)
+        weighted = w @ self.weighted  # (B, Ku): Σ l² per unit length of the drawn documents
         if self.cross is not None:
             inner = ((w @ self.cross) * w).sum(axis=1)
         else:
-            inner = ((w @ self.weighted) * (w @ self.inner)).sum(axis=1)
-        joins = ((w @ self.weighted) * _fitting(self._joins(idx, length), self.ulen)).sum(axis=1)
+            inner = (weighted * (w @ self.inner)).sum(axis=1)
+        joins = _placements(self._joins(idx, length), self.ulen, weighted)
         numerator = (n_c - 1) * (w @ self.chosen) + inner + joins
         denominator = m * length * (m * length - 1) - w @ self.pairs
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -187,27 +188,25 @@ class _Category:
         return observed, expected
 
     def _joins(self, idx: np.ndarray, length: np.ndarray) -> np.ndarray:
-        """(B, m·(D+1)): every gap that touches a document's edge, per annotator, in drawn order —
+        """(B, (D+1)·m): every gap that touches a document's edge, per annotator, in drawn order —
         a marked document's leading gap joined to the previous marked document's trailing gap and the
         unmarked documents between; the continuum's last gap; 0 where there is none."""
         b, n_docs = idx.shape
-        steps = np.arange(n_docs)
-        size = self.length[idx]
-        out = []
-        for a in range(self.m):
-            marked = self.marked[idx, a]
-            lead, trail = self.lead[idx, a], self.trail[idx, a]
-            blank = np.cumsum(np.where(marked, 0.0, size), axis=1)  # unmarked length up to and including t
-            last = np.maximum.accumulate(np.where(marked, steps, -1), axis=1)
-            before = np.concatenate([np.full((b, 1), -1), last[:, :-1]], axis=1)  # the previous marked document
-            at = np.maximum(before, 0)
-            carried = np.where(before >= 0, np.take_along_axis(trail, at, 1) + (blank - size * ~marked) - np.take_along_axis(blank, at, 1),
-                               blank - size * ~marked)
-            out.append(np.where(marked, lead + carried, 0.0))
-            end = last[:, -1]
-            tail = np.take_along_axis(trail, np.maximum(end, 0)[:, None], 1)[:, 0] + blank[:, -1] - np.take_along_axis(blank, np.maximum(end, 0)[:, None], 1)[:, 0]
-            out.append(np.where(end >= 0, tail, length)[:, None])
-        return np.concatenate(out, axis=1)
+        steps = np.arange(n_docs)[None, :, None]
+        size = self.length[idx][:, :, None]  # (B, D, 1)
+        marked = self.marked[idx]  # (B, D, m)
+        lead, trail = self.lead[idx], self.trail[idx]
+        blank = np.cumsum(np.where(marked, 0.0, size), axis=1)  # unmarked length up to and including t
+        before_blank = blank - np.where(marked, 0.0, size)  # ... up to t, excluded
+        last = np.maximum.accumulate(np.where(marked, steps, -1), axis=1)
+        before = np.concatenate([np.full((b, 1, self.m), -1), last[:, :-1]], axis=1)  # the previous marked document
+        at = np.maximum(before, 0)
+        carried = before_blank - np.where(before >= 0, np.take_along_axis(blank, at, 1) - np.take_along_axis(trail, at, 1), 0.0)
+        gaps = np.where(marked, lead + carried, 0.0)
+        end = np.maximum(last[:, -1:], 0)  # (B, 1, m)
+        tail = np.take_along_axis(trail, end, 1) + blank[:, -1:] - np.take_along_axis(blank, end, 1)
+        tail = np.where(last[:, -1:] >= 0, tail, length[:, None, None])
+        return np.concatenate([gaps, tail], axis=1).reshape(b, -1)
 
 
 def _dense(hists: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -242,33 +241,41 @@ def _inner_fitting(hists: Sequence[tuple[np.ndarray, np.ndarray]], ulen: np.ndar
     return (total[pos] - total[end]) - (ulen[None, :] - 1) * n
 
 
-def _fitting(gaps: np.ndarray, ulen: np.ndarray) -> np.ndarray:
-    """(B, Ku): Σ over each row's gaps ≥ l of (gap − l + 1), for every unit length l (one sort per row)."""
-    b, n = gaps.shape
-    if ulen.size == 0 or n == 0:
-        return np.zeros((b, ulen.size))
-    ordered = np.sort(gaps, axis=1)
-    suffix = np.concatenate([np.cumsum(ordered[:, ::-1], axis=1)[:, ::-1], np.zeros((b, 1))], axis=1)
-    span = float(max(ordered.max(), ulen.max())) + 2.0
-    offset = np.arange(b)[:, None] * span
-    pos = np.searchsorted((ordered + offset).ravel(), (ulen[None, :] + offset).ravel(), side="left").reshape(b, ulen.size)
-    pos -= np.arange(b)[:, None] * n
-    at_least = n - pos
-    return np.take_along_axis(suffix, pos, 1) - (ulen[None, :] - 1) * at_least
+def _placements(gaps: np.ndarray, ulen: np.ndarray, weighted: np.ndarray) -> np.ndarray:
+    """(B,): Σ over each row's gaps g and unit lengths l ≤ g of weighted[l] · (g − l + 1), with
+    ``weighted`` (B, Ku) the drawn units' Σ l² per length: (g + 1)·Σ_{l ≤ g} weighted − Σ_{l ≤ g} l·weighted,
+    prefix sums over the unit lengths looked up at each gap (one searchsorted, no sort)."""
+    if ulen.size == 0:
+        return np.zeros(gaps.shape[0])
+    ul = ulen.astype(np.float64)
+    zero = np.zeros((weighted.shape[0], 1))
+    up_to = np.concatenate([zero, np.cumsum(weighted, axis=1)], axis=1)  # (B, Ku + 1)
+    up_to_l = np.concatenate([zero, np.cumsum(weighted * ul, axis=1)], axis=1)
+    k = np.searchsorted(ul, gaps, side="right")  # unit lengths ≤ g
+    return ((gaps + 1) * np.take_along_axis(up_to, k, 1) - np.take_along_axis(up_to_l, k, 1)).sum(axis=1)
 
 
-def alpha_u_replicates(per_category: dict[str, Sequence[Stretch]], opts: Options, labels: dict[str, str] | None = None) -> dict[tuple[str | None, str | None], np.ndarray]:
+def alpha_u_replicates(per_category: dict[str, Sequence[Stretch]], opts: Options, labels: dict[str, str] | None = None,
+                       cache: dict | None = None, key: tuple = ()) -> dict[tuple[str | None, str | None], np.ndarray]:
     """Alpha-U on every replicate (row key (None, None)) and, with ``labels`` (category -> row label),
-    each category's alpha-U; replicates in chunks so that the gap arrays stay small."""
-    cats = {c: _Category(docs) for c, docs in per_category.items()}
+    each category's alpha-U; replicates in chunks so that the gap arrays stay under ``_CELLS`` elements. A category's
+    (D_o, D_e) replicates are kept in ``cache`` under ``key + (category,)`` (the key must name
+    everything its stretches depend on): the layers-together row reuses the layers' own."""
     n_docs = len(next(iter(per_category.values())))
     idx = draws(opts, n_docs)
-    d_o = {c: np.zeros(opts.replicates) for c in cats}
-    d_e = {c: np.zeros(opts.replicates) for c in cats}
-    for start in range(0, opts.replicates, _CHUNK):
-        part = idx[start:start + _CHUNK]
-        for c, cat in cats.items():
-            d_o[c][start:start + part.shape[0]], d_e[c][start:start + part.shape[0]] = cat.disagreements(part)
+    d_o: dict[str, np.ndarray] = {}
+    d_e: dict[str, np.ndarray] = {}
+    cache = {} if cache is None else cache
+    for c, docs in per_category.items():
+        k = (*key, c, opts)
+        if k not in cache:
+            cat, o, e = _Category(docs), np.zeros(opts.replicates), np.zeros(opts.replicates)
+            chunk = max(1, _CELLS // (n_docs * cat.m))
+            for start in range(0, opts.replicates, chunk):
+                part = idx[start:start + chunk]
+                o[start:start + part.shape[0]], e[start:start + part.shape[0]] = cat.disagreements(part)
+            cache[k] = (o, e)
+        d_o[c], d_e[c] = cache[k]
 
     def alpha(o: np.ndarray, e: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):

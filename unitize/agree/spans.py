@@ -69,6 +69,7 @@ class Segments:
         self.table = table
         self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
         self._memo: dict[Any, Any] = {}
+        self.shared: dict[Any, Any] = {}  # kept across cells: alpha-U's bootstrap per category (spanboot)
         self.records: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         if table is None or table.num_rows == 0:
             return
@@ -266,7 +267,9 @@ def alpha_u_values(segs: Segments | None, m: "Matrix | Continuum", layers: Seque
             out.append(replace(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators), doc=doc))
     if options.get("ci"):
         labels = {c: named[c] for c in study} if options.get("by_label") and by_label else None
-        out = spanboot.attach(out, spanboot.alpha_u_replicates(per, options["ci"], labels), options["ci"], len(placed[0].docs))
+        key = (m.group, by_label, placed[0].docs, placed[0].annotators, m.setting.approach)
+        reps = spanboot.alpha_u_replicates(per, options["ci"], labels, segs.shared, key)
+        out = spanboot.attach(out, reps, options["ci"], len(placed[0].docs))
     return out
 
 
