@@ -427,7 +427,34 @@ def test_gamma_is_seeded_and_records_its_settings(out, tmp_path):
     assert [r["value"] for r in first] == [r["value"] for r in again]
     assert all(0 < r["value"] <= 1 and r["reason"] is None for r in first)
     params = json.loads(first[0]["params"])
+    logged = params.pop("messages", {})  # what pygamma-agreement logged (e.g. "CBC solver not installed"), captured
     assert params == {"alpha": 1.0, "beta": 1.0, "fast": True, "n_samples": 30, "positions": "units on the continuum", "seed": 4577}
+    assert all(isinstance(k, str) and n >= 1 for k, n in logged.items())
+
+
+def test_gamma_equals_pygamma_called_directly(out):
+    """The gamma rows are pygamma-agreement's gamma on the same continuum (the documents every
+    annotator coded laid end to end, positions in words), same dissimilarity, samples and seed."""
+    pytest.importorskip("pygamma_agreement", reason="pygamma-agreement is not installed (pip install 'unitize[gamma]')")
+    from pyannote.core import Segment
+    from pygamma_agreement import CombinedCategoricalDissimilarity, Continuum
+
+    rows = measure(out, ["gamma"], settings=["word-interval"], groups=["ama"], gamma={"n_samples": 10, "seed": 7}).to_pylist()
+    tokens = {r["doc_id"]: r["tokens"] for r in pq.read_table(out / "documents.parquet").to_pylist()}
+    docs = _universe(out, "word-interval", "ama")
+    base = dict(zip(docs, np.cumsum([0] + [tokens[d] for d in docs])[:-1].tolist()))
+    segments = [s for s in pq.read_table(out / "segments" / "word.parquet").to_pylist() if s["group"] == "ama" and s["doc_id"] in base]
+    for layer in ("Arg1", "Arg2"):
+        c = Continuum()
+        for a in ("ayse", "burak", "cem"):
+            for b, e in sorted((base[s["doc_id"]] + s["unit_begin"], base[s["doc_id"]] + s["unit_end"])
+                               for s in segments if s["layer"] == layer and s["annotator"] == a):
+                c.add(a, Segment(float(b), float(e)), layer)
+        np.random.seed(7)
+        want = c.compute_gamma(CombinedCategoricalDissimilarity(alpha=1.0, beta=1.0), n_samples=10, fast=True)
+        got = one(rows, layer=layer)
+        assert got["value"] == pytest.approx(float(want.gamma), abs=1e-9), layer
+        assert got["units_used"] == sum(tokens[d] for d in docs)
 
 
 def test_gamma_without_segments_or_package_is_nan_with_reason(tmp_path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -124,6 +125,7 @@ def test_gamma_without_the_package_is_a_usage_error(out, tmp_path, capsys, monke
         return real(name, *args, **kw)
 
     monkeypatch.setattr(builtins, "__import__", no_pygamma)
+    monkeypatch.setitem(sys.modules, "pygamma_agreement", None)  # where it is installed (and maybe imported): absent
     assert main(["agree", str(out), "--metric", "gamma", "--dest", str(tmp_path / "g")]) == 2
     assert "pip install 'unitize[gamma]'" in capsys.readouterr().err
     assert not (tmp_path / "g" / "results.parquet").exists()

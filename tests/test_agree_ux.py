@@ -204,6 +204,27 @@ def test_summary_metric_and_wording_follow_the_data(out, tmp_path):
     assert agree(out, metrics=["alpha", "alpha-u"]).group == "Connective"
 
 
+def test_span_f1_in_the_summary_and_on_screen(out, tmp_path, capsys):
+    """Span F1 is summarised by its pairs' mean, named as such, with the Landis & Koch bands
+    flagged as made for chance-corrected coefficients."""
+    from unitize.agree import measure
+
+    assert main(["agree", str(out), "--metric", "span-f1,unit-f1", "--settings", "word-interval", "--dest", str(tmp_path / "f")]) == 0
+    text = capsys.readouterr().out
+    assert "summary (span-f1)" in text
+    assert "span-f1 (span F1, exact match, mean over annotator pairs) over the 4 connectives" in text
+    md = (tmp_path / "f" / "summary.md").read_text(encoding="utf-8")
+    assert md.startswith("# Agreement summary: span-f1 (span F1, exact match, mean over annotator pairs) per connective")
+    assert "| Connective | Annotator # | File # | Annotation # | F1WI_Arg1 | F1WI_Arg2 |" in md
+    assert "span-f1 is not chance-corrected" in md
+    means = {r["group"]: r["value"] for r in measure(out, ["span-f1"], settings=["word-interval"]).to_pylist()
+             if r["layer"] == "Arg1" and r["pair"] == "mean"}
+    for group, value in means.items():
+        assert f"| {group} | " in md and f"| {value:.3f} |" in md
+    assert main(["agree", str(out), "--metric", "unit-f1", "--settings", "word-interval", "--dest", str(tmp_path / "u")]) == 0
+    assert "| uF1WI_Arg1 |" in (tmp_path / "u" / "summary.md").read_text(encoding="utf-8")
+
+
 def test_screen_table_and_lines(out, tmp_path, capsys):
     assert main(["agree", str(out), "--metric", "alpha-u,alpha", "--settings", "word-interval", "--groups", "ama,ve",
                  "--bootstrap", "200", "--seed", "3", "--dest", str(tmp_path / "s")]) == 0
@@ -217,7 +238,7 @@ def test_screen_table_and_lines(out, tmp_path, capsys):
     rows = measure(out, ["alpha-u"], settings=["word-interval"], groups=["ama", "ve"]).to_pylist()
     values = [r["value"] for r in rows if r["layer"] == "Arg1"]
     assert fields[3:6] == [f"{np.mean(values):.3f}", f"{min(values):.3f}", f"{max(values):.3f}"]
-    assert fields[-3:] == ["(of", "the", "mean)"]  # alpha-U has no bootstrap: the interval of the mean over groups
+    assert fields[-3:] == ["(of", "the", "mean)"]  # several groups: the interval of the mean over them
     assert main(["agree", str(out), "--metric", "alpha", "--settings", "word-interval", "--groups", "ve", "--bootstrap", "200",
                  "--dest", str(tmp_path / "t")]) == 0
     text = capsys.readouterr().out

@@ -6,8 +6,11 @@ Krippendorff (2019), *Content Analysis*, 4th ed., §12.6, Figure 12.11 (p. 340):
 published values are those of the R package quallmer's tests (``tests/testthat/test-alpha_u.R``,
 which cite the book): uα = .510, |uα = .413 (asserted there within ±.002), cuα = .724, (k)uα = 1
 for values 1, 5 and 6 and 0 for 2, 3 and 4, value 5 covering 8 of its 18 positions and value 7
-none. The book itself was not at hand; these are the published numbers as that test suite
-quotes them. quallmer's own cuα (.728) takes a unit's pairable length against the union of the
+none. The book itself was not at hand, nor the 2016 paper (Krippendorff, Mathet, Bouvry &
+Widlöcher, *Quality & Quantity* 50); no other implementation reproduces the example: the Python
+ports (lindanna/unitized_alpha, zeljkobekcic/KrippendorffUnitizedAlpha) have no test on it, and
+the R package krippendorffsalpha has no unitizing coefficient. These are the published numbers as
+that test suite quotes them (``SOURCES`` below). quallmer's own cuα (.728) takes a unit's pairable length against the union of the
 other observers' units; the one here (the mean over the other observers, the unit's share of the
 sub-matrix's margin) gives the book's .724.
 """
@@ -49,15 +52,29 @@ def book() -> Placed:
     return placed([[(b - 1, e, v) for b, e, v in s] for s in BOOK.values()], 60, annotators=tuple(BOOK))
 
 
+#: where each expected value comes from: cran/quallmer tests/testthat/test-alpha_u.R (commit b54c54b9,
+#: "Book example: Figure 12.11 from Krippendorff (2019, p. 340)"); its R/alpha_u.R cites §12.6.3 eq. 34
+#: (uα), §12.6.4 eq. 35 (|uα), §12.6.5 eqs. 36–37 (cuα), §12.6.6 eq. 38 ((k)uα)
+SOURCES = {
+    "u-alpha .510": "test 'compute_alpha_u nominal matches book example': round(alpha, 3) == 0.510",
+    "|u-alpha .413": "test 'compute_alpha_u binary matches book example': 0.413, tolerance 0.002 (exactly .41360 here)",
+    "cu-alpha .724": "test 'cu_nominal matches book example', comment: the book's 0.724 (quallmer's own .728 lies above it)",
+    "(k)u-alpha": "test 'per_value matches book example': 1 for 1, 5, 6; 0 for 2, 3, 4; coverage of 5 = 8/18; of 7 = 0",
+}
+
+
 def test_krippendorff_2019_book_example_figure_12_11():
     s = U.statistics(book())
-    assert round(U.u_alpha(s).value, 3) == 0.510
-    assert U.binary_u_alpha(s).value == pytest.approx(0.413, abs=0.002)  # .4136; quallmer asserts .413 ± .002
+    assert round(U.u_alpha(s).value, 3) == 0.510  # SOURCES["u-alpha .510"]
+    # SOURCES["|u-alpha .413"]: 1 − 52 / 88.677 = .41360; the book's .413 is this value to its rounding
+    # of the expected coincidences (to two decimals: 1 − 52 / 88.66 = .4135)
+    assert U.binary_u_alpha(s).value == pytest.approx(0.413, abs=0.002)
+    assert U.binary_u_alpha(s).value == pytest.approx(1 - 52 / 88.67655, abs=1e-6)
     cu = U.cu_alpha(s)
-    assert round(cu.value, 3) == 0.724
-    assert cu.params["coverage"] == pytest.approx(83 / 180)  # ℓ*.. / ℓ..
+    assert round(cu.value, 3) == 0.724  # SOURCES["cu-alpha .724"]
+    assert cu.params["coverage"] == pytest.approx(83 / 180)  # ℓ*.. / ℓ..: derived here, no published figure
     ku = {v.label: v for v in U.ku_alpha(s)}
-    assert [ku[k].value for k in "123456"] == [1.0, 0.0, 0.0, 0.0, 1.0, 1.0]
+    assert [ku[k].value for k in "123456"] == [1.0, 0.0, 0.0, 0.0, 1.0, 1.0]  # SOURCES["(k)u-alpha"]
     assert ku["5"].params["coverage"] == pytest.approx(8 / 18)
     assert math.isnan(ku["7"].value) and ku["7"].params["coverage"] == 0.0
     assert "coverage 0" in ku["7"].reason

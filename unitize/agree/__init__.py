@@ -29,7 +29,7 @@ from .bootstrap import Options
 from .data import DataError, Matrix, OutputData, Setting
 from .measure import DEFAULT_METRICS, METRICS, RESULT_SCHEMA, as_json_lines, measure
 from .plots import PlotError, box_plots
-from .summary import GROUP_NAMES, screen_table, summary_rows, to_csv, to_markdown
+from .summary import GROUP_NAMES, describe, scale_note, screen_table, summary_rows, to_csv, to_markdown
 
 
 @dataclass
@@ -61,7 +61,8 @@ def _atomic_csv(table: pa.Table, path: Path) -> None:
 def default_summary_metric(metrics: Sequence[str], data: OutputData | None = None) -> str | None:
     """The summary's metric: alpha-U for span data, alpha for item labels and crowd data (long
     tables: alpha-U needs each annotator's own segments), else the first metric computed."""
-    order = ["alpha-u", "alpha", "fleiss", "ac1", "ac2", "percent", "cohen-mean", "gamma", "cochran-q"]
+    order = ["alpha-u", "alpha", "fleiss", "ac1", "ac2", "percent", "cohen-mean", "gamma", "u-alpha", "|u-alpha", "cu-alpha",
+             "span-f1", "span-f1-overlap", "unit-f1", "cochran-q"]
     if data is not None and all(s.kind == "items" or s.layout == "long" for s in data.settings):
         order.remove("alpha")
         order.insert(0, "alpha")
@@ -137,8 +138,8 @@ def agree(
     _atomic_csv(results, written[1])
     if summary_metric is not None:
         columns, body, footer = summary_rows(results, summary_metric, group)
-        title = f"Agreement summary: {summary_metric} per {group.lower()} (Yalçınkaya 2010, Table 22 layout)"
-        atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title))
+        title = f"Agreement summary: {describe(summary_metric)} per {group.lower()} (Yalçınkaya 2010, Table 22 layout)"
+        atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title, scale_note(summary_metric)))
         atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
         written += [dest / "summary.md", dest / "summary.csv"]
     if plot:

@@ -72,11 +72,16 @@ def interval(metric: str, s: Stats, v: Value, level: str, opts: Options) -> Valu
     """``v`` with its percentile bootstrap interval (unchanged when the value is NaN)."""
     if not np.isfinite(v.value) or v.pair == "mean":
         return v
-    reps = replicates(metric, s, level, opts, v.pair)
+    return with_percentiles(v, replicates(metric, s, level, opts, v.pair), opts, "percentile bootstrap, units resampled")
+
+
+def with_percentiles(v: Value, reps: np.ndarray, opts: Options, method: str, **record: object) -> Value:
+    """``v`` with the percentile interval of its replicates (NaN replicates left out) and the
+    bootstrap recorded in ``params.ci``: level, replicates, seed, method, how many were defined."""
     ok = reps[np.isfinite(reps)]
-    record = {**asdict(opts), "method": "percentile bootstrap, units resampled", "defined": int(ok.size)}
+    entry = {**asdict(opts), "method": method, "defined": int(ok.size), **record}
     if ok.size == 0:
-        return replace(v, params={**v.params, "ci": record})
+        return replace(v, params={**v.params, "ci": entry})
     tail = (1 - opts.level) / 2 * 100
     low, high = np.percentile(ok, [tail, 100 - tail])
-    return replace(v, ci=(float(low), float(high)), params={**v.params, "ci": record})
+    return replace(v, ci=(float(low), float(high)), params={**v.params, "ci": entry})

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import backends, spanf1, unitizing
+from . import backends, spanboot, spanf1, unitizing
 from .alphau import Stretch, alpha_u_of, stretches
 from .backends import Value, nan
 from .data import Matrix, Setting, sorted_codes
@@ -69,6 +69,7 @@ class Segments:
         self.table = table
         self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
         self._memo: dict[Any, Any] = {}
+        self.shared: dict[Any, Any] = {}  # kept across cells: alpha-U's bootstrap per category (spanboot)
         self.records: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         if table is None or table.num_rows == 0:
             return
@@ -258,11 +259,17 @@ def alpha_u_values(segs: Segments | None, m: "Matrix | Continuum", layers: Seque
     if options.get("by_label") and by_label:
         named = {c: c.split(":", 1)[1] if len(layers) == 1 else c for c in study}
         out += [replace(_alpha_u_row({c: s}, length, annotators), label=named[c]) for c, s in whole.items()]
-    if options.get("by_doc"):
+    if options.get("by_doc") or options.get("ci"):
         starts, sizes = placed[0].starts, placed[0].doc_lengths
         per = {c: stretches(units, length, starts) for c, units in study.items()}
+    if options.get("by_doc"):
         for d, doc in enumerate(placed[0].docs):
             out.append(replace(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators), doc=doc))
+    if options.get("ci"):
+        labels = {c: named[c] for c in study} if options.get("by_label") and by_label else None
+        key = (m.group, by_label, placed[0].docs, placed[0].annotators, m.setting.approach)
+        reps = spanboot.alpha_u_replicates(per, options["ci"], labels, segs.shared, key)
+        out = spanboot.attach(out, reps, options["ci"], len(placed[0].docs))
     return out
 
 
@@ -283,12 +290,21 @@ def unitizing_values(metric: str, segs: Segments | None, m: "Matrix | Continuum"
         return [placed]
     total = segs.memo(m, ("unitizing", tuple(layers)), lambda: _added(unitizing.statistics(p) for p in placed))
     out = unitizing.values(metric, total)
-    if options.get("by_doc"):
+    if options.get("by_doc") or options.get("ci"):
         per = segs.memo(m, ("unitizing by document", tuple(layers)),
                         lambda: [_added(x) for x in zip(*(unitizing.by_document(p) for p in placed))])
+    if options.get("by_doc"):
         for doc, s in per:
             out += [replace(v, doc=doc) for v in unitizing.values(metric, s)]
+    if options.get("ci"):
+        reps = spanboot.unitizing_replicates(metric, [s for _, s in per], _drawn(segs, m, options["ci"], len(per)))
+        out = spanboot.attach(out, reps, options["ci"], len(per))
     return out
+
+
+def _drawn(segs: Segments, m: "Matrix | Continuum", opts: Any, n_docs: int) -> np.ndarray:
+    """The bootstrap's document weights of a cell, drawn once for all its segment metrics."""
+    return segs.memo(m, ("bootstrap", n_docs), lambda: spanboot.weights(spanboot.draws(opts, n_docs), n_docs))
 
 
 def _added(parts: Iterable[Any]) -> Any:
@@ -310,6 +326,11 @@ def f1_values(metric: str, segs: Segments | None, m: "Matrix | Continuum", layer
     sizes = dict(zip(placed[0].docs, (len(placed) * placed[0].doc_lengths).tolist()))
     for r in rows:
         r.units_used = sizes[r.doc] if r.doc is not None else len(placed) * placed[0].length
+    if options.get("ci"):
+        n_docs = len(placed[0].docs)
+        reps = spanboot.f1_replicates(total, metric, _drawn(segs, m, options["ci"], n_docs),
+                                      by_label=bool(options.get("by_label")) and m.setting.value == "label")
+        rows = spanboot.attach(rows, reps, options["ci"], n_docs)
     return rows
 
 

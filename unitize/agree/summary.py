@@ -20,7 +20,26 @@ import pyarrow as pa
 #: metric -> the thesis's letter (Table 14: Q, K, A); the others by analogy
 LETTERS = {"alpha-u": "A", "alpha": "a", "fleiss": "K", "cochran-q": "Q", "gamma": "G",
            "cohen-mean": "k", "ac1": "AC1", "ac2": "AC2", "percent": "P",
-           "u-alpha": "uA", "|u-alpha": "buA", "cu-alpha": "cuA"}
+           "u-alpha": "uA", "|u-alpha": "buA", "cu-alpha": "cuA", "span-f1": "F1", "span-f1-overlap": "F1o", "unit-f1": "uF1"}
+#: metrics with one row per annotator pair: the summary takes their mean (pair ``mean``)
+PAIR_MEANS = {"cohen-mean": "the mean of the pairs' Cohen's kappa", "span-f1": "span F1, exact match, mean over annotator pairs",
+              "span-f1-overlap": "span F1, overlap match, mean over annotator pairs",
+              "unit-f1": "F1 over units marked alike, mean over annotator pairs"}
+#: F1 is not chance-corrected: the Landis & Koch bands (made for kappa) are shown for comparison only
+NOT_CHANCE_CORRECTED = ("span-f1", "span-f1-overlap", "unit-f1", "percent")
+
+
+def describe(metric: str) -> str:
+    """The metric as a title names it: ``span-f1 (span F1, exact match, mean over annotator pairs)``."""
+    return f"{metric} ({PAIR_MEANS[metric]})" if metric in PAIR_MEANS and metric != "cohen-mean" else metric
+
+
+def scale_note(metric: str) -> str:
+    """The line under the summary: the Landis & Koch bands, and what NaN means."""
+    bands = "Landis & Koch: perfect > 0.8, substantial 0.6–0.8, moderate 0.4–0.6"
+    if metric in NOT_CHANCE_CORRECTED:
+        bands += f" (bands made for chance-corrected coefficients; {metric} is not chance-corrected, so read them as a comparison only)"
+    return f"{bands}. NaN: see `reason` in results.csv."
 UNIT_LETTERS = {"word": "W", "char": "C"}
 APPROACH_LETTERS = {"boundary": "B", "interval": "I"}
 #: (name, lower bound exclusive, upper bound inclusive)
@@ -57,7 +76,8 @@ def summary_rows(
     """(columns, group rows, footer rows) of the summary for one metric; ``group`` names the first column."""
     if metric not in LETTERS:
         raise ValueError(f"the summary takes one value per layer; {metric!r} has none (choose {', '.join(LETTERS)})")
-    rows = [r for r in results.to_pylist() if r["metric"] == metric and r["mode"] != "combined" and overall(r)]
+    rows = [r for r in results.to_pylist()
+            if r["metric"] == metric and r["mode"] != "combined" and overall(r) and r.get("pair") in (None, "mean")]
     items = bool(rows) and all(r["unit"] == "item" for r in rows)
     rows = [r for r in rows if (r["unit"] == "item") == items]
     layers = list(dict.fromkeys(r["layer"] for r in rows if "+" not in r["layer"]))
@@ -99,11 +119,11 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def to_markdown(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str, Any]], title: str) -> str:
+def to_markdown(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str, Any]], title: str, note: str | None = None) -> str:
     lines = [f"# {title}", "", "| " + " | ".join(columns) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(columns))) + "|"]
     for row in body + footer:
         lines.append("| " + " | ".join(_cell(row.get(c)).replace("|", "\\|") for c in columns) + " |")
-    lines += ["", "Landis & Koch: perfect > 0.8, substantial 0.6–0.8, moderate 0.4–0.6. NaN: see `reason` in results.csv.", ""]
+    lines += ["", note or scale_note(""), ""]
     return "\n".join(lines)
 
 
@@ -134,7 +154,7 @@ def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: Any =
     width = max(len("setting"), *(len(s) for s, _ in cells))
     lw = max(len("layer"), *(len(layer) for _, layer in cells))
     groups = len({r["group"] for rows in cells.values() for r in rows})
-    lines = [f"{metric} over the {groups} {group.lower()}{'s' * (groups != 1)} (mean, min, max; n = {group.lower()}s with a value):",
+    lines = [f"{describe(metric)} over the {groups} {group.lower()}{'s' * (groups != 1)} (mean, min, max; n = {group.lower()}s with a value):",
              f"  {'setting':<{width}}  {'layer':<{lw}}  {'n':>4}  {'mean':>6}  {'min':>6}  {'max':>6}  {head}"]
     for (setting, layer), rows in cells.items():
         values = np.array([r["value"] for r in rows if r["value"] is not None and math.isfinite(r["value"])])

@@ -31,7 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--summary-metric", choices=[m for m in METRICS if m not in ("cohen", "scott")], help="metric of the summary table (default: alpha-u for span data, alpha for item labels and crowd data)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
     p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
-    p.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap confidence intervals at this level (e.g. 0.95) for alpha, fleiss, cohen, scott, ac1, ac2, percent")
+    p.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap confidence intervals at this level (e.g. 0.95): units resampled for alpha, fleiss, cohen, scott, ac1, ac2, percent; documents for alpha-u, the u-alpha family and span F1")
     p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
     p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
