@@ -206,7 +206,7 @@ class OutputData:
         docs, units = [d for d, k in zip(docs, keep) if k], units[keep]
         order = {layer: i for i, layer in enumerate(self.layers)}
         layers = sorted(setting.layers, key=lambda x: (order.get(x, len(order)), x)) if units.sum() else []
-        wanted = [c for c in pq.read_schema(setting.path).names if c in set(columns) | {"doc_id", "layer"}] if columns else None
+        wanted = [c for c in pq.read_schema(setting.path).names if c in set(columns) | {"group", "doc_id", "layer"}] if columns else None
         table = self._stored_rows(setting, group, wanted)
         codes = np.zeros(0, np.int64)
         if table.num_rows:
