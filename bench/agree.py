@@ -17,7 +17,8 @@ Usage::
     python bench/agree.py --out OUT --metrics alpha,fleiss                        # an existing output (ToxicSpans)
     python bench/agree.py --small --metrics 'u-alpha,default+u-alpha+span-f1'    # M+N: timed in one run
 
-The floor (row ``floor``) is this script's ``--floor OUT`` in a fresh process:
+The floor (row ``floor``) is this script's ``--floor OUT`` in a fresh process
+(``--floor-of WIDE``: on another output directory, the wide one of a sparse ``--out``):
 read every wide unit matrix with pyarrow (group, layer and annotator columns)
 and compute nominal alpha per (setting, group, layer) from per-unit value
 counts with NumPy ``bincount`` — what any implementation must at least do.
@@ -120,13 +121,15 @@ def floor(out: Path, settings: list[str] | None = None) -> int:
     import pyarrow.parquet as pq
 
     cells = 0
-    for path in sorted((out / "units").glob("*/part-0.parquet")):
-        if settings and path.parent.name not in settings:
+    # format 2: units/setting=<name>/part-<NNNNN>.parquet (every part); format 1: units/<name>/part-0.parquet
+    paths = sorted((out / "units").glob("setting=*/part-*.parquet")) or sorted((out / "units").glob("*/part-0.parquet"))
+    for path in paths:
+        if settings and path.parent.name.removeprefix("setting=") not in settings:
             continue
         pf = pq.ParquetFile(path)
         meta = _json.loads(pf.schema_arrow.metadata[b"unitize"])
-        if meta.get("kind", "units") != "units":
-            continue
+        if meta.get("kind", "units") != "units" or meta.get("layout") == "sparse":
+            continue  # the floor reads dense matrices: give it the wide output
         cells += _floor_long(pf) if meta.get("layout") == "long" else _floor_wide(pf, meta["annotators"])
     print(cells)
     return 0
@@ -144,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reconvert", action="store_true", help="convert again even if the output exists")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--floor", type=Path, metavar="OUT", help=argparse.SUPPRESS)
+    ap.add_argument("--floor-of", type=Path, metavar="WIDE",
+                    help="measure the floor on this (wide) output directory, e.g. when --out is a sparse one")
     ap.add_argument("--args", default="", help="extra arguments for every agree run (e.g. '--bootstrap 1000')")
     ap.add_argument("--settings", help="only these settings (units/<name>), for the floor and every agree run")
     args = ap.parse_args(argv)
@@ -175,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{out}: unit rows {rows}, segments {manifest['summary']['segments']}")
         metrics = [m for m in args.metrics.split(",") if m]
         only = ["--settings", args.settings] if args.settings else []
-        cmd = [args.python, str(Path(__file__).resolve()), "--floor", str(out), *only]
+        cmd = [args.python, str(Path(__file__).resolve()), "--floor", str((args.floor_of or out).resolve()), *only]
         r = run_child(cmd, env=env, cwd=REPO_DIR, log_dir=logs, name="floor", timeout=None)
         if r["exit_code"] != 0:
             print(f"floor: failed\n{tail(r['stderr'])}", file=sys.stderr)

@@ -16,8 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .data import Setting, sorted_codes
-from .stats import PROFILES, Stats, from_codes, from_counts, from_profiles, profile_keys
+from .data import Setting, layer_rows, sorted_codes
+from .sparse import Stored
+from .stats import PROFILES, Stats, all_zero, from_codes, from_counts, from_profiles, profile_keys
 
 
 def _values(column: pa.ChunkedArray) -> np.ndarray:
@@ -26,14 +27,36 @@ def _values(column: pa.ChunkedArray) -> np.ndarray:
     return np.concatenate([c.to_numpy() for c in filled.chunks]) if filled.num_chunks != 1 else filled.chunk(0).to_numpy()
 
 
+def _text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
 def fast(setting: Setting, schema: pa.Schema) -> bool:
-    """Whether :func:`group_stats` applies: wide unit data with integer annotator columns."""
-    return (
-        setting.kind == "units"
-        and setting.layout in ("wide", "sparse")
-        and setting.value in ("binary", "bitmask")
-        and all(pa.types.is_integer(schema.field(a).type) for a in setting.annotators)
-    )
+    """Whether :func:`group_stats` applies: wide unit data with integer annotator columns, or label
+    columns (strings, dictionary-encoded or not)."""
+    if setting.kind != "units" or setting.layout not in ("wide", "sparse"):
+        return False
+    types = [schema.field(a).type for a in setting.annotators]
+    if setting.value in ("binary", "bitmask"):
+        return all(pa.types.is_integer(t) for t in types)
+    return setting.value == "label" and all(_text(t.value_type if pa.types.is_dictionary(t) else t) for t in types)
+
+
+def _labels(table: pa.Table, annotators: tuple[str, ...], extra: str | None) -> tuple[list[np.ndarray], list[str]]:
+    """Label columns as int16 codes (null = −1) into the sorted labels of the rows (and ``extra``)."""
+    columns = [[pc.dictionary_encode(c) if not pa.types.is_dictionary(c.type) else c for c in table.column(a).chunks]
+               for a in annotators]
+    names = sorted({v for col in columns for c in col for v in c.dictionary.to_pylist() if v is not None}
+                   | ({extra} if extra is not None else set()))
+    index = {v: i for i, v in enumerate(names)}
+    out = []
+    for col in columns:
+        parts = []
+        for c in col:
+            lut = np.array([index.get(v, -1) for v in c.dictionary.to_pylist()] + [-1], dtype=np.int16)
+            parts.append(lut[pc.fill_null(c.indices, -1).to_numpy(zero_copy_only=False)])
+        out.append(np.concatenate(parts) if parts else np.zeros(0, np.int16))
+    return out, names
 
 
 def group_stats(
@@ -54,15 +77,49 @@ class GroupCells:
     doc_stats: list[list[Stats]] | None  # per layer, per document (``by_doc``)
     units: np.ndarray  # (layers, documents): rows (units) of each document in each layer
     presence: np.ndarray  # (layers, documents, annotators) bool: the annotator has a value there
+    categories: list[list[str]] | None = None  # label data: per layer, the label of each value code
+
+
+def cells(setting: Setting, table: pa.Table | Stored, layer: np.ndarray, n_layers: int, by_doc: bool = False) -> tuple[list[str], GroupCells]:
+    """A group's documents (sorted) and :func:`group_cells` of its rows: dense rows, or a sparse
+    group as stored (:class:`~.sparse.Stored`) whose implicit rows are counted, not built."""
+    if isinstance(table, Stored):
+        doc = table.documents()
+        return table.docs, group_cells(setting, table.table, layer, n_layers, doc, len(table.docs), by_doc, table.implicit(layer, doc))
+    names, doc = sorted_codes(table.column("doc_id"))
+    return names, group_cells(setting, table, layer, n_layers, doc, len(names), by_doc)
+
+
+def layer_table(table: pa.Table | Stored, layer: np.ndarray, i: int) -> pa.Table:
+    """The (dense) rows of the group's layer ``i``: what a matrix is built from."""
+    return table.layer_rows(i) if isinstance(table, Stored) else layer_rows(table, layer, i)
 
 
 def group_cells(
-    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, doc: np.ndarray, n_docs: int, by_doc: bool = False
+    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, doc: np.ndarray, n_docs: int, by_doc: bool = False,
+    implicit: np.ndarray | None = None,
 ) -> GroupCells:
     """:func:`group_stats`, and per (layer, document) the units and which annotators have data —
-    what alpha-U and gamma need besides the segments (no matrix is built)."""
-    columns = [_values(table.column(a)) for a in setting.annotators]
+    what alpha-U and gamma need besides the segments (no matrix is built).
+
+    ``implicit`` (layers × documents), for a sparse group's stored rows: how many more units each
+    (layer, document) has, every annotator 0 there. They enter every count — the units, the
+    annotators' presence, the value domain, the profile histogram — as those rows would, so the
+    statistics equal the dense rows' exactly (integer counts: no rounding anywhere).
+
+    Label columns (``O`` on the implicit units) are coded into the group's sorted labels; each
+    layer's statistics then speak of that layer's labels (codes 0… into ``categories``), as a
+    matrix of the layer's rows would."""
     size = n_layers * n_docs
+    zeros = np.zeros(size, np.int64) if implicit is None else np.asarray(implicit, np.int64).reshape(size)
+    names = None
+    fill = 0  # the code of the implicit units' value: 0, or the "not annotated" label
+    if setting.value == "label":
+        empty = setting.not_annotated or "O"
+        columns, names = _labels(table, setting.annotators, empty if zeros.any() else None)
+        fill = names.index(empty) if zeros.any() else 0
+    else:
+        columns = [_values(table.column(a)) for a in setting.annotators]
     # rows come in runs of one (layer, document): count per run, then add the runs up
     change = np.ones(layer.size, bool)
     np.not_equal(doc[1:], doc[:-1], out=change[1:])
@@ -75,33 +132,62 @@ def group_cells(
         if starts.size:
             coded = np.logical_or.reduceat(c >= 0, starts)
             presence[:, :, k] = (np.bincount(run_cell, weights=coded, minlength=size) > 0).reshape(n_layers, n_docs)
+    if zeros.any():
+        units += zeros.reshape(n_layers, n_docs)
+        presence |= (zeros > 0).reshape(n_layers, n_docs, 1)  # every annotator codes an implicit unit
     top = max((int(c.max()) for c in columns if c.size), default=-1)
+    if zeros.any():
+        top = max(top, fill)
     seen = np.zeros(top + 2, dtype=np.int64)
     for c in columns:
         seen += np.bincount(c + 1, minlength=top + 2)  # + 1: null (−1) counts in bin 0
+    if zeros.any():
+        seen[fill + 1] += int(zeros.sum())  # the implicit value, given by every annotator to each implicit unit
     domain = np.flatnonzero(seen[1:])
     if domain.size != top + 1:  # not 0..top: remap values to codes (the last entry maps −1 to −1)
         lut = np.full(top + 2, -1, dtype=np.int16)
         lut[domain] = np.arange(domain.size)
         columns = [lut[c] for c in columns]
+        fill = int(lut[fill])
     dom = domain.astype(np.float64)
-    per_layer = cell_stats(columns, dom, setting.annotators, layer, n_layers)
-    if not by_doc:
-        return GroupCells(per_layer, None, units, presence)
-    per_doc = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, size)
-    return GroupCells(per_layer, [per_doc[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)], units, presence)
+    per_layer = cell_stats(columns, dom, setting.annotators, layer, n_layers, zeros.reshape(n_layers, n_docs).sum(axis=1), fill)
+    per_doc = None
+    if by_doc:
+        flat = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, size, zeros, fill)
+        per_doc = [flat[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)]
+    if names is None:
+        return GroupCells(per_layer, per_doc, units, presence)
+    # label data: each layer's own labels, codes 0… (the domain values are indices into ``names``)
+    categories = [[names[int(v)] for v in s.domain] for s in per_layer]
+    per_layer = [_renamed(s, np.arange(s.domain.size, dtype=np.float64)) for s in per_layer]
+    if per_doc is not None:
+        per_doc = [[_renamed(s, np.array([cats.index(names[int(v)]) for v in s.domain], dtype=np.float64)) for s in docs]
+                   for cats, docs in zip(categories, per_doc)]
+    return GroupCells(per_layer, per_doc, units, presence, categories)
 
 
-def cell_stats(columns: list[np.ndarray], domain: np.ndarray, annotators: tuple[str, ...], cell: np.ndarray, n_cells: int) -> list[Stats]:
-    """The statistics of each cell (rows with the same ``cell`` index) of integer code columns."""
+def _renamed(s: Stats, values: np.ndarray) -> Stats:
+    """``s`` with its domain values renamed (in the same order): the codes of a layer's own labels."""
+    return s if np.array_equal(values, s.domain) else s.relabeled(values)
+
+
+def cell_stats(columns: list[np.ndarray], domain: np.ndarray, annotators: tuple[str, ...], cell: np.ndarray, n_cells: int,
+               zeros: np.ndarray | None = None, fill: int = 0) -> list[Stats]:
+    """The statistics of each cell (rows with the same ``cell`` index) of integer code columns, and
+    of ``zeros[i]`` more units of cell ``i`` on which every annotator gave code ``fill`` (a sparse
+    layout's implicit units: one histogram bin, or :func:`~.stats.all_zero` added)."""
     v, a = domain.size, len(columns)
     size = (v + 1) ** a
+    zeros = np.zeros(n_cells, np.int64) if zeros is None else zeros
     if size * n_cells > PROFILES:  # many values, annotators or cells: cell by cell, the general path
-        return [from_codes([c[cell == i] for c in columns], domain, annotators).trimmed() for i in range(n_cells)]
+        out = [from_codes([c[cell == i] for c in columns], domain, annotators) for i in range(n_cells)]
+        return [(s + all_zero(int(k), domain, annotators, fill) if k else s).trimmed() for s, k in zip(out, zeros)]
     key = profile_keys(columns, v)
     if n_cells > 1:
         key = key + cell.astype(key.dtype) * key.dtype.type(size)
     counts = np.bincount(key, minlength=size * n_cells).reshape(n_cells, size)
+    if zeros.any():
+        counts[:, (fill + 1) * sum((v + 1) ** k for k in range(a))] += zeros  # the profile "every annotator gave ``fill``"
     return [from_profiles(c, domain, annotators).trimmed() for c in counts]
 
 

@@ -28,7 +28,7 @@ from ..output import read_manifest
 from ..schema import FORMAT_VERSION
 from .matrix import DENSE_CELLS, decode, layer_rows, matrix, sorted_codes
 from .model import ITEM_KEYS, LEVELS, LONG_ITEM_COLUMNS, LONG_UNIT_COLUMNS, UNIT_KEYS, DataError, Matrix, Setting
-from .sparse import Universe, dense_group
+from .sparse import Stored, Universe, dense_group, group_universe
 
 
 def format_version(manifest: dict[str, Any], path: Path) -> int:
@@ -180,6 +180,13 @@ class OutputData:
         wanted = list(columns) if columns else None
         if setting.layout == "sparse" and wanted is not None:
             wanted = [c for c in pq.read_schema(setting.path).names if c in set(wanted) | {"group", "doc_id", "layer", "unit"}]
+        table = self._stored_rows(setting, group, wanted)
+        if setting.layout == "sparse":
+            table = dense_group(setting, setting.layers, self.universe, group, table, wanted)
+        return table
+
+    def _stored_rows(self, setting: Setting, group: str, wanted: list[str] | None) -> pa.Table:
+        """A group's rows as stored (wide: sorted by (layer, doc_id, unit); sparse: in part order)."""
         pieces = [self._read_part(setting, k, ids, group, wanted) for k, ids in self._row_groups(setting).get(group, [])]
         if not pieces:
             pieces = [pq.read_schema(setting.path).empty_table().select(wanted) if wanted else pq.read_schema(setting.path).empty_table()]
@@ -189,9 +196,28 @@ class OutputData:
             order = {layer: i for i, layer in enumerate(sorted(names))}
             rank = np.array([order[n] for n in names], dtype=np.int64)[codes]
             table = table.take(pa.array(np.argsort(rank, kind="stable")))
-        if setting.layout == "sparse":
-            table = dense_group(setting, setting.layers, self.universe, group, table, wanted)
         return table
+
+    def _stored_group(self, setting: Setting, group: str, columns: Sequence[str] | None) -> tuple[Stored, np.ndarray]:
+        """A sparse group as stored (:class:`~.sparse.Stored`: the implicit rows as counts) and per
+        stored row the index of its layer — the layers and documents the dense rows would have."""
+        docs, units = group_universe(setting, self.universe, group)
+        keep = units > 0  # a document without units has no dense row
+        docs, units = [d for d, k in zip(docs, keep) if k], units[keep]
+        order = {layer: i for i, layer in enumerate(self.layers)}
+        layers = sorted(setting.layers, key=lambda x: (order.get(x, len(order)), x)) if units.sum() else []
+        wanted = [c for c in pq.read_schema(setting.path).names if c in set(columns) | {"group", "doc_id", "layer"}] if columns else None
+        table = self._stored_rows(setting, group, wanted)
+        codes = np.zeros(0, np.int64)
+        if table.num_rows:
+            found, codes = sorted_codes(table.column("layer"))
+            unknown = [x for x in found if x not in layers]
+            if unknown:
+                raise DataError(f"sparse rows of group {group!r} name {', '.join(map(repr, unknown[:3]))}, "
+                                "not a layer of the setting")
+            codes = np.array([layers.index(x) for x in found], dtype=np.int64)[codes]
+        dense = lambda: self._read_group(setting, group, columns)  # noqa: E731
+        return Stored(group, table, docs, units, layers, dense), codes
 
     def _read_part(self, setting: Setting, k: int, ids: list[int], group: str, columns: list[str] | None) -> pa.Table:
         table = pq.ParquetFile(setting.parts[k]).read_row_groups(ids, columns=columns)
@@ -204,12 +230,21 @@ class OutputData:
         return table
 
     def group_tables(
-        self, setting: Setting, groups: Sequence[str] | None = None, columns: Sequence[str] | None = None
-    ) -> Iterator[tuple[str, pa.Table, list[str], np.ndarray]]:
+        self, setting: Setting, groups: Sequence[str] | None = None, columns: Sequence[str] | None = None,
+        implicit: bool = False,
+    ) -> Iterator[tuple[str, pa.Table | Stored, list[str], np.ndarray]]:
         """Per group (sorted): its rows (only ``columns`` when given), its layers in the manifest's
-        order and per row the index of its layer among them (items: one layer, ``items``)."""
+        order and per row the index of its layer among them (items: one layer, ``items``).
+
+        A sparse setting's rows come dense (implicit rows built) unless ``implicit``: then as
+        stored, a :class:`~.sparse.Stored` with the implicit rows as counts (for
+        :func:`~.columns.cells`, which counts them instead of building them)."""
         for group in self.groups(setting):
             if groups is not None and group not in groups:
+                continue
+            if implicit and setting.layout == "sparse":
+                stored, codes = self._stored_group(setting, group, columns)
+                yield group, stored, stored.layers, codes
                 continue
             table = self._read_group(setting, group, columns)
             if setting.kind == "items":

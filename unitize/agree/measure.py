@@ -31,7 +31,7 @@ from ..progress import Progress, Sized
 from . import bootstrap, coefficients, columns, diagnostics, stats, tasks
 from . import matrix as _matrix
 from .backends import Value, nan
-from .data import Matrix, OutputData, Setting, layer_rows, sorted_codes
+from .data import Matrix, OutputData, Setting, layer_rows
 from .data import matrix as data_matrix
 from .spans import GAMMA_DEFAULTS, Continuum, Segments, alpha_u_values, f1_values, gamma_value, stack, unitizing_values
 from .stats import Stats
@@ -265,15 +265,14 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
     """The cells of one group: each layer, and for separate layers all layers together (the RAT's "both")."""
     per = []
     if fast:  # statistics of every layer straight from the columns; the matrix only if a span metric asks
-        doc_names, doc = sorted_codes(table.column("doc_id"))
-        g = columns.group_cells(setting, table, codes, len(layers), doc, len(doc_names), by_doc)
+        doc_names, g = columns.cells(setting, table, codes, len(layers), by_doc)  # a sparse group: implicit units counted
         docs = (g.units > 0).sum(axis=1)
         for i, (layer, s) in enumerate(zip(layers, g.stats)):
-            build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
+            build = lambda i=i, layer=layer: data_matrix(setting, group, layer, columns.layer_table(table, codes, i))  # noqa: E731
             per_doc = [(d, x) for d, x in zip(doc_names, g.doc_stats[i]) if x.n_units] if g.doc_stats else None
             continuum = Continuum(setting, group, doc_names, g.units[i], g.presence[i], list(setting.annotators))
-            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build), per_doc=per_doc,
-                             layout=lambda c=continuum: c))
+            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build),
+                             g.categories[i] if g.categories else None, per_doc, layout=lambda c=continuum: c))
     elif crowd := (columns.long_stats(setting, table, codes, len(layers), _matrix.DENSE_CELLS, by_doc)
                    if setting.kind == "units" and setting.layout == "long" else None):
         for i, (layer, (s, raters, docs, per_doc)) in enumerate(zip(layers, crowd[0])):
@@ -400,7 +399,7 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
         segs = segment_cache[setting.unit]
     fast = columns.fast(setting, pq.read_schema(setting.path))
     needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
-    tables = data.group_tables(setting, groups, needed)
+    tables = data.group_tables(setting, groups, needed, implicit=fast)
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
     for group, table, layers, codes in tables:

@@ -7,13 +7,18 @@ implicit: every annotator 0 (``O`` for labels); its ``begin``/``end`` are
 (unit, unit + 1) for characters and come from ``tokens.parquet`` for words; the
 units per document are ``documents.parquet``'s ``chars`` / ``tokens``.
 :class:`Universe` holds those counts; :func:`dense_group` rebuilds one group's
-dense wide rows, exactly as the wide layout writes them.
+dense wide rows, exactly as the wide layout writes them, for the consumers that
+need unit rows (a matrix, the report's regions, exports). The coding statistics
+of ``agree`` need no rows for the implicit units: :class:`Stored` is a group's
+rows as stored with, per (layer, document), how many units are implicit —
+counted, not built (:func:`unitize.agree.columns.cells`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -85,6 +90,64 @@ class Universe:
         return begin[rows], end[rows]
 
 
+@dataclass
+class Stored:
+    """One sparse group as stored: its rows, and its implicit rows as counts.
+
+    Every layer of ``layers`` holds every unit of every document of ``docs`` (``units[d]``
+    each), as the dense rows would; the stored rows are the units someone marked or is missing
+    on, every other one is implicit (every annotator 0). ``docs`` are the group's documents with
+    units, sorted, and ``layers`` its layers in :meth:`~unitize.agree.data.OutputData.group_tables`'
+    order: what the dense rows' ``doc_id`` and ``layer`` columns would give.
+    """
+
+    group: str
+    table: pa.Table  # the stored rows (the columns asked for)
+    docs: list[str]
+    units: np.ndarray  # (D,) int64
+    layers: list[str]
+    dense: Callable[[], pa.Table]  # the group's dense rows (read again and densified), for a matrix
+
+    def documents(self) -> np.ndarray:
+        """Per stored row, the index of its document in ``docs``."""
+        if not self.table.num_rows:
+            return np.zeros(0, np.int64)
+        names, codes = sorted_codes(self.table.column("doc_id"))
+        where = {d: i for i, d in enumerate(self.docs)}
+        unknown = [d for d in names if d not in where]
+        if unknown:
+            raise DataError(f"sparse rows of group {self.group!r} name {', '.join(map(repr, unknown[:3]))}, "
+                            "not a document of universe.parquet with units")
+        return np.array([where[d] for d in names], dtype=np.int64)[codes]
+
+    def implicit(self, layer: np.ndarray, doc: np.ndarray) -> np.ndarray:
+        """(layers, documents): the implicit rows of each (layer, document) — its units less its stored rows."""
+        n_l, n_d = len(self.layers), len(self.docs)
+        stored = np.bincount(layer.astype(np.int64) * n_d + doc, minlength=n_l * n_d).reshape(n_l, n_d)
+        out = self.units[None, :] - stored
+        if np.any(out < 0):
+            raise DataError(f"group {self.group!r}: more sparse rows than units in a document (documents.parquet)")
+        return out
+
+    def layer_rows(self, i: int) -> pa.Table:
+        """The dense rows of layer ``i`` (built: for what needs unit rows, e.g. a matrix)."""
+        table = self.dense()
+        names, codes = sorted_codes(table.column("layer")) if table.num_rows else ([], np.zeros(0, np.int64))
+        if self.layers[i] not in names:
+            return table.slice(0, 0)
+        return table.take(pa.array(np.flatnonzero(codes == names.index(self.layers[i]))))
+
+
+def group_universe(setting: Setting, universe: Universe, group: str) -> tuple[list[str], np.ndarray]:
+    """A group's documents of the universe (sorted) and the units of each (``setting``'s unit type)."""
+    docs = universe.groups().get(group, [])
+    units = universe.units(setting.unit or "char")
+    missing = [d for d in docs if d not in units]
+    if missing:
+        raise DataError(f"{universe.path}: documents.parquet gives no {setting.unit} units for {', '.join(missing[:3])}")
+    return docs, np.array([units[d] for d in docs], dtype=np.int64)
+
+
 def _dictionary(values: np.ndarray, names: list[str]) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(pa.array(values.astype(np.int32)), pa.array(names, pa.string()))
 
@@ -92,12 +155,7 @@ def _dictionary(values: np.ndarray, names: list[str]) -> pa.DictionaryArray:
 def dense_group(setting: Setting, layers: Sequence[str], universe: Universe, group: str, table: pa.Table,
                 columns: Sequence[str] | None = None) -> pa.Table:
     """One group's dense wide rows from its sparse ``table`` (the columns ``columns``, default all of the file's)."""
-    docs = universe.groups().get(group, [])
-    units = universe.units(setting.unit or "char")
-    missing = [d for d in docs if d not in units]
-    if missing:
-        raise DataError(f"{universe.path}: documents.parquet gives no {setting.unit} units for {', '.join(missing[:3])}")
-    n = np.array([units[d] for d in docs], dtype=np.int64)
+    docs, n = group_universe(setting, universe, group)
     total, n_l = int(n.sum()), len(layers)
     row_base = _cumulative(n)
     names = list(columns) if columns is not None else table.column_names

@@ -249,6 +249,20 @@ def from_profiles(counts: np.ndarray, domain: np.ndarray, annotators: Sequence[s
     return Stats(np.asarray(domain, np.float64), tuple(annotators), patterns, pattern_units, by_raters, pairs)
 
 
+def all_zero(n: int, domain: np.ndarray, annotators: Sequence[str], code: int = 0) -> Stats:
+    """The statistics of ``n`` units on which every annotator gave the value of ``code`` (0: the
+    first): a sparse layout's implicit units, counted without rows. ``from_codes(rows) +
+    all_zero(n, …)`` is ``from_codes`` of the rows with those ``n`` units added (the reduction)."""
+    a, v = len(annotators), int(domain.size)
+    patterns = np.zeros((1, v), np.int64)
+    patterns[0, code] = a
+    by_raters = np.zeros((a + 1, a, v), np.int64)
+    by_raters[a, :, code] = n
+    pairs = np.zeros((a, a, v, v), np.int64)
+    pairs[:, :, code, code] = n
+    return Stats(np.asarray(domain, np.float64), tuple(annotators), *_merge(patterns, np.array([n], np.int64)), by_raters, pairs)
+
+
 def from_codes(columns: Sequence[np.ndarray], domain: np.ndarray, annotators: Sequence[str]) -> Stats:
     """Statistics of a wide coding: one integer array per annotator, codes into ``domain``, −1 = missing."""
     a, v = len(columns), int(domain.size)
