@@ -26,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
     p.add_argument("--metric", type=csv_list(METRICS), metavar="M,N", help=f"metrics (default {', '.join(DEFAULT_METRICS)}): {', '.join(METRICS)}")
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
-    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/<name>)")
+    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/setting=<name>), e.g. word-interval")
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
     p.add_argument("--summary-metric", choices=[m for m in METRICS if m not in ("cohen", "scott")], help="metric of the summary table (default: alpha-u for span data, alpha for item labels and crowd data)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
