@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from xml.sax.saxutils import escape
 
@@ -83,3 +84,18 @@ class DattCorpus:
 @pytest.fixture
 def datt(tmp_path: Path) -> DattCorpus:
     return DattCorpus(tmp_path / "study")
+
+
+def ted_turkish_pair(tmp_path: Path) -> list[str]:
+    """TED-MDB Turkish (talk 1971 and its neighbours) as two annotators, ``gold`` and a ``copy`` with
+    one Arg2 cut short; the convert flags that read them (pdtb3, regex tokens, grouped by type)."""
+    source = CORPORA / "ted-mdb" / "Turkish"
+    annotations = tmp_path / "ann"
+    for name in ("gold", "copy"):
+        shutil.copytree(source / "ann" / "01", annotations / name, ignore=shutil.ignore_patterns("talk_2*"))
+    path = annotations / "copy" / "talk_1971_tr.txt"
+    lines = path.read_bytes().decode("utf-8").split("\n")
+    lines[1] = lines[1].replace("|215..336|", "|215..300|")  # a disagreement
+    path.write_bytes("\n".join(lines).encode("utf-8"))
+    return ["--format", "pdtb3", "--annotators", f"gold={annotations / 'gold'},copy={annotations / 'copy'}",
+            "--texts", str(source / "raw" / "01"), "--tokenizer", "regex", "--group-by", "type"]

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import unitize
-from tests.conftest import CORPORA, ROOT
+from tests.conftest import CORPORA, ROOT, ted_turkish_pair
 from unitize.agree import measure
 from unitize.agree.data import OutputData
 from unitize.agree.measure import METRICS
@@ -231,16 +231,7 @@ def test_auto_layout_stays_wide_for_the_examples(tmp_path):
 
 @pytest.mark.skipif(not TED.is_dir(), reason="../shared/corpora is not beside the repository")
 def test_sparse_equals_wide_on_ted_mdb_turkish(tmp_path):
-    source = TED / "Turkish"
-    annotations = tmp_path / "ann"
-    for name in ("gold", "copy"):
-        shutil.copytree(source / "ann" / "01", annotations / name, ignore=shutil.ignore_patterns("talk_2*"))
-    path = annotations / "copy" / "talk_1971_tr.txt"
-    lines = path.read_bytes().decode("utf-8").split("\n")
-    lines[1] = lines[1].replace("|215..336|", "|215..300|")  # a disagreement
-    path.write_bytes("\n".join(lines).encode("utf-8"))
-    common = ["--format", "pdtb3", "--annotators", f"gold={annotations / 'gold'},copy={annotations / 'copy'}",
-              "--texts", str(source / "raw" / "01"), "--tokenizer", "regex", "--group-by", "type"]
+    common = ted_turkish_pair(tmp_path)
     wide = convert(None, tmp_path / "wide", *common, "--layout", "wide")
     sparse = convert(None, tmp_path / "sparse", *common, "--layout", "sparse", "--partition-units", "20000")
     assert len(list((sparse / "units" / "setting=char-interval").iterdir())) > 1

@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import CORPORA, ROOT
+from tests.conftest import CORPORA, ROOT, ted_turkish_pair
 from unitize.agree import columns, data, stats
 from unitize.agree.data import OutputData
 from unitize.agree.sparse import Stored
@@ -142,17 +142,7 @@ def test_all_zero_is_the_reduction_of_units_coded_alike(code):
 
 @pytest.mark.skipif(not TED.is_dir(), reason="../shared/corpora is not beside the repository")
 def test_ted_mdb_turkish_sparse_equals_wide_with_bootstrap(tmp_path, request):
-    source = TED / "Turkish"
-    annotations = tmp_path / "ann"
-    for name in ("gold", "copy"):
-        shutil.copytree(source / "ann" / "01", annotations / name, ignore=shutil.ignore_patterns("talk_2*"))
-    path = annotations / "copy" / "talk_1971_tr.txt"
-    lines = path.read_bytes().decode("utf-8").split("\n")
-    lines[1] = lines[1].replace("|215..336|", "|215..300|")  # a disagreement
-    path.write_bytes("\n".join(lines).encode("utf-8"))
-    common = ["--format", "pdtb3", "--annotators", f"gold={annotations / 'gold'},copy={annotations / 'copy'}",
-              "--texts", str(source / "raw" / "01"), "--tokenizer", "regex", "--group-by", "type",
-              "--modes", "separate,labels"]
+    common = ted_turkish_pair(tmp_path) + ["--modes", "separate,labels"]
     wide = convert(None, tmp_path / "wide", *common, "--layout", "wide")
     sparse = convert(None, tmp_path / "sparse", *common, "--layout", "sparse", "--partition-units", "20000")
     args = ["--metric", CODING, "--ci", "0.95", "--bootstrap", "200", "--seed", "1", "--by-doc", "--by-annotator", "--by-label"]

@@ -70,13 +70,8 @@ class LocalExecutor(Executor):
     """In-process and sequential: today's path, and the reference every other executor must match."""
 
 
-class ProcessExecutor(Executor):
-    """A ``concurrent.futures.ProcessPoolExecutor`` of ``workers`` spawned processes, started at the first map."""
-
-    def __init__(self, workers: int | None = None, name: str | None = None):
-        self.workers = workers or cores()
-        self.name = name or f"processes:{self.workers}"
-        self._pool = None
+class _Parallel(Executor):
+    """An executor whose tasks leave this process: ``_run`` maps a non-empty list of them."""
 
     @property
     def parallel(self) -> bool:
@@ -84,8 +79,21 @@ class ProcessExecutor(Executor):
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         items = list(items)
-        if not items:
-            return []
+        return self._run(fn, items) if items else []
+
+    def _run(self, fn: Callable[[T], R], items: list[T]) -> list[R]:
+        raise NotImplementedError
+
+
+class ProcessExecutor(_Parallel):
+    """A ``concurrent.futures.ProcessPoolExecutor`` of ``workers`` spawned processes, started at the first map."""
+
+    def __init__(self, workers: int | None = None, name: str | None = None):
+        self.workers = workers or cores()
+        self.name = name or f"processes:{self.workers}"
+        self._pool = None
+
+    def _run(self, fn: Callable[[T], R], items: list[T]) -> list[R]:
         if self._pool is None:
             import multiprocessing
             from concurrent.futures import ProcessPoolExecutor
@@ -99,7 +107,7 @@ class ProcessExecutor(Executor):
             self._pool = None
 
 
-class DaskExecutor(Executor):
+class DaskExecutor(_Parallel):
     """A ``distributed.Client``: on the scheduler at ``address``, or on a ``LocalCluster`` of its own."""
 
     def __init__(self, address: str | None = None, workers: int | None = None, name: str | None = None):
@@ -130,14 +138,7 @@ class DaskExecutor(Executor):
             )
             self._client = distributed.Client(self._cluster, set_as_default=False)
 
-    @property
-    def parallel(self) -> bool:
-        return True
-
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        items = list(items)
-        if not items:
-            return []
+    def _run(self, fn: Callable[[T], R], items: list[T]) -> list[R]:
         # pure=False: every task runs (no deduplication of equal items by their hash)
         futures = self._client.map(fn, items, pure=False)
         try:
