@@ -250,7 +250,44 @@ def long_stats(
 
 
 def _per_doc(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: list[str], domain: np.ndarray) -> list[tuple[str, Stats]]:
-    """Each document's statistics from the value counts of its stretch of units (documents laid end to end)."""
+    """Each document's statistics from the value counts of its stretch of units (documents laid end to end).
+
+    All documents at once: one key per unit, its document and then its value counts with the first
+    value most significant, so that the sorted distinct keys are each document's distinct patterns
+    in the canonical (lexicographic) order; the statistics are slices of them, trimmed to the
+    values the document has — what :func:`~.stats.from_counts` and ``trimmed`` give document by
+    document (:func:`_per_doc_each`, used when the keys would not fit in 63 bits)."""
+    v = int(domain.size)
+    doc = np.repeat(np.arange(len(docs)), np.diff(offset))[present]
+    rows = counts[present]
+    raters = rows.sum(axis=1)
+    base = int(raters.max()) + 1 if raters.size else 1
+    if v == 0 or not rows.size or (v + 1) * np.log2(max(base, 2)) + np.log2(max(len(docs), 2)) >= 62:
+        return _per_doc_each(counts, present, offset, docs, domain)
+    key = doc.astype(np.int64)
+    for j in range(v):  # the first value most significant: numeric order = the rows' lexicographic order
+        key = key * base + rows[:, j]
+    keys, units = np.unique(key, return_counts=True)
+    patterns = (keys[:, None] // (base ** np.arange(v - 1, -1, -1, dtype=np.int64))[None, :]) % base  # (K, V)
+    owner = keys // base**v
+    bounds = np.searchsorted(owner, np.arange(len(docs) + 1))
+    used = np.zeros((len(docs), v), bool)
+    r, c = np.nonzero(patterns)
+    used[owner[r], c] = True  # the values each document has
+    top = np.zeros(len(docs), np.int64)
+    np.maximum.at(top, owner, patterns.sum(axis=1))
+    out = []
+    for d in np.flatnonzero(bounds[1:] > bounds[:-1]).tolist():
+        a, b = bounds[d], bounds[d + 1]
+        cols = np.flatnonzero(used[d])
+        k = cols.size
+        out.append((docs[d], Stats(domain[cols], (), np.ascontiguousarray(patterns[a:b][:, cols]), units[a:b].astype(np.int64),
+                                   np.zeros((int(top[d]) + 1, 0, k), np.int64), np.zeros((0, 0, k, k), np.int64))))
+    return out
+
+
+def _per_doc_each(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: list[str], domain: np.ndarray) -> list[tuple[str, Stats]]:
+    """:func:`_per_doc` document by document."""
     out = []
     for d, name in enumerate(docs):
         units = present[offset[d]:offset[d + 1]]
