@@ -252,24 +252,21 @@ def long_stats(
 def _per_doc(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: list[str], domain: np.ndarray) -> list[tuple[str, Stats]]:
     """Each document's statistics from the value counts of its stretch of units (documents laid end to end).
 
-    All documents at once: one key per unit, its document and then its value counts with the first
-    value most significant, so that the sorted distinct keys are each document's distinct patterns
-    in the canonical (lexicographic) order; the statistics are slices of them, trimmed to the
-    values the document has — what :func:`~.stats.from_counts` and ``trimmed`` give document by
-    document (:func:`_per_doc_each`, used when the keys would not fit in 63 bits)."""
+    All documents at once: each unit's row (its document, then its value counts) is ranked among
+    the distinct rows in lexicographic order (:func:`_ranks`), so that the distinct ranks are each
+    document's distinct patterns in the canonical order; the statistics are slices of them, trimmed
+    to the values the document has — what :func:`~.stats.from_counts` and ``trimmed`` give document
+    by document (:func:`_per_doc_each`)."""
     v = int(domain.size)
-    doc = np.repeat(np.arange(len(docs)), np.diff(offset))[present]
     rows = counts[present]
-    raters = rows.sum(axis=1)
-    base = int(raters.max()) + 1 if raters.size else 1
-    if v == 0 or not rows.size or (v + 1) * np.log2(max(base, 2)) + np.log2(max(len(docs), 2)) >= 62:
+    if v == 0 or not rows.size:
         return _per_doc_each(counts, present, offset, docs, domain)
-    key = doc.astype(np.int64)
-    for j in range(v):  # the first value most significant: numeric order = the rows' lexicographic order
-        key = key * base + rows[:, j]
-    keys, units = np.unique(key, return_counts=True)
-    patterns = (keys[:, None] // (base ** np.arange(v - 1, -1, -1, dtype=np.int64))[None, :]) % base  # (K, V)
-    owner = keys // base**v
+    doc = np.repeat(np.arange(len(docs)), np.diff(offset))[present]
+    rank, size = _ranks([doc, *rows.T])
+    units = np.bincount(rank, minlength=size)
+    first = np.zeros(size, np.int64)
+    first[rank[::-1]] = np.arange(rank.size - 1, -1, -1)  # a unit of each distinct (document, pattern)
+    patterns, owner = rows[first].astype(np.int64), doc[first]
     bounds = np.searchsorted(owner, np.arange(len(docs) + 1))
     used = np.zeros((len(docs), v), bool)
     r, c = np.nonzero(patterns)
@@ -284,6 +281,29 @@ def _per_doc(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: 
         out.append((docs[d], Stats(domain[cols], (), np.ascontiguousarray(patterns[a:b][:, cols]), units[a:b].astype(np.int64),
                                    np.zeros((int(top[d]) + 1, 0, k), np.int64), np.zeros((0, 0, k, k), np.int64))))
     return out
+
+
+def _ranks(columns: list[np.ndarray]) -> tuple[np.ndarray, int]:
+    """Per row of the (non-negative integer) columns, its rank among the distinct rows in
+    lexicographic order, and how many there are: the columns packed into mixed-radix int64 keys as
+    many at a time as fit, the first most significant, each pack ranked with the ranks so far in
+    front (as :func:`~.stats._distinct_rows`)."""
+    rank, size = np.zeros(columns[0].size, np.int64), 1
+    radix = [int(c.max()) + 1 for c in columns]
+    start = 0
+    while start < len(columns):
+        key, width, stop = rank, float(size), start
+        while stop < len(columns) and np.log2(width) + np.log2(float(radix[stop])) < 62:
+            key = key * radix[stop] + columns[stop]
+            width *= float(radix[stop])
+            stop += 1
+        if stop == start:  # one column too wide to pack with the ranks so far
+            key = np.unique(np.stack([rank, columns[stop]], axis=1), axis=0, return_inverse=True)[1]
+            stop += 1
+        rank = np.unique(key, return_inverse=True)[1].reshape(-1)
+        size = int(rank.max()) + 1
+        start = stop
+    return rank, size
 
 
 def _per_doc_each(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: list[str], domain: np.ndarray) -> list[tuple[str, Stats]]:

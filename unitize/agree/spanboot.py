@@ -14,16 +14,18 @@ once, never from the segments:
   crosses a document, so its pairable length is the document's business) — exact.
 - **alpha-U** (1995/2004): the observed Σ δ and the unit and inner-gap length histograms add up, but
   its expected disagreement counts every placement of a unit in the *continuum's* gaps, and the gap
-  after an annotator's last unit in one document runs on into the next document. That part does not
-  decompose: per replicate the gaps at the documents' joins are rebuilt from each document's first
-  and last gap per annotator (:class:`~unitize.agree.alphau.Stretch`: ``lead``, ``trail``,
-  ``marked``) in the drawn order, and the expected disagreement is recomputed from the weighted
-  histograms plus those gaps — what :func:`~unitize.agree.alphau.in_order` of the drawn documents
-  gives (a tested identity), vectorised over the replicates.
+  after an annotator's last unit in one document runs on into the next document. Those edge gaps
+  enter through their number and total length — sums over the drawn documents — plus a correction
+  for the few shorter than the longest unit, looked up in a table of document pairs (the gap where
+  p meets q is p's last gap plus q's first, per annotator: :class:`~unitize.agree.alphau.Stretch`'s
+  ``trail`` and ``lead``); only an annotator with units in some documents and not others needs
+  the drawn order's runs of unmarked documents gap by gap (:class:`_Category`). A replicate is what
+  :func:`~unitize.agree.alphau.in_order` of the drawn documents gives (a tested identity).
 
 With fewer than two documents there is nothing to resample: the row records why and has no
 interval. Rows per document have none either. Cost: a replicate is O(documents × values²) (uα),
-O(pairs × documents) (F1), O(documents × annotators) plus a sort (alpha-U), never the segments.
+O(pairs × documents) (F1), O(documents²) — one bilinear form, the inner gaps — plus its few short
+edge gaps (alpha-U), never the segments.
 """
 
 from __future__ import annotations
