@@ -49,6 +49,10 @@ def test_alpha_u_replicate_is_alpha_u_of_the_drawn_documents_in_order(study, see
     d_o, d_e = cat.disagreements(idx)
     cat.cross = None  # the path for many documents: no documents × documents table
     np.testing.assert_allclose(cat.disagreements(idx), (d_o, d_e), rtol=1e-9, atol=1e-12)
+    with pytest.MonkeyPatch.context() as mp:  # many documents: no table of the pairs' short gaps; products in blocks of one row
+        mp.setattr(B, "_PAIR_TABLE", 0)
+        mp.setattr(B, "_SINGLE_THREAD", 1)
+        np.testing.assert_array_equal(B._Category(docs).disagreements(idx), (d_o, d_e))
     for r in range(idx.shape[0]):
         want = in_order([docs[i] for i in idx[r]]).disagreement()
         assert d_o[r] == pytest.approx(want.observed, rel=1e-9, abs=1e-12)

@@ -250,7 +250,64 @@ def long_stats(
 
 
 def _per_doc(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: list[str], domain: np.ndarray) -> list[tuple[str, Stats]]:
-    """Each document's statistics from the value counts of its stretch of units (documents laid end to end)."""
+    """Each document's statistics from the value counts of its stretch of units (documents laid end to end).
+
+    All documents at once: each unit's row (its document, then its value counts) is ranked among
+    the distinct rows in lexicographic order (:func:`_ranks`), so that the distinct ranks are each
+    document's distinct patterns in the canonical order; the statistics are slices of them, trimmed
+    to the values the document has — what :func:`~.stats.from_counts` and ``trimmed`` give document
+    by document (:func:`_per_doc_each`)."""
+    v = int(domain.size)
+    rows = counts[present]
+    if v == 0 or not rows.size:
+        return _per_doc_each(counts, present, offset, docs, domain)
+    doc = np.repeat(np.arange(len(docs)), np.diff(offset))[present]
+    rank, size = _ranks([doc, *rows.T])
+    units = np.bincount(rank, minlength=size)
+    first = np.zeros(size, np.int64)
+    first[rank[::-1]] = np.arange(rank.size - 1, -1, -1)  # a unit of each distinct (document, pattern)
+    patterns, owner = rows[first].astype(np.int64), doc[first]
+    bounds = np.searchsorted(owner, np.arange(len(docs) + 1))
+    used = np.zeros((len(docs), v), bool)
+    r, c = np.nonzero(patterns)
+    used[owner[r], c] = True  # the values each document has
+    top = np.zeros(len(docs), np.int64)
+    np.maximum.at(top, owner, patterns.sum(axis=1))
+    out = []
+    for d in np.flatnonzero(bounds[1:] > bounds[:-1]).tolist():
+        a, b = bounds[d], bounds[d + 1]
+        cols = np.flatnonzero(used[d])
+        k = cols.size
+        out.append((docs[d], Stats(domain[cols], (), np.ascontiguousarray(patterns[a:b][:, cols]), units[a:b].astype(np.int64),
+                                   np.zeros((int(top[d]) + 1, 0, k), np.int64), np.zeros((0, 0, k, k), np.int64))))
+    return out
+
+
+def _ranks(columns: list[np.ndarray]) -> tuple[np.ndarray, int]:
+    """Per row of the (non-negative integer) columns, its rank among the distinct rows in
+    lexicographic order, and how many there are: the columns packed into mixed-radix int64 keys as
+    many at a time as fit, the first most significant, each pack ranked with the ranks so far in
+    front (as :func:`~.stats._distinct_rows`)."""
+    rank, size = np.zeros(columns[0].size, np.int64), 1
+    radix = [int(c.max()) + 1 for c in columns]
+    start = 0
+    while start < len(columns):
+        key, width, stop = rank, float(size), start
+        while stop < len(columns) and np.log2(width) + np.log2(float(radix[stop])) < 62:
+            key = key * radix[stop] + columns[stop]
+            width *= float(radix[stop])
+            stop += 1
+        if stop == start:  # one column too wide to pack with the ranks so far
+            key = np.unique(np.stack([rank, columns[stop]], axis=1), axis=0, return_inverse=True)[1]
+            stop += 1
+        rank = np.unique(key, return_inverse=True)[1].reshape(-1)
+        size = int(rank.max()) + 1
+        start = stop
+    return rank, size
+
+
+def _per_doc_each(counts: np.ndarray, present: np.ndarray, offset: np.ndarray, docs: list[str], domain: np.ndarray) -> list[tuple[str, Stats]]:
+    """:func:`_per_doc` document by document."""
     out = []
     for d, name in enumerate(docs):
         units = present[offset[d]:offset[d + 1]]

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 
 from ..executors import Executor
 from ..progress import Progress, Sized
-from . import bootstrap, coefficients, columns, diagnostics, stats, tasks
+from . import bootstrap, coefficients, columns, diagnostics, perdoc, stats, tasks
 from . import matrix as _matrix
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting, layer_rows
@@ -206,8 +206,7 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
         else:
             values = _measured(metric, cell.stats, level, setting.value == "binary", options)
             if metric in BY_LABEL and cell.per_doc:  # per document, from each document's statistics
-                for doc, s in cell.per_doc:
-                    values += [replace(v, doc=doc) for v in _measured(metric, s, level, setting.value == "binary", options)]
+                values += _doc_values(metric, cell.per_doc, level, setting.value == "binary", options)
             if options["by_annotator"] and metric in BY_ANNOTATOR and cell.crowd is None:
                 values += _per_annotator(metric, cell.stats, level, setting.value == "binary", options)
             if options["by_label"] and metric in BY_LABEL and setting.value != "binary" and cell.stats.domain.size > 1:
@@ -244,6 +243,14 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
     found = diagnostics.of_cell(setting, cell.stats, cell.label if cell.categories is not None else None)
     diagnostics.attach(out, found + diagnostics.all_nan(out))
     return out
+
+
+def _doc_values(metric: str, per_doc: list[tuple[str, Stats]], level: str, binary: bool, options: dict[str, Any]) -> list[Value]:
+    """A coding metric per document, from each document's statistics: alpha (nominal) and Fleiss of
+    every document at once (:mod:`~unitize.agree.perdoc`, the same values), the rest one by one."""
+    if not options["ci"] and perdoc.handles(metric, level):
+        return perdoc.values(metric, per_doc, level)
+    return [replace(v, doc=doc) for doc, s in per_doc for v in _measured(metric, s, level, binary, options)]
 
 
 def _lazy(build: Callable[[], Matrix]) -> Callable[[], Matrix]:

@@ -14,21 +14,24 @@ once, never from the segments:
   crosses a document, so its pairable length is the document's business) — exact.
 - **alpha-U** (1995/2004): the observed Σ δ and the unit and inner-gap length histograms add up, but
   its expected disagreement counts every placement of a unit in the *continuum's* gaps, and the gap
-  after an annotator's last unit in one document runs on into the next document. That part does not
-  decompose: per replicate the gaps at the documents' joins are rebuilt from each document's first
-  and last gap per annotator (:class:`~unitize.agree.alphau.Stretch`: ``lead``, ``trail``,
-  ``marked``) in the drawn order, and the expected disagreement is recomputed from the weighted
-  histograms plus those gaps — what :func:`~unitize.agree.alphau.in_order` of the drawn documents
-  gives (a tested identity), vectorised over the replicates.
+  after an annotator's last unit in one document runs on into the next document. Those edge gaps
+  enter through their number and total length — sums over the drawn documents — plus a correction
+  for the few shorter than the longest unit, looked up in a table of document pairs (the gap where
+  p meets q is p's last gap plus q's first, per annotator: :class:`~unitize.agree.alphau.Stretch`'s
+  ``trail`` and ``lead``); only an annotator with units in some documents and not others needs
+  the drawn order's runs of unmarked documents gap by gap (:class:`_Category`). A replicate is what
+  :func:`~unitize.agree.alphau.in_order` of the drawn documents gives (a tested identity).
 
 With fewer than two documents there is nothing to resample: the row records why and has no
 interval. Rows per document have none either. Cost: a replicate is O(documents × values²) (uα),
-O(pairs × documents) (F1), O(documents × annotators) plus a sort (alpha-U), never the segments.
+O(pairs × documents) (F1), O(documents²) — one bilinear form, the inner gaps — plus its few short
+edge gaps (alpha-U), never the segments.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -42,6 +45,12 @@ from .unitizing import Statistics
 METHOD = "percentile bootstrap, documents resampled"
 #: elements of one of alpha-U's (replicates × documents × annotators) gap arrays evaluated at once
 _CELLS = 2_000_000
+#: largest (documents × documents × annotators) table of the gaps where two documents meet
+_PAIR_TABLE = 4_000_000
+#: draws (replicates × documents) kept for the next cell up to this size
+_KEEP_DRAWS = 1_000_000
+#: multiply-adds of a matrix product below which OpenBLAS stays on one thread (see _product)
+_SINGLE_THREAD = 1 << 18
 
 
 def draws(opts: Options, n_docs: int) -> np.ndarray:
@@ -148,65 +157,162 @@ def _off_diagonal(x: np.ndarray) -> np.ndarray:
 
 
 class _Category:
-    """One category's per-document pieces of alpha-U as dense arrays (documents in continuum order)."""
+    """One category's per-document pieces of alpha-U as dense arrays (documents in continuum order).
+
+    A replicate's expected disagreement needs, besides sums that add up over the drawn documents,
+    Σ over the continuum's gaps g of F(g) = Σ_l W[l]·(g − l + 1)₊, W[l] the drawn units' Σ l² of
+    length l. Each document's inner gaps give a term bilinear in the draw counts (``cross``). The
+    gaps at the documents' edges are the ones that depend on the drawn order. Since
+    (x)₊ = x + (−x)₊, F(g) = (g + 1)·ΣW − Σ l·W + C(g) with C(g) = Σ_{l > g+1} W[l]·(l − g − 1), which
+    is 0 once g + 1 reaches the longest unit. So the edge gaps enter through their number and total
+    length — both sums over the drawn documents for an annotator with a unit in every document
+    (the gap where document p meets q is ``trail[p] + lead[q]``, and every lead and trail is used
+    once) — plus C of the few gaps shorter than the longest unit, found in a (D, D) table of the
+    document pairs. An annotator with no unit has one gap, the continuum. Only an annotator with
+    units in some documents but not others needs the drawn order's runs of unmarked documents
+    (:meth:`_mixed`, evaluated gap by gap).
+
+    Everything here is exact integer arithmetic in float64 while the sums stay below 2⁵³, and then
+    equals :func:`~unitize.agree.alphau.in_order` of the drawn documents to the last bit.
+    """
 
     def __init__(self, docs: Sequence[Stretch]):
         self.m = int(docs[0].lead.size)
+        n_docs = len(docs)
         self.length = np.array([s.length for s in docs], np.float64)
         self.observed = np.array([s.observed for s in docs], np.float64)
         self.ulen, self.units = _dense([s.units for s in docs])
         self.lead = np.stack([s.lead for s in docs]).astype(np.float64)  # (D, m)
         self.trail = np.stack([s.trail for s in docs]).astype(np.float64)
         self.marked = np.stack([s.marked for s in docs])
-        ul = self.ulen.astype(np.float64)
+        ul = self.ul = self.ulen.astype(np.float64)
         self.weighted = self.units * (ul * ul)  # (D, Ku): Σ l² per unit length and document
-        self.chosen = self.units @ (ul * (ul - 1) * (2 * ul - 1) / 3)  # (D,): Σ (2l³ − 3l² + l)/3
-        self.pairs = self.units @ (ul * (ul - 1))  # (D,): Σ l(l − 1)
+        chosen = _product(self.units, ul * (ul - 1) * (2 * ul - 1) / 3)  # (D,): Σ (2l³ − 3l² + l)/3
+        pairs = _product(self.units, ul * (ul - 1))  # (D,): Σ l(l − 1)
         # each document's own inner gaps: Σ over gaps ≥ l of (gap − l + 1), per unit length (D, Ku); the
         # inner-gap term of a replicate is bilinear in the draw counts, Σ_dd' w_d w_d' cross[d, d']
         inner = _inner_fitting([s.gaps for s in docs], self.ulen)
-        self.cross = self.weighted @ inner.T if len(docs) <= 2000 else None
+        self.cross = _product(self.weighted, inner.T) if n_docs <= 2000 else None
         self.inner = inner
+        every, self.none = self.marked.all(axis=0), ~self.marked.any(axis=0)
+        self.full = np.flatnonzero(every)  # annotators with a unit in every document
+        self.mixed = np.flatnonzero(~every & ~self.none)
+        lead, trail = self.lead[:, self.full], self.trail[:, self.full]
+        edges = (lead + trail).sum(axis=1)  # (D,): every edge gap of the full annotators uses each once
+        # what adds up over the drawn documents, as the columns of one (D, 8) matrix (integers all)
+        self.sums = np.stack([self.length, self.observed, self.units.sum(axis=1), chosen, pairs,
+                              self.weighted.sum(axis=1), _product(self.weighted, ul), edges], axis=1)
+        longest = ul[-1] if ul.size else 0.0
+        self.short_first, self.short_last = (lead + 1 < longest).any(axis=1), (trail + 1 < longest).any(axis=1)  # (D,)
+        self.pair_short = None
+        if n_docs > 1 and self.full.size and (trail.min(axis=0) + lead.min(axis=0) + 1 < longest).any():
+            if n_docs * n_docs * self.full.size <= _PAIR_TABLE:  # which document pairs meet in a short gap
+                self.pair_short = ((trail[:, None, :] + lead[None, :, :] + 1) < longest).any(axis=2).ravel()
+            else:
+                self.pair_short = True  # look at every join
 
-    def disagreements(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(D_o, D_e) of the drawn documents laid end to end in drawn order, per replicate."""
+    def disagreements(self, idx: np.ndarray, w: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(D_o, D_e) of the drawn documents laid end to end in drawn order, per replicate (``w``:
+        :func:`weights` of ``idx``, when the caller has them)."""
         m, n_docs = self.m, self.length.size
-        w = weights(idx, n_docs)
-        length = w @ self.length
-        observed = 2 * (w @ self.observed) / (m * (m - 1) * length * length)
-        n_c = w @ self.units.sum(axis=1)
-        weighted = w @ self.weighted  # (B, Ku): Σ l² per unit length of the drawn documents
+        w = weights(idx, n_docs) if w is None else w
+        length, observed, n_c, chosen, pairs, total, total_l, edges = _product(w, self.sums).T
+        observed = 2 * observed / (m * (m - 1) * length * length)
         if self.cross is not None:
-            inner = ((w @ self.cross) * w).sum(axis=1)
+            inner = (_product(w, self.cross) * w).sum(axis=1)
         else:
-            inner = (weighted * (w @ self.inner)).sum(axis=1)
-        joins = _placements(self._joins(idx, length), self.ulen, weighted)
-        numerator = (n_c - 1) * (w @ self.chosen) + inner + joins
-        denominator = m * length * (m * length - 1) - w @ self.pairs
+            inner = (_product(w, self.weighted) * _product(w, self.inner)).sum(axis=1)
+        numerator = (n_c - 1) * chosen + inner + self._edges(idx, w, length, total, total_l, edges)
+        denominator = m * length * (m * length - 1) - pairs
         with np.errstate(invalid="ignore", divide="ignore"):
             expected = np.where(numerator != 0, 2 * numerator / (length * denominator), 0.0)
         return observed, expected
 
-    def _joins(self, idx: np.ndarray, length: np.ndarray) -> np.ndarray:
-        """(B, (D+1)·m): every gap that touches a document's edge, per annotator, in drawn order —
-        a marked document's leading gap joined to the previous marked document's trailing gap and the
-        unmarked documents between; the continuum's last gap; 0 where there is none."""
+    def _edges(self, idx: np.ndarray, w: np.ndarray, length: np.ndarray, total: np.ndarray, total_l: np.ndarray,
+               edges: np.ndarray) -> np.ndarray:
+        """(B,): Σ F over every gap that touches a document's edge, in drawn order (class docstring);
+        ``total``, ``total_l``: Σ W and Σ l·W of the drawn units, ``edges``: the full annotators'
+        leading and trailing gaps summed over the drawn documents."""
         b, n_docs = idx.shape
-        steps = np.arange(n_docs)[None, :, None]
-        size = self.length[idx][:, :, None]  # (B, D, 1)
-        marked = self.marked[idx]  # (B, D, m)
-        lead, trail = self.lead[idx], self.trail[idx]
-        blank = np.cumsum(np.where(marked, 0.0, size), axis=1)  # unmarked length up to and including t
-        before_blank = blank - np.where(marked, 0.0, size)  # ... up to t, excluded
-        last = np.maximum.accumulate(np.where(marked, steps, -1), axis=1)
-        before = np.concatenate([np.full((b, 1, self.m), -1), last[:, :-1]], axis=1)  # the previous marked document
-        at = np.maximum(before, 0)
-        carried = before_blank - np.where(before >= 0, np.take_along_axis(blank, at, 1) - np.take_along_axis(trail, at, 1), 0.0)
-        gaps = np.where(marked, lead + carried, 0.0)
-        end = np.maximum(last[:, -1:], 0)  # (B, 1, m)
-        tail = np.take_along_axis(trail, end, 1) + blank[:, -1:] - np.take_along_axis(blank, end, 1)
-        tail = np.where(last[:, -1:] >= 0, tail, length[:, None, None])
-        return np.concatenate([gaps, tail], axis=1).reshape(b, -1)
+        if self.ul.size == 0:
+            return np.zeros(b)
+        n_full, n_none = self.full.size, int(self.none.sum())
+        # the full annotators' D + 1 edge gaps each, and the unmarked annotators' one gap, the continuum
+        summed = edges + n_full * (n_docs + 1) + n_none * (length + 1)
+        out = total * summed - total_l * (n_full * (n_docs + 1) + n_none)
+        if self.short_first.any() or self.short_last.any() or self.pair_short is not None:
+            out += self._short(idx, w)
+        if self.mixed.size:
+            out += self._mixed(idx, length, _product(w, self.weighted))
+        return out
+
+    def _short(self, idx: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """(B,): Σ C(g) over the full annotators' edge gaps shorter than the longest unit (only the
+        replicates that have one are looked at)."""
+        b, n_docs = idx.shape
+        lead, trail = self.lead[:, self.full], self.trail[:, self.full]
+        rows, gaps = [], []
+        for short, at, side in ((self.short_first, idx[:, 0], lead), (self.short_last, idx[:, -1], trail)):
+            hit = np.flatnonzero(short[at])
+            rows.append(hit)
+            gaps.append(side[at[hit]])
+        if self.pair_short is not None and n_docs > 1:
+            p, q = idx[:, :-1], idx[:, 1:]
+            r, t = np.nonzero(self.pair_short[p * n_docs + q]) if self.pair_short is not True else np.nonzero(np.ones(p.shape, bool))
+            rows.append(r)
+            gaps.append(trail[p[r, t]] + lead[q[r, t]])
+        r = np.concatenate([np.repeat(x, self.full.size) for x in rows])
+        g = np.concatenate([x.ravel() for x in gaps])
+        these, r = np.unique(r, return_inverse=True)
+        weighted = _product(w[these], self.weighted)  # (R, Ku): the drawn units' Σ l² per length, of those replicates
+        zero = np.zeros((these.size, 1))
+        beyond = np.concatenate([np.cumsum(weighted[:, ::-1], axis=1)[:, ::-1], zero], axis=1).ravel()  # Σ_{j ≥ k} W
+        beyond_l = np.concatenate([np.cumsum((weighted * self.ul)[:, ::-1], axis=1)[:, ::-1], zero], axis=1).ravel()
+        k = np.searchsorted(self.ul, g + 1, side="right") + r.reshape(-1) * (self.ul.size + 1)  # the unit lengths > g + 1
+        out = np.zeros(b)
+        out[these] = np.bincount(r.reshape(-1), weights=beyond_l[k] - (g + 1) * beyond[k], minlength=these.size)
+        return out
+
+    def _mixed(self, idx: np.ndarray, length: np.ndarray, weighted: np.ndarray) -> np.ndarray:
+        """(B,): Σ F over the edge gaps of the annotators with units in some documents only: a marked
+        document's leading gap runs back over the unmarked documents drawn before it to the trailing
+        gap of the previous marked one; evaluated gap by gap."""
+        b, n_docs = idx.shape
+        rows = np.arange(b)[:, None]
+        steps = np.arange(n_docs)[None, :]
+        size = self.length[idx]  # (B, D)
+        zero = np.zeros((b, 1))
+        k = self.ul.size
+        up_to = np.concatenate([zero, np.cumsum(weighted, axis=1)], axis=1).ravel()  # (B·(Ku + 1)): Σ_{l ≤} W
+        up_to_l = np.concatenate([zero, np.cumsum(weighted * self.ul, axis=1)], axis=1).ravel()
+        out = np.zeros(b)
+        for a in self.mixed:
+            marked = self.marked[:, a][idx]
+            lead, trail = self.lead[:, a][idx], self.trail[:, a][idx]
+            blank = np.cumsum(np.where(marked, 0.0, size), axis=1)  # unmarked length up to and including t
+            before_blank = blank - np.where(marked, 0.0, size)  # ... up to t, excluded
+            last = np.maximum.accumulate(np.where(marked, steps, -1), axis=1)
+            before = np.concatenate([np.full((b, 1), -1), last[:, :-1]], axis=1)  # the previous marked document
+            at = np.maximum(before, 0)
+            carried = before_blank - np.where(before >= 0, blank[rows, at] - trail[rows, at], 0.0)
+            gaps = np.where(marked, lead + carried, 0.0)
+            end = np.maximum(last[:, -1], 0)
+            tail = trail[rows[:, 0], end] + blank[:, -1] - blank[rows[:, 0], end]
+            tail = np.where(last[:, -1] >= 0, tail, length)
+            gaps = np.concatenate([gaps, tail[:, None]], axis=1)
+            flat = np.searchsorted(self.ul, gaps, side="right") + rows * (k + 1)  # unit lengths ≤ g
+            out += ((gaps + 1) * up_to[flat] - up_to_l[flat]).sum(axis=1)
+        return out
+
+
+def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` in row blocks of fewer than 2¹⁸ multiply-adds each: OpenBLAS runs a larger product on
+    several threads, whose start and spinning cost more CPU time than these products themselves
+    (measured: a 1000 × 197 by 197 × 197 product, 7.1 ms CPU at once, 2.7 ms in blocks)."""
+    rows = max(1, _SINGLE_THREAD // max(1, b.size))
+    if a.shape[0] <= rows:
+        return a @ b
+    return np.concatenate([a[i:i + rows] @ b for i in range(0, a.shape[0], rows)])
 
 
 def _dense(hists: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
@@ -215,9 +321,8 @@ def _dense(hists: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, 
     counts = np.concatenate([h[1] for h in hists] + [np.zeros(0, np.int64)])
     doc = np.repeat(np.arange(len(hists)), [h[0].size for h in hists])
     distinct, at = np.unique(lengths, return_inverse=True)
-    out = np.zeros((len(hists), distinct.size), np.float64)
-    np.add.at(out, (doc, at.reshape(-1)), counts)
-    return distinct, out
+    flat = np.bincount(doc * distinct.size + at.reshape(-1), weights=counts, minlength=len(hists) * distinct.size)
+    return distinct, flat.reshape(len(hists), distinct.size)
 
 
 def _inner_fitting(hists: Sequence[tuple[np.ndarray, np.ndarray]], ulen: np.ndarray) -> np.ndarray:
@@ -241,18 +346,19 @@ def _inner_fitting(hists: Sequence[tuple[np.ndarray, np.ndarray]], ulen: np.ndar
     return (total[pos] - total[end]) - (ulen[None, :] - 1) * n
 
 
-def _placements(gaps: np.ndarray, ulen: np.ndarray, weighted: np.ndarray) -> np.ndarray:
-    """(B,): Σ over each row's gaps g and unit lengths l ≤ g of weighted[l] · (g − l + 1), with
-    ``weighted`` (B, Ku) the drawn units' Σ l² per length: (g + 1)·Σ_{l ≤ g} weighted − Σ_{l ≤ g} l·weighted,
-    prefix sums over the unit lengths looked up at each gap (one searchsorted, no sort)."""
-    if ulen.size == 0:
-        return np.zeros(gaps.shape[0])
-    ul = ulen.astype(np.float64)
-    zero = np.zeros((weighted.shape[0], 1))
-    up_to = np.concatenate([zero, np.cumsum(weighted, axis=1)], axis=1)  # (B, Ku + 1)
-    up_to_l = np.concatenate([zero, np.cumsum(weighted * ul, axis=1)], axis=1)
-    k = np.searchsorted(ul, gaps, side="right")  # unit lengths ≤ g
-    return ((gaps + 1) * np.take_along_axis(up_to, k, 1) - np.take_along_axis(up_to_l, k, 1)).sum(axis=1)
+@lru_cache(maxsize=4)
+def _drawn(opts: Options, n_docs: int, chunk: int) -> tuple[tuple[int, np.ndarray, np.ndarray], ...]:
+    idx = draws(opts, n_docs)
+    return tuple((start, idx[start:start + chunk], weights(idx[start:start + chunk], n_docs))
+                 for start in range(0, opts.replicates, chunk))
+
+
+def _chunks(opts: Options, n_docs: int, chunk: int):
+    """(first replicate, drawn documents, draw counts) of each chunk of replicates; kept for the next
+    cell while small (every cell of a run with the same number of documents draws the same)."""
+    if opts.replicates * n_docs <= _KEEP_DRAWS:
+        return _drawn(opts, n_docs, chunk)
+    return _drawn.__wrapped__(opts, n_docs, chunk)
 
 
 def alpha_u_replicates(per_category: dict[str, Sequence[Stretch]], opts: Options, labels: dict[str, str] | None = None,
@@ -262,7 +368,6 @@ def alpha_u_replicates(per_category: dict[str, Sequence[Stretch]], opts: Options
     (D_o, D_e) replicates are kept in ``cache`` under ``key + (category,)`` (the key must name
     everything its stretches depend on): the layers-together row reuses the layers' own."""
     n_docs = len(next(iter(per_category.values())))
-    idx = draws(opts, n_docs)
     d_o: dict[str, np.ndarray] = {}
     d_e: dict[str, np.ndarray] = {}
     cache = {} if cache is None else cache
@@ -270,10 +375,8 @@ def alpha_u_replicates(per_category: dict[str, Sequence[Stretch]], opts: Options
         k = (*key, c, opts)
         if k not in cache:
             cat, o, e = _Category(docs), np.zeros(opts.replicates), np.zeros(opts.replicates)
-            chunk = max(1, _CELLS // (n_docs * cat.m))
-            for start in range(0, opts.replicates, chunk):
-                part = idx[start:start + chunk]
-                o[start:start + part.shape[0]], e[start:start + part.shape[0]] = cat.disagreements(part)
+            for start, part, w in _chunks(opts, n_docs, max(1, _CELLS // (n_docs * cat.m))):
+                o[start:start + part.shape[0]], e[start:start + part.shape[0]] = cat.disagreements(part, w)
             cache[k] = (o, e)
         d_o[c], d_e[c] = cache[k]
 
