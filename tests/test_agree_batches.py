@@ -36,7 +36,7 @@ class PickledTasks(Executor):
 
 
 def rows(out: Path, executor=None, **kwargs) -> list[dict]:
-    table = measure(out, METRICS_NO_GAMMA, executor=executor, by_doc=True, by_label=True, **kwargs)
+    table = measure(out, METRICS_NO_GAMMA, executor=executor, by_doc=True, by_label=True, by_annotator=True, **kwargs)
     return [{k: ("nan" if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()} for r in table.to_pylist()]
 
 
