@@ -26,6 +26,7 @@ import json
 import os
 import pickle
 import subprocess
+import tempfile
 import sys
 import time
 from pathlib import Path
@@ -126,14 +127,20 @@ def sizes(study: Path, out: Path, workers: int) -> dict:
     tok_in = [len(pickle.dumps(t)) for t in tok]
     data = OutputData(out)
     options = {"gamma": {}, "ci": None, "by_label": False, "by_doc": False, "by_annotator": False}
-    jobs = [(str(out), name, part, tuple(DEFAULT_METRICS), options) for name, part in tasks.plan(data, data.settings, None, workers)]
+    jobs = [(str(out), name, part, tuple(DEFAULT_METRICS), options, parts) for name, part, parts in tasks.plan(data, data.settings, None, workers)]
     ag_in = [len(pickle.dumps(j)) for j in jobs]
     ag_out = [len(pickle.dumps(measure_task(j))) for j in jobs]
+    from unitize import unitize as run_unitize
+    from unitize.output.write import tasks as write_tasks
+
+    with tempfile.TemporaryDirectory() as staging:
+        wr_in = [len(pickle.dumps(t)) for t in write_tasks(run_unitize(corpus, settings), Path(staging))]
 
     def stat(xs: list[int]) -> dict:
         return {"tasks": len(xs), "total_bytes": sum(xs), "max_bytes": max(xs) if xs else 0}
 
-    return {"tokenize_tasks": stat(tok_in), "tokenize_results": stat(tok_out), "agree_tasks": stat(ag_in), "agree_results": stat(ag_out)}
+    return {"tokenize_tasks": stat(tok_in), "tokenize_results": stat(tok_out), "write_tasks": stat(wr_in),
+            "agree_tasks": stat(ag_in), "agree_results": stat(ag_out)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=sys.executable, help="the interpreter that runs unitize")
     ap.add_argument("--metric", default=None, help="agree --metric (default the CLI's)")
     ap.add_argument("--sizes", action="store_true", help="also the pickled sizes of tasks and results")
+    ap.add_argument("--only-sizes", action="store_true", help="only the sizes, of the output a previous run left")
     args = ap.parse_args(argv)
     study = args.corpus / "study.toml"
     if not study.is_file():
@@ -151,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     base = BENCH_DIR / ".data" / "executors"
     report: dict = {"corpus": str(args.corpus), "cores": os.cpu_count(), "runs": {}}
     digests = {}
-    for spec in args.executors.split(","):
+    for spec in [] if args.only_sizes else args.executors.split(","):
         out = base / spec.replace(":", "-")
         subprocess.run(["rm", "-rf", str(out)], check=True)
         conv = run([args.python, "-m", "unitize", "convert", str(study), "--out", str(out), "--executor", spec, "--quiet"], env)
@@ -163,14 +171,16 @@ def main(argv: list[str] | None = None) -> int:
             workers = "; ".join(f"{w['cpu_s']} s / {w['peak_rss_mib']} MiB" for w in r["workers"][:4]) or "-"
             print(f"{spec:14} {step:8} wall {r['wall_s']:7.2f} s  main cpu {r['main_cpu_s']:7.2f} s  "
                   f"main peak {r['main_peak_rss_mib']:7.1f} MiB  other processes (cpu / peak): {workers}", flush=True)
-    first = next(iter(digests.values()))
-    report["identical_units"] = all(d == first for d in digests.values())
-    print("unit matrices and segments identical across executors:", report["identical_units"])
-    if args.sizes:
+    if digests:
+        first = next(iter(digests.values()))
+        report["identical_units"] = all(d == first for d in digests.values())
+        print("unit matrices and segments identical across executors:", report["identical_units"])
+    report["load_average"] = os.getloadavg()
+    if args.sizes or args.only_sizes:
         report["sizes"] = sizes(study, base / args.executors.split(",")[0].replace(":", "-"), 2)
         print(json.dumps(report["sizes"], indent=1))
     (BENCH_DIR / "results").mkdir(exist_ok=True)
-    (BENCH_DIR / "results" / "executors.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    (BENCH_DIR / "results" / ("executors-sizes.json" if args.only_sizes else "executors.json")).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -107,3 +107,19 @@ def test_the_layout_section_names_every_module() -> None:
     modules = [p for p in package.iterdir() if (p.suffix == ".py" and p.stem not in ("__init__", "__main__")) or (p.is_dir() and (p / "__init__.py").exists())]
     missing = [p.name for p in modules if f"unitize/{p.name}{'/' if p.is_dir() else ''}" not in layout]
     assert not missing, f"README Layout does not mention {', '.join(sorted(missing))}"
+
+
+def test_the_large_studies_section_reads_a_partitioned_sparse_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("dask.dataframe", reason="the dask extra (pip install 'unitize[dask]') is not installed")
+    text = section("## Large studies")
+    (code,) = [b for b in blocks("python") if b in text]
+    monkeypatch.chdir(tmp_path)
+    study = ROOT / "unitize" / "examples" / "tdb-mini" / "study.toml"
+    assert main(["convert", str(study), "--out", "out", "--layout", "sparse", "--partition-units", "600", "-q"]) == 0
+    scope: dict = {}
+    exec(compile(code, "README.md (Large studies)", "exec"), scope)
+    assert scope["units"].npartitions > 1 and "setting" in scope["units"].columns
+    dense = scope["dense"]
+    assert set(dense.column("group").to_pylist()) == {"ama"} and set(dense.column("layer").to_pylist()) == {"Arg1"}
+    marks = scope["marks"]
+    assert int(marks.loc[("ama", "Arg1"), "ayse"]) == sum(dense.column("ayse").to_pylist())  # the implicit rows are 0

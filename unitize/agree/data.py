@@ -246,16 +246,18 @@ class OutputData:
                 stored, codes = self._stored_group(setting, group, columns)
                 yield group, stored, stored.layers, codes
                 continue
-            table = self._read_group(setting, group, columns)
-            if setting.kind == "items":
-                table = decode(table)
-                yield group, table, ["items"], np.zeros(table.num_rows, np.int64)
-                continue
-            found, codes = sorted_codes(table.column("layer"))
-            order = {layer: i for i, layer in enumerate(self.layers)}
-            layers = sorted(found, key=lambda x: (order.get(x, len(order)), x))
-            position = np.array([layers.index(x) for x in found], dtype=np.int64)
-            yield group, table, layers, position[codes]
+            yield self.group_table(setting, group, self._read_group(setting, group, columns))
+
+    def group_table(self, setting: Setting, group: str, table: pa.Table) -> tuple[str, pa.Table, list[str], np.ndarray]:
+        """Rows of a group (or of a batch of them): the rows, their layers in the manifest's order, per row its layer's index."""
+        if setting.kind == "items":
+            table = decode(table)
+            return group, table, ["items"], np.zeros(table.num_rows, np.int64)
+        found, codes = sorted_codes(table.column("layer"))
+        order = {layer: i for i, layer in enumerate(self.layers)}
+        layers = sorted(found, key=lambda x: (order.get(x, len(order)), x))
+        position = np.array([layers.index(x) for x in found], dtype=np.int64)
+        return group, table, layers, position[codes]
 
     def tables(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, str, pa.Table]]:
         """Every (group, layer, rows) of a setting, groups sorted, layers in the manifest's order."""
@@ -281,10 +283,13 @@ class OutputData:
 
     # -- segments --
 
-    def segments(self, unit: str) -> pa.Table | None:
-        """``segments/<unit>.parquet`` with plain string columns, or None when absent."""
+    def segments(self, unit: str, groups: Sequence[str] | None = None) -> pa.Table | None:
+        """``segments/<unit>.parquet`` with plain string columns, or None when absent; with ``groups`` only
+        their rows (a pushed-down filter: row groups whose statistics exclude them are not read), not cached."""
+        path = self.path / "segments" / f"{unit}.parquet"
+        if groups is not None:
+            return decode(pq.read_table(path, filters=[("group", "in", list(groups))])) if path.is_file() else None
         if unit not in self._segments:
-            path = self.path / "segments" / f"{unit}.parquet"
             self._segments[unit] = decode(pq.ParquetFile(path).read()) if path.is_file() else None
         return self._segments[unit]
 

@@ -20,13 +20,14 @@ def layer_rows(table: pa.Table, codes: np.ndarray, i: int) -> pa.Table:
     return table if rows.size == table.num_rows else table.take(pa.array(rows))
 
 
-def matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
-    """The matrix of one (group, layer)'s rows."""
+def matrix(setting: Setting, group: str, layer: str, table: pa.Table, crowd: bool | None = None) -> Matrix:
+    """The matrix of one (group, layer)'s rows. A long table is counted per unit (crowd data) when its
+    wide form would exceed :data:`DENSE_CELLS`, or as ``crowd`` says (a batch of a larger group)."""
     if setting.layout == "long":
         table = decode(table)
     if setting.kind == "items":
-        return _items_matrix(setting, group, table)
-    return _units_matrix(setting, group, layer, table)
+        return _items_matrix(setting, group, table, crowd)
+    return _units_matrix(setting, group, layer, table, crowd)
 
 
 def decode(table: pa.Table) -> pa.Table:
@@ -86,11 +87,11 @@ def sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     return [values[i] for i in used.tolist()], lut[codes]
 
 
-def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table) -> Matrix:
+def _units_matrix(setting: Setting, group: str, layer: str, table: pa.Table, crowd: bool | None = None) -> Matrix:
     keys = ["doc_id", "unit"]
     if setting.layout == "long":
         index = _LongIndex(table, keys)
-        if index.too_wide:
+        if index.too_wide if crowd is None else crowd:
             numeric = setting.value in ("binary", "bitmask") and not _is_text(table.column("value"))
             key_rows, counts, domain, categories = _value_counts(table, index, numeric)
             docs, row_doc = sorted_codes(key_rows.column("doc_id"))
@@ -129,14 +130,14 @@ def _applicable(column: pa.ChunkedArray, not_applicable: str | None) -> pa.Chunk
     return pc.if_else(pc.equal(column, not_applicable), pa.scalar(None, pa.string()), column)
 
 
-def _items_matrix(setting: Setting, group: str, table: pa.Table) -> Matrix:
+def _items_matrix(setting: Setting, group: str, table: pa.Table, crowd: bool | None = None) -> Matrix:
     level = setting.level(group)
     if setting.layout == "long":
         table = table.set_column(
             table.schema.get_field_index("value"), "value", _applicable(table.column("value"), setting.not_applicable)
         )
         index = _LongIndex(table, ["item"])
-        if index.too_wide:
+        if index.too_wide if crowd is None else crowd:
             key_rows, counts, domain, categories = _value_counts(table, index, numeric=level != "nominal")
             items = key_rows.column("item").to_pylist()
             return Matrix(

@@ -23,17 +23,17 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..executors import Executor
 from ..progress import Progress, Sized
-from . import bootstrap, coefficients, columns, diagnostics, perdoc, stats, tasks
+from . import batches, bootstrap, coefficients, columns, diagnostics, perdoc, stats, tasks
 from . import matrix as _matrix
 from .backends import Value, nan
 from .data import Matrix, OutputData, Setting, layer_rows
 from .data import matrix as data_matrix
 from .spans import GAMMA_DEFAULTS, Continuum, Segments, alpha_u_values, f1_values, gamma_value, stack, unitizing_values
+from .model import RESULT_SCHEMA
 from .stats import Stats
 
 METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "gamma",
@@ -43,39 +43,6 @@ UNITIZING = ("u-alpha", "|u-alpha", "cu-alpha", "ku-alpha")
 SPAN_F1 = ("span-f1", "span-f1-overlap", "unit-f1")
 SPAN_METRICS = ("alpha-u", "gamma", *UNITIZING, *SPAN_F1)
 DEFAULT_METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cochran-q")
-
-RESULT_SCHEMA = pa.schema(
-    [
-        ("setting", pa.string()),
-        ("unit", pa.string()),
-        ("approach", pa.string()),
-        ("mode", pa.string()),
-        ("group", pa.string()),
-        ("layer", pa.string()),
-        ("metric", pa.string()),
-        ("value", pa.float64()),
-        ("reason", pa.string()),
-        ("annotators", pa.int32()),
-        ("documents", pa.int32()),
-        ("relations", pa.int32()),
-        ("units", pa.int64()),
-        ("units_used", pa.int64()),
-        ("std_err", pa.float64()),
-        ("df", pa.float64()),
-        ("p_value", pa.float64()),
-        ("pair", pa.string()),
-        ("level", pa.string()),
-        ("params", pa.string()),
-        ("ci_low", pa.float64()),
-        ("ci_high", pa.float64()),
-        ("annotator_a", pa.string()),
-        ("annotator_b", pa.string()),
-        ("label", pa.string()),
-        ("doc", pa.string()),
-        ("annotator", pa.string()),
-        ("diagnostics", pa.string()),
-    ]
-)
 
 #: metrics that compare annotators as persons (pairs, blocks, whole segmentations), so are not
 #: defined on rater slots (long-layout crowd data, see matrix._pivot_long)
@@ -291,6 +258,11 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
             per.append(_Cell(group, m.layer, _layers(setting, m.layer), stats.from_matrix(m), len(m.docs) if m.docs else None,
                              m.crowd, lambda m=m: m, m.categories, _doc_stats(m) if by_doc else None))
     yield from per
+    yield from _both(setting, group, per, fast)
+
+
+def _both(setting: Setting, group: str, per: list[_Cell], fast: bool) -> Iterator[_Cell]:
+    """For separate layers, the cell of all layers together (their statistics added up)."""
     if setting.kind == "units" and setting.mode != "combined" and len(per) > 1:
         names = [c.layer for c in per]
         categories = sorted({x for c in per for x in c.categories or ()}) if any(c.categories for c in per) else None
@@ -310,6 +282,20 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
             continuum = lambda: replace(first, presence=np.any([c.continuum().presence for c in per], axis=0))  # noqa: E731
         yield _Cell(group, "+".join(names), names, both, per[0].docs, max(crowd) if crowd else None,
                     _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories, per_doc, continuum)
+
+
+def _reduced(setting: Setting, group: str, parts: list[tuple[str, batches.LayerPart]]) -> list[_Cell]:
+    """The cells of a group reduced batch by batch (:mod:`.batches`): statistics only, no matrix (the span
+    metrics are not measured on crowd data, and item labels have no continuum)."""
+    empty = Continuum(setting, group, [], np.zeros((0, 0), np.int64), np.zeros((0, 0, 0), bool), [])
+    per = [_Cell(group, layer, _layers(setting, layer), p.stats, p.docs, len(p.raters) if p.raters is not None else None,
+                 _no_matrix, p.categories, sorted(p.per_doc.items()) if p.per_doc is not None else None, lambda: empty)
+           for layer, p in parts]
+    return [*per, *_both(setting, group, per, False)]
+
+
+def _no_matrix() -> Matrix:
+    raise RuntimeError("a group measured in batches has no matrix")
 
 
 def _doc_stats(m: Matrix) -> list[tuple[str, Stats]] | None:
@@ -372,8 +358,9 @@ def measure(
             rows += _setting_rows(data, setting, groups, metrics, options, spans, segment_cache, progress)
     else:  # (setting, groups) tasks, each opening the directory itself; rows concatenated in the local order
         jobs = tasks.plan(data, chosen, groups, executor.workers)
-        for part in executor.map(measure_task, [(str(data.path), name, part, tuple(metrics), options) for name, part in jobs]):
-            rows += part
+        done = executor.map(measure_task, [(str(data.path), name, part, tuple(metrics), options, parts) for name, part, parts in jobs])
+        for name, group, out in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
+            rows += out if group is None else _group_rows(data, data.setting(name), group, out, metrics, options, spans)
     diagnostics.across_approaches(rows)
     return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
 
@@ -381,13 +368,26 @@ def measure(
 def measure_task(task: tuple[str, str, list[str], tuple[str, ...], dict[str, Any]]) -> list[dict[str, Any]]:
     """A task of an executor: the result rows of some groups of one setting, as plain Python data.
 
-    ``task`` is (output directory, setting name, groups, metrics, options); the directory is opened
-    here, in the worker, and only the segments of the task's groups are kept.
+    ``task`` is (output directory, setting name, groups, metrics, options, parts); the directory is opened
+    here, in the worker, and only the segments of the task's groups are read. With ``parts`` (k0, k1):
+    the additive statistics of one group's rows in those parts (:func:`.batches.group_part`), no rows.
     """
-    path, name, groups, metrics, options = task
+    path, name, groups, metrics, options, parts = task
     data = OutputData(Path(path))
+    if parts is not None:
+        return batches.group_part(data, data.setting(name), groups[0], None, options["by_doc"], parts)
     spans = any(m in SPAN_METRICS for m in metrics)
     return _setting_rows(data, data.setting(name), groups, metrics, options, spans, {}, None, keep=groups)
+
+
+def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str, batches.LayerPart], metrics: Sequence[str],
+                options: dict[str, Any], spans: bool) -> list[dict[str, Any]]:
+    """The rows of a group whose parts several tasks measured (narrow enough to pivot: read whole, here)."""
+    reduced = batches.finish(data, setting, found)
+    if reduced is None:
+        return _setting_rows(data, setting, [group], metrics, options, spans, {}, None, keep=[group])
+    segs = Segments(data.segments(setting.unit, [group])) if setting.kind == "units" and setting.unit else None
+    return [row for cell in _reduced(setting, group, reduced) for row in _rows(setting, cell, metrics, segs, options)]
 
 
 def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[str],
@@ -399,18 +399,18 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
     segs = None
     if setting.kind == "units" and setting.unit:
         if setting.unit not in segment_cache:
-            table = data.segments(setting.unit)
-            if table is not None and keep is not None:
-                table = table.filter(pc.is_in(table.column("group"), value_set=pa.array(list(keep), pa.string())))
+            table = data.segments(setting.unit, keep)
             segment_cache[setting.unit] = Segments(table) if table is not None else None
         segs = segment_cache[setting.unit]
     fast = columns.fast(setting, pq.read_schema(setting.path))
     needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
-    tables = data.group_tables(setting, groups, needed, implicit=fast)
+    # large crowd groups come reduced; a sparse group as stored, its implicit units counted
+    tables = batches.group_tables(data, setting, groups, needed, options["by_doc"], implicit=fast)
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
     for group, table, layers, codes in tables:
-        for cell in _cells(setting, group, table, layers, codes, fast, by_doc=options["by_doc"]):
+        cells = _cells(setting, group, table, layers, codes, fast, options["by_doc"]) if codes is not None else _reduced(setting, group, table)
+        for cell in cells:
             rows += _rows(setting, cell, metrics, segs, options)
     return rows
 

@@ -7,14 +7,21 @@ setting's sorted groups, and their rows are concatenated in task order, which is
 order of the local run. The cut only balances the work: about four tasks per worker,
 groups weighed by their rows as the Parquet metadata counts them (read from the footer,
 no data), every group alike where the footer does not say.
+
+A group that :mod:`.batches` reads in batches (a long or item table's group above
+``BATCH_ROWS`` rows: crowd data, one group holding every document) is cut by its parts
+instead: each task returns the additive statistics of the group's rows in a run of
+parts, and the driver adds them up (:func:`gather`) before the group's rows are made —
+the same statistics as one pass over the whole group.
 """
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import pyarrow.parquet as pq
 
+from . import batches
 from .data import OutputData
 from .model import Setting
 
@@ -22,16 +29,50 @@ from .model import Setting
 TASKS_PER_WORKER = 4
 
 
-def plan(data: OutputData, chosen: Sequence[Setting], groups: Sequence[str] | None, workers: int) -> list[tuple[str, list[str]]]:
-    """(setting name, its groups) per task, settings in order, each setting's groups sorted and cut into runs."""
-    out: list[tuple[str, list[str]]] = []
+Task = tuple[str, list[str], "tuple[int, int] | None"]
+
+
+def plan(data: OutputData, chosen: Sequence[Setting], groups: Sequence[str] | None, workers: int) -> list[Task]:
+    """(setting name, its groups, None) per task, settings in order, each setting's groups sorted and cut
+    into runs; a group read in batches: (setting name, [group], (k0, k1)) per run of the parts holding it."""
+    out: list[Task] = []
+    n = max(1, TASKS_PER_WORKER * workers)
     for setting in chosen:
         names = [g for g in data.groups(setting) if groups is None or g in groups]
         if not names:
             continue
         weights = group_rows(setting, names)
-        out += [(setting.name, run) for run in cut(names, weights, max(1, TASKS_PER_WORKER * workers))]
+        for run in cut(names, weights, n):
+            small: list[str] = []
+            for name in run:
+                parts = [k for k, _ in data._row_groups(setting).get(name, [])]
+                if len(parts) < 2 or not batches.batched(setting) or batches.group_rows(data, setting, name) <= batches.BATCH_ROWS:
+                    small.append(name)
+                    continue
+                if small:
+                    out.append((setting.name, small, None))
+                    small = []
+                out += [(setting.name, [name], (ks[0], ks[-1] + 1)) for ks in cut(parts, [1] * len(parts), n)]
+            if small:
+                out.append((setting.name, small, None))
     return out
+
+
+def gather(jobs: Sequence[Task], done: Iterable[Any]) -> Iterator[tuple[str, str | None, Any]]:
+    """The tasks' results in order: (setting, None, result rows), or for a group cut by parts, once its
+    last part is in, (setting, group, its layers' statistics added up: layer name → LayerPart)."""
+    found: dict[str, batches.LayerPart] = {}
+    jobs = list(jobs)
+    for i, ((name, groups, parts), out) in enumerate(zip(jobs, done)):
+        if parts is None:
+            yield name, None, out
+            continue
+        for layer, part in out.items():
+            found[layer] = found[layer] + part if layer in found else part
+        following = jobs[i + 1] if i + 1 < len(jobs) else None
+        if following is None or following[2] is None or following[:2] != (name, groups):
+            yield name, groups[0], found
+            found = {}
 
 
 def cut(names: list[str], weights: list[int], parts: int) -> list[list[str]]:
