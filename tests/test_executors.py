@@ -220,3 +220,23 @@ def test_nothing_imports_dask_unless_asked() -> None:
             "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
+
+
+def test_task_weights_count_a_groups_rows_in_every_part(tmp_path):
+    """agree's tasks are balanced by rows per group; with several parts, every part's rows count."""
+    from collections import Counter
+
+    import pyarrow.parquet as pq
+
+    from unitize.agree.data import OutputData
+    from unitize.agree.tasks import group_rows
+
+    out = tmp_path / "out"
+    assert main(["convert", str(ROOT / "unitize" / "examples" / "tdb-mini" / "study.toml"), "--out", str(out),
+                 "--units", "char", "--approaches", "interval", "--partition-units", "2000", "-q"]) == 0
+    data = OutputData(out)
+    setting = data.setting("char-interval")
+    assert len(setting.parts) > 1
+    names = data.groups(setting)
+    counts = Counter(pq.read_table(out / "units" / "setting=char-interval", columns=["group"]).column("group").to_pylist())
+    assert group_rows(setting, names) == [counts[n] for n in names]

@@ -94,8 +94,11 @@ def group_rows(setting: Setting, names: list[str]) -> list[int]:
     """Rows per group from the footer's row-group statistics (a row group of one group counts whole;
     one spanning several counts 1 for each); 1 for every group where no footer says more."""
     rows = dict.fromkeys(names, 0)
-    try:
-        meta = pq.ParquetFile(setting.path).metadata
+    for path in setting.parts or (setting.path,):  # every part: a group's rows are spread over them
+        try:
+            meta = pq.ParquetFile(path).metadata
+        except (OSError, ValueError):  # a file this reader cannot open: its groups count alike
+            continue
         col = meta.schema.to_arrow_schema().get_field_index("group")
         for i in range(meta.num_row_groups):
             rg = meta.row_group(i)
@@ -104,6 +107,4 @@ def group_rows(setting: Setting, names: list[str]) -> list[int]:
                 name = stats.min.decode() if isinstance(stats.min, bytes) else stats.min
                 if name in rows:
                     rows[name] += rg.num_rows
-    except (OSError, ValueError):  # a layout this reader does not know: every group alike
-        pass
     return [rows[n] or 1 for n in names]
