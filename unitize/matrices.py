@@ -43,16 +43,8 @@ SettingSpec = tuple[str, pa.Schema, str, str, str]
 
 class _Builder:
     """Building unit matrices from merged segments; needs ``groups``, ``layers``, ``layer_order``,
-    ``annotators``, ``labels``, ``layout``, ``spaces``, ``results``, ``universe``, ``expected``, ``present``."""
-
-    groups: list[str]
-    layers: list[str]
-    annotators: list[str]
-    labels: list[str]
-    layout: str
-    spaces: dict[str, UnitSpace]
-    results: dict[str, Any]
-    present: dict[str, dict[str, list[int]]]
+    ``annotators``, ``labels``, ``layout``, ``spaces``, ``results``, ``universe``, ``expected``, ``present``
+    (the fields of :class:`MatrixSource`, which :class:`Unitized` offers too)."""
 
     def documents_in(self, group: str) -> list[str]:
         """Documents of a group's unit universe, sorted."""
