@@ -112,10 +112,10 @@ def sizes(study: Path, out: Path, workers: int) -> dict:
     sys.path.insert(0, str(REPO))
     import numpy as np
 
-    from unitize import load_settings, read_corpus
+    from unitize import load_settings, metrics, read_corpus
     from unitize.agree import tasks
-    from unitize.agree.data import OutputData
-    from unitize.agree.measure import DEFAULT_METRICS, measure_task
+    from unitize.agree.measure import measure_task
+    from unitize.dataset import OutputData
     from unitize.spaces import chunks, tokenize_chunk
 
     settings = load_settings(study)
@@ -126,8 +126,8 @@ def sizes(study: Path, out: Path, workers: int) -> dict:
     tok_out = [len(pickle.dumps(tokenize_chunk(t))) for t in tok]
     tok_in = [len(pickle.dumps(t)) for t in tok]
     data = OutputData(out)
-    options = {"gamma": {}, "ci": None, "by_label": False, "by_doc": False, "by_annotator": False}
-    jobs = [(str(out), name, part, tuple(DEFAULT_METRICS), options, parts) for name, part, parts in tasks.plan(data, data.settings, None, workers)]
+    options = metrics.MeasureOptions()
+    jobs = [(str(out), name, part, metrics.default(), options, parts) for name, part, parts in tasks.plan(data, data.settings, None, workers)]
     ag_in = [len(pickle.dumps(j)) for j in jobs]
     ag_out = [len(pickle.dumps(measure_task(j))) for j in jobs]
     from unitize import unitize as run_unitize

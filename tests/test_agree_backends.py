@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("krippendorff")
 pytest.importorskip("statsmodels")
 
-from unitize.agree import backends  # noqa: E402
+from unitize.metrics import backends  # noqa: E402
 
 N = np.nan
 

@@ -12,8 +12,8 @@ import pytest
 import unitize
 from tests.conftest import ROOT
 from unitize.agree import batches, tasks
-from unitize.agree import matrix as agree_matrix
-from unitize.agree.data import OutputData
+from unitize.dataset import matrix as agree_matrix
+from unitize.dataset.directory import OutputData
 from unitize.agree.measure import measure
 from unitize.cli import main
 from unitize.executors import Executor

@@ -15,8 +15,8 @@ import pytest
 irr = pytest.importorskip("irrCAC.raw")
 pd = pytest.importorskip("pandas")
 
-from unitize.agree import coefficients as C  # noqa: E402
-from unitize.agree import stats as S  # noqa: E402
+from unitize.metrics import coefficients as C  # noqa: E402
+from unitize.metrics import stats as S  # noqa: E402
 
 #: our level -> irrCAC's weights
 WEIGHTS = {"nominal": "identity", "ordinal": "ordinal", "interval": "quadratic", "ratio": "ratio"}

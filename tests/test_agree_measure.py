@@ -15,10 +15,11 @@ pytest.importorskip("krippendorff")
 pytest.importorskip("statsmodels")
 
 from tests.conftest import EXAMPLE  # noqa: E402
-from unitize.agree import Options, agree, backends, bootstrap, measure  # noqa: E402
-from unitize.agree import coefficients as C  # noqa: E402
-from unitize.agree import stats as S  # noqa: E402
-from unitize.agree.data import OutputData  # noqa: E402
+from unitize.agree import Options, agree, measure  # noqa: E402
+from unitize.metrics import backends, bootstrap  # noqa: E402
+from unitize.metrics import coefficients as C  # noqa: E402
+from unitize.metrics import stats as S  # noqa: E402
+from unitize.dataset.directory import OutputData  # noqa: E402
 from unitize.cli import main  # noqa: E402
 
 CODING = ["alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q"]
@@ -103,7 +104,7 @@ def test_bootstrap_coverage_on_synthetic_data():
     runs = 200
     for i in range(runs):
         s = sample(300)
-        low, high = np.percentile(bootstrap.replicates("alpha", s, "nominal", Options(replicates=400, seed=i)), [5, 95])
+        low, high = np.percentile(bootstrap.alpha_replicates(s, "nominal", Options(replicates=400, seed=i)), [5, 95])
         hits += low <= population <= high
     assert 0.84 <= hits / runs <= 0.96
 
@@ -138,7 +139,7 @@ def test_all_nan_run_says_why(out, tmp_path, capsys):
 
 
 def test_backend_logging_is_captured_not_printed(capsys):
-    from unitize.agree.spans import _captured_logging
+    from unitize.metrics.segment import captured_logging as _captured_logging
 
     with _captured_logging() as messages:
         for _ in range(1700):
@@ -150,7 +151,7 @@ def test_backend_logging_is_captured_not_printed(capsys):
 def test_notes_print_one_line_per_logged_message():
     import pyarrow as pa
 
-    from unitize.agree.measure import RESULT_SCHEMA
+    from unitize.agree import RESULT_SCHEMA
     from unitize.cli.agree import notes
 
     row = {f.name: None for f in RESULT_SCHEMA}
@@ -173,7 +174,7 @@ def test_crowd_label_tables_counted_in_one_pass_equal_the_pivot(out, tmp_path, m
     import pyarrow.parquet as pq
 
     from tests.test_agree import to_long, write_outdir
-    from unitize.agree import matrix as data
+    from unitize.dataset import matrix as data
 
     src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])
@@ -269,7 +270,7 @@ def test_per_document_rows_add_up_and_match_the_documents_rows(out, tmp_path, as
 
 def test_document_statistics_add_up_to_the_layer(out):
     from unitize.agree import columns
-    from unitize.agree.data import sorted_codes
+    from unitize.dataset.directory import sorted_codes
 
     data = OutputData(out)
     setting = data.setting("word-interval")

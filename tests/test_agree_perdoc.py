@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from unitize.agree import perdoc
+from unitize.metrics import perdoc
 from unitize.agree.columns import _per_doc, _per_doc_each
-from unitize.agree.measure import _coding
-from unitize.agree.stats import from_codes, from_counts
+from unitize import metrics
+from unitize.metrics.stats import from_codes, from_counts
 
 
 def _crowd(rng):
@@ -58,8 +58,15 @@ def _documents(rng):
     return out
 
 
+BULK = [m.name for m in metrics.METRICS if getattr(m, "bulk", None) is not None]
+
+
+def test_the_bulk_metrics():
+    assert BULK == ["alpha", "fleiss"]
+
+
 @pytest.mark.parametrize("seed", range(20))
-@pytest.mark.parametrize("metric", perdoc.BULK)
+@pytest.mark.parametrize("metric", BULK)
 def test_bulk_coefficients_equal_one_document_at_a_time(seed, metric):
     docs = _documents(np.random.default_rng(seed))
     crowd = [x for x in docs if not x[1].annotators]
@@ -67,13 +74,15 @@ def test_bulk_coefficients_equal_one_document_at_a_time(seed, metric):
     for part in (crowd, wide):  # measure passes one kind at a time (a cell is crowd or not)
         if not part:
             continue
-        bulk = perdoc.values(metric, part, "nominal")
+        m = metrics.get(metric)
+        bulk = m.bulk(part, "nominal")
         for (doc, s), got in zip(part, bulk):
-            want = _coding(metric, s, "nominal", False)[0]
+            want = m.formula(s, "nominal", False)[0]
             want.doc = doc
             assert _same(got, want), (metric, doc, got, want)
 
 
 def test_bulk_levels():
-    assert perdoc.handles("alpha", "nominal") and perdoc.handles("fleiss", "interval")
-    assert not perdoc.handles("alpha", "interval") and not perdoc.handles("ac1", "nominal")
+    docs = _documents(np.random.default_rng(0))[:3]
+    assert perdoc.alpha_rows(docs, "nominal") is not None and perdoc.fleiss_rows(docs, "interval") is not None
+    assert perdoc.alpha_rows(docs, "interval") is None and metrics.get("ac1").bulk is None

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from tests.strategies import unitizations
 from tests.test_unitizing import placed
 from unitize.agree import Options, measure
-from unitize.agree import spanboot as B
-from unitize.agree import spanf1, unitizing
-from unitize.agree.alphau import in_order, stretches
+from unitize.metrics import spanboot as B
+from unitize.metrics import spanf1, unitizing
+from unitize.metrics.alphau import in_order, stretches
 
 
 def _category(units, length, starts):
@@ -68,10 +68,10 @@ def test_unitizing_replicates_are_the_family_on_the_weighted_documents(study):
     order = [0, *range(len(per)), len(per) - 1]  # the first and last document drawn twice
     w = B.weights(np.array([np.arange(len(per)), order[: len(per)]]), len(per))
     again = unitizing.statistics(_concatenated(p, order[: len(per)]))
-    for metric in unitizing.METRICS:
+    for metric in unitizing.Variant:
         reps = B.unitizing_replicates(metric, per, w)
         for row, s in ((0, unitizing.statistics(p)), (1, again)):
-            for v in unitizing.values(metric, s):
+            for v in metric.rows(s):
                 got = reps[(None, v.label)][row]
                 assert (math.isnan(got) and math.isnan(v.value)) or got == pytest.approx(v.value, rel=1e-9, abs=1e-9), metric
 
@@ -85,7 +85,7 @@ def test_f1_replicates_are_f1_of_the_weighted_documents(study):
     order = np.array([len(starts) - 1] * len(starts))  # the last document, every time
     again = spanf1.counts(_concatenated(p, order))
     w = B.weights(np.stack([np.arange(len(starts)), order]), len(starts))
-    for metric in spanf1.MEASURES:
+    for metric in (spanf1.EXACT, spanf1.OVERLAP, spanf1.UNITS):
         reps = B.f1_replicates(c, metric, w, by_label=True)
         for row, counts in ((0, c), (1, again)):
             for v in spanf1.f1_rows(counts, metric, by_label=True):
@@ -116,14 +116,14 @@ def test_document_bootstrap_coverage_on_synthetic_studies():
     in about 90% of 60-document studies."""
     rng = np.random.default_rng(7)
     big = _study(rng, 20_000, 0.6)
-    truth = {"span-f1": spanf1.f1_rows(spanf1.counts(big), "span-f1")[0].value, "u-alpha": unitizing.u_alpha(unitizing.statistics(big)).value}
+    truth = {"span-f1": spanf1.f1_rows(spanf1.counts(big), spanf1.EXACT)[0].value, "u-alpha": unitizing.u_alpha(unitizing.statistics(big)).value}
     hits = dict.fromkeys(truth, 0)
     runs = 150
     for i in range(runs):
         p = _study(rng, 60, 0.6)
         w = B.weights(B.draws(Options(replicates=300, seed=i), 60), 60)
-        reps = {"span-f1": B.f1_replicates(spanf1.counts(p), "span-f1", w, False)[("a0|a1", None)],
-                "u-alpha": B.unitizing_replicates("u-alpha", [s for _, s in unitizing.by_document(p)], w)[(None, None)]}
+        reps = {"span-f1": B.f1_replicates(spanf1.counts(p), spanf1.EXACT, w, False)[("a0|a1", None)],
+                "u-alpha": B.unitizing_replicates(unitizing.Variant.U, [s for _, s in unitizing.by_document(p)], w)[(None, None)]}
         for metric, r in reps.items():
             low, high = np.percentile(r[np.isfinite(r)], [5, 95])
             hits[metric] += low <= truth[metric] <= high

@@ -13,8 +13,8 @@ pytest.importorskip("statsmodels")
 import krippendorff  # noqa: E402
 from statsmodels.stats.inter_rater import fleiss_kappa  # noqa: E402
 
-from unitize.agree import coefficients as C  # noqa: E402
-from unitize.agree import stats as S  # noqa: E402
+from unitize.metrics import coefficients as C  # noqa: E402
+from unitize.metrics import stats as S  # noqa: E402
 
 from .test_agree_backends import FLEISS_1971, K2011, cochran_1950, cohen_table  # noqa: E402
 

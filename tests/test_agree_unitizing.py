@@ -18,7 +18,12 @@ from tests.test_alphau import brute_force
 from tests.test_spanf1 import literal as f1_literal
 from tests.test_unitizing import literal as u_literal
 from unitize.agree import measure
-from unitize.agree.measure import RESULT_SCHEMA, SPAN_F1, UNITIZING
+from unitize import metrics as registry
+from unitize.schema import results_schema
+
+RESULT_SCHEMA = results_schema()
+UNITIZING = [m.name for m in registry.where(family=registry.Family.UNITIZING) if m.name not in ("alpha-u", "gamma")]
+SPAN_F1 = [m.name for m in registry.where(family=registry.Family.SPAN)]
 from unitize.cli import main
 
 METRICS = ["alpha-u", *UNITIZING, *SPAN_F1]

@@ -11,7 +11,7 @@ pytest.importorskip("statsmodels")
 
 from tests.conftest import EXAMPLE  # noqa: E402
 from unitize.agree import columns  # noqa: E402
-from unitize.agree.data import OutputData, sorted_codes  # noqa: E402
+from unitize.dataset.directory import OutputData, sorted_codes  # noqa: E402
 from unitize.agree.spans import Continuum  # noqa: E402
 from unitize.cli import main  # noqa: E402
 
@@ -50,7 +50,8 @@ def _against_others(values: np.ndarray, k: int) -> np.ndarray:
 
 
 def test_per_annotator_rows_are_each_annotator_against_the_others(out):
-    from unitize.agree import backends, measure
+    from unitize.metrics import backends
+    from unitize.agree import measure
 
     rows = measure(out, ["alpha", "cohen", "cohen-mean", "percent", "fleiss"], settings=["word-interval"], by_annotator=True).to_pylist()
     data = OutputData(out)
@@ -81,7 +82,7 @@ def test_per_document_rows_of_crowd_data(out, tmp_path, monkeypatch):
     import pyarrow.parquet as pq
 
     from tests.test_agree import to_long, write_outdir
-    from unitize.agree import matrix as data
+    from unitize.dataset import matrix as data
     from unitize.agree import measure
 
     src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
@@ -101,7 +102,7 @@ def test_per_document_rows_of_crowd_data(out, tmp_path, monkeypatch):
 
 
 def _stats(columns, annotators=("a", "b", "c")):
-    from unitize.agree import stats as S
+    from unitize.metrics import stats as S
 
     cols = [np.array(c, dtype=np.int8) for c in columns]
     return S.from_codes(cols, np.array([0.0, 1.0, 2.0])[: max(int(max(c.max() for c in cols)) + 1, 1)], list(annotators))
@@ -110,7 +111,7 @@ def _stats(columns, annotators=("a", "b", "c")):
 def _setting(**kw):
     from pathlib import Path
 
-    from unitize.agree.model import Setting
+    from unitize.dataset.model import Setting
 
     base = dict(name="word-interval", path=Path("x"), kind="units", layout="wide", value="binary", unit="word",
                 approach="interval", mode="separate", annotators=("a", "b", "c"))
@@ -266,16 +267,31 @@ def test_progress_goes_over_each_settings_groups(out, tmp_path):
     assert seen == [("agree word-interval", 4), ("agree char-boundary", 4)]
 
 
-def test_the_results_table_follows_its_contract():
-    """schemas/results.arrow.json documents every column of results.parquet, in order."""
+def test_the_results_table_follows_its_contract(out, tmp_path, monkeypatch):
+    """schemas/results.arrow.json documents every column of results.parquet, in order, and every key a
+    result row has (none is dropped on the way into the table)."""
     import json
 
     from tests.conftest import ROOT
     from unitize.agree import RESULT_SCHEMA
+    import importlib
+
+    measure_module = importlib.import_module("unitize.agree.measure")
 
     spec = json.loads((ROOT / "schemas" / "results.arrow.json").read_text(encoding="utf-8"))
     assert [(f["name"], f["type"]) for f in spec["fields"]] == [(f.name, str(f.type)) for f in RESULT_SCHEMA]
     assert all(f["description"] for f in spec["fields"])
+    keys: set[str] = set()
+    rows_of = measure_module._rows
+
+    def spy(*args, **kw):
+        rows = rows_of(*args, **kw)
+        keys.update(k for r in rows for k in r)
+        return rows
+
+    monkeypatch.setattr(measure_module, "_rows", spy)
+    measure_module.measure(out, ["alpha", "cohen"], settings=["word-interval"])
+    assert keys == set(RESULT_SCHEMA.names)
 
 
 def test_every_span_metric_is_the_same_from_the_columns_continuum_and_the_matrix(out, monkeypatch):

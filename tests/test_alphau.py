@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import unitizations
-from unitize.agree.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, stretches
+from unitize.metrics.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, stretches
 
 
 def units(*pairs: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:

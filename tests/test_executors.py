@@ -228,7 +228,7 @@ def test_task_weights_count_a_groups_rows_in_every_part(tmp_path):
 
     import pyarrow.parquet as pq
 
-    from unitize.agree.data import OutputData
+    from unitize.dataset.directory import OutputData
     from unitize.agree.tasks import group_rows
 
     out = tmp_path / "out"

@@ -17,8 +17,8 @@ import pytest
 import unitize
 from tests.conftest import CORPORA, ROOT, ted_turkish_pair
 from unitize.agree import measure
-from unitize.agree.data import OutputData
-from unitize.agree.measure import METRICS
+from unitize.dataset.directory import OutputData
+from unitize.agree import METRICS
 from unitize.cli import main
 from unitize.output.parts import PartTask, partitions, write_partition
 from unitize.output.write import tasks

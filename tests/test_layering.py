@@ -14,17 +14,15 @@ PACKAGE = ROOT / "unitize"
 #: the layers, lowest first; a module may import only from lower layers (or within its own package)
 LAYERS = [
     {"model", "text", "errors", "progress"},
-    {"findings", "schema", "tokenize", "config", "executors"},
+    {"findings", "schema", "tokenize", "config", "executors", "metrics"},
     {"adapters"},
     {"unitizers", "validate", "spaces", "items", "output", "study_template"},
     {"segments", "frames"},
     {"long_rows"},
-    {"matrices"},
+    {"matrices", "dataset"},
     {"span_run", "item_run", "writers"},
     {"run"},
-    {"conversion", "agree"},
-    {"report"},
-    {"export"},
+    {"conversion", "agree", "export", "report"},
     {"cli"},
     {"__init__", "__main__"},
 ]

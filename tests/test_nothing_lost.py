@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import CORPORA, needs_shared
-from unitize.agree.data import DataError
+from unitize.dataset.directory import DataError
 from unitize.cli import main
 from unitize.export import FileNames, export, safe_name
 

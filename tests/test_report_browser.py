@@ -18,10 +18,10 @@ import pytest
 
 from tests.chromium import Chromium, find
 from tests.conftest import CORPORA, EXAMPLE, needs_shared
-from unitize.agree.data import OutputData
+from unitize.dataset.directory import OutputData
 from unitize.cli import main
 from unitize.export.disagreements import setting_regions
-from unitize.report.regions import doc_texts
+from unitize.dataset.regions import doc_texts
 
 CHROMIUM = find()
 pytestmark = pytest.mark.skipif(

@@ -15,8 +15,8 @@ from hypothesis import given, settings
 
 from tests.conftest import CORPORA, needs_shared
 from tests.strategies import unitizations
-from unitize.agree import spanf1
-from unitize.agree.placed import Placed
+from unitize.metrics import spanf1
+from unitize.metrics.placed import Placed
 
 BRATIAA = CORPORA / "bratiaa-example" / "example-files"
 
@@ -146,7 +146,7 @@ def test_counts_equal_the_literal_matchings(study):
     counts = spanf1.counts(placed(units, length))
     want = literal(units)
     for metric, expected in want.items():
-        rows = spanf1.f1_rows(counts, metric)
+        rows = spanf1.f1_rows(counts, {"span-f1": spanf1.EXACT, "span-f1-overlap": spanf1.OVERLAP, "unit-f1": spanf1.UNITS}[metric])
         got = [r.value for r in rows if r.pair != "mean"]
         assert len(got) == len(expected)
         for g, e in zip(got, expected):
@@ -172,16 +172,16 @@ def test_one_to_one_matching_is_maximum(study):
 
 def test_two_short_spans_inside_one_long_span_are_one_overlap_match():
     counts = spanf1.counts(placed([[(0, 3, "x"), (4, 8, "x")], [(0, 8, "x")]], 8))
-    overlap = spanf1.f1_rows(counts, "span-f1-overlap")[0]
+    overlap = spanf1.f1_rows(counts, spanf1.OVERLAP)[0]
     assert (overlap.value, overlap.params) == (2 * 1 / 3, {"matched": 1, "a": 2, "b": 1})
-    assert spanf1.f1_rows(counts, "span-f1")[0].value == 0.0
-    assert spanf1.f1_rows(counts, "unit-f1")[0].value == pytest.approx(2 * 7 / 15)
+    assert spanf1.f1_rows(counts, spanf1.EXACT)[0].value == 0.0
+    assert spanf1.f1_rows(counts, spanf1.UNITS)[0].value == pytest.approx(2 * 7 / 15)
 
 
 def test_per_label_and_per_document_rows_add_up():
     p = Placed(("a", "b"), ("d0", "d1"), np.array([0, 10]), 20, ("x", "y"),
                np.array([0, 0, 1, 1]), np.array([0, 12, 0, 12]), np.array([3, 15, 3, 14]), np.array([0, 1, 0, 1]))
-    rows = spanf1.f1_rows(spanf1.counts(p), "span-f1", by_label=True, by_doc=True)
+    rows = spanf1.f1_rows(spanf1.counts(p), spanf1.EXACT, by_label=True, by_doc=True)
     by = {(r.label, r.doc, r.pair): r for r in rows}
     assert by[(None, None, "a|b")].params == {"matched": 1, "a": 2, "b": 2}
     assert by[("x", None, "a|b")].value == 1.0 and by[("y", None, "a|b")].value == 0.0

@@ -12,9 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import CORPORA, ROOT, ted_turkish_pair
-from unitize.agree import columns, data, stats
-from unitize.agree.data import OutputData
-from unitize.agree.sparse import Stored
+from unitize.agree import columns
+from unitize.dataset import directory as data
+from unitize.metrics import stats
+from unitize.dataset.directory import OutputData
+from unitize.dataset.sparse import Stored
 from unitize.cli import main
 
 EXAMPLES = ROOT / "unitize" / "examples"

@@ -25,8 +25,8 @@ import pytest
 from hypothesis import given, settings
 
 from tests.strategies import unitizations
-from unitize.agree import unitizing as U
-from unitize.agree.placed import Placed
+from unitize.metrics import unitizing as U
+from unitize.metrics.placed import Placed
 
 GAP = "φ"
 

@@ -31,9 +31,9 @@ load_settings = load_toml
 def densify(out, setting: str, *, group: str | None = None, layer: str | None = None):
     """The dense wide rows of a setting of an output directory (a sparse one's implicit rows restored): a pyarrow Table.
 
-    See :func:`unitize.agree.data.densify`.
+    See :func:`unitize.dataset.directory.densify`.
     """
-    from .agree.data import densify as _densify
+    from .dataset.directory import densify as _densify
 
     return _densify(out, setting, group=group, layer=layer)
 

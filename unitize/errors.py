@@ -1,15 +1,21 @@
-"""The error a run raises when the user can fix its cause (the CLI's exit code 2).
+"""The errors a user can fix, all of one family: the CLI catches :class:`UnitizeError` and exits 2.
 
-Configuration problems raise :class:`unitize.config.ConfigError`, unreadable
-inputs :class:`unitize.adapters.AdapterError` and unusable output directories
-:class:`unitize.output.OutputError`; everything else a user can fix is a
+Configuration problems raise :class:`ConfigError`, unreadable inputs
+:class:`unitize.adapters.AdapterError`, unusable output directories
+:class:`unitize.output.OutputError` (and :class:`DataError` for one whose tables
+break the contract), a metric whose package is absent
+:class:`unitize.metrics.MissingDependency`; everything else a user can fix is a
 :class:`RunError`.
 """
 
 
-class RunError(ValueError):
+class UnitizeError(ValueError):
+    """A problem the user can fix: the message says what and how (the CLI's exit code 2)."""
+
+
+class RunError(UnitizeError):
     """A run that cannot proceed for a reason the user can fix (exit code 2)."""
 
 
-class ConfigError(ValueError):
+class ConfigError(UnitizeError):
     """A configuration the run cannot start with (exit code 2)."""

@@ -16,6 +16,7 @@ _TYPES: dict[str, pa.DataType] = {
     "string": pa.string(),
     "int32": pa.int32(),
     "int64": pa.int64(),
+    "double": pa.float64(),
     "uint8": pa.uint8(),
     "bool": pa.bool_(),
     "dictionary<string>": pa.dictionary(pa.int32(), pa.string()),
@@ -80,6 +81,11 @@ def items_schema(layout: str, annotators: list[str], metadata: dict[str, Any]) -
         column = spec["annotator_columns"]
         fields += [pa.field(a, _TYPES[column["type"]], nullable=column["nullable"]) for a in annotators]
     return pa.schema(fields, metadata={"unitize": json.dumps(metadata, sort_keys=True, ensure_ascii=False)})
+
+
+def results_schema() -> pa.Schema:
+    """Schema of ``unitize agree``'s results table (``agreement/results.parquet``)."""
+    return pa.schema(_fields("results.arrow.json"))
 
 
 def setting_name(unit: str, approach: str, mode: str) -> str:

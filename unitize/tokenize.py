@@ -17,6 +17,8 @@ from typing import Callable
 
 import numpy as np
 
+from .errors import UnitizeError
+
 TokenExtents = tuple[np.ndarray, np.ndarray]
 Tokenizer = Callable[[str], TokenExtents]
 
@@ -26,7 +28,7 @@ _PATTERNS = {
 }
 
 
-class TokenizerError(ValueError):
+class TokenizerError(UnitizeError):
     """An unknown or unusable tokenizer spec."""
 
 

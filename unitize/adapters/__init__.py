@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..config import Option
+from ..errors import UnitizeError
 from ..model import Corpus
 
 
 __all__ = ["Adapter", "AdapterError", "Option", "all_options", "available", "get_adapter"]
 
 
-class AdapterError(ValueError):
+class AdapterError(UnitizeError):
     """A usage error of an adapter: unknown format, bad option, unusable setting."""
 
 

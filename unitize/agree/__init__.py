@@ -17,19 +17,28 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from .. import metrics as registry
+from ..dataset.directory import DataError, Matrix, OutputData, Setting
+from ..errors import RunError
 from ..executors import Executor, executor_of
+from ..metrics import Options, require
+from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
 from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign
 from ..progress import Progress
-from .alphau import AlphaU, alpha_u, category_disagreement
-from .backends import require
-from .bootstrap import Options
-from .data import DataError, Matrix, OutputData, Setting
-from .measure import DEFAULT_METRICS, METRICS, RESULT_SCHEMA, as_json_lines, measure
+from ..schema import results_schema
+from .measure import as_json_lines, measure
 from .plots import PlotError, box_plots
 from .summary import GROUP_NAMES, describe, scale_note, screen_table, summary_rows, to_csv, to_markdown
+
+#: every metric's name, and those computed when none are named (the registry's, :mod:`unitize.metrics`)
+METRICS = registry.names()
+DEFAULT_METRICS = registry.default()
+#: the columns of the results table (``schemas/results.arrow.json``)
+RESULT_SCHEMA = results_schema()
 
 
 @dataclass
@@ -58,18 +67,10 @@ def _atomic_csv(table: pa.Table, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def default_summary_metric(metrics: Sequence[str], data: OutputData | None = None) -> str | None:
-    """The summary's metric: alpha-U for span data, alpha for item labels and crowd data (long
-    tables: alpha-U needs each annotator's own segments), else the first metric computed."""
-    order = ["alpha-u", "alpha", "fleiss", "ac1", "ac2", "percent", "cohen-mean", "gamma", "u-alpha", "|u-alpha", "cu-alpha",
-             "span-f1", "span-f1-overlap", "unit-f1", "cochran-q"]
-    if data is not None and all(s.kind == "items" or s.layout == "long" for s in data.settings):
-        order.remove("alpha")
-        order.insert(0, "alpha")
-    for m in order:
-        if m in metrics:
-            return m
-    return None
+def _whole_cells(results: pa.Table) -> list[dict[str, Any]]:
+    """The rows of whole cells (no label, document or annotator breakdown): metric and value."""
+    whole = pc.and_(pc.and_(pc.is_null(results["label"]), pc.is_null(results["doc"])), pc.is_null(results["annotator"]))
+    return results.filter(whole).select(["metric", "value"]).to_pylist()
 
 
 def group_name(data: OutputData) -> str:
@@ -112,19 +113,20 @@ def agree(
     ``processes[:N]``, ``dask[:ADDRESS]``; default local) — measures (setting, groups)
     tasks; the results are the same for every executor.
 
-    Raises :class:`~unitize.agree.backends.MissingDependency` when gamma is asked for
+    Raises :class:`~unitize.metrics.value.MissingDependency` when gamma is asked for
     and pygamma-agreement is not installed (before anything is measured).
     """
     out = Path(out)
     dest = Path(dest) if dest is not None else out / "agreement"
     refuse_foreign(dest, lambda f: (f / "results.parquet").is_file(), "an earlier agreement folder (no results.parquet)")
     data = OutputData(out)
-    summary_metric = summary_metric or default_summary_metric(metrics, data)
     group = group_name(data)
+    chosen = registry.resolve(metrics)
     if summary_metric is not None and summary_metric not in metrics:
-        raise ValueError(f"the summary metric {summary_metric!r} is not among the metrics computed")
-    if "gamma" in metrics:
-        require("pygamma_agreement", "gamma")
+        raise RunError(f"the summary metric {summary_metric!r} is not among the metrics computed")
+    for metric in chosen:
+        if metric.requires is not None:
+            require(*metric.requires)
     pool, owned = executor_of(executor)
     try:
         results = measure(data, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
@@ -132,6 +134,7 @@ def agree(
     finally:
         if owned:
             pool.close()
+    summary_metric = summary_metric or registry.summary_metric(metrics, _whole_cells(results))
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
     _atomic_parquet(results, written[0])

@@ -6,13 +6,13 @@ table (crowd spans, item labels) or of a wide item table holding more than
 :data:`BATCH_ROWS` rows is read instead in batches of consecutive row groups of at most
 :data:`BATCH_ROWS` rows, each batch reduced to the statistics of its layers
 (:class:`LayerPart`) before the next is read; the statistics of disjoint units add up
-(:meth:`~unitize.agree.stats.Stats.__add__`), so the sum is what the whole group gives.
+(:meth:`~unitize.metrics.stats.Stats.__add__`), so the sum is what the whole group gives.
 No unit is split between two batches: the rows of the batch's last key — a (layer,
 document) for units, an item for items, whose rows the writers keep together — are
 carried over to the next batch.
 
 A whole long group is counted per unit (crowd data) when its wide form would exceed
-:data:`~unitize.agree.matrix.DENSE_CELLS` cells, and pivoted otherwise (the annotators
+:data:`~unitize.dataset.matrix.DENSE_CELLS` cells, and pivoted otherwise (the annotators
 keep their identity). The batches always count, and keep per layer the units and the
 annotators seen; when the reduced group turns out narrow enough to pivot, :func:`finish`
 returns None and the group is read whole (at most ``DENSE_CELLS`` cells: small).
@@ -31,10 +31,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import columns as _columns
-from . import matrix as _matrix
-from .matrix import matrix, sorted_codes
-from .model import DataError, Setting
-from .stats import Stats, from_matrix
+from ..dataset import matrix as _matrix
+from ..dataset.matrix import matrix, sorted_codes
+from ..dataset.model import DataError, Setting
+from ..metrics.stats import Stats, from_matrix
 
 #: rows of a group read at once (more are read in batches and their statistics added up)
 BATCH_ROWS = 1 << 21

@@ -5,7 +5,7 @@ annotator) of integer values (binary 0/1 or layer bit masks), nulls for a
 missing annotator. Each column becomes an int16 code array (−1 = null) with two
 Arrow compute kernels, without a float matrix, sorting or pandas; one histogram
 of (layer, joint profile) keys gives every layer's statistics. Other tables
-(labels, long layout, items) go through :class:`~unitize.agree.data.Matrix`.
+(labels, long layout, items) go through :class:`~unitize.dataset.directory.Matrix`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .data import Setting, layer_rows, sorted_codes
-from .sparse import Stored
-from .stats import PROFILES, Stats, all_zero, from_codes, from_counts, from_profiles, profile_keys
+from ..dataset.directory import Setting, layer_rows, sorted_codes
+from ..dataset.sparse import Stored
+from ..metrics.stats import PROFILES, Stats, all_zero, from_codes, from_counts, from_profiles, profile_keys
 
 
 def _values(column: pa.ChunkedArray) -> np.ndarray:

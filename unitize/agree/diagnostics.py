@@ -33,20 +33,22 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from .model import Setting
-from .stats import Stats
+from .. import metrics as registry
+from ..dataset.model import Setting
+from ..metrics import KRIPPENDORFF
+from ..metrics.stats import Stats
 
 #: fewer units coded by two or more annotators than this: ``too-few-units`` (a common rule of thumb)
 MIN_UNITS = 30
 #: the most frequent value's share at or above which prevalence is ``skewed-prevalence``
 PREVALENCE = 0.9
-#: Krippendorff (2004): reliable at .800 and above, tentative conclusions down to .667
-GOOD, POOR = 0.8, 0.667
+#: Krippendorff (2004): reliable at .800 and above, tentative conclusions down to .667 (the registry's band)
+GOOD, POOR = (cut for cut, _, _ in KRIPPENDORFF.cuts[:2])
 #: coefficients whose chance term comes from the marginals (the kappa paradox)
-MARGINAL = ("alpha", "fleiss", "cohen", "cohen-mean", "scott")
+MARGINAL = tuple(m.name for m in registry.where(marginal=True))
 #: coefficients compared between the interval and the boundary approach (not AC1/AC2 or percent
 #: agreement: the boundary approach leaves mostly 0s, which inflates them whatever the annotators did)
-COMPARED = ("alpha-u", "alpha", "fleiss", "cohen-mean", "gamma")
+COMPARED = tuple(m.name for m in registry.where(compared=True))
 
 SUGGESTIONS = {
     "too-few-units": "a value from so few units is unstable: add --ci to see how wide its interval is, "

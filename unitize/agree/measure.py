@@ -6,9 +6,9 @@ chosen metrics are computed and collected in one results table with the counts
 behind each value.
 
 Each (setting, group, layer) is read once and reduced to its sufficient
-statistics (:mod:`unitize.agree.stats`; straight from the Arrow columns where
+statistics (:mod:`unitize.metrics.stats`; straight from the Arrow columns where
 :mod:`unitize.agree.columns` can); every coding metric comes from them
-(:mod:`unitize.agree.coefficients`), the layers-together row from their sum.
+(:mod:`unitize.metrics.coefficients`), the layers-together row from their sum.
 The span metrics (:mod:`unitize.agree.spans`: alpha-U, gamma, the unitizing family,
 span F1) place the segments on the cell's :class:`~unitize.agree.spans.Continuum`,
 which the statistics pass gives where it reads the columns: no matrix is built for them.
@@ -25,87 +25,18 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .. import metrics as registry
+from ..dataset import matrix as _matrix
+from ..dataset.directory import Matrix, OutputData, Setting, layer_rows
+from ..dataset.directory import matrix as data_matrix
+from ..errors import RunError
 from ..executors import Executor
+from ..metrics import Cell, MeasureOptions, Metric, stats
+from ..metrics.stats import Stats
 from ..progress import Progress, Sized
-from . import batches, bootstrap, coefficients, columns, diagnostics, perdoc, stats, tasks
-from . import matrix as _matrix
-from .backends import Value, nan
-from .data import Matrix, OutputData, Setting, layer_rows
-from .data import matrix as data_matrix
-from .spans import GAMMA_DEFAULTS, Continuum, Segments, alpha_u_values, f1_values, gamma_value, stack, unitizing_values
-from .model import RESULT_SCHEMA
-from .stats import Stats
-
-METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "gamma",
-           "u-alpha", "|u-alpha", "cu-alpha", "ku-alpha", "span-f1", "span-f1-overlap", "unit-f1")
-#: Krippendorff's unitizing family (unitize.agree.unitizing) and span F1 (unitize.agree.spanf1): from the segments
-UNITIZING = ("u-alpha", "|u-alpha", "cu-alpha", "ku-alpha")
-SPAN_F1 = ("span-f1", "span-f1-overlap", "unit-f1")
-SPAN_METRICS = ("alpha-u", "gamma", *UNITIZING, *SPAN_F1)
-DEFAULT_METRICS = ("alpha-u", "alpha", "fleiss", "cohen", "cochran-q")
-
-#: metrics that compare annotators as persons (pairs, blocks, whole segmentations), so are not
-#: defined on rater slots (long-layout crowd data, see matrix._pivot_long)
-_NEEDS_IDENTITY = ("cohen", "cohen-mean", "scott", "cochran-q", *SPAN_METRICS)
-
-
-#: metrics with a per-label breakdown (``by_label``): each value against all others, nominal
-BY_LABEL = ("alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent")
-
-
-def _measured(metric: str, s: Stats, level: str, binary: bool, options: dict[str, Any]) -> list[Value]:
-    """A coding metric's rows, with their bootstrap intervals when asked."""
-    values = _coding(metric, s, level, binary)
-    if options["ci"] and metric in bootstrap.RESAMPLED:
-        values = [bootstrap.interval(metric, s, v, level, options["ci"]) for v in values]
-    return values
-
-
-def _coding(metric: str, s: Stats, level: str, binary: bool) -> list[Value]:
-    """One coding metric from the statistics of a (setting, group, layer)."""
-    if metric == "alpha":
-        v = coefficients.alpha(s, level)
-        v.params.setdefault("level", level)
-        if not s.annotators:
-            v.params["from"] = "value counts"
-        return [v]
-    if metric == "fleiss":
-        return [coefficients.fleiss(s)]
-    if metric == "cohen":
-        return coefficients.cohen(s)
-    if metric == "cohen-mean":
-        return [coefficients.mean_of(coefficients.cohen(s), "Cohen's kappa")]
-    if metric == "scott":
-        return coefficients.scott(s)
-    if metric in ("ac1", "ac2"):
-        v = coefficients.ac2(s, "nominal" if metric == "ac1" else level)
-        v.params.setdefault("level", "nominal" if metric == "ac1" else level)
-        return [v]
-    if metric == "percent":
-        return [coefficients.percent(s)]
-    if metric == "cochran-q":
-        return [coefficients.cochran_q(s, binary)]
-    raise ValueError(metric)
-
-
-#: metrics with a per-annotator breakdown (``by_annotator``): each annotator against the others
-BY_ANNOTATOR = ("alpha", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent")
-
-
-def _per_annotator(metric: str, s: Stats, level: str, binary: bool, options: dict[str, Any]) -> list[Value]:
-    """Each annotator with data against the others: the metric on their pooled pairings
-    (:meth:`Stats.against_others`); ``cohen-mean``: the mean of the annotator's pairwise kappas."""
-    out = []
-    pairs = coefficients.cohen(s) if metric == "cohen-mean" else []
-    for i in np.flatnonzero(s.annotator_counts().sum(axis=1) > 0):
-        name = s.annotators[i]
-        if metric == "cohen-mean":
-            mine = [v for v in pairs if v.pair and name in v.pair.split("|")]
-            values = [coefficients.mean_of(mine, f"Cohen's kappa with {name}")]
-        else:
-            values = [replace(v, pair=None) for v in _measured(metric, s.against_others(int(i)), level, binary, options)]
-        out += [replace(v, annotator=name) for v in values]
-    return out
+from ..schema import results_schema
+from . import batches, columns, diagnostics, tasks
+from .spans import Continuum, Segments, segment_cell, stack
 
 
 @dataclass
@@ -141,7 +72,7 @@ def _annotators(cell: _Cell) -> int:
     return int((cell.stats.annotator_counts().sum(axis=1) > 0).sum())
 
 
-def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments | None, options: dict[str, Any]) -> list[dict[str, Any]]:
+def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segments | None, options: MeasureOptions) -> list[dict[str, Any]]:
     base = {
         "setting": setting.name,
         "unit": setting.unit or "item",
@@ -154,40 +85,19 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
         "relations": segs.relations(cell.group, cell.layers) if segs is not None else None,
         "units": cell.stats.n_units,
     }
-    level = setting.level(cell.group)
+    view = Cell(stats=cell.stats, level=setting.level(cell.group), binary=setting.value == "binary", crowd=cell.crowd,
+                categories=cell.categories, per_doc=cell.per_doc,
+                segments=(lambda: segment_cell(segs, cell.continuum(), cell.layers)) if setting.kind == "units" else None)
     out = []
     for metric in metrics:
-        if cell.crowd is not None and metric in _NEEDS_IDENTITY:
-            values = [nan(
-                f"{cell.crowd} annotators, a few per unit: measured from value counts per unit (alpha, fleiss, ac1, ac2, percent); "
-                f"{metric} needs each annotator's own coding of every unit"
-            )]
-        elif metric == "alpha-u":
-            values = alpha_u_values(segs, cell.continuum(), cell.layers, options)
-        elif metric in UNITIZING:
-            values = unitizing_values(metric, segs, cell.continuum(), cell.layers, options)
-        elif metric in SPAN_F1:
-            values = f1_values(metric, segs, cell.continuum(), cell.layers, options)
-        elif metric == "gamma":
-            values = [gamma_value(segs, cell.continuum(), cell.layers, options["gamma"])]
-        else:
-            values = _measured(metric, cell.stats, level, setting.value == "binary", options)
-            if metric in BY_LABEL and cell.per_doc:  # per document, from each document's statistics
-                values += _doc_values(metric, cell.per_doc, level, setting.value == "binary", options)
-            if options["by_annotator"] and metric in BY_ANNOTATOR and cell.crowd is None:
-                values += _per_annotator(metric, cell.stats, level, setting.value == "binary", options)
-            if options["by_label"] and metric in BY_LABEL and setting.value != "binary" and cell.stats.domain.size > 1:
-                for i, value in enumerate(cell.stats.domain):  # category-specific: this value or another
-                    values += [replace(v, label=cell.label(value))
-                               for v in _measured(metric, cell.stats.one_vs_rest(i), "nominal", True, options)]
-        for v in values:
+        for v in registry.measure(metric, view, options):
             params = dict(v.params)
             value_level = params.pop("level", None)
             a, b = v.pair.split("|", 1) if v.pair and "|" in v.pair else (None, None)
             out.append(
                 {
                     **base,
-                    "metric": metric,
+                    "metric": metric.name,
                     "value": v.value,
                     "reason": v.reason,
                     "units_used": v.units_used,
@@ -210,14 +120,6 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[str], segs: Segments 
     found = diagnostics.of_cell(setting, cell.stats, cell.label if cell.categories is not None else None)
     diagnostics.attach(out, found + diagnostics.all_nan(out))
     return out
-
-
-def _doc_values(metric: str, per_doc: list[tuple[str, Stats]], level: str, binary: bool, options: dict[str, Any]) -> list[Value]:
-    """A coding metric per document, from each document's statistics: alpha (nominal) and Fleiss of
-    every document at once (:mod:`~unitize.agree.perdoc`, the same values), the rest one by one."""
-    if not options["ci"] and perdoc.handles(metric, level):
-        return perdoc.values(metric, per_doc, level)
-    return [replace(v, doc=doc) for doc, s in per_doc for v in _measured(metric, s, level, binary, options)]
 
 
 def _lazy(build: Callable[[], Matrix]) -> Callable[[], Matrix]:
@@ -320,11 +222,11 @@ def _on_labels(cell: _Cell, s: Stats, categories: list[str] | None) -> Stats:
 
 def measure(
     out: Path | OutputData,
-    metrics: Sequence[str] = DEFAULT_METRICS,
+    metrics: Sequence[str] = registry.default(),
     settings: Sequence[str] | None = None,
     groups: Sequence[str] | None = None,
     gamma: dict[str, Any] | None = None,
-    ci: bootstrap.Options | None = None,
+    ci: registry.Options | None = None,
     by_label: bool = False,
     by_doc: bool = False,
     by_annotator: bool = False,
@@ -338,60 +240,61 @@ def measure(
     (:mod:`unitize.executors`; default: here, in order) runs (setting, groups) tasks
     (:func:`measure_task`); the table is the same for every executor.
     """
-    unknown = [m for m in metrics if m not in METRICS]
-    if unknown:
-        raise ValueError(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(METRICS)}")
+    chosen_metrics = registry.resolve(metrics)
     data = out if isinstance(out, OutputData) else OutputData(out)
     chosen = [data.setting(s) for s in settings] if settings else data.settings
     if groups:
         known = sorted({g for s in chosen for g in data.groups(s)})
         missing = [g for g in groups if g not in known]
         if missing:
-            raise ValueError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
-    options = {"gamma": {**GAMMA_DEFAULTS, **(gamma or {})}, "ci": ci, "by_label": by_label, "by_doc": by_doc,
-               "by_annotator": by_annotator}
-    spans = any(m in SPAN_METRICS for m in metrics)
+            raise RunError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
+    options = MeasureOptions(ci=ci, by_label=by_label, by_doc=by_doc, by_annotator=by_annotator,
+                             gamma=registry.GammaOptions(**(gamma or {})))
     rows: list[dict[str, Any]] = []
     if executor is None or not executor.parallel:
         segment_cache: dict[str, Segments | None] = {}
         for setting in chosen:
-            rows += _setting_rows(data, setting, groups, metrics, options, spans, segment_cache, progress)
+            rows += _setting_rows(data, setting, groups, chosen_metrics, options, segment_cache, progress)
     else:  # (setting, groups) tasks, each opening the directory itself; rows concatenated in the local order
         jobs = tasks.plan(data, chosen, groups, executor.workers)
-        done = executor.map(measure_task, [(str(data.path), name, part, tuple(metrics), options, parts) for name, part, parts in jobs])
+        names = tuple(m.name for m in chosen_metrics)
+        done = executor.map(measure_task, [(str(data.path), name, part, names, options, parts) for name, part, parts in jobs])
         for name, group, out in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
-            rows += out if group is None else _group_rows(data, data.setting(name), group, out, metrics, options, spans)
+            rows += out if group is None else _group_rows(data, data.setting(name), group, out, chosen_metrics, options)
     diagnostics.across_approaches(rows)
-    return pa.Table.from_pylist(rows, schema=RESULT_SCHEMA)
+    return pa.Table.from_pylist(rows, schema=results_schema())
 
 
-def measure_task(task: tuple[str, str, list[str], tuple[str, ...], dict[str, Any]]) -> list[dict[str, Any]]:
+#: what an executor's task of :func:`measure_task` holds
+Task = tuple[str, str, list[str], tuple[str, ...], MeasureOptions, "tuple[int, int] | None"]
+
+
+def measure_task(task: Task) -> Any:
     """A task of an executor: the result rows of some groups of one setting, as plain Python data.
 
     ``task`` is (output directory, setting name, groups, metrics, options, parts); the directory is opened
     here, in the worker, and only the segments of the task's groups are read. With ``parts`` (k0, k1):
     the additive statistics of one group's rows in those parts (:func:`.batches.group_part`), no rows.
     """
-    path, name, groups, metrics, options, parts = task
+    path, name, groups, names, options, parts = task
     data = OutputData(Path(path))
     if parts is not None:
-        return batches.group_part(data, data.setting(name), groups[0], None, options["by_doc"], parts)
-    spans = any(m in SPAN_METRICS for m in metrics)
-    return _setting_rows(data, data.setting(name), groups, metrics, options, spans, {}, None, keep=groups)
+        return batches.group_part(data, data.setting(name), groups[0], None, options.by_doc, parts)
+    return _setting_rows(data, data.setting(name), groups, registry.resolve(names), options, {}, None, keep=groups)
 
 
-def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str, batches.LayerPart], metrics: Sequence[str],
-                options: dict[str, Any], spans: bool) -> list[dict[str, Any]]:
+def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str, batches.LayerPart], metrics: Sequence[Metric],
+                options: MeasureOptions) -> list[dict[str, Any]]:
     """The rows of a group whose parts several tasks measured (narrow enough to pivot: read whole, here)."""
     reduced = batches.finish(data, setting, found)
     if reduced is None:
-        return _setting_rows(data, setting, [group], metrics, options, spans, {}, None, keep=[group])
+        return _setting_rows(data, setting, [group], metrics, options, {}, None, keep=[group])
     segs = Segments(data.segments(setting.unit, [group])) if setting.kind == "units" and setting.unit else None
     return [row for cell in _reduced(setting, group, reduced) for row in _rows(setting, cell, metrics, segs, options)]
 
 
-def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[str],
-                  options: dict[str, Any], spans: bool, segment_cache: dict[str, Segments | None],
+def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
+                  options: MeasureOptions, segment_cache: dict[str, Segments | None],
                   progress: Progress | None, keep: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """The result rows of one setting's groups (all, or ``groups``), groups sorted; ``keep``: only
     these groups' segments are read into :class:`Segments` (a task's share)."""
@@ -403,13 +306,14 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
             segment_cache[setting.unit] = Segments(table) if table is not None else None
         segs = segment_cache[setting.unit]
     fast = columns.fast(setting, pq.read_schema(setting.path))
+    spans = any(m.family is not registry.Family.CODING for m in metrics)
     needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
     # large crowd groups come reduced; a sparse group as stored, its implicit units counted
-    tables = batches.group_tables(data, setting, groups, needed, options["by_doc"], implicit=fast)
+    tables = batches.group_tables(data, setting, groups, needed, options.by_doc, implicit=fast)
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
     for group, table, layers, codes in tables:
-        cells = _cells(setting, group, table, layers, codes, fast, options["by_doc"]) if codes is not None else _reduced(setting, group, table)
+        cells = _cells(setting, group, table, layers, codes, fast, options.by_doc) if codes is not None else _reduced(setting, group, table)
         for cell in cells:
             rows += _rows(setting, cell, metrics, segs, options)
     return rows

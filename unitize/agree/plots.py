@@ -15,25 +15,13 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from .summary import LETTERS, column_name, overall
-
-NAMES = {
-    "alpha-u": "Krippendorff's alpha-U",
-    "alpha": "Krippendorff's alpha",
-    "fleiss": "Fleiss' kappa",
-    "cohen-mean": "mean Cohen's kappa",
-    "ac1": "Gwet's AC1",
-    "ac2": "Gwet's AC2",
-    "percent": "percent agreement",
-    "cochran-q": "Cochran's Q",
-    "gamma": "gamma",
-    "u-alpha": "Krippendorff's uα",
-    "|u-alpha": "Krippendorff's |uα (units against gaps)",
-    "cu-alpha": "Krippendorff's cuα (values of intersecting units)",
-}
+from .. import metrics as registry
+from ..errors import UnitizeError
+from ..metrics import Scale
+from .summary import column_name, letter, overall
 
 
-class PlotError(RuntimeError):
+class PlotError(UnitizeError):
     """Plots were asked for but cannot be drawn."""
 
 
@@ -49,13 +37,19 @@ _MODES = {"L": "label matrix", "M": "layers combined"}
 
 def _meaning(code: str, metric: str) -> str:
     """A box label (``AWI``, ``AC1CBL``, ``a_items``) in words."""
-    rest = code[len(LETTERS[metric]):]
+    rest = code[len(letter(metric)):]
     if rest.startswith("_"):
         return f"{code}: {rest[1:]}"
     parts = [_UNITS.get(rest[:1], rest[:1]), _APPROACHES.get(rest[1:2], rest[1:2])]
     if rest[2:]:
         parts.append(_MODES.get(rest[2:], rest[2:]))
-    return f"{code}: {NAMES[metric]}, {', '.join(parts)}"
+    return f"{code}: {registry.get(metric).title}, {', '.join(parts)}"
+
+
+def _plotted(metric: str) -> bool:
+    """A metric with one value per layer that is read on a 0–1 scale (not a test statistic)."""
+    m = registry.get(metric) if metric in registry.names() else None
+    return m is not None and m.letter is not None and m.scale is not Scale.STATISTIC
 
 
 def box_plots(results: pa.Table, dest: Path) -> list[Path]:
@@ -75,12 +69,12 @@ def box_plots(results: pa.Table, dest: Path) -> list[Path]:
         raise PlotError("plots need matplotlib: pip install 'unitize[plot]'") from None
     series: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for r in results.to_pylist():
-        if r["metric"] not in LETTERS or r["metric"] == "cochran-q" or r["mode"] == "combined" or not overall(r):
+        if not _plotted(r["metric"]) or r["mode"] == "combined" or not overall(r) or r["pair"] not in (None, "mean"):
             continue
         if r["value"] is None or math.isnan(r["value"]):
             continue
         label = column_name(r["metric"], r["unit"], r["approach"], r["layer"], r["setting"], r["mode"]).rsplit("_", 1)[0] \
-            if r["unit"] != "item" else f"{LETTERS[r['metric']]}_{r['setting']}"
+            if r["unit"] != "item" else f"{letter(r['metric'])}_{r['setting']}"
         series[(r["metric"], r["layer"])][label].append(r["value"])
     dest.mkdir(parents=True, exist_ok=True)
     written = []
@@ -103,7 +97,7 @@ def box_plots(results: pa.Table, dest: Path) -> list[Path]:
         ax.set_ylim(min(0.0, low - 0.05), 1.0 + 0.02)
         if low < 0:
             ax.axhline(0.0, color="grey", linewidth=0.8)
-        ax.set_title(f"{NAMES[metric]}, {layer}")
+        ax.set_title(f"{registry.get(metric).title}, {layer}")
         ax.set_ylabel(metric)
         ax.grid(axis="y", alpha=0.3)
         fig.text(0.02, 0.01, "\n".join(legend), fontsize=8, va="bottom", ha="left")

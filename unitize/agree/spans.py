@@ -1,30 +1,26 @@
-"""Span metrics of ``measure``: alpha-U and gamma on the segments, laid on a continuum.
+"""The segments of a cell, for the segment metrics (:mod:`unitize.metrics.segment`): read, and laid on a continuum.
 
 The segments of one unit type are read once per run (:class:`Segments`); a
 (group, layer)'s continuum is the group's documents every annotator coded,
-laid end to end (L = their units). ``stack`` lays a group's layer matrices end
-to end for the "both" row of the span metrics.
+laid end to end (L = their units); :func:`segment_cell` hands a cell's segments
+to the metrics, placed on it when first asked. ``stack`` lays a group's layer
+matrices end to end for the "both" row.
 """
 
 from __future__ import annotations
 
-import logging
-from collections import Counter, defaultdict
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import backends, spanboot, spanf1, unitizing
-from .alphau import Stretch, alpha_u_of, stretches
-from .backends import Value, nan
-from .data import Matrix, Setting, sorted_codes
-from .placed import Placed
-
-GAMMA_DEFAULTS = {"alpha": 1.0, "beta": 1.0, "n_samples": 30, "fast": True, "seed": 4577}
+from ..dataset.directory import Matrix, Setting, sorted_codes
+from ..metrics import SegmentCell
+from ..metrics.placed import Placed
+from ..metrics.value import Value, nan
 
 
 def stack(mats: list[Matrix], layer: str) -> Matrix:
@@ -221,165 +217,17 @@ def place(segs: Segments, m: "Matrix | Continuum", layers: Sequence[str], approa
     return out
 
 
-def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
-    """Per category (the layer, or ``layer:label`` for label data): each annotator's units, sorted."""
-    study: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
-    for layer, p in zip(layers, placed):
-        groups = p.by_annotator()
-        for v, name in enumerate(p.values):
-            study[f"{layer}:{name}" if by_label else layer] = [
-                (p.begin[g][p.value[g] == v], p.end[g][p.value[g] == v]) for g in groups
-            ]
-    return study
+def segment_cell(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str]) -> SegmentCell:
+    """A cell's segments as the segment metrics take them (:class:`~unitize.metrics.SegmentCell`):
+    placed on the cell's continuum when a metric first asks, once per approach."""
 
+    def place_on(name: str, approach: str | None) -> list[Placed] | Value:
+        if segs is None:
+            return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
+        return segs.memo(m, ("placed", tuple(layers), approach), lambda: place(segs, m, layers, approach))
 
-def _on_continuum(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], name: str, approach: str | None = "setting"):
-    """The placed layers of a span metric, or the NaN saying why it cannot be measured."""
-    if m.setting.kind == "items":
-        return nan(f"{name} needs segments on a continuum; item labels have none")
-    if segs is None:
-        return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
-    approach = m.setting.approach if approach == "setting" else approach
-    return segs.memo(m, ("placed", tuple(layers), approach), lambda: place(segs, m, layers, approach))
+    def memo(key: tuple, build: Callable[[], Any]) -> Any:
+        return segs.memo(m, key, build) if segs is not None else build()
 
-
-def alpha_u_values(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
-    """Alpha-U of a cell from each category's statistics; per category (``by_label``, label data)
-    and per document (``by_doc``) from the same statistics."""
-    placed = _on_continuum(segs, m, layers, "alpha-U")
-    if isinstance(placed, Value):
-        return [placed]
-    by_label = m.setting.value == "label"
-    study = _study(placed, layers, by_label)
-    length, annotators = placed[0].length, list(placed[0].annotators)
-    if not study:
-        return [nan("no annotator marked a unit (no expected disagreement)", units_used=length)]
-    whole = {c: stretches(units, length)[0] for c, units in study.items()}
-    out = [_alpha_u_row(whole, length, annotators)]
-    if options.get("by_label") and by_label:
-        named = {c: c.split(":", 1)[1] if len(layers) == 1 else c for c in study}
-        out += [replace(_alpha_u_row({c: s}, length, annotators), label=named[c]) for c, s in whole.items()]
-    if options.get("by_doc") or options.get("ci"):
-        starts, sizes = placed[0].starts, placed[0].doc_lengths
-        per = {c: stretches(units, length, starts) for c, units in study.items()}
-    if options.get("by_doc"):
-        for d, doc in enumerate(placed[0].docs):
-            out.append(replace(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators), doc=doc))
-    if options.get("ci"):
-        labels = {c: named[c] for c in study} if options.get("by_label") and by_label else None
-        key = (m.group, by_label, placed[0].docs, placed[0].annotators, m.setting.approach)
-        reps = spanboot.alpha_u_replicates(per, options["ci"], labels, segs.shared, key)
-        out = spanboot.attach(out, reps, options["ci"], len(placed[0].docs))
-    return out
-
-
-def _alpha_u_row(categories: dict[str, Stretch], length: int, annotators: list[str]) -> Value:
-    if not any(s.marked.any() for s in categories.values()):
-        return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
-    res = alpha_u_of(categories)
-    params = {"observed": res.observed, "expected": res.expected, "annotators": annotators}
-    if np.isnan(res.alpha):
-        return nan("no expected disagreement", units_used=length, params=params)
-    return Value(res.alpha, units_used=length, params=params)
-
-
-def unitizing_values(metric: str, segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
-    """A metric of Krippendorff's unitizing family (uα, |uα, cuα, (k)uα); several layers are laid end to end."""
-    placed = _on_continuum(segs, m, layers, metric)
-    if isinstance(placed, Value):
-        return [placed]
-    total = segs.memo(m, ("unitizing", tuple(layers)), lambda: _added(unitizing.statistics(p) for p in placed))
-    out = unitizing.values(metric, total)
-    if options.get("by_doc") or options.get("ci"):
-        per = segs.memo(m, ("unitizing by document", tuple(layers)),
-                        lambda: [_added(x) for x in zip(*(unitizing.by_document(p) for p in placed))])
-    if options.get("by_doc"):
-        for doc, s in per:
-            out += [replace(v, doc=doc) for v in unitizing.values(metric, s)]
-    if options.get("ci"):
-        reps = spanboot.unitizing_replicates(metric, [s for _, s in per], _drawn(segs, m, options["ci"], len(per)))
-        out = spanboot.attach(out, reps, options["ci"], len(per))
-    return out
-
-
-def _drawn(segs: Segments, m: "Matrix | Continuum", opts: Any, n_docs: int) -> np.ndarray:
-    """The bootstrap's document weights of a cell, drawn once for all its segment metrics."""
-    return segs.memo(m, ("bootstrap", n_docs), lambda: spanboot.weights(spanboot.draws(opts, n_docs), n_docs))
-
-
-def _added(parts: Iterable[Any]) -> Any:
-    """The sum of statistics (or of (document, statistics) pairs of one document)."""
-    parts = list(parts)
-    if isinstance(parts[0], tuple):
-        return parts[0][0], _added(s for _, s in parts)
-    return sum(parts[1:], parts[0])
-
-
-def f1_values(metric: str, segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> list[Value]:
-    """Span F1 of every annotator pair and their mean (spans are whole segments: no boundary units)."""
-    placed = _on_continuum(segs, m, layers, metric, approach="interval")
-    if isinstance(placed, Value):
-        return [placed]
-    total = segs.memo(m, ("span f1", tuple(layers)), lambda: _added(spanf1.counts(p) for p in placed))
-    rows = spanf1.f1_rows(total, metric, by_label=bool(options.get("by_label")) and m.setting.value == "label",
-                          by_doc=bool(options.get("by_doc")))
-    sizes = dict(zip(placed[0].docs, (len(placed) * placed[0].doc_lengths).tolist()))
-    for r in rows:
-        r.units_used = sizes[r.doc] if r.doc is not None else len(placed) * placed[0].length
-    if options.get("ci"):
-        n_docs = len(placed[0].docs)
-        reps = spanboot.f1_replicates(total, metric, _drawn(segs, m, options["ci"], n_docs),
-                                      by_label=bool(options.get("by_label")) and m.setting.value == "label")
-        rows = spanboot.attach(rows, reps, options["ci"], n_docs)
-    return rows
-
-
-def gamma_value(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str], options: dict[str, Any]) -> Value:
-    placed = _on_continuum(segs, m, layers, "gamma")
-    if isinstance(placed, Value):
-        return placed
-    study = _study(placed, layers, by_label=m.setting.value == "label")
-    annotators, length = list(placed[0].annotators), placed[0].length
-    try:
-        from pyannote.core import Segment
-        from pygamma_agreement import CombinedCategoricalDissimilarity
-        from pygamma_agreement import Continuum as GammaContinuum
-    except ImportError:
-        return nan("pygamma-agreement is not installed (pip install 'unitize[gamma]')")
-    continuum = GammaContinuum()
-    for cat, per in (study or {}).items():
-        for a, (b, e) in zip(annotators, per):
-            for x, y in zip(b.tolist(), e.tolist()):
-                continuum.add(a, Segment(float(x), float(y)), cat)
-    if len(continuum.annotators) < 2 or continuum.num_units < 2:
-        return nan("gamma needs at least two annotators with units", units_used=length)
-    np.random.seed(int(options["seed"]))
-    d = CombinedCategoricalDissimilarity(alpha=float(options["alpha"]), beta=float(options["beta"]))
-    with _captured_logging() as messages:
-        try:
-            res = backends._quiet(continuum.compute_gamma, d, n_samples=int(options["n_samples"]), fast=bool(options["fast"]))
-        except Exception as exc:  # pygamma raises assorted errors on degenerate continua
-            return nan(f"pygamma-agreement: {type(exc).__name__}: {exc}", units_used=length)
-    params = {**options, "positions": "units on the continuum"}
-    if messages:
-        params["messages"] = dict(Counter(messages))
-    return Value(float(res.gamma), units_used=length, params=params)
-
-
-@contextmanager
-def _captured_logging() -> Iterator[list[str]]:
-    """Collect what a package logs (pygamma-agreement logs 'CBC solver not installed' once per
-    sampled continuum) instead of letting logging's last-resort handler print it."""
-    messages: list[str] = []
-
-    class _Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            messages.append(record.getMessage())
-
-    root = logging.getLogger()
-    saved = root.handlers[:]
-    root.handlers = [_Collect()]
-    try:
-        yield messages
-    finally:
-        root.handlers = saved
+    return SegmentCell(group=m.group, layers=tuple(layers), approach=m.setting.approach, labelled=m.setting.value == "label",
+                       place=place_on, memo=memo, shared=segs.shared if segs is not None else {})

@@ -17,29 +17,31 @@ from typing import Any
 
 import pyarrow as pa
 
-#: metric -> the thesis's letter (Table 14: Q, K, A); the others by analogy
-LETTERS = {"alpha-u": "A", "alpha": "a", "fleiss": "K", "cochran-q": "Q", "gamma": "G",
-           "cohen-mean": "k", "ac1": "AC1", "ac2": "AC2", "percent": "P",
-           "u-alpha": "uA", "|u-alpha": "buA", "cu-alpha": "cuA", "span-f1": "F1", "span-f1-overlap": "F1o", "unit-f1": "uF1"}
-#: metrics with one row per annotator pair: the summary takes their mean (pair ``mean``)
-PAIR_MEANS = {"cohen-mean": "the mean of the pairs' Cohen's kappa", "span-f1": "span F1, exact match, mean over annotator pairs",
-              "span-f1-overlap": "span F1, overlap match, mean over annotator pairs",
-              "unit-f1": "F1 over units marked alike, mean over annotator pairs"}
-#: F1 is not chance-corrected: the Landis & Koch bands (made for kappa) are shown for comparison only
-NOT_CHANCE_CORRECTED = ("span-f1", "span-f1-overlap", "unit-f1", "percent")
+from .. import metrics as registry
+from ..errors import RunError
+from ..metrics import Rows, Scale
 
 
 def describe(metric: str) -> str:
     """The metric as a title names it: ``span-f1 (span F1, exact match, mean over annotator pairs)``."""
-    return f"{metric} ({PAIR_MEANS[metric]})" if metric in PAIR_MEANS and metric != "cohen-mean" else metric
+    m = registry.get(metric)
+    return f"{metric} ({m.pair_mean})" if m.pair_mean and m.rows is Rows.PAIRS_AND_MEAN else metric
 
 
 def scale_note(metric: str) -> str:
     """The line under the summary: the Landis & Koch bands, and what NaN means."""
     bands = "Landis & Koch: perfect > 0.8, substantial 0.6–0.8, moderate 0.4–0.6"
-    if metric in NOT_CHANCE_CORRECTED:
+    if metric and registry.get(metric).scale is Scale.AGREEMENT:
         bands += f" (bands made for chance-corrected coefficients; {metric} is not chance-corrected, so read them as a comparison only)"
     return f"{bands}. NaN: see `reason` in results.csv."
+
+
+def letter(metric: str) -> str:
+    """The summary column's letter of a metric (the thesis's Table 14: Q, K, A; the others by analogy)."""
+    found = registry.get(metric).letter
+    if found is None:
+        raise RunError(f"the summary takes one value per layer; {metric!r} has none (choose {', '.join(registry.summarizable())})")
+    return found
 UNIT_LETTERS = {"word": "W", "char": "C"}
 APPROACH_LETTERS = {"boundary": "B", "interval": "I"}
 #: (name, lower bound exclusive, upper bound inclusive)
@@ -57,8 +59,8 @@ MODE_LETTERS = {"labels": "L", "combined": "M"}
 
 def column_name(metric: str, unit: str, approach: str | None, layer: str, setting: str | None = None, mode: str | None = None) -> str:
     if unit == "item":  # item labels: one column per setting (items, items-long)
-        return f"{LETTERS[metric]}_{setting or layer}"
-    return f"{LETTERS[metric]}{UNIT_LETTERS.get(unit, unit)}{APPROACH_LETTERS.get(approach, approach)}{MODE_LETTERS.get(mode or '', '')}_{layer}"
+        return f"{letter(metric)}_{setting or layer}"
+    return f"{letter(metric)}{UNIT_LETTERS.get(unit, unit)}{APPROACH_LETTERS.get(approach, approach)}{MODE_LETTERS.get(mode or '', '')}_{layer}"
 
 
 def overall(r: dict[str, Any]) -> bool:
@@ -71,11 +73,10 @@ GROUP_NAMES = {"connective": "Connective", "none": "Group", "type": "Type", "sen
 
 
 def summary_rows(
-    results: pa.Table, metric: str = "alpha-u", group: str = "Connective"
+    results: pa.Table, metric: str, group: str = "Connective"
 ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """(columns, group rows, footer rows) of the summary for one metric; ``group`` names the first column."""
-    if metric not in LETTERS:
-        raise ValueError(f"the summary takes one value per layer; {metric!r} has none (choose {', '.join(LETTERS)})")
+    letter(metric)  # refuses a metric without one value per layer
     rows = [r for r in results.to_pylist()
             if r["metric"] == metric and r["mode"] != "combined" and overall(r) and r.get("pair") in (None, "mean")]
     items = bool(rows) and all(r["unit"] == "item" for r in rows)
@@ -106,7 +107,7 @@ def summary_rows(
         for name, n in landis_koch(values).items():
             counts[name][c] = n
     footer.append(mean)
-    if metric != "cochran-q":
+    if registry.get(metric).scale is not Scale.STATISTIC:  # a test statistic is not read on agreement bands
         footer += list(counts.values())
     return [group, *counted, *columns], body, footer
 
@@ -139,7 +140,7 @@ def to_csv(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str
 def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: Any = None) -> list[str]:
     """The compact table a run prints: per setting and layer, the metric's mean, min and max over
     the groups and an interval — with one group its bootstrap interval, with several (and ``ci``,
-    a :class:`~unitize.agree.bootstrap.Options`) the percentile bootstrap interval of the mean
+    a :class:`~unitize.metrics.bootstrap.Options`) the percentile bootstrap interval of the mean
     over the groups, resampled with the same replicates and seed."""
     import numpy as np
 

@@ -22,8 +22,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import pyarrow.parquet as pq
 
 from . import batches
-from .data import OutputData
-from .model import Setting
+from ..dataset.directory import OutputData
+from ..dataset.model import Setting
 
 #: tasks per worker: enough for the big groups (a frequent connective) not to leave a worker idle
 TASKS_PER_WORKER = 4

@@ -16,11 +16,7 @@ import traceback
 from typing import Sequence
 
 from .. import __version__
-from ..adapters import AdapterError
-from ..config import ConfigError
-from ..errors import RunError
-from ..output import OutputError
-from ..tokenize import TokenizerError
+from ..errors import UnitizeError
 from . import agree, common, convert, convert_format, export, formats, info, init, report, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 
@@ -39,7 +35,6 @@ COMMANDS = {
 }
 #: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do
 EXIT_PIPE = 128 + 13
-_USER_ERRORS = (ConfigError, RunError, AdapterError, OutputError, TokenizerError)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -104,7 +99,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return COMMANDS[args.command].run(args)
     except BrokenPipeError:
         raise
-    except _USER_ERRORS as exc:
+    except UnitizeError as exc:  # the user can fix it: the message says how
         print_error(exc)
         return EXIT_USAGE
     except OSError as exc:  # a file-system problem (disk full, permissions), not a bug

@@ -8,27 +8,31 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from ..agree import DEFAULT_METRICS, METRICS, Options, PlotError, agree, as_json_lines
+from .. import metrics as registry
+from ..errors import UnitizeError
+from ..agree import Options, agree, as_json_lines
 from ..agree import diagnostics
-from ..agree.backends import MissingDependency
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, csv_list, make_progress, print_error
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
-  unitize agree out                                            # the default metrics (alpha-u, alpha, fleiss, cohen, cochran-q), into out/agreement/
+  unitize agree out                                            # the default metrics ({defaults}), into out/agreement/
   unitize agree out --metric alpha-u,alpha --settings word-interval,word-boundary --plot
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
   unitize agree out --executor processes:2                     # (setting, groups) tasks in 2 processes; same results
-"""
+""".format(defaults=", ".join(registry.default()))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
-    p.add_argument("--metric", type=csv_list(METRICS), metavar="M,N", help=f"metrics (default {', '.join(DEFAULT_METRICS)}): {', '.join(METRICS)}")
+    p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
+                   help=f"metrics (default {', '.join(registry.default())}): {', '.join(registry.names())}")
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
     p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/setting=<name>), e.g. word-interval")
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
-    p.add_argument("--summary-metric", choices=[m for m in METRICS if m not in ("cohen", "scott")], help="metric of the summary table (default: alpha-u for span data, alpha for item labels and crowd data)")
+    p.add_argument("--summary-metric", choices=registry.summarizable(),
+                   help="metric of the summary table (default: the first of alpha-u, alpha, … that has a value: alpha-u for "
+                        "span data, alpha for item labels and crowd data)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
     p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
     p.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap confidence intervals at this level (e.g. 0.95): units resampled for alpha, fleiss, cohen, scott, ac1, ac2, percent; documents for alpha-u, the u-alpha family and span F1")
@@ -44,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    metrics = args.metric or list(DEFAULT_METRICS)
+    metrics = args.metric or list(registry.default())
     gamma = {k: v for k, v in (("n_samples", args.gamma_samples), ("seed", args.seed)) if v is not None}
     ci = None
     if args.ci is not None or args.bootstrap is not None:
@@ -70,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             progress=make_progress(not args.quiet and not args.json and sys.stderr.isatty()),
             executor=args.executor,
         )
-    except (MissingDependency, PlotError, ValueError) as exc:
+    except UnitizeError as exc:
         print_error(exc)
         return EXIT_USAGE
     if args.json:

@@ -6,9 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from ..agree.backends import MissingDependency
 from ..export import FORMATS, POSITIONS, export
-from .common import EXIT_OK, EXIT_USAGE, csv_list, print_error
+from .common import EXIT_OK, csv_list
 
 HELP = "write an output directory in the shape another tool reads"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
@@ -31,11 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions)
-    except MissingDependency as exc:
-        print_error(exc)
-        return EXIT_USAGE
+    dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions)
     if args.json:
         print(json.dumps({"dest": str(dest), "files": [vars(f) for f in files]}, ensure_ascii=False, indent=2))
         return EXIT_OK

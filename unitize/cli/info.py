@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..agree.data import format_version
+from ..dataset.directory import format_version
 from ..output import read_manifest
 from ..schema import setting_name
 from .common import EXIT_OK, conversion_summary, human_summary

@@ -1,6 +1,6 @@
 """``unitize export OUT --to disagreements``: the disagreement regions, one row each, for adjudication.
 
-A region (:mod:`unitize.report.regions`) is a maximal run of units of one
+A region (:mod:`unitize.dataset.regions`) is a maximal run of units of one
 document where the annotators' values are not all equal. Per setting one CSV
 and one JSON lines file, rows sorted for adjudication: group, then document, then
 position in the text, then layer (item data: group, then item). Each row says
@@ -15,8 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..agree.data import OutputData, Setting
-from ..report.regions import Region, SegmentLabels, doc_texts, regions, setting_cells
+from ..dataset.directory import OutputData, Setting
+from ..dataset.regions import Region, SegmentLabels, doc_texts, regions, setting_cells
 from .formats import Exported, FileNames, _write, csv_text, safe_name
 
 #: the columns of the CSV file (the JSON lines add ``marks``: annotator -> [[label, begin, end], ...])

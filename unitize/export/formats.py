@@ -15,8 +15,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..agree.backends import category_counts, complete_rows
-from ..agree.data import DataError, Matrix, OutputData, Setting
+from ..metrics.backends import category_counts, complete_rows
+from ..dataset.directory import DataError, Matrix, OutputData, Setting
 from ..output import atomic_write_text
 
 FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table", "disagreements")

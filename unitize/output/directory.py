@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..errors import UnitizeError
 from .lock import acquire, holder, release
 from .swap import LEGACY_STAGING, carry_over, fsync, fsync_tree, lock_file, pause, recover, sibling, swap, top_names
 
@@ -37,7 +38,7 @@ _DELTA = "DELTA_BINARY_PACKED"
 OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report", "manifest.json")
 
 
-class OutputError(ValueError):
+class OutputError(UnitizeError):
     """The output directory cannot be used."""
 
 

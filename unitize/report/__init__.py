@@ -30,7 +30,7 @@ from .page import write_report
 @locks_output
 def report(out: Path | str, dest: Path | str | None = None) -> tuple[Path, Report]:
     """Write the report of output directory ``out`` into ``dest`` (default ``out/report``)."""
-    from ..agree.data import OutputData
+    from ..dataset.directory import OutputData
 
     data = OutputData(Path(out))
     final = Path(dest) if dest is not None else data.path / "report"

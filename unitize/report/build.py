@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from ..agree.data import OutputData, Setting
+from ..dataset.directory import OutputData, Setting
 from . import study as _study
-from .regions import Cells, doc_texts, regions, setting_cells
+from ..dataset.regions import Cells, doc_texts, regions, setting_cells
 from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
 
 
@@ -92,7 +92,7 @@ def build(data: OutputData) -> Report:
     values = _study.summary_values(res)
     overview: dict[str, Any] = {
         "study": _study.study(data), "exclusions": _study.exclusions(data), "findings": _study.findings(data.path),
-        "agreement": res, "bands": _study.BANDS, "settings": [], "items": [],
+        "agreement": res, "bands": _study.bands(), "settings": [], "items": [],
     }
     doc_groups: list[set[int]] = [set() for _ in ids]
     items: list[dict[str, Any]] = []

@@ -13,7 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..agree.data import OutputData
+from ..dataset.directory import OutputData
 from ..output import refuse_foreign, staged_folder
 from .build import Report
 from .study import plots

@@ -11,24 +11,17 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from ..agree import default_summary_metric
-from ..agree.data import OutputData
+from .. import metrics as registry
+from ..dataset.directory import OutputData
 
-#: interpretation bands, each with its source; the page states them beside the table
-BANDS = {
-    "alpha": {
-        "source": "Krippendorff (2004), Content Analysis, 2nd ed., p. 241",
-        "metrics": ["alpha-u", "alpha", "ac1", "ac2", "gamma"],
-        "bands": [[0.8, "reliable (α ≥ .800)", "✓"], [0.667, "tentative conclusions only (.667 ≤ α < .800)", "~"],
-                  [None, "unreliable: discard (α < .667)", "✗"]],
-    },
-    "kappa": {
-        "source": "Landis & Koch (1977), Biometrics 33(1), p. 165",
-        "metrics": ["fleiss", "cohen", "cohen-mean", "scott"],
-        "bands": [[0.81, "almost perfect (.81–1)", "AP"], [0.61, "substantial (.61–.80)", "S"], [0.41, "moderate (.41–.60)", "M"],
-                  [0.21, "fair (.21–.40)", "F"], [0.0, "slight (0–.20)", "Sl"], [None, "poor (< 0)", "P"]],
-    },
-}
+
+def bands() -> dict[str, dict[str, Any]]:
+    """The interpretation bands of the registry as the page reads them: per scale its source, its
+    metrics and its cuts ``[lower bound or null, name, mark]``, highest first."""
+    return {b.name: {"source": b.source, "metrics": [m.name for m in registry.METRICS if m.band is b],
+                     "bands": [list(cut) for cut in b.cuts]} for b in registry.bands()}
+
+
 #: results columns the agreement table shows in this order; any other column is shown after them
 KNOWN_COLUMNS = ("setting", "group", "layer", "metric", "value", "ci_low", "ci_high", "reason", "annotators", "documents",
                  "relations", "units", "units_used", "std_err", "df", "p_value", "pair", "annotator_a", "annotator_b",
@@ -37,14 +30,8 @@ KNOWN_COLUMNS = ("setting", "group", "layer", "metric", "value", "ci_low", "ci_h
 
 def band(metric: str, value: float | None) -> tuple[str, str] | None:
     """(short mark, band name) of a value on its metric's scale; None when it has no scale or no value."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    for scale in BANDS.values():
-        if metric in scale["metrics"]:
-            for low, name, mark in scale["bands"]:
-                if low is None or value >= low:
-                    return mark, name
-    return None
+    found = registry.get(metric).band if metric in registry.names() else None
+    return found.of(value) if found is not None else None
 
 
 def _json_safe(value: Any) -> Any:
@@ -135,7 +122,9 @@ def results(data: OutputData) -> dict[str, Any] | None:
     columns = {c: table.column(c).to_pylist() for c in names}
     rows = [[_json_safe(columns[c][i]) for c in names] for i in range(table.num_rows)]
     metrics = list(dict.fromkeys(columns.get("metric", [])))
-    return {"columns": names, "rows": rows, "metrics": metrics, "summary_metric": default_summary_metric(metrics)}
+    whole = [{"metric": r[names.index("metric")], "value": r[names.index("value")],
+              **{c: r[names.index(c)] for c in ("label", "doc", "annotator") if c in names}} for r in rows] if "metric" in names else []
+    return {"columns": names, "rows": rows, "metrics": metrics, "summary_metric": registry.summary_metric(metrics, whole)}
 
 
 def summary_values(res: dict[str, Any] | None) -> dict[tuple[str, str, str], float | None]:

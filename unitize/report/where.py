@@ -1,6 +1,6 @@
 """Where annotators disagree: per-document shares, rankings, annotator-pair and label confusion matrices.
 
-All from :class:`~unitize.report.regions.Cells`, so from any layout:
+All from :class:`~unitize.dataset.regions.Cells`, so from any layout:
 
 * a document's **disagreement share** in a (setting, group, layer) is the share of
   its *comparable* units (coded by at least two annotators) that disagree;
@@ -25,8 +25,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..agree.coefficients import kappa_table
-from .regions import Cells, runs, unit_flags
+from ..metrics.coefficients import kappa_table
+from ..dataset.regions import Cells, runs, unit_flags
 
 #: above this many annotators (crowd data) no pair matrix is built
 MAX_PAIR_ANNOTATORS = 40

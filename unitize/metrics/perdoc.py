@@ -1,7 +1,7 @@
 """Per-document rows (``--by-doc``) of alpha and Fleiss' kappa, every document at once.
 
-:func:`values` gives what :func:`~unitize.agree.coefficients.alpha` (nominal) and
-:func:`~unitize.agree.coefficients.fleiss` give document by document — the same values to the last
+:func:`alpha_rows` and :func:`fleiss_rows` give what :func:`~unitize.metrics.coefficients.alpha` (nominal) and
+:func:`~unitize.metrics.coefficients.fleiss` give document by document — the same values to the last
 bit, the same NaN reasons — with the arithmetic done on stacks of documents: the documents are
 grouped by the shape of their statistics (values, patterns), and each group goes through the same
 NumPy operations as one document does (a stacked ``matmul`` makes the same BLAS call per document;
@@ -12,30 +12,37 @@ a Python call per document and metric was most of ``--by-doc``'s time.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
 from . import coefficients
-from .backends import Value, nan
+from .value import Value, nan
 from .stats import Stats
 
-#: the metrics (and levels) :func:`values` computes in bulk; others go document by document
-BULK = ("alpha", "fleiss")
+#: a metric's rows of every document at once: (documents' statistics, level) -> the rows (``doc`` set),
+#: or None where it does not apply (the caller then goes document by document)
+Bulk = Callable[[Sequence[tuple[str, Stats]], str], "list[Value] | None"]
 
 
-def handles(metric: str, level: str) -> bool:
-    return metric == "fleiss" or (metric == "alpha" and level == "nominal")
+def alpha_rows(per_doc: Sequence[tuple[str, Stats]], level: str) -> list[Value] | None:
+    """Nominal alpha of each document (:func:`coefficients.alpha`); None at another level."""
+    if level != "nominal":
+        return None
+    out = _alphas([s for _, s in per_doc])
+    for v, (_, s) in zip(out, per_doc):
+        v.params.setdefault("level", level)
+        if not s.annotators:
+            v.params["from"] = "value counts"
+    return _named(out, per_doc)
 
 
-def values(metric: str, per_doc: Sequence[tuple[str, Stats]], level: str) -> list[Value]:
-    """``metric`` of each document's statistics, as the per-document rows (``doc`` set)."""
-    out: list[Value] = [_alphas, _fleiss][metric == "fleiss"]([s for _, s in per_doc])
-    if metric == "alpha":
-        for v, (_, s) in zip(out, per_doc):
-            v.params.setdefault("level", level)
-            if not s.annotators:
-                v.params["from"] = "value counts"
+def fleiss_rows(per_doc: Sequence[tuple[str, Stats]], level: str) -> list[Value]:
+    """Fleiss' kappa of each document (:func:`coefficients.fleiss`)."""
+    return _named(_fleiss([s for _, s in per_doc]), per_doc)
+
+
+def _named(out: list[Value], per_doc: Sequence[tuple[str, Stats]]) -> list[Value]:
     for v, (doc, _) in zip(out, per_doc):
         v.doc = doc
     return out

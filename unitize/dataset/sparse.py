@@ -97,7 +97,7 @@ class Stored:
     Every layer of ``layers`` holds every unit of every document of ``docs`` (``units[d]``
     each), as the dense rows would; the stored rows are the units someone marked or is missing
     on, every other one is implicit (every annotator 0). ``docs`` are the group's documents with
-    units, sorted, and ``layers`` its layers in :meth:`~unitize.agree.data.OutputData.group_tables`'
+    units, sorted, and ``layers`` its layers in :meth:`~unitize.dataset.directory.OutputData.group_tables`'
     order: what the dense rows' ``doc_id`` and ``layer`` columns would give.
     """
 

@@ -7,20 +7,20 @@ the drawn documents laid end to end. Each measure is recomputed from per-documen
 once, never from the segments:
 
 - **span F1** (``span-f1``, ``span-f1-overlap``, ``unit-f1``): matched, |a| and |b| per pair,
-  document and value (:class:`~unitize.agree.spanf1.Counts`) add up over documents, so a replicate
+  document and value (:class:`~unitize.metrics.spanf1.Counts`) add up over documents, so a replicate
   is the per-document counts weighted by how often each document was drawn — exact.
 - **the uα family** (``u-alpha``, ``|u-alpha``, ``cu-alpha``, ``ku-alpha``): the pair counts, Σ l² and
-  Σ P² per document (:class:`~unitize.agree.unitizing.Statistics`) add up the same way (a unit never
+  Σ P² per document (:class:`~unitize.metrics.unitizing.Statistics`) add up the same way (a unit never
   crosses a document, so its pairable length is the document's business) — exact.
 - **alpha-U** (1995/2004): the observed Σ δ and the unit and inner-gap length histograms add up, but
   its expected disagreement counts every placement of a unit in the *continuum's* gaps, and the gap
   after an annotator's last unit in one document runs on into the next document. Those edge gaps
   enter through their number and total length — sums over the drawn documents — plus a correction
   for the few shorter than the longest unit, looked up in a table of document pairs (the gap where
-  p meets q is p's last gap plus q's first, per annotator: :class:`~unitize.agree.alphau.Stretch`'s
+  p meets q is p's last gap plus q's first, per annotator: :class:`~unitize.metrics.alphau.Stretch`'s
   ``trail`` and ``lead``); only an annotator with units in some documents and not others needs
   the drawn order's runs of unmarked documents gap by gap (:class:`_Category`). A replicate is what
-  :func:`~unitize.agree.alphau.in_order` of the drawn documents gives (a tested identity).
+  :func:`~unitize.metrics.alphau.in_order` of the drawn documents gives (a tested identity).
 
 With fewer than two documents there is nothing to resample: the row records why and has no
 interval. Rows per document have none either. Cost: a replicate is O(documents × values²) (uα),
@@ -37,10 +37,10 @@ from typing import Sequence
 import numpy as np
 
 from .alphau import Stretch
-from .backends import Value
+from .value import Value
 from .bootstrap import Options, with_percentiles
-from .spanf1 import MEASURES, Counts
-from .unitizing import Statistics
+from .spanf1 import Counts, Match
+from .unitizing import Statistics, Variant
 
 METHOD = "percentile bootstrap, documents resampled"
 #: elements of one of alpha-U's (replicates × documents × annotators) gap arrays evaluated at once
@@ -83,9 +83,9 @@ def attach(values: list[Value], reps: dict[tuple[str | None, str | None], np.nda
 # --- span F1 ------------------------------------------------------------------------------------
 
 
-def f1_replicates(c: Counts, metric: str, w: np.ndarray, by_label: bool) -> dict[tuple[str | None, str | None], np.ndarray]:
-    """Per (pair, label) row of :func:`~unitize.agree.spanf1.f1_rows`: F1 on every replicate."""
-    k, kind = MEASURES[metric]
+def f1_replicates(c: Counts, match: Match, w: np.ndarray, by_label: bool) -> dict[tuple[str | None, str | None], np.ndarray]:
+    """Per (pair, label) row of :func:`~unitize.metrics.spanf1.f1_rows`: F1 on every replicate."""
+    k, kind = match
     tables = c.matched[k], c.sizes[0, kind], c.sizes[1, kind]  # (P, D, V) each
     names = [f"{a}|{b}" for a, b in c.pairs]
     out: dict[tuple[str | None, str | None], np.ndarray] = {}
@@ -107,7 +107,7 @@ def f1_replicates(c: Counts, metric: str, w: np.ndarray, by_label: bool) -> dict
 # --- the uα family ------------------------------------------------------------------------------
 
 
-def unitizing_replicates(metric: str, per_doc: Sequence[Statistics], w: np.ndarray) -> dict[tuple[str | None, str | None], np.ndarray]:
+def unitizing_replicates(variant: Variant, per_doc: Sequence[Statistics], w: np.ndarray) -> dict[tuple[str | None, str | None], np.ndarray]:
     """uα, |uα, cuα or (k)uα per value on every replicate, from the documents' statistics weighted."""
     values = tuple(sorted(set().union(*(s.values for s in per_doc))))
     docs = [s.relabeled(values) for s in per_doc]
@@ -116,10 +116,10 @@ def unitizing_replicates(metric: str, per_doc: Sequence[Statistics], w: np.ndarr
     squares = w @ np.stack([s.squares for s in docs]).astype(np.float64)
     ell = pairs / (m - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        if metric in ("u-alpha", "|u-alpha"):
+        if variant in (Variant.U, Variant.BINARY):
             eps = _expected(ell, squares)
             marked = squares[:, 1:].sum(axis=1) > 0
-            if metric == "u-alpha":
+            if variant is Variant.U:
                 d_o, d_e = _off_diagonal(ell), _off_diagonal(eps)
             else:
                 d_o, d_e = 2 * ell[:, 0, 1:].sum(axis=1), 2 * eps[:, 0, 1:].sum(axis=1)
@@ -127,7 +127,7 @@ def unitizing_replicates(metric: str, per_doc: Sequence[Statistics], w: np.ndarr
         pairable = w @ np.stack([s.pairable for s in docs]).astype(np.float64)
         star = ell[:, 1:, 1:]
         eps_star = _expected(star, pairable[:, 1:] / (m - 1) ** 2)
-        if metric == "cu-alpha":
+        if variant is Variant.CU:
             d_o, d_e = _off_diagonal(star), _off_diagonal(eps_star)
             ok = (star.sum(axis=(1, 2)) > 0) & (d_e > 0)
             return {(None, None): np.where(ok, 1 - d_o / np.where(ok, d_e, 1), np.nan)}
@@ -139,7 +139,7 @@ def unitizing_replicates(metric: str, per_doc: Sequence[Statistics], w: np.ndarr
 
 
 def _expected(ell: np.ndarray, self_pairs: np.ndarray) -> np.ndarray:
-    """Batched :func:`unitize.agree.unitizing._expected`: (B, W, W) coincidences, (B, W) self-pairings."""
+    """Batched :func:`unitize.metrics.unitizing._expected`: (B, W, W) coincidences, (B, W) self-pairings."""
     total = ell.sum(axis=(1, 2))
     margin = ell.sum(axis=2)
     denominator = total * total - self_pairs.sum(axis=1)
@@ -173,7 +173,7 @@ class _Category:
     (:meth:`_mixed`, evaluated gap by gap).
 
     Everything here is exact integer arithmetic in float64 while the sums stay below 2⁵³, and then
-    equals :func:`~unitize.agree.alphau.in_order` of the drawn documents to the last bit.
+    equals :func:`~unitize.metrics.alphau.in_order` of the drawn documents to the last bit.
     """
 
     def __init__(self, docs: Sequence[Stretch]):

@@ -3,8 +3,8 @@
 A (setting, group, layer)'s continuum is the documents every annotator coded,
 laid end to end (:mod:`unitize.agree.spans` builds it from ``segments/<unit>.parquet``).
 :class:`Placed` holds one layer's segments on it as parallel arrays — who, which
-document, where, which value — so that :mod:`unitize.agree.unitizing`,
-:mod:`unitize.agree.spanf1` and alpha-U's statistics read one plain data model.
+document, where, which value — so that :mod:`unitize.metrics.unitizing`,
+:mod:`unitize.metrics.spanf1` and alpha-U's statistics read one plain data model.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Coding metrics on a unit matrix through established packages, and the shared ``Value`` row.
 
 ``measure`` derives every coding metric from the sufficient statistics
-(:mod:`unitize.agree.coefficients`); the functions here are the independent,
+(:mod:`unitize.metrics.coefficients`); the functions here are the independent,
 package-backed implementations the tests check those against (and ``export``
 uses :func:`category_counts` and :func:`complete_rows`).
 
@@ -16,46 +16,10 @@ never an exception.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
-
-@dataclass
-class Value:
-    """One measured value and what it rests on."""
-
-    value: float
-    reason: str | None = None
-    units_used: int | None = None
-    std_err: float | None = None
-    df: float | None = None
-    p_value: float | None = None
-    pair: str | None = None
-    params: dict[str, Any] = field(default_factory=dict)
-    ci: tuple[float, float] | None = None  # bootstrap confidence interval (see agree.bootstrap)
-    label: str | None = None  # category-specific rows: the value measured against all others
-    doc: str | None = None  # per-document rows: the document
-    annotator: str | None = None  # per-annotator rows: the annotator measured against the others
-
-
-class MissingDependency(RuntimeError):
-    """A metric's package is not installed."""
-
-
-def require(module: str, extra: str):
-    """Import ``module`` or say which extra installs it."""
-    import importlib
-
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise MissingDependency(f"{module} is not installed: pip install 'unitize[{extra}]'") from None
-
-
-def nan(reason: str, **kw: Any) -> Value:
-    return Value(float("nan"), reason=reason, **kw)
+from .value import Value, nan, require
 
 
 def _annotators_with_data(values: np.ndarray) -> np.ndarray:
@@ -68,7 +32,8 @@ def complete_rows(values: np.ndarray) -> np.ndarray:
     return values[:, cols][~np.any(np.isnan(values[:, cols]), axis=1)]
 
 
-def _quiet(fn, *args, **kw):
+def quiet(fn, *args, **kw):
+    """``fn(*args, **kw)`` with its warnings and NumPy floating-point warnings silenced."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with np.errstate(all="ignore"):
@@ -89,7 +54,7 @@ def krippendorff_alpha(values: np.ndarray, level: str = "nominal") -> Value:
     if values.size < 2:
         return nan(f"no variation: every annotator gave every unit the value {values[0]:g}", units_used=pairable)
     try:
-        a = _quiet(krippendorff.alpha, reliability_data=data.T, level_of_measurement=level, value_domain=values)
+        a = quiet(krippendorff.alpha, reliability_data=data.T, level_of_measurement=level, value_domain=values)
     except ValueError as exc:
         return nan(f"krippendorff: {exc}", units_used=pairable)
     return Value(float(a), units_used=pairable, params={"level": level})
@@ -128,7 +93,7 @@ def fleiss(values: np.ndarray) -> Value:
     table, cats = category_counts(data)
     if len(cats) < 2:
         return nan(f"no variation: every annotator gave every unit the value {cats[0]:g}", units_used=data.shape[0])
-    k = _quiet(fleiss_kappa, table, method="fleiss")
+    k = quiet(fleiss_kappa, table, method="fleiss")
     if not np.isfinite(k):
         return nan("Fleiss' kappa is undefined for these data", units_used=data.shape[0])
     return Value(float(k), units_used=int(data.shape[0]))
@@ -157,7 +122,7 @@ def cohen(values: np.ndarray, annotators: list[str]) -> list[Value]:
             if k < 2:
                 out.append(nan(f"no variation: both gave every unit the value {cats[0]:g}", units_used=int(a.size), pair=pair))
                 continue
-            res = _quiet(cohens_kappa, table, return_results=True)
+            res = quiet(cohens_kappa, table, return_results=True)
             if not np.isfinite(res.kappa):
                 out.append(nan("Cohen's kappa is undefined: one annotator used a single value", units_used=int(a.size), pair=pair))
                 continue
@@ -177,7 +142,7 @@ def cochran_q(values: np.ndarray, binary: bool) -> Value:
         return nan("no unit is coded by every annotator", units_used=0)
     if np.all(data == data[:, :1]):
         return nan("no variation: every unit got the same value from every annotator", units_used=int(data.shape[0]))
-    res = _quiet(cochrans_q, data)
+    res = quiet(cochrans_q, data)
     if not np.isfinite(res.statistic):
         return nan("Cochran's Q is undefined for these data", units_used=int(data.shape[0]))
     return Value(float(res.statistic), units_used=int(data.shape[0]), df=float(res.df), p_value=float(res.pvalue))

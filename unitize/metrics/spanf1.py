@@ -29,15 +29,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 
 from .alphau import overlap_pairs
-from .backends import Value, nan
+from .value import Value, nan
 from .placed import Placed
 
-#: metric -> (index into Counts.matched, index into Counts.sizes' kind axis: spans 0, units 1)
-MEASURES = {"span-f1": (0, 0), "span-f1-overlap": (1, 0), "unit-f1": (2, 1)}
+class Match(NamedTuple):
+    """How spans are matched: the index into :attr:`Counts.matched` and the kind of size (spans 0, units 1)."""
+
+    matched: int
+    size: int
+
+
+#: same value and same extent; same value and a unit in common (one-to-one); units marked alike
+EXACT, OVERLAP, UNITS = Match(0, 0), Match(1, 0), Match(2, 1)
 
 
 @dataclass(eq=False)
@@ -130,9 +138,9 @@ def one_to_one(ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
     return chosen
 
 
-def f1_rows(c: Counts, metric: str, by_label: bool = False, by_doc: bool = False) -> list[Value]:
+def f1_rows(c: Counts, match: Match, by_label: bool = False, by_doc: bool = False) -> list[Value]:
     """One row per pair and their mean (pair ``mean``); per value and per document when asked."""
-    k, kind = MEASURES[metric]
+    k, kind = match
     matched, first, second = c.matched[k], c.sizes[0, kind], c.sizes[1, kind]
     out = _pair_rows(c.pairs, matched.sum(axis=(1, 2)), first.sum(axis=(1, 2)), second.sum(axis=(1, 2)))
     if by_label:

@@ -3,7 +3,7 @@
 The coefficients of Krippendorff, Mathet, Bouvry & Widlöcher (2016), "On the
 reliability of unitizing textual continua: Further developments", *Quality &
 Quantity* 50, and Krippendorff (2019), *Content Analysis*, 4th ed., §12.6. They
-revise the alpha-U of Krippendorff (1995/2004) (:mod:`unitize.agree.alphau`),
+revise the alpha-U of Krippendorff (1995/2004) (:mod:`unitize.metrics.alphau`),
 which "behaved not as expected" with more than two coders.
 
 Each of the m annotators partitions the continuum ``[0, L)`` into segments: its
@@ -48,11 +48,12 @@ pass over the segments.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 
 import numpy as np
 
 from .alphau import alpha_from, overlap_pairs
-from .backends import Value, nan
+from .value import Value, nan
 from .placed import Placed
 
 GAP = "φ"
@@ -180,13 +181,19 @@ def _disagreements(d_o: float, d_e: float, total: float) -> dict[str, float]:
     return {"observed": float(d_o / total), "expected": float(d_e / total)}
 
 
-METRICS = {"u-alpha": u_alpha, "|u-alpha": binary_u_alpha, "cu-alpha": cu_alpha, "ku-alpha": ku_alpha}
+class Variant(Enum):
+    """The members of the family (each a metric of the registry)."""
 
+    U = "uα"
+    BINARY = "|uα"
+    CU = "cuα"
+    K = "(k)uα"
 
-def values(metric: str, s: Statistics) -> list[Value]:
-    """The rows of one metric of the family."""
-    got = METRICS[metric](s)
-    return got if isinstance(got, list) else [got]
+    def rows(self, s: Statistics) -> list[Value]:
+        """The rows of this member: one value, or one per value k for (k)uα."""
+        if self is Variant.K:
+            return ku_alpha(s)
+        return [{Variant.U: u_alpha, Variant.BINARY: binary_u_alpha, Variant.CU: cu_alpha}[self](s)]
 
 
 # -- from the segments --

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..agree.data import OutputData, Setting, sorted_codes
+from .directory import OutputData, Setting, sorted_codes
 
 
 @dataclass

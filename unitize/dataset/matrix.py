@@ -1,4 +1,4 @@
-"""One (setting, group, layer)'s rows → a :class:`~unitize.agree.model.Matrix` (units × annotators).
+"""One (setting, group, layer)'s rows → a :class:`~unitize.dataset.model.Matrix` (units × annotators).
 
 Wide tables are read column by column; long tables are pivoted, or — crowd data,
 too wide for a column per annotator — counted per unit (:data:`DENSE_CELLS`).

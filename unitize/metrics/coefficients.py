@@ -1,7 +1,7 @@
-"""Coding coefficients from the sufficient statistics (:mod:`unitize.agree.stats`).
+"""Coding coefficients from the sufficient statistics (:mod:`unitize.metrics.stats`).
 
-Every function takes a :class:`~unitize.agree.stats.Stats` and returns
-:class:`~unitize.agree.backends.Value` rows; a case a coefficient cannot
+Every function takes a :class:`~unitize.metrics.stats.Stats` and returns
+:class:`~unitize.metrics.value.Value` rows; a case a coefficient cannot
 measure is a NaN with the reason, never an exception. Formulas:
 
 - Krippendorff's alpha (Krippendorff 2011): 1 − (n − 1) Σ o_ck δ²_ck / Σ n_c n_k δ²_ck
@@ -22,7 +22,7 @@ from math import comb
 
 import numpy as np
 
-from .backends import Value, nan, require
+from .value import Value, nan, require
 from .stats import Stats
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -194,7 +194,9 @@ def cohen(s: Stats) -> list[Value]:
     return _per_pair(s, "Cohen's kappa", kappa_table)
 
 
-PAIR_KERNELS = {"cohen": lambda t: kappa_table(t)[0], "scott": scott_table}
+def kappa_only(table: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of contingency tables (batched), without the standard error."""
+    return kappa_table(table)[0]
 
 
 def scott(s: Stats) -> list[Value]:

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
 from ..output import OutputError
 
@@ -15,41 +14,6 @@ ITEM_KEYS = ("group", "item")
 LONG_UNIT_COLUMNS = ("group", "doc_id", "layer", "unit", "begin", "end", "annotator", "value")
 LONG_ITEM_COLUMNS = ("group", "item", "annotator", "value")
 LEVELS = ("nominal", "ordinal", "interval")
-
-#: the columns of ``unitize agree``'s results table (one row per setting, group, layer, metric, …)
-RESULT_SCHEMA = pa.schema(
-    [
-        ("setting", pa.string()),
-        ("unit", pa.string()),
-        ("approach", pa.string()),
-        ("mode", pa.string()),
-        ("group", pa.string()),
-        ("layer", pa.string()),
-        ("metric", pa.string()),
-        ("value", pa.float64()),
-        ("reason", pa.string()),
-        ("annotators", pa.int32()),
-        ("documents", pa.int32()),
-        ("relations", pa.int32()),
-        ("units", pa.int64()),
-        ("units_used", pa.int64()),
-        ("std_err", pa.float64()),
-        ("df", pa.float64()),
-        ("p_value", pa.float64()),
-        ("pair", pa.string()),
-        ("level", pa.string()),
-        ("params", pa.string()),
-        ("ci_low", pa.float64()),
-        ("ci_high", pa.float64()),
-        ("annotator_a", pa.string()),
-        ("annotator_b", pa.string()),
-        ("label", pa.string()),
-        ("doc", pa.string()),
-        ("annotator", pa.string()),
-        ("diagnostics", pa.string()),
-    ]
-)
-
 
 @dataclass(frozen=True)
 class Setting:

@@ -1,6 +1,6 @@
 """Sufficient statistics of one (setting, group, layer) matrix, computed once.
 
-Every coding coefficient of :mod:`unitize.agree.coefficients` is a function of
+Every coding coefficient of :mod:`unitize.metrics.coefficients` is a function of
 a :class:`Stats`:
 
 - ``patterns``/``units``: the distinct per-unit value-count vectors (how many
@@ -330,7 +330,7 @@ def codes(values: np.ndarray, domain: np.ndarray | None = None) -> tuple[list[np
 
 
 def from_matrix(m) -> Stats:
-    """Statistics of a :class:`~unitize.agree.data.Matrix` (wide values or crowd value counts)."""
+    """Statistics of a :class:`~unitize.dataset.directory.Matrix` (wide values or crowd value counts)."""
     if m.counts is not None:
         return from_counts(m.counts, m.value_domain)
     columns, dom = codes(m.values)

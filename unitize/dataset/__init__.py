@@ -1,0 +1,32 @@
+"""The reader of an output directory (the mirror of :mod:`unitize.output`): what its consumers share.
+
+``unitize agree``, ``unitize export`` and ``unitize report`` read an output directory only
+through this package, and never each other:
+
+- :mod:`.directory` — :class:`OutputData`: open a directory (formats 1 and 2, any layout,
+  partitioned parts), its manifest, settings, groups, segments; :func:`densify`;
+- :mod:`.model` — what the consumers speak of: :class:`Setting` (a unit-matrix dataset),
+  :class:`Matrix` (a (group, layer)'s units × annotators), :class:`DataError`;
+- :mod:`.matrix` — a group's rows → a :class:`Matrix`;
+- :mod:`.sparse` — a sparse group as stored, or read back dense;
+- :mod:`.regions` — where annotators disagree: runs of units, per setting.
+"""
+
+from .directory import OutputData, densify, format_version, read_setting
+from .matrix import DENSE_CELLS, decode, layer_rows, matrix, sorted_codes
+from .model import DataError, Matrix, Setting
+
+__all__ = [
+    "DENSE_CELLS",
+    "DataError",
+    "Matrix",
+    "OutputData",
+    "Setting",
+    "decode",
+    "densify",
+    "format_version",
+    "layer_rows",
+    "matrix",
+    "read_setting",
+    "sorted_codes",
+]

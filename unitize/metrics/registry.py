@@ -1,0 +1,275 @@
+"""Every metric of ``unitize agree``, declared once: the one table the rest of the code queries.
+
+Adding a metric is one declaration here, its formula (in :mod:`.coefficients` for a coding
+metric, :mod:`.segment` for a segment metric) and its published-value test
+(``tests/metrics/test_published.py``); the summary, the plots, the diagnostics, the report's
+bands, the bootstrap, the per-document rows and the CLI's choices follow from the declaration.
+``tests/metrics/test_registry.py`` fails when a fact is missing or is stated outside this table.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from ..errors import UnitizeError
+from . import bootstrap, coefficients, perdoc, segment, spanf1
+from .metric import (
+    Band,
+    Breakdown,
+    CodingMetric,
+    Family,
+    Metric,
+    PairMeanMetric,
+    Resampling,
+    Rows,
+    Scale,
+    SegmentMetric,
+)
+from .cells import Cell, MeasureOptions
+from .stats import Stats
+from .unitizing import Variant
+from .value import Value, nan
+
+#: Krippendorff's standard: rely on .800 and above, tentative conclusions down to .667
+KRIPPENDORFF = Band(
+    "alpha",
+    "Krippendorff (2004), Content Analysis, 2nd ed., p. 241",
+    ((0.8, "reliable (α ≥ .800)", "✓"), (0.667, "tentative conclusions only (.667 ≤ α < .800)", "~"),
+     (None, "unreliable: discard (α < .667)", "✗")),
+)
+#: Landis & Koch's bands for kappa
+LANDIS_KOCH = Band(
+    "kappa",
+    "Landis & Koch (1977), Biometrics 33(1), p. 165",
+    ((0.81, "almost perfect (.81–1)", "AP"), (0.61, "substantial (.61–.80)", "S"), (0.41, "moderate (.41–.60)", "M"),
+     (0.21, "fair (.21–.40)", "F"), (0.0, "slight (0–.20)", "Sl"), (None, "poor (< 0)", "P")),
+)
+
+_ALL = frozenset(Breakdown)
+_NO_ANNOTATOR = frozenset({Breakdown.LABEL, Breakdown.DOCUMENT})
+_DOCUMENT = frozenset({Breakdown.DOCUMENT})
+_NONE: frozenset[Breakdown] = frozenset()
+
+
+# --- the coding formulas as the registry calls them: (statistics, level, 0/1 data) -> rows ---------------
+
+
+def _alpha(s: Stats, level: str, binary: bool) -> list[Value]:
+    v = coefficients.alpha(s, level)
+    v.params.setdefault("level", level)
+    if not s.annotators:
+        v.params["from"] = "value counts"
+    return [v]
+
+
+def _gwet(s: Stats, level: str, binary: bool) -> list[Value]:
+    v = coefficients.ac2(s, level)
+    v.params.setdefault("level", level)
+    return [v]
+
+
+def _cohen(s: Stats) -> list[Value]:
+    return coefficients.cohen(s)
+
+
+METRICS: tuple[Metric, ...] = (
+    SegmentMetric(
+        name="alpha-u", title="Krippendorff's alpha-U", called="alpha-U", letter="A", summary_rank=0, default=True,
+        help="Krippendorff's alpha-U (1995/2004) on the segments: boundaries and values together",
+        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=KRIPPENDORFF, identity=True,
+        breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS, compared=True, formula=segment.alpha_u_rows,
+    ),
+    CodingMetric(
+        name="alpha", title="Krippendorff's alpha", letter="a", summary_rank=1, default=True,
+        help="Krippendorff's alpha on the unit matrix (nominal; items at their declared level)",
+        family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=KRIPPENDORFF, identity=False,
+        breakdowns=_ALL, resampling=Resampling.UNITS, marginal=True, compared=True,
+        formula=_alpha, levels=coefficients.LEVELS, replicates=bootstrap.alpha_replicates, bulk=perdoc.alpha_rows,
+    ),
+    CodingMetric(
+        name="fleiss", title="Fleiss' kappa", letter="K", summary_rank=2, default=True,
+        help="Fleiss' kappa over the units every annotator coded, with its standard error",
+        family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=LANDIS_KOCH, identity=False,
+        breakdowns=_NO_ANNOTATOR, resampling=Resampling.UNITS, marginal=True, compared=True,
+        formula=lambda s, level, binary: [coefficients.fleiss(s)], replicates=bootstrap.fleiss_replicates,
+        bulk=perdoc.fleiss_rows,
+    ),
+    CodingMetric(
+        name="cohen", title="Cohen's kappa", letter=None, summary_rank=None, default=True,
+        help="Cohen's kappa of every annotator pair, with its standard error",
+        family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.PAIRS, band=LANDIS_KOCH, identity=True,
+        breakdowns=_ALL, resampling=Resampling.UNITS, marginal=True,
+        formula=lambda s, level, binary: _cohen(s), replicates=bootstrap.pair_replicates(coefficients.kappa_only),
+    ),
+    PairMeanMetric(
+        name="cohen-mean", title="mean Cohen's kappa", letter="k", summary_rank=6, pair_mean="the mean of the pairs' Cohen's kappa",
+        help="the mean of the annotator pairs' Cohen's kappa",
+        family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.MEAN, band=LANDIS_KOCH, identity=True,
+        breakdowns=_ALL, resampling=Resampling.NONE, marginal=True, compared=True,
+        formula=lambda s, level, binary: [coefficients.mean_of(_cohen(s), "Cohen's kappa")], of_pairs=_cohen, what="Cohen's kappa",
+    ),
+    CodingMetric(
+        name="scott", title="Scott's pi", letter=None, summary_rank=None,
+        help="Scott's pi of every annotator pair",
+        family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.PAIRS, band=LANDIS_KOCH, identity=True,
+        breakdowns=_ALL, resampling=Resampling.UNITS, marginal=True,
+        formula=lambda s, level, binary: coefficients.scott(s), replicates=bootstrap.pair_replicates(coefficients.scott_table),
+    ),
+    CodingMetric(
+        name="ac1", title="Gwet's AC1", letter="AC1", summary_rank=3,
+        help="Gwet's AC1 (nominal), robust where one value dominates",
+        family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=KRIPPENDORFF, identity=False,
+        breakdowns=_ALL, resampling=Resampling.UNITS, formula=_gwet, replicates=bootstrap.ac1_replicates,
+    ),
+    CodingMetric(
+        name="ac2", title="Gwet's AC2", letter="AC2", summary_rank=4,
+        help="Gwet's AC2: AC1 with the weights of the items' level of measurement",
+        family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=KRIPPENDORFF, identity=False,
+        breakdowns=_ALL, resampling=Resampling.UNITS, formula=_gwet, levels=coefficients.LEVELS,
+        replicates=bootstrap.ac2_replicates,
+    ),
+    CodingMetric(
+        name="percent", title="percent agreement", letter="P", summary_rank=5,
+        help="the share of agreeing pairs of values within units (not corrected for chance)",
+        family=Family.CODING, scale=Scale.AGREEMENT, rows=Rows.ONE, band=None, identity=False,
+        breakdowns=_ALL, resampling=Resampling.UNITS,
+        formula=lambda s, level, binary: [coefficients.percent(s)], replicates=bootstrap.percent_replicates,
+    ),
+    CodingMetric(
+        name="cochran-q", title="Cochran's Q", letter="Q", summary_rank=14, default=True,
+        help="Cochran's Q test of the annotators' marginal homogeneity (0/1 data), with df and p-value",
+        family=Family.CODING, scale=Scale.STATISTIC, rows=Rows.ONE, band=None, identity=True,
+        breakdowns=_NONE, resampling=Resampling.NONE, formula=lambda s, level, binary: [coefficients.cochran_q(s, binary)],
+        requires=("scipy.stats", "agree"),
+    ),
+    SegmentMetric(
+        name="gamma", title="gamma", letter="G", summary_rank=7,
+        help="Mathet et al.'s gamma (pygamma-agreement: pip install 'unitize[gamma]')",
+        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=KRIPPENDORFF, identity=True,
+        breakdowns=_NONE, resampling=Resampling.NONE, compared=True, formula=segment.gamma_rows,
+        requires=("pygamma_agreement", "gamma"),
+    ),
+    SegmentMetric(
+        name="u-alpha", title="Krippendorff's uα", letter="uA", summary_rank=8,
+        help="Krippendorff's uα (2016): units, gaps and values together",
+        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=None, identity=True,
+        breakdowns=_DOCUMENT, resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(Variant.U),
+    ),
+    SegmentMetric(
+        name="|u-alpha", title="Krippendorff's |uα (units against gaps)", letter="buA", summary_rank=9,
+        help="Krippendorff's |uα: what is a unit and what a gap, values ignored",
+        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=None, identity=True,
+        breakdowns=_DOCUMENT, resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(Variant.BINARY),
+    ),
+    SegmentMetric(
+        name="cu-alpha", title="Krippendorff's cuα (values of intersecting units)", letter="cuA", summary_rank=10,
+        help="Krippendorff's cuα: the values of intersecting units, with its coverage",
+        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=None, identity=True,
+        breakdowns=_DOCUMENT, resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(Variant.CU),
+    ),
+    SegmentMetric(
+        name="ku-alpha", title="Krippendorff's (k)uα (per value)", letter=None, summary_rank=None,
+        help="Krippendorff's (k)uα for every value k, with its coverage",
+        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.PER_VALUE, band=None, identity=True,
+        breakdowns=_DOCUMENT, resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(Variant.K),
+    ),
+    SegmentMetric(
+        name="span-f1", title="span F1, exact match", letter="F1", summary_rank=11,
+        pair_mean="span F1, exact match, mean over annotator pairs",
+        help="span F1 of every annotator pair, spans matched by value and exact extent, and their mean",
+        family=Family.SPAN, scale=Scale.AGREEMENT, rows=Rows.PAIRS_AND_MEAN, band=None, identity=True,
+        breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS, formula=segment.f1_rows(spanf1.EXACT),
+    ),
+    SegmentMetric(
+        name="span-f1-overlap", title="span F1, overlap match", letter="F1o", summary_rank=12,
+        pair_mean="span F1, overlap match, mean over annotator pairs",
+        help="span F1, spans matched by value and a unit in common (one to one), and their mean",
+        family=Family.SPAN, scale=Scale.AGREEMENT, rows=Rows.PAIRS_AND_MEAN, band=None, identity=True,
+        breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS, formula=segment.f1_rows(spanf1.OVERLAP),
+    ),
+    SegmentMetric(
+        name="unit-f1", title="unit F1", letter="uF1", summary_rank=13,
+        pair_mean="F1 over units marked alike, mean over annotator pairs",
+        help="F1 over the units both annotators marked with the same value, and the pairs' mean",
+        family=Family.SPAN, scale=Scale.AGREEMENT, rows=Rows.PAIRS_AND_MEAN, band=None, identity=True,
+        breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS, formula=segment.f1_rows(spanf1.UNITS),
+    ),
+)
+
+_BY_NAME = {m.name: m for m in METRICS}
+
+
+class UnknownMetric(UnitizeError):
+    """A metric name that is not in the registry (a usage error: the message lists the choices)."""
+
+
+def names() -> tuple[str, ...]:
+    """Every metric's name, in the registry's order."""
+    return tuple(_BY_NAME)
+
+
+def get(name: str) -> Metric:
+    """The metric called ``name``."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise UnknownMetric(f"unknown metric {name!r}; choose from {', '.join(_BY_NAME)}") from None
+
+
+def resolve(chosen: Iterable[str | Metric]) -> list[Metric]:
+    """Metrics from names (or metrics); unknown names are refused together."""
+    chosen = list(chosen)
+    unknown = [m for m in chosen if isinstance(m, str) and m not in _BY_NAME]
+    if unknown:
+        raise UnknownMetric(f"unknown metric(s) {', '.join(unknown)}; choose from {', '.join(_BY_NAME)}")
+    return [m if isinstance(m, Metric) else _BY_NAME[m] for m in chosen]
+
+
+def default() -> tuple[str, ...]:
+    """The metrics ``unitize agree`` computes when none are named."""
+    return tuple(m.name for m in METRICS if m.default)
+
+
+def summarizable() -> tuple[str, ...]:
+    """Metrics with one value per layer: the summary can take them."""
+    return tuple(m.name for m in METRICS if m.letter is not None)
+
+
+def where(**facts: object) -> tuple[Metric, ...]:
+    """The metrics whose facts equal the given ones, e.g. ``where(family=Family.SPAN)``."""
+    return tuple(m for m in METRICS if all(getattr(m, k) == v for k, v in facts.items()))
+
+
+def bands() -> tuple[Band, ...]:
+    """Every interpretation band a metric is read on, each once, in the registry's order."""
+    return tuple(dict.fromkeys(m.band for m in METRICS if m.band is not None))
+
+
+def summary_metric(computed: Sequence[str], rows: Iterable[dict] | None = None) -> str | None:
+    """The summary's metric when none is named: of the metrics computed that a summary can take, the
+    first by summary rank that has a value in ``rows`` (results rows of whole cells) — alpha-U for
+    span data, alpha where alpha-U has none (item labels, crowd data) — else the first by rank."""
+    ranked = sorted((m for m in resolve(n for n in computed if n in _BY_NAME) if m.summary_rank is not None),
+                    key=lambda m: m.summary_rank)  # type: ignore[arg-type, return-value]
+    if not ranked:
+        return None
+    if rows is not None:
+        valued = {r["metric"] for r in rows if _whole(r) and r.get("value") is not None and r["value"] == r["value"]}
+        for m in ranked:
+            if m.name in valued:
+                return m.name
+    return ranked[0].name
+
+
+def _whole(row: dict) -> bool:
+    return row.get("label") is None and row.get("doc") is None and row.get("annotator") is None
+
+
+def measure(metric: Metric, cell: Cell, options: MeasureOptions) -> list[Value]:
+    """A metric's rows on one cell; on crowd data counted per unit, a metric that needs each
+    annotator's own coding is a NaN that says so."""
+    if cell.crowd is not None and metric.identity:
+        crowd = ", ".join(m.name for m in METRICS if not m.identity)
+        return [nan(f"{cell.crowd} annotators, a few per unit: measured from value counts per unit ({crowd}); "
+                    f"{metric.name} needs each annotator's own coding of every unit")]
+    return metric.measure(cell, options)

@@ -1,0 +1,204 @@
+"""The segment metrics of a cell: alpha-U, Krippendorff's unitizing family, span F1 and gamma.
+
+Each takes a :class:`~.cells.SegmentCell` — the cell's layers, placed on its continuum on
+demand — and the :class:`~.cells.MeasureOptions`, and returns its rows: the cell's value, per
+label (``by_label``, label data) and per document (``by_doc``) where the metric has them, with
+bootstrap intervals over documents (``ci``, :mod:`.spanboot`). What the metrics of one cell
+derive from its segments (placed layers, statistics, the bootstrap's draws) is built once
+(:meth:`SegmentCell.memo`). Several layers (the layers-together cell) are laid end to end.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import asdict, replace
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+
+from . import spanboot, spanf1, unitizing
+from .alphau import Stretch, alpha_u_of, stretches
+from .backends import quiet
+from .bootstrap import Options
+from .cells import MeasureOptions, SegmentCell, SegmentFormula
+from .placed import Placed
+from .value import Value, nan
+
+
+def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
+    """Per category (the layer, or ``layer:label`` for label data): each annotator's units, sorted."""
+    study: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for layer, p in zip(layers, placed):
+        groups = p.by_annotator()
+        for v, name in enumerate(p.values):
+            study[f"{layer}:{name}" if by_label else layer] = [
+                (p.begin[g][p.value[g] == v], p.end[g][p.value[g] == v]) for g in groups
+            ]
+    return study
+
+
+def _drawn(cell: SegmentCell, opts: Options, n_docs: int) -> np.ndarray:
+    """The bootstrap's document weights of a cell, drawn once for all its segment metrics."""
+    return cell.memo(("bootstrap", n_docs), lambda: spanboot.weights(spanboot.draws(opts, n_docs), n_docs))
+
+
+def _added(parts: Iterable[Any]) -> Any:
+    """The sum of statistics (or of (document, statistics) pairs of one document)."""
+    parts = list(parts)
+    if isinstance(parts[0], tuple):
+        return parts[0][0], _added(s for _, s in parts)
+    return sum(parts[1:], parts[0])
+
+
+# --- alpha-U (Krippendorff 1995/2004) ---------------------------------------------------------------
+
+
+def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[Value]:
+    """Alpha-U of a cell from each category's statistics; per category (``by_label``, label data)
+    and per document (``by_doc``) from the same statistics."""
+    placed = cell.placed(name)
+    if isinstance(placed, Value):
+        return [placed]
+    layers, by_label = cell.layers, cell.labelled
+    study = _study(placed, layers, by_label)
+    length, annotators = placed[0].length, list(placed[0].annotators)
+    if not study:
+        return [nan("no annotator marked a unit (no expected disagreement)", units_used=length)]
+    whole = {c: stretches(units, length)[0] for c, units in study.items()}
+    out = [_alpha_u_row(whole, length, annotators)]
+    named: dict[str, str] = {}
+    if options.by_label and by_label:  # a category is "layer:label"; one layer: the label alone
+        named = {c: c.split(":", 1)[1] if len(layers) == 1 else c for c in study}
+        out += [replace(_alpha_u_row({c: s}, length, annotators), label=named[c]) for c, s in whole.items()]
+    if options.by_doc or options.ci:
+        starts, sizes = placed[0].starts, placed[0].doc_lengths
+        per = {c: stretches(units, length, starts) for c, units in study.items()}
+    if options.by_doc:
+        for d, doc in enumerate(placed[0].docs):
+            out.append(replace(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators), doc=doc))
+    if options.ci:
+        labels = {c: named[c] for c in study} if options.by_label and by_label else None
+        key = (cell.group, by_label, placed[0].docs, placed[0].annotators, cell.approach)
+        reps = spanboot.alpha_u_replicates(per, options.ci, labels, cell.shared, key)
+        out = spanboot.attach(out, reps, options.ci, len(placed[0].docs))
+    return out
+
+
+def _alpha_u_row(categories: dict[str, Stretch], length: int, annotators: list[str]) -> Value:
+    if not any(s.marked.any() for s in categories.values()):
+        return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
+    res = alpha_u_of(categories)
+    params = {"observed": res.observed, "expected": res.expected, "annotators": annotators}
+    if np.isnan(res.alpha):
+        return nan("no expected disagreement", units_used=length, params=params)
+    return Value(res.alpha, units_used=length, params=params)
+
+
+# --- the uα family (Krippendorff et al. 2016) ------------------------------------------------------
+
+
+def unitizing_rows(variant: unitizing.Variant) -> SegmentFormula:
+    """The rows of one member of Krippendorff's unitizing family (uα, |uα, cuα, (k)uα)."""
+
+    def rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[Value]:
+        placed = cell.placed(name)
+        if isinstance(placed, Value):
+            return [placed]
+        layers = cell.layers
+        total = cell.memo(("unitizing", tuple(layers)), lambda: _added(unitizing.statistics(p) for p in placed))
+        out = variant.rows(total)
+        if options.by_doc or options.ci:
+            per = cell.memo(("unitizing by document", tuple(layers)),
+                            lambda: [_added(x) for x in zip(*(unitizing.by_document(p) for p in placed))])
+        if options.by_doc:
+            for doc, s in per:
+                out += [replace(v, doc=doc) for v in variant.rows(s)]
+        if options.ci:
+            reps = spanboot.unitizing_replicates(variant, [s for _, s in per], _drawn(cell, options.ci, len(per)))
+            out = spanboot.attach(out, reps, options.ci, len(per))
+        return out
+
+    return rows
+
+
+# --- span F1 -----------------------------------------------------------------------------------------
+
+
+def f1_rows(match: spanf1.Match) -> SegmentFormula:
+    """Span F1 of every annotator pair and their mean (spans are whole segments: no boundary units)."""
+
+    def rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[Value]:
+        placed = cell.placed(name, approach="interval")
+        if isinstance(placed, Value):
+            return [placed]
+        total = cell.memo(("span f1", tuple(cell.layers)), lambda: _added(spanf1.counts(p) for p in placed))
+        by_label = options.by_label and cell.labelled
+        out = spanf1.f1_rows(total, match, by_label=by_label, by_doc=options.by_doc)
+        sizes = dict(zip(placed[0].docs, (len(placed) * placed[0].doc_lengths).tolist()))
+        for r in out:
+            r.units_used = sizes[r.doc] if r.doc is not None else len(placed) * placed[0].length
+        if options.ci:
+            n_docs = len(placed[0].docs)
+            reps = spanboot.f1_replicates(total, match, _drawn(cell, options.ci, n_docs), by_label=by_label)
+            out = spanboot.attach(out, reps, options.ci, n_docs)
+        return out
+
+    return rows
+
+
+# --- gamma (Mathet et al. 2015, through pygamma-agreement) ------------------------------------------
+
+
+def gamma_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[Value]:
+    """Gamma of the cell's segments on its continuum (pygamma-agreement; seeded)."""
+    placed = cell.placed(name)
+    if isinstance(placed, Value):
+        return [placed]
+    study = _study(placed, cell.layers, by_label=cell.labelled)
+    annotators, length = list(placed[0].annotators), placed[0].length
+    try:
+        from pyannote.core import Segment
+        from pygamma_agreement import CombinedCategoricalDissimilarity
+        from pygamma_agreement import Continuum as GammaContinuum
+    except ImportError:
+        return [nan("pygamma-agreement is not installed (pip install 'unitize[gamma]')")]
+    continuum = GammaContinuum()
+    for cat, per in (study or {}).items():
+        for a, (b, e) in zip(annotators, per):
+            for x, y in zip(b.tolist(), e.tolist()):
+                continuum.add(a, Segment(float(x), float(y)), cat)
+    if len(continuum.annotators) < 2 or continuum.num_units < 2:
+        return [nan("gamma needs at least two annotators with units", units_used=length)]
+    g = options.gamma
+    np.random.seed(int(g.seed))
+    d = CombinedCategoricalDissimilarity(alpha=float(g.alpha), beta=float(g.beta))
+    with captured_logging() as messages:
+        try:
+            res = quiet(continuum.compute_gamma, d, n_samples=int(g.n_samples), fast=bool(g.fast))
+        except Exception as exc:  # pygamma raises assorted errors on degenerate continua
+            return [nan(f"pygamma-agreement: {type(exc).__name__}: {exc}", units_used=length)]
+    params: dict[str, Any] = {**asdict(g), "positions": "units on the continuum"}
+    if messages:
+        params["messages"] = dict(Counter(messages))
+    return [Value(float(res.gamma), units_used=length, params=params)]
+
+
+@contextmanager
+def captured_logging() -> Iterator[list[str]]:
+    """Collect what a package logs (pygamma-agreement logs 'CBC solver not installed' once per
+    sampled continuum) instead of letting logging's last-resort handler print it."""
+    messages: list[str] = []
+
+    class _Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            messages.append(record.getMessage())
+
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers = [_Collect()]
+    try:
+        yield messages
+    finally:
+        root.handlers = saved
