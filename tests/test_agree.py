@@ -27,7 +27,7 @@ from tests.test_alphau import brute_force  # noqa: E402
 from unitize.agree import agree, measure  # noqa: E402
 from unitize.agree.summary import landis_koch, summary_rows  # noqa: E402
 from unitize.cli import main  # noqa: E402
-from unitize.dataset.directory import DataError  # noqa: E402
+from unitize.errors import DataError  # noqa: E402
 from unitize.export import export  # noqa: E402
 
 
@@ -492,7 +492,7 @@ def test_not_applicable_item_labels_are_missing_for_every_level(tmp_path):
 def test_crowd_long_layout_is_measured_from_value_counts(out, tmp_path, monkeypatch):
     """Above the dense limit, alpha and Fleiss come from value counts per unit and equal the dense values;
     identity-based metrics are NaN with the reason."""
-    from unitize.dataset import matrix as data
+    from unitize.layouts import long as long_layout
 
     src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])
@@ -501,7 +501,7 @@ def test_crowd_long_layout_is_measured_from_value_counts(out, tmp_path, monkeypa
                         segments={"word": pq.read_table(out / "segments" / "word.parquet")})
     metrics = ["alpha", "fleiss", "cohen", "cochran-q", "alpha-u"]
     dense = measure(root, metrics).to_pylist()
-    monkeypatch.setattr(data, "DENSE_CELLS", 10)
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", 10)
     slots = measure(root, metrics).to_pylist()
     by = lambda rows: {(r["group"], r["layer"], r["metric"], r["pair"]): r for r in rows}  # noqa: E731
     dense, slots = by(dense), by(slots)
@@ -516,13 +516,13 @@ def test_crowd_long_layout_is_measured_from_value_counts(out, tmp_path, monkeypa
 
 def test_crowd_item_tables_with_not_applicable_labels(tmp_path, monkeypatch):
     """Long item matrices measured from value counts give the dense values, '#n/a' missing in both."""
-    from unitize.dataset import matrix as data
+    from unitize.layouts import long as long_layout
 
     out = tmp_path / "out"
     assert main(["convert", str(EXAMPLE.parent / "labels-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
     metrics = ["alpha", "fleiss"]
     dense = {(r["setting"], r["group"], r["metric"]): r for r in measure(out, metrics, settings=["items-long"]).to_pylist()}
-    monkeypatch.setattr(data, "DENSE_CELLS", 1)
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", 1)
     counted = {(r["setting"], r["group"], r["metric"]): r for r in measure(out, metrics, settings=["items-long"]).to_pylist()}
     assert set(counted) == set(dense) and any(k[1] == "target" for k in counted)
     for key, row in counted.items():

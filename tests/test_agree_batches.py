@@ -12,7 +12,7 @@ import pytest
 import unitize
 from tests.conftest import ROOT
 from unitize.agree import batches, tasks
-from unitize.dataset import matrix as agree_matrix
+from unitize.layouts import long as long_layout
 from unitize.dataset.directory import OutputData
 from unitize.agree.measure import measure
 from unitize.cli import main
@@ -53,9 +53,9 @@ def long_output(request, tmp_path) -> Path:
     return convert(study, tmp_path / "out", "--layout", "long", "--partition-units", "300" if request.param == "tdb-mini" else "40", *extra)
 
 
-@pytest.mark.parametrize("dense_cells", [0, agree_matrix.DENSE_CELLS])  # 0: every group is crowd data
+@pytest.mark.parametrize("dense_cells", [0, long_layout.DENSE_CELLS])  # 0: every group is crowd data
 def test_long_groups_in_batches_equal_the_whole_group(long_output, dense_cells, monkeypatch):
-    monkeypatch.setattr(agree_matrix, "DENSE_CELLS", dense_cells)
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", dense_cells)
     whole = rows(long_output)
     monkeypatch.setattr(batches, "BATCH_ROWS", 7)
     data = OutputData(long_output)
@@ -66,7 +66,7 @@ def test_long_groups_in_batches_equal_the_whole_group(long_output, dense_cells, 
 
 
 def test_split_tasks_are_planned_by_parts_and_reduced(long_output, monkeypatch):
-    monkeypatch.setattr(agree_matrix, "DENSE_CELLS", 0)
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", 0)
     monkeypatch.setattr(batches, "BATCH_ROWS", 7)
     data = OutputData(long_output)
     jobs = tasks.plan(data, data.settings, None, 2)
@@ -91,7 +91,7 @@ def test_batches_never_split_a_key(long_output):
         assert sum(t.num_rows for t in batches.batches(data, setting, group, None, limit=5)) == data._read_group(setting, group).num_rows
 
 
-@pytest.mark.parametrize("dense_cells", [0, agree_matrix.DENSE_CELLS])
+@pytest.mark.parametrize("dense_cells", [0, long_layout.DENSE_CELLS])
 def test_item_groups_in_batches_equal_the_whole_group(tmp_path, monkeypatch, dense_cells):
     import unitize.output.parts as parts
     import unitize.output.write as write
@@ -102,7 +102,7 @@ def test_item_groups_in_batches_equal_the_whole_group(tmp_path, monkeypatch, den
     unitize.write_output(unitize.unitize(unitize.read_corpus(settings), settings), tmp_path / "out")
     out = tmp_path / "out"
     assert len(OutputData(out).setting("items-long").parts) > 2
-    monkeypatch.setattr(agree_matrix, "DENSE_CELLS", dense_cells)
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", dense_cells)
     whole = rows(out)
     monkeypatch.setattr(batches, "BATCH_ROWS", 4)
     assert rows(out) == whole

@@ -174,7 +174,7 @@ def test_crowd_label_tables_counted_in_one_pass_equal_the_pivot(out, tmp_path, m
     import pyarrow.parquet as pq
 
     from tests.test_agree import to_long, write_outdir
-    from unitize.dataset import matrix as data
+    from unitize.layouts import long as long_layout
 
     src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])
@@ -188,7 +188,7 @@ def test_crowd_label_tables_counted_in_one_pass_equal_the_pivot(out, tmp_path, m
     root = write_outdir(tmp_path / "labels", {"units/word-interval-labels/part-0.parquet": long})
     metrics = ["alpha", "fleiss", "ac1", "percent"]
     dense = {(r["group"], r["layer"], r["metric"]): r for r in measure(root, metrics).to_pylist()}
-    monkeypatch.setattr(data, "DENSE_CELLS", 10)
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", 10)
     crowd = {(r["group"], r["layer"], r["metric"]): r for r in measure(root, metrics).to_pylist()}
     assert set(crowd) == set(dense)
     for key, row in crowd.items():
@@ -270,7 +270,7 @@ def test_per_document_rows_add_up_and_match_the_documents_rows(out, tmp_path, as
 
 def test_document_statistics_add_up_to_the_layer(out):
     from unitize.agree import columns
-    from unitize.dataset.directory import sorted_codes
+    from unitize.codes import sorted_codes
 
     data = OutputData(out)
     setting = data.setting("word-interval")

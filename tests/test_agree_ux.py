@@ -11,7 +11,8 @@ pytest.importorskip("statsmodels")
 
 from tests.conftest import EXAMPLE  # noqa: E402
 from unitize.agree import columns  # noqa: E402
-from unitize.dataset.directory import OutputData, sorted_codes  # noqa: E402
+from unitize.codes import sorted_codes  # noqa: E402
+from unitize.dataset import OutputData  # noqa: E402
 from unitize.agree.spans import Continuum  # noqa: E402
 from unitize.cli import main  # noqa: E402
 
@@ -82,7 +83,7 @@ def test_per_document_rows_of_crowd_data(out, tmp_path, monkeypatch):
     import pyarrow.parquet as pq
 
     from tests.test_agree import to_long, write_outdir
-    from unitize.dataset import matrix as data
+    from unitize.layouts import long as long_layout
     from unitize.agree import measure
 
     src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
@@ -90,7 +91,7 @@ def test_per_document_rows_of_crowd_data(out, tmp_path, monkeypatch):
     root = write_outdir(tmp_path / "long", {"units/word-interval/part-0.parquet": to_long(src, m["annotators"], {**m, "layout": "long"})})
     dense = {(r["group"], r["layer"], r["doc"]): r for r in measure(out, ["alpha", "fleiss"], settings=["word-interval"], by_doc=True).to_pylist()
              if r["metric"] == "alpha"}
-    monkeypatch.setattr(data, "DENSE_CELLS", 10)
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", 10)
     crowd = {(r["group"], r["layer"], r["doc"]): r for r in measure(root, ["alpha", "fleiss"], by_doc=True).to_pylist() if r["metric"] == "alpha"}
     assert set(crowd) == set(dense) and sum(1 for k in crowd if k[2]) >= 8
     for key, row in crowd.items():
@@ -113,7 +114,9 @@ def _setting(**kw):
 
     from unitize.dataset.model import Setting
 
-    base = dict(name="word-interval", path=Path("x"), kind="units", layout="wide", value="binary", unit="word",
+    from unitize.layouts import WIDE
+
+    base = dict(name="word-interval", path=Path("x"), kind="units", layout=WIDE, value="binary", unit="word",
                 approach="interval", mode="separate", annotators=("a", "b", "c"))
     return Setting(**{**base, **kw})
 

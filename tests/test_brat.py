@@ -95,7 +95,8 @@ def test_long_layout_rows_are_existing_pairs(small: Path, tmp_path: Path) -> Non
     (small / "C").mkdir()  # C annotated another document only: no rows for d1
     (small / "C" / "d2.ann").write_text("T1\tPER 0 2\tOk\n", encoding="utf-8")
     (small / "C" / "d2.txt").write_text("Ok then", encoding="utf-8")
-    s = settings(small, layout="long", pairs=(("word", "interval"),), modes=("separate", "labels"))
+    # each document has its own annotators: the study says so (assignment), the layout only stores it
+    s = settings(small, layout="long", assignment="per-document", pairs=(("word", "interval"),), modes=("separate", "labels"))
     _, manifest = convert(s)
     t = pq.read_table(s.out / "units" / "setting=word-interval")
     assert t.column_names == ["group", "doc_id", "layer", "unit", "begin", "end", "annotator", "value"]
@@ -107,7 +108,7 @@ def test_long_layout_rows_are_existing_pairs(small: Path, tmp_path: Path) -> Non
     assert (meta["layout"], meta["value"]) == ("long", "binary")
     labels = pq.read_table(s.out / "units" / "setting=word-interval-labels")
     assert column(labels, "value")[6:12] == ["PER", "PER", "PER", "LOC", "LOC+PER", "O"]
-    # no annotator-missing findings in the long layout: each document has its own annotators
+    # no annotator-missing findings: each document has its own annotators
     report = [json.loads(line) for line in (s.out / "report.jsonl").read_text().splitlines()]
     assert "annotator-missing" not in {r["code"] for r in report}
 
@@ -211,7 +212,7 @@ def test_bratiaa_label_counts_match_an_independent_computation(unit: str, tmp_pa
 def test_long_layout_batches_do_not_change_the_rows(small: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow as pa
 
-    from unitize import long_rows
+    from unitize.layouts import long as long_rows
 
     (small / "A" / "d2.ann").write_text("T1\tPER 0 2\tOk\nT2\tLOC 3 7\tthen\n", encoding="utf-8")
     (small / "A" / "d2.txt").write_text("Ok then", encoding="utf-8")

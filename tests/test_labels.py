@@ -20,10 +20,11 @@ from tests.conftest import CORPORA, ROOT, needs_shared
 from unitize.adapters import AdapterError
 from unitize.cli import main
 from unitize.config import ConfigError, Settings, load_toml
-from unitize.items import NOT_APPLICABLE, ItemOptions, build, long_table, wide_table
+from unitize.items import NOT_APPLICABLE, ItemOptions, build
+from unitize.layouts import LONG, WIDE
 from unitize.model import ItemLabel
 from unitize.run import convert
-from unitize.schema import contract, items_schema
+from unitize.schema import contract
 
 SCHEMAS = ROOT / "schemas"
 
@@ -562,7 +563,8 @@ def test_matrices_match_a_direct_pivot(records, complete):
     for g, i, a, v in records:
         seen[(g, i, a)].add(v)
     direct = {k: next(iter(vs)) if len(vs) == 1 else None for k, vs in seen.items()}
-    wide = pa.concat_tables([wide_table(m, ["a", "b", "c"], items_schema("wide", ["a", "b", "c"], {})) for m in result.groups]) if result.groups else None
+    wide = pa.concat_tables([WIDE.item_table(m.name, m.items, m.cells, ["a", "b", "c"], WIDE.items_schema(["a", "b", "c"], {}))
+                             for m in result.groups]) if result.groups else None
     got = {}
     for row in wide.to_pylist() if wide is not None else []:
         for a in "abc":
@@ -573,7 +575,8 @@ def test_matrices_match_a_direct_pivot(records, complete):
     assert set((g, i) for g, i, _ in got) == items
     for (g, i, a), v in got.items():
         assert v == direct.get((g, i, a))
-    long = [r for m in result.groups for r in long_table(m, ["a", "b", "c"], items_schema("long", ["a", "b", "c"], {})).to_pylist()]
+    long = [r for m in result.groups
+            for r in LONG.item_table(m.name, m.items, m.cells, ["a", "b", "c"], LONG.items_schema(["a", "b", "c"], {})).to_pylist()]
     assert {(r["group"], r["item"], r["annotator"]) for r in long} == {k for k in direct if (k[0], k[1]) in items}
     counts = result.accounting
     assert counts["read"] == len(records) == sum(v for k, v in counts.items() if k != "read")

@@ -13,12 +13,13 @@ PACKAGE = ROOT / "unitize"
 
 #: the layers, lowest first; a module may import only from lower layers (or within its own package)
 LAYERS = [
-    {"model", "text", "errors", "progress"},
-    {"findings", "schema", "tokenize", "config", "executors", "metrics"},
+    {"model", "text", "errors", "progress", "unitizers", "codes"},
+    {"findings", "schema", "tokenize", "executors", "metrics"},
+    {"layouts"},
+    {"config"},
     {"adapters"},
-    {"unitizers", "validate", "spaces", "items", "output", "study_template"},
-    {"segments", "frames"},
-    {"long_rows"},
+    {"validate", "spaces", "items", "output", "study_template"},
+    {"segments"},
     {"matrices", "dataset"},
     {"span_run", "item_run", "writers"},
     {"run"},

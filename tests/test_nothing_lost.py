@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import CORPORA, needs_shared
-from unitize.dataset.directory import DataError
+from unitize.errors import DataError
 from unitize.cli import main
 from unitize.export import FileNames, export, safe_name
 
@@ -273,9 +273,9 @@ def test_convert_format_that_writes_no_span_fails(tmp_path: Path, capsys: pytest
 def test_a_wide_matrix_too_large_for_memory_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
     # ToxicSpans asked for --layout wide took 21.5 GB and was killed; refuse it before building anything
     from tests.conftest import EXAMPLE
-    from unitize import span_run
+    from unitize import layouts
 
-    monkeypatch.setattr(span_run, "MAX_WIDE_CELLS", 100)
+    monkeypatch.setattr(layouts, "MAX_WIDE_CELLS", 100)
     assert main(["convert", str(EXAMPLE / "study.toml"), "--layout", "wide", "--units", "char", "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "would hold" in err and "annotators), more than 100; use layout \"long\"" in err

@@ -80,7 +80,7 @@ def test_the_python_api_section_runs_as_written(tmp_path: Path, monkeypatch: pyt
     assert isinstance(ama, pa.Table) and set(ama.column("group").to_pylist()) == {"ama"}
     # the last loop of the block streams label matrices: "O" marks units an annotator did not annotate
     assert "O" in scope["table"].column("ayse").to_pylist()
-    assert result.layout == "wide" and result.findings
+    assert result.layout.name == "wide" and result.findings
     assert (tmp_path / "study" / "out" / "manifest.json").is_file()
     assert scope["manifest"]["summary"]["annotators"] == ["ayse", "burak", "cem"]
 

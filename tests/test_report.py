@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 from tests.conftest import EXAMPLE
+from unitize import layouts
 from unitize.dataset.model import Setting
 from unitize.cli import main
 from unitize.dataset.regions import cells, regions, unit_flags
@@ -21,7 +22,7 @@ from unitize.report.where import confusion, doc_stats, pair_matrix, rank_docs, r
 
 
 def setting(value: str = "binary", layout: str = "wide", kind: str = "units", annotators=("a", "b", "c")) -> Setting:
-    return Setting(name="char-interval" if kind == "units" else "items", path=Path("unused"), kind=kind, layout=layout,
+    return Setting(name="char-interval" if kind == "units" else "items", path=Path("unused"), kind=kind, layout=layouts.get(layout),
                    value=value, unit="char" if kind == "units" else None, approach="interval", mode="separate",
                    annotators=tuple(annotators), not_applicable="#n/a" if kind == "items" else None)
 

@@ -52,11 +52,27 @@ def table_settings(root: Path, **kw) -> Settings:
 
 
 def test_roster_annotator_without_spans_is_not_annotated_not_missing(tables: Path) -> None:
+    # a roster says who was assigned which document: r2 was not assigned d2, so it is missing there (null),
+    # with no finding and d2 kept — in every layout (assignment "auto" is "per-document" with a roster)
     s = table_settings(tables)
     u = unitize(read_corpus(s), s)
     found = sorted((f.code, f.file, f.record) for f in u.findings if f.severity != "info")
     assert found == [
-        ("annotator-missing", "roster.csv", None),  # r2 was not assigned d2: RAT's rule in the wide layout
+        ("duplicate-record", "roster.csv", "line 5"),
+        ("offset-invalid", "spans.csv", "line 4"),
+        ("offset-invalid", "spans.csv", "line 6"),
+        ("record-malformed", "spans.csv", "line 5"),
+    ]
+    t = u.matrix("all", "span", "char")
+    d2 = [i for i, d in enumerate(t.column("doc_id").to_pylist()) if d == "d2"]
+    assert [t.column("r2")[i].as_py() for i in d2] == [None] * 12  # not assigned: missing
+    assert [t.column("r1")[i].as_py() for i in d2] == [0] * 12  # assigned, its span past the text
+    # the study may say instead that every annotator was to annotate every document: RAT's rule
+    s = table_settings(tables, assignment="all")
+    u = unitize(read_corpus(s), s)
+    found = sorted((f.code, f.file, f.record) for f in u.findings if f.severity != "info")
+    assert found == [
+        ("annotator-missing", "roster.csv", None),  # r2 has no roster row for d2: d2 left out (RAT's rule)
         ("duplicate-record", "roster.csv", "line 5"),
         ("offset-invalid", "spans.csv", "line 4"),
         ("offset-invalid", "spans.csv", "line 6"),
@@ -71,7 +87,7 @@ def test_roster_annotator_without_spans_is_not_annotated_not_missing(tables: Pat
     assert r1 == [0] * 8 + [1] * 8  # 8..13 and 11..16 merged
     assert r2 == [0] * 16  # on the roster, its only span unreadable: not annotated
     assert set(t.column("doc_id").to_pylist()) == {"d1"}
-    s = table_settings(tables, keep_missing=True)
+    s = table_settings(tables, assignment="all", keep_missing=True)
     t = unitize(read_corpus(s), s).matrix("all", "span", "char")
     d2 = [i for i, d in enumerate(t.column("doc_id").to_pylist()) if d == "d2"]
     assert [t.column("r2")[i].as_py() for i in d2] == [None] * 12  # not assigned: missing
@@ -140,7 +156,7 @@ def test_toxic_spans_in_full(tmp_path: Path) -> None:
     )
     unitized, manifest = convert(s)
     jsonschema.validate(manifest, json.loads((ROOT / "schemas" / "manifest.schema.json").read_text(encoding="utf-8")))
-    assert unitized.layout == "long" and len(unitized.annotators) == 3579
+    assert unitized.layout.name == "long" and len(unitized.annotators) == 3579
     by_code = manifest["summary"]["findings_by_code"]
     assert by_code["offset-invalid"] == 94 and by_code["duplicate-record"] == 1
     acc = manifest["accounting"]["by_unit"]["char"]
@@ -193,6 +209,7 @@ def test_parquet_tables_without_roster(tmp_path: Path) -> None:
         modes=("labels",),
         base=tmp_path,
         layout="long",
+        assignment="per-document",  # no roster: the study says each post has its own raters
     )
     u = unitize(read_corpus(s), s)
     assert [(sp.record, sp.label) for sp in u.corpus.spans] == [("line 1", "Insult"), ("line 2", "Profanity"), ("line 3", None)]

@@ -16,7 +16,7 @@ from unitize.agree import columns
 from unitize.dataset import directory as data
 from unitize.metrics import stats
 from unitize.dataset.directory import OutputData
-from unitize.dataset.sparse import Stored
+from unitize.layouts.sparse import Stored
 from unitize.cli import main
 
 EXAMPLES = ROOT / "unitize" / "examples"

@@ -2,8 +2,8 @@
 
 Configuration problems raise :class:`ConfigError`, unreadable inputs
 :class:`unitize.adapters.AdapterError`, unusable output directories
-:class:`unitize.output.OutputError` (and :class:`DataError` for one whose tables
-break the contract), a metric whose package is absent
+:class:`OutputError` (and :class:`DataError` for one whose tables break the
+contract), a metric whose package is absent
 :class:`unitize.metrics.MissingDependency`; everything else a user can fix is a
 :class:`RunError`.
 """
@@ -19,3 +19,11 @@ class RunError(UnitizeError):
 
 class ConfigError(UnitizeError):
     """A configuration the run cannot start with (exit code 2)."""
+
+
+class OutputError(UnitizeError):
+    """The output directory cannot be used."""
+
+
+class DataError(OutputError):
+    """An output directory whose tables do not follow the contract."""

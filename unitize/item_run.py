@@ -13,16 +13,16 @@ from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 
+from . import layouts
 from .config import ConfigError, Settings
 from .findings import ERROR, count_by_severity, sort_key
-from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, item_key, long_table, parse_options, wide_table
+from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, item_key, parse_options
+from .layouts import WIDE, Layout
 from .model import Corpus, Finding
-from .schema import FORMAT_VERSION, items_schema
+from .schema import FORMAT_VERSION
 
-#: column names of the wide layout an annotator may not take
+#: column names of a columnar item matrix an annotator may not take
 RESERVED = {"group", "item"}
-#: output dataset of each layout
-DATASETS = {"wide": "items", "long": "items-long"}
 
 
 @dataclass
@@ -49,13 +49,18 @@ class ItemsUnitized:
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == ERROR]
 
-    def metadata(self, layout: str) -> dict[str, Any]:
+    @property
+    def item_layouts(self) -> list[Layout]:
+        """The layouts the item matrices are written in (``[items] layouts``)."""
+        return [layouts.get(name) for name in self.options.layouts]
+
+    def metadata(self, layout: Layout) -> dict[str, Any]:
         """The ``unitize`` schema metadata of a layout's matrix (see schemas/items.arrow.json)."""
         groups = self.result.groups
         meta: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "kind": "items",
-            "layout": layout,
+            "layout": layout.name,
             "annotators": self.annotators,
             "groups": [m.name for m in groups],
             "levels": {m.name: m.spec.level for m in groups},
@@ -75,23 +80,23 @@ class ItemsUnitized:
         }
         return meta
 
-    def schema(self, layout: str) -> pa.Schema:
-        return items_schema(layout, self.annotators, self.metadata(layout))
+    def schema(self, layout: Layout) -> pa.Schema:
+        return layout.items_schema(self.annotators, self.metadata(layout))
 
-    def tables(self, layout: str) -> Iterator[pa.Table]:
+    def tables(self, layout: Layout) -> Iterator[pa.Table]:
         """One table per group, in row order."""
         schema = self.schema(layout)
-        make = wide_table if layout == "wide" else long_table
         for m in self.result.groups:
-            yield make(m, self.annotators, schema)
+            yield layout.item_table(m.name, m.items, m.cells, self.annotators, schema)
 
-    def table(self, layout: str = "wide") -> pa.Table:
-        """The whole item matrix of a layout as one table."""
+    def table(self, layout: Layout | str = WIDE) -> pa.Table:
+        """The whole item matrix of a layout (or a layout's name) as one table."""
+        layout = layouts.get(layout) if isinstance(layout, str) else layout
         return pa.concat_tables([t for t in self.tables(layout)]) if self.result.groups else self.schema(layout).empty_table()
 
     def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
         """The ``units/`` datasets of the run: (name, schema, its tables), one per layout."""
-        return [(DATASETS[layout], self.schema(layout), lambda layout=layout: self.tables(layout)) for layout in self.options.layouts]
+        return [(layout.items_dataset, self.schema(layout), lambda layout=layout: self.tables(layout)) for layout in self.item_layouts]
 
     def summary(self) -> dict[str, Any]:
         by_code = Counter(f.code for f in self.findings)
@@ -110,7 +115,7 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
     options = parse_options(settings.items)
     annotators = list(settings.input.get("annotators") or sorted({r.annotator for r in corpus.items}, key=item_key))
     clash = RESERVED & set(annotators)
-    if clash and "wide" in options.layouts:
+    if clash and any(layouts.get(name).columnar for name in options.layouts):
         raise ConfigError(
             f"annotator name(s) {', '.join(sorted(clash))} clash with the wide item matrix's columns; use layouts = [\"long\"]"
         )

@@ -151,6 +151,9 @@ class Corpus:
     items: list[ItemLabel] = field(default_factory=list)
     #: annotators found in the input but left out by the study's ``annotators`` selection
     not_selected: set[str] = field(default_factory=set)
+    #: the input says which annotators were assigned which document (a roster): one absent from a
+    #: document was not assigned it (rather than missing its file)
+    assigned: bool = False
 
     @property
     def annotators(self) -> list[str]:

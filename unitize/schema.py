@@ -38,21 +38,20 @@ def _fields(name: str) -> list[pa.Field]:
     return [pa.field(f["name"], _TYPES[f["type"]], nullable=f["nullable"]) for f in contract(name)["fields"]]
 
 
-def units_schema(annotators: list[str], metadata: dict[str, Any]) -> pa.Schema:
-    """Schema of a unit matrix: one column per annotator, or the long layout's annotator and value.
+def units_schema(annotators: list[str], metadata: dict[str, Any], *, columnar: bool = True) -> pa.Schema:
+    """Schema of a unit matrix: one column per annotator (``columnar``), or an annotator and a value column.
 
-    ``metadata["layout"]`` (default ``"wide"``) picks the layout, ``metadata["value"]``
-    (default ``"binary"``) the type of the values.
+    ``metadata["value"]`` (default ``"binary"``) picks the type of the values.
     """
     spec = contract("units.arrow.json")
     value_type = _TYPES[spec["value_types"][metadata.get("value", "binary")]]
-    if metadata.get("layout", "wide") == "long":
+    if columnar:
+        extra = [pa.field(a, value_type, nullable=spec["annotator_columns"]["nullable"]) for a in annotators]
+    else:
         extra = [
             pa.field(f["name"], value_type if f["name"] == "value" else _TYPES[f["type"]], nullable=f["nullable"])
             for f in spec["long_columns"]
         ]
-    else:
-        extra = [pa.field(a, value_type, nullable=spec["annotator_columns"]["nullable"]) for a in annotators]
     fields = _fields("units.arrow.json") + extra
     return pa.schema(fields, metadata={"unitize": json.dumps(metadata, sort_keys=True, ensure_ascii=False)})
 
@@ -74,10 +73,10 @@ def tokens_schema() -> pa.Schema:
 
 
 def items_schema(layout: str, annotators: list[str], metadata: dict[str, Any]) -> pa.Schema:
-    """Schema of an item matrix (flat labels) in the ``wide`` or ``long`` layout."""
+    """Schema of an item matrix (flat labels) in a layout of the contract (``schemas/items.arrow.json``)."""
     spec = contract("items.arrow.json")["layouts"][layout]
     fields = [pa.field(f["name"], _TYPES[f["type"]], nullable=f["nullable"]) for f in spec["fields"]]
-    if layout == "wide":
+    if "annotator_columns" in spec:
         column = spec["annotator_columns"]
         fields += [pa.field(a, _TYPES[column["type"]], nullable=column["nullable"]) for a in annotators]
     return pa.schema(fields, metadata={"unitize": json.dumps(metadata, sort_keys=True, ensure_ascii=False)})

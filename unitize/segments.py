@@ -20,30 +20,48 @@ import pyarrow.compute as pc
 from .findings import span_finding
 from .model import Corpus, Finding
 from .schema import segments_schema
-from .spaces import UnitSpace
+from .unitizers import SegmentKey, UnitSpace
 from .unitizers import char_units, merge_overlaps, word_units
 
 
 @dataclass
-class UnitResult:
-    """Resolved segments of one unit type (global unit positions, sorted by key then u0)."""
+class Marks:
+    """The merged segments of one unit type as the matrix builders read them: inclusive unit ranges
+    ``u0 … u1`` (positions in the unit space), sorted by their :class:`~unitize.unitizers.SegmentKey`
+    ``key`` then ``u0``; ``label_*`` the same per label (mode ``labels``), keys ``keys.labelled``."""
 
-    unit: str
-    group: np.ndarray
-    layer: np.ndarray
-    annotator: np.ndarray
-    doc: np.ndarray
+    keys: SegmentKey
     key: np.ndarray
     u0: np.ndarray
     u1: np.ndarray
+    label_key: np.ndarray
+    label_u0: np.ndarray
+    label_u1: np.ndarray
+
+    def part(self, space: UnitSpace, d0: int, d1: int, labelled: bool) -> "Marks":
+        """The marks of documents ``d0 … d1-1`` of ``space``, keys and positions renumbered over them
+        (``labelled``: the per-label marks too, else left empty)."""
+        shift = int(space.base[d0]) if d0 < len(space.doc_ids) else 0
+
+        def cut(key: np.ndarray, u0: np.ndarray, u1: np.ndarray, per_label: bool) -> tuple[np.ndarray, ...]:
+            sel, new = self.keys.restricted(key, d0, d1, per_label)
+            return new, (u0[sel] - shift).astype(np.int32), (u1[sel] - shift).astype(np.int32)
+
+        none = np.zeros(0, dtype=np.int64)
+        return Marks(self.keys.with_docs(d1 - d0), *cut(self.key, self.u0, self.u1, False),
+                     *(cut(self.label_key, self.label_u0, self.label_u1, True) if labelled else (none, none, none)))
+
+
+@dataclass
+class UnitResult:
+    """Resolved segments of one unit type: the segments table, their marks, findings and accounting."""
+
+    unit: str
+    marks: Marks
     segments: pa.Table
     findings: list[Finding]
     in_segments: int
     excluded: Counter
-    #: per-label merged segments for mode "labels": key * n_labels + label, sorted
-    label_key: np.ndarray | None = None
-    label_u0: np.ndarray | None = None
-    label_u1: np.ndarray | None = None
 
 
 
@@ -161,11 +179,10 @@ def resolve_segments(
 
     live = np.flatnonzero(~empty)
     gi, li, ai = frag["group"][segs.first_fragment], frag["layer"][segs.first_fragment], frag["annotator"][segs.first_fragment]
-    n_l, n_a, n_d = len(names["layers"]), len(names["annotators"]), len(space.doc_ids)
-    key = ((gi * n_l + li) * n_a + ai) * n_d + doc
+    keys = SegmentKey(len(names["layers"]), len(names["annotators"]), len(space.doc_ids), max(len(names["labels"]), 1))
+    key = keys.encode(gi, li, ai, doc)
     merged = merge_overlaps(key[live], u0[live], u1[live])
-    n_lab = max(len(names["labels"]), 1)
-    by_label = merge_overlaps(key[live] * n_lab + frag["label"][segs.first_fragment][live], u0[live], u1[live])
+    by_label = merge_overlaps(keys.labelled(key[live], frag["label"][segs.first_fragment][live]), u0[live], u1[live])
 
     # member fragments of each merged segment
     frag_live = seg_of_frag >= 0
@@ -179,12 +196,7 @@ def resolve_segments(
     in_segments = int(has.sum())
 
     m = merged.key.size
-    m_doc = merged.key % n_d
-    rest = merged.key // n_d
-    m_ann = rest % n_a
-    rest //= n_a
-    m_layer = rest % n_l
-    m_group = rest // n_l
+    m_group, m_layer, m_ann, m_doc = keys.split(merged.key)
 
     # records and labels per merged segment, in fragment order
     order = np.lexsort((np.arange(frag_merged.size), frag_merged))
@@ -246,18 +258,9 @@ def resolve_segments(
     )
     return UnitResult(
         unit=unit,
-        group=m_group,
-        layer=m_layer,
-        annotator=m_ann,
-        doc=m_doc,
-        key=merged.key,
-        u0=merged.u0,
-        u1=merged.u1,
+        marks=Marks(keys, merged.key, merged.u0, merged.u1, by_label.key, by_label.u0, by_label.u1),
         segments=table,
         findings=findings,
         in_segments=in_segments,
         excluded=excluded,
-        label_key=by_label.key,
-        label_u0=by_label.u0,
-        label_u1=by_label.u1,
     )

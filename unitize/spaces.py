@@ -7,7 +7,6 @@ run, whatever the number of annotators and groups). Pure NumPy over the texts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
@@ -17,40 +16,7 @@ from .model import Corpus
 from .executors import Executor
 from .progress import Progress, Sized, no_progress
 from .tokenize import get_tokenizer
-
-
-@dataclass(frozen=True)
-class UnitSpace:
-    """The coding units of every document with a text, laid end to end.
-
-    Document ``d`` has ``n_units[d]`` units at global positions
-    ``base[d] …``; its characters start at global position ``char_base[d]``.
-    For word units ``starts``/``ends`` are the global character extents of
-    every token.
-    """
-
-    unit: str
-    doc_ids: list[str]
-    n_units: np.ndarray
-    base: np.ndarray
-    char_base: np.ndarray
-    starts: np.ndarray | None = None
-    ends: np.ndarray | None = None
-
-    def local_extent(self, doc: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Document-local character ``[begin, end)`` of global units ``u`` of documents ``doc``."""
-        if self.unit == "char":
-            begin = u - self.char_base[doc]
-            return begin, begin + 1
-        return self.starts[u] - self.char_base[doc], self.ends[u] - self.char_base[doc]
-
-
-def cumulative(n: np.ndarray) -> np.ndarray:
-    """Start positions of consecutive blocks of sizes ``n`` (an exclusive prefix sum)."""
-    base = np.zeros(n.size, dtype=np.int64)
-    if n.size:
-        np.cumsum(n[:-1], out=base[1:])
-    return base
+from .unitizers import UnitSpace, cumulative
 
 
 #: tokenization is cut into chunks of consecutive documents (sorted ids) of at least this many characters:

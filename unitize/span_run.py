@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from .adapters import get_adapter
-from .config import Settings
+from . import layouts
+from .config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
 from .errors import RunError
 from .executors import Executor
 from .findings import sort_key, span_finding
@@ -23,19 +24,13 @@ from .matrices import Unitized
 from .model import Corpus, Finding
 from .progress import Progress, no_progress
 from .segments import UnitResult, resolve_segments
-from .spaces import UnitSpace, build_spaces
+from .spaces import build_spaces
+from .unitizers import UnitSpace
 from .unitizers import fragments_to_segments
 from .validate import Validation, validate
 
 #: column names of the wide unit matrices an annotator may not take
 RESERVED = {"group", "doc_id", "layer", "unit", "begin", "end"}
-#: layout "auto" writes the long layout above this many annotators (crowd data), else wide
-LONG_LAYOUT_ABOVE = 32
-#: layout "auto" writes the sparse layout when a setting's dense matrix would have more rows than this
-#: (units of every group's documents × layers; the bundled examples stay wide)
-SPARSE_ABOVE_ROWS = 20_000_000
-#: the wide layout is refused for a group whose matrix would hold more cells (units × annotators)
-MAX_WIDE_CELLS = 250_000_000
 #: labels mode: the label of a span that has none
 UNLABELLED = "*"
 #: labels mode codes labels as bits of a uint64
@@ -60,8 +55,6 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     clash = RESERVED & set(annotators)
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
-    layout = settings.layout if settings.layout != "auto" else ("long" if len(annotators) > LONG_LAYOUT_ABOVE else "wide")
-    auto = settings.layout == "auto" and layout == "wide"
     adapter_defaults = get_adapter(corpus.format).defaults
     validation = validate(
         corpus,
@@ -69,15 +62,13 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
         keep_missing=settings.keep_missing,
         keep_mismatched=settings.keep_mismatched,
         boundaries=bool(adapter_defaults.get("check_boundaries", False)),
-        missing_rule=layout != "long",
+        per_document=per_document(settings, corpus, annotators),
         count_rule=adapter_defaults.get("count_rule", True),
     )
     _check_layers(settings, corpus, adapter_defaults)
     spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress, executor)
-    if auto and _dense_rows(spaces, validation, settings) > SPARSE_ABOVE_ROWS:
-        layout = "sparse"
-    if layout == "wide":
-        _check_wide_size(spaces, validation, len(annotators))
+    layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(spaces, validation, settings))
+    layouts.refuse_too_wide(layout, _group_cells(spaces, validation, len(annotators)), len(annotators))
     layers = sorted(set(settings.layers))
     live = _Fragments(corpus, settings, validation, layers, annotators)
     findings = list(validation.findings) + live.dropped_findings()
@@ -113,18 +104,24 @@ def _dense_rows(spaces: dict[str, UnitSpace], validation: Validation, settings: 
     return most
 
 
-def _check_wide_size(spaces: dict[str, UnitSpace], validation: Validation, n_annotators: int) -> None:
-    """Refuse a wide matrix whose largest group would not fit in memory (crowd data asked for wide)."""
+def _group_cells(spaces: dict[str, UnitSpace], validation: Validation, n_annotators: int) -> dict[tuple[str, str], int]:
+    """Cells (units × annotators) of each (unit type, group)'s dense matrix."""
+    out = {}
     for unit, space in spaces.items():
         units = dict(zip(space.doc_ids, space.n_units.tolist()))
         for group, docs in validation.universe.items():
-            cells = sum(units.get(d, 0) for d in docs) * n_annotators
-            if cells > MAX_WIDE_CELLS:
-                raise RunError(
-                    f"a wide matrix of group {group!r} would hold {cells:,} cells ({unit} units × {n_annotators:,} "
-                    f"annotators), more than {MAX_WIDE_CELLS:,}; use layout \"long\" (or \"auto\"): a row per "
-                    "unit and annotator who has the document"
-                )
+            out[(unit, group)] = sum(units.get(d, 0) for d in docs) * n_annotators
+    return out
+
+
+def per_document(settings: Settings, corpus: Corpus, annotators: list[str]) -> bool:
+    """Whether each document has its own annotators (``[unitize] assignment``): an annotator absent from a
+    document was not assigned it, and is missing there without a finding, the document kept. ``auto``:
+    when the input assigns documents (a roster) or the study has more than :data:`~unitize.config.CROWD_ABOVE`
+    annotators (crowd data); else every annotator is expected on every document (RAT's rule)."""
+    if settings.assignment != ASSIGNMENT_AUTO:
+        return settings.assignment == ASSIGNMENT_PER_DOCUMENT
+    return corpus.assigned or len(annotators) > CROWD_ABOVE
 
 
 def _check_layers(settings: Settings, corpus: Corpus, adapter_defaults: dict[str, Any]) -> None:

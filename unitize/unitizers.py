@@ -9,7 +9,7 @@ inclusive ``(u0, u1)`` pairs; all character ranges are half-open ``[b, e)``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -17,6 +17,91 @@ Discontinuous = Literal["extend", "keep", "drop"]
 Approach = Literal["interval", "boundary"]
 
 _I64 = np.int64
+
+
+@dataclass(frozen=True)
+class UnitSpace:
+    """The coding units of every document with a text, laid end to end.
+
+    Document ``d`` has ``n_units[d]`` units at global positions
+    ``base[d] …``; its characters start at global position ``char_base[d]``.
+    For word units ``starts``/``ends`` are the global character extents of
+    every token.
+    """
+
+    unit: str
+    doc_ids: list[str]
+    n_units: np.ndarray
+    base: np.ndarray
+    char_base: np.ndarray
+    starts: np.ndarray | None = None
+    ends: np.ndarray | None = None
+
+    def local_extent(self, doc: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Document-local character ``[begin, end)`` of global units ``u`` of documents ``doc``."""
+        if self.unit == "char":
+            begin = u - self.char_base[doc]
+            return begin, begin + 1
+        return self.starts[u] - self.char_base[doc], self.ends[u] - self.char_base[doc]
+
+    def part(self, d0: int, d1: int) -> "UnitSpace":
+        """The unit space of documents ``d0 … d1-1``, positions from 0."""
+        u0 = int(self.base[d0]) if d0 < len(self.doc_ids) else int(self.n_units.sum())
+        u1 = u0 + int(self.n_units[d0:d1].sum())
+        c0 = int(self.char_base[d0]) if d0 < len(self.doc_ids) else 0
+        cut = (lambda a: (a[u0:u1] - c0).astype(np.int32)) if self.starts is not None else (lambda a: None)
+        return UnitSpace(self.unit, self.doc_ids[d0:d1], self.n_units[d0:d1], self.base[d0:d1] - u0,
+                         self.char_base[d0:d1] - c0, cut(self.starts), cut(self.ends))
+
+
+def cumulative(n: np.ndarray) -> np.ndarray:
+    """Start positions of consecutive blocks of sizes ``n`` (an exclusive prefix sum)."""
+    base = np.zeros(n.size, dtype=np.int64)
+    if n.size:
+        np.cumsum(n[:-1], out=base[1:])
+    return base
+
+
+@dataclass(frozen=True)
+class SegmentKey:
+    """The mixed-radix key that sorts merged segments by (group, layer, annotator, document):
+    ``((group · layers + layer) · annotators + annotator) · docs + doc`` — the documents of one unit
+    space, so an (group, layer, annotator)'s segments are one run of keys, document by document. A
+    per-label key is ``key · labels + label``."""
+
+    layers: int
+    annotators: int
+    docs: int
+    labels: int = 1
+
+    def encode(self, group: Any, layer: Any, annotator: Any, doc: Any) -> Any:
+        return ((group * self.layers + layer) * self.annotators + annotator) * self.docs + doc
+
+    def block(self, group: int, layer: int, annotator: int) -> int:
+        """The first key of a (group, layer, annotator): its document 0."""
+        return int(self.encode(group, layer, annotator, 0))
+
+    def split(self, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(group, layer, annotator, doc) of keys."""
+        doc, rest = key % self.docs, key // self.docs
+        annotator, rest = rest % self.annotators, rest // self.annotators
+        return rest // self.layers, rest % self.layers, annotator, doc
+
+    def labelled(self, key: np.ndarray, label: np.ndarray) -> np.ndarray:
+        """Per-label keys."""
+        return key * self.labels + label
+
+    def restricted(self, key: np.ndarray, d0: int, d1: int, labelled: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """Which keys fall in documents ``d0 … d1-1``, and those keys renumbered over these documents
+        (the key of :meth:`with_docs` ``(d1 - d0)``); ``labelled``: per-label keys."""
+        scale = self.labels if labelled else 1
+        seg = key // scale
+        doc = seg % self.docs
+        sel = (doc >= d0) & (doc < d1)
+        return sel, (seg[sel] // self.docs * (d1 - d0) + (doc[sel] - d0)) * scale + key[sel] % scale
+
+    def with_docs(self, docs: int) -> "SegmentKey":
+        return SegmentKey(self.layers, self.annotators, docs, self.labels)
 
 
 @dataclass(frozen=True)

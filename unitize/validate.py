@@ -138,7 +138,7 @@ def apply_rules(
     annotators: list[str] | None = None,
     keep_missing: bool = False,
     keep_mismatched: bool = False,
-    missing_rule: bool = True,
+    per_document: bool = False,
     count_rule: bool = True,
 ) -> tuple[list[Finding], dict[str, dict[str, frozenset[str]]], dict[str, list[str]]]:
     """Decide, per (group, document), whether it enters the matrices (RAT's rules).
@@ -146,9 +146,10 @@ def apply_rules(
     The study's annotators are ``annotators`` when given, else every annotator
     with a submission anywhere in the corpus; each is expected in every group, so
     an annotator with no file at all for a group is missing there too. Marks the fates of spans of
-    excluded documents in place. ``missing_rule=False`` (crowd data, long layout:
-    each document has its own few annotators) keeps every document with no
-    annotator-missing finding and an empty missing set; ``count_rule=False``
+    excluded documents in place. ``per_document`` (crowd data: each document has
+    its own few annotators) keeps every document with no annotator-missing
+    finding: an annotator without a submission for a document was not assigned
+    it, and is missing there; ``count_rule=False``
     (entity-style formats, where counts differ by nature) skips the
     relation-count rule.
     """
@@ -180,8 +181,8 @@ def apply_rules(
                 )
             excluded[(group, doc_id)] = "raw-text-missing"
             continue
-        missing = frozenset(a for a in expected[group] if a not in subs) if missing_rule else frozenset()
-        if missing:
+        missing = frozenset(a for a in expected[group] if a not in subs)
+        if missing and not per_document:
             names = ", ".join(sorted(missing))
             if keep_missing:
                 for annotator in sorted(missing):
@@ -248,7 +249,7 @@ def validate(
     keep_missing: bool = False,
     keep_mismatched: bool = False,
     boundaries: bool = False,
-    missing_rule: bool = True,
+    per_document: bool = False,
     count_rule: bool = True,
 ) -> Validation:
     """Run every check; the corpus itself is not changed."""
@@ -259,7 +260,7 @@ def validate(
         annotators=annotators,
         keep_missing=keep_missing,
         keep_mismatched=keep_mismatched,
-        missing_rule=missing_rule,
+        per_document=per_document,
         count_rule=count_rule,
     )
     return Validation(

@@ -133,6 +133,7 @@ def read(
     # duplicate roster rows: key -> [finding, spans left out]
     duplicates: dict[str, list] = {}
     if roster is not None:
+        corpus.assigned = True
         roster_rows = _rows(paths["roster"], base, corpus, "roster", [col["key"], col["doc"], col["annotator"]])
         roster_name = corpus.inputs[-1].path
         for line, row in roster_rows or ():

@@ -22,7 +22,8 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from .. import metrics as registry
-from ..dataset.directory import DataError, Matrix, OutputData, Setting
+from ..dataset.directory import Matrix, OutputData, Setting
+from ..errors import DataError
 from ..errors import RunError
 from ..executors import Executor, executor_of
 from ..metrics import Options, require

@@ -12,7 +12,7 @@ document) for units, an item for items, whose rows the writers keep together —
 carried over to the next batch.
 
 A whole long group is counted per unit (crowd data) when its wide form would exceed
-:data:`~unitize.dataset.matrix.DENSE_CELLS` cells, and pivoted otherwise (the annotators
+:data:`~unitize.layouts.long.DENSE_CELLS` cells, and pivoted otherwise (the annotators
 keep their identity). The batches always count, and keep per layer the units and the
 annotators seen; when the reduced group turns out narrow enough to pivot, :func:`finish`
 returns None and the group is read whole (at most ``DENSE_CELLS`` cells: small).
@@ -31,9 +31,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import columns as _columns
-from ..dataset import matrix as _matrix
-from ..dataset.matrix import matrix, sorted_codes
-from ..dataset.model import DataError, Setting
+from ..dataset.matrix import matrix
+from ..codes import sorted_codes
+from ..dataset.model import Setting
+from ..errors import DataError
+from ..layouts import long as long_layout
 from ..metrics.stats import Stats, from_matrix
 
 #: rows of a group read at once (more are read in batches and their statistics added up)
@@ -80,7 +82,7 @@ class LayerPart:
 
 def batched(setting: Setting) -> bool:
     """Whether a setting's groups are read in batches when large: long tables and item tables."""
-    return setting.layout == "long" or setting.kind == "items"
+    return not setting.layout.columnar or setting.kind == "items"
 
 
 def group_rows(data, setting: Setting, group: str, parts: tuple[int, int] | None = None) -> int:
@@ -210,12 +212,12 @@ def group_part(data, setting: Setting, group: str, columns: Sequence[str] | None
 def _batch(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, by_doc: bool) -> list[LayerPart]:
     """The statistics of each layer of one batch, counted per unit for long tables."""
     raters: list[frozenset[str] | None] = [None] * len(layers)
-    if setting.layout == "long":
+    if not setting.layout.columnar:
         names, ann = sorted_codes(table.column("annotator"))
         seen = np.bincount(codes * len(names) + ann, minlength=len(layers) * len(names)).reshape(len(layers), -1) > 0
         raters = [frozenset(names[j] for j in np.flatnonzero(row)) for row in seen]
     if setting.kind == "items":
-        m = matrix(setting, group, "items", table, crowd=True if setting.layout == "long" else None)
+        m = matrix(setting, group, "items", table, crowd=True if not setting.layout.columnar else None)
         return [LayerPart(_empty(m.counts.shape[0]) if m.counts is not None and not m.value_domain.size else from_matrix(m),
                           m.categories, raters[0], None, None)]
     per, categories = _columns.long_stats(setting, table, codes, len(layers), -1, by_doc)
@@ -232,7 +234,7 @@ def _empty(units: int) -> Stats:
 def finish(data, setting: Setting, found: dict[str, LayerPart]) -> list[tuple[str, LayerPart]] | None:
     """The reduced layers in the manifest's order — or None when the whole group would be pivoted
     (long data narrow enough for a column per annotator: the caller reads it whole)."""
-    if not found or setting.layout == "long" and any(p.stats.n_units * len(p.raters or ()) <= _matrix.DENSE_CELLS for p in found.values()):
+    if not found or not setting.layout.columnar and any(p.stats.n_units * len(p.raters or ()) <= long_layout.DENSE_CELLS for p in found.values()):
         return None  # units × annotators per layer (items: items × annotators), as the whole group decides
     order = {layer: i for i, layer in enumerate(data.layers)}
     return [(layer, found[layer]) for layer in sorted(found, key=lambda x: (order.get(x, len(order)), x))]
@@ -252,7 +254,7 @@ def group_tables(data, setting: Setting, groups: Sequence[str] | None, columns: 
             reduced = finish(data, setting, group_part(data, setting, group, columns, by_doc))
         if reduced is not None:
             yield group, reduced, [layer for layer, _ in reduced], None
-        elif implicit and setting.layout == "sparse":
+        elif implicit and setting.layout.implicit_rows:
             stored, codes = data._stored_group(setting, group, columns)
             yield group, stored, stored.layers, codes
         else:

@@ -16,8 +16,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..dataset.directory import Setting, layer_rows, sorted_codes
-from ..dataset.sparse import Stored
+from ..dataset.directory import Setting, layer_rows
+from ..codes import sorted_codes
+from ..layouts.sparse import Stored
 from ..metrics.stats import PROFILES, Stats, all_zero, from_codes, from_counts, from_profiles, profile_keys
 
 
@@ -34,7 +35,7 @@ def _text(t: pa.DataType) -> bool:
 def fast(setting: Setting, schema: pa.Schema) -> bool:
     """Whether :func:`group_stats` applies: wide unit data with integer annotator columns, or label
     columns (strings, dictionary-encoded or not)."""
-    if setting.kind != "units" or setting.layout not in ("wide", "sparse"):
+    if setting.kind != "units" or not setting.layout.columnar:
         return False
     types = [schema.field(a).type for a in setting.annotators]
     if setting.value in ("binary", "bitmask"):

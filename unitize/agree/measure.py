@@ -26,11 +26,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import metrics as registry
-from ..dataset import matrix as _matrix
-from ..dataset.directory import Matrix, OutputData, Setting, layer_rows
-from ..dataset.directory import matrix as data_matrix
+from ..dataset import Matrix, OutputData, Setting, layer_rows
+from ..dataset.matrix import matrix as data_matrix
 from ..errors import RunError
 from ..executors import Executor
+from ..layouts import long as long_layout
 from ..metrics import Cell, MeasureOptions, Metric, stats
 from ..metrics.stats import Stats
 from ..progress import Progress, Sized
@@ -149,8 +149,8 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
             continuum = Continuum(setting, group, doc_names, g.units[i], g.presence[i], list(setting.annotators))
             per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build),
                              g.categories[i] if g.categories else None, per_doc, layout=lambda c=continuum: c))
-    elif crowd := (columns.long_stats(setting, table, codes, len(layers), _matrix.DENSE_CELLS, by_doc)
-                   if setting.kind == "units" and setting.layout == "long" else None):
+    elif crowd := (columns.long_stats(setting, table, codes, len(layers), long_layout.DENSE_CELLS, by_doc)
+                   if setting.kind == "units" and not setting.layout.columnar else None):
         for i, (layer, (s, raters, docs, per_doc)) in enumerate(zip(layers, crowd[0])):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, layer_rows(table, codes, i))  # noqa: E731
             per.append(_Cell(group, layer, _layers(setting, layer), s, docs, raters, _lazy(build), crowd[1], per_doc))

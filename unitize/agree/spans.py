@@ -17,7 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..dataset.directory import Matrix, Setting, sorted_codes
+from ..dataset.directory import Matrix, Setting
+from ..codes import sorted_codes
 from ..metrics import SegmentCell
 from ..metrics.placed import Placed
 from ..metrics.value import Value, nan

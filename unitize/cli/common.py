@@ -10,6 +10,8 @@ from typing import Any, Iterable, Sequence
 from ..adapters import Adapter, get_adapter
 from ..config import (
     APPROACHES,
+    ASSIGNMENTS,
+    ITEMS_OPTIONS,
     DISCONTINUOUS,
     LAYERS_FROM,
     LAYOUTS,
@@ -61,6 +63,14 @@ def annotators_arg(value: str) -> list[str] | dict[str, Path]:
 
 def _unitize_help(key: str) -> str:
     return describe(UNITIZE_OPTIONS[key])
+
+
+def _items_help(key: str) -> str:
+    return describe(ITEMS_OPTIONS[key])
+
+
+#: the layouts an item matrix can be written in
+ITEM_LAYOUTS = ITEMS_OPTIONS["layouts"].choices
 
 
 EXECUTOR_HELP = (
@@ -116,13 +126,14 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
     g.add_argument("--keep-mismatched", action="store_true", default=None, help="keep documents whose annotators have different relation counts")
     g.add_argument("--layers-from", choices=LAYERS_FROM, help=_unitize_help("layers_from"))
     g.add_argument("--layout", choices=LAYOUTS, help=_unitize_help("layout"))
+    g.add_argument("--assignment", choices=ASSIGNMENTS, help=_unitize_help("assignment"))
     g = p.add_argument_group("flat labels (--format labels; the [input] and [items] tables)")
     g.add_argument("--shape", choices=("long", "wide", "per-annotator", "lists", "dict"), help="how the label table is laid out")
     g.add_argument("--item", metavar="COLUMN", help="the item-id column")
     g.add_argument("--annotator-column", dest="annotator", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
     g.add_argument("--label-columns", type=csv_list(), metavar="A,B", help="label columns, each a group")
     g.add_argument("--missing", type=csv_list(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
-    g.add_argument("--layouts", type=csv_list(("wide", "long")), metavar="wide,long", help="item-matrix layouts to write (default wide)")
+    g.add_argument("--layouts", type=csv_list(ITEM_LAYOUTS), metavar=",".join(ITEM_LAYOUTS), help=_items_help("layouts"))
     g.add_argument("--complete", action="store_true", default=None, help="keep only items every annotator labelled")
     flags.add_generated(p, "format options (the other [input] keys; which format has which: unitize formats --format NAME)")
     p.add_argument(
@@ -212,6 +223,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         keep_mismatched=args.keep_mismatched,
         layers_from=args.layers_from,
         layout=args.layout,
+        assignment=args.assignment,
         out=absolute(args.out) if getattr(args, "out", None) else None,
         partition_units=getattr(args, "partition_units", None),
         items=items if items != settings.items else None,

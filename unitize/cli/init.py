@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ..adapters import available, get_adapter
-from ..config import ConfigError, Settings, absolute, apply_set
+from ..config import CROWD_ABOVE, ConfigError, Settings, absolute, apply_set
 from ..output import atomic_write_text
 from ..run import read_corpus
-from ..span_run import LONG_LAYOUT_ABOVE
 from ..study_template import Inspection, inspect, render, summary
 from . import flags
 from .common import EXIT_OK, EXIT_USAGE, add_study_options, input_flags, make_progress, print_error
@@ -176,7 +175,7 @@ def run(args: argparse.Namespace) -> int:
         found = _read(adapter, inp, study, args.quiet)
         out = out or _output_dir(study, inp)
         steps = [f"unitize convert {_shell(study)}", f"unitize agree {_shell(out)}"]
-        if found.kind != "items" and len(found.annotators) > LONG_LAYOUT_ABOVE:  # crowd data: alpha-U (the default summary) is NaN
+        if found.kind != "items" and len(found.annotators) > CROWD_ABOVE:  # crowd data: alpha-U (the default summary) is NaN
             steps[1] += " --summary-metric alpha"
         fix = f"fix [input] below, then check it with: unitize validate {_shell(study)}"
         text = render(

@@ -33,6 +33,10 @@ from ..errors import ConfigError
 from .options import OPTION_TYPES, Option, dump_key, dump_value, toml_value
 from .paths import absolute, working_directory
 from .sections import (
+    ASSIGNMENT_AUTO,
+    ASSIGNMENT_PER_DOCUMENT,
+    ASSIGNMENTS,
+    CROWD_ABOVE,
     APPROACHES,
     DISCONTINUOUS,
     ITEM_GROUP_OPTIONS,
@@ -75,6 +79,8 @@ class Settings:
     statistics: tuple[str, ...] = ()
     layers_from: str = "layer"
     layout: str = "auto"
+    #: who annotates which document: "all", "per-document" or "auto" (see config.sections)
+    assignment: str = ASSIGNMENT_AUTO
     #: [output] partition_units: character units per work partition of the writer (None: the default, PARTITION_UNITS)
     partition_units: int | None = None
     #: the [items] table for flat labels (format "labels"), parsed by unitize.items.parse_options
@@ -106,6 +112,8 @@ class Settings:
             raise ConfigError(f"layers_from must be one of {', '.join(LAYERS_FROM)}, not {self.layers_from!r}")
         if self.layout not in LAYOUTS:
             raise ConfigError(f"layout must be one of {', '.join(LAYOUTS)}, not {self.layout!r}")
+        if self.assignment not in ASSIGNMENTS:
+            raise ConfigError(f"assignment must be one of {', '.join(ASSIGNMENTS)}, not {self.assignment!r}")
         if self.partition_units is not None and (
             isinstance(self.partition_units, bool) or not isinstance(self.partition_units, int) or self.partition_units < 1
         ):
@@ -156,6 +164,8 @@ class Settings:
             data.pop("items")  # span runs: settings as before flat labels existed
         if data["partition_units"] is None:
             data.pop("partition_units")  # the default: settings as before work partitions existed
+        if data["assignment"] == ASSIGNMENT_AUTO:
+            data.pop("assignment")  # the default: settings as before the assignment was a setting
         if not with_output:
             data.pop("partition_units", None)  # where rows go, not what they hold
             data.pop("out")
@@ -296,6 +306,7 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         source=source,
         layers_from=_choices(uni.get("layers_from", "layer"), LAYERS_FROM, "[unitize] layers_from")[0],
         layout=_choices(uni.get("layout", "auto"), LAYOUTS, "[unitize] layout")[0],
+        assignment=_choices(uni.get("assignment", ASSIGNMENT_AUTO), ASSIGNMENTS, "[unitize] assignment")[0],
         items=dict(_expect(data.get("items", {}), dict, "[items]")),
         executor=_expect(run["executor"], str, "[run] executor") if "executor" in run else None,
     )
@@ -363,6 +374,10 @@ from .rat import load_rat  # noqa: E402,F401  (it builds Settings, defined above
 
 __all__ = [
     "APPROACHES",
+    "ASSIGNMENTS",
+    "ASSIGNMENT_AUTO",
+    "ASSIGNMENT_PER_DOCUMENT",
+    "CROWD_ABOVE",
     "DISCONTINUOUS",
     "LAYERS_FROM",
     "LAYOUTS",

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from .. import layouts
 from .options import Option
 
 UNITS = ("char", "word")
@@ -13,7 +14,12 @@ APPROACHES = ("interval", "boundary")
 MODES = ("separate", "combined", "labels")
 DISCONTINUOUS = ("extend", "keep", "drop")
 LAYERS_FROM = ("layer", "label")
-LAYOUTS = ("auto", "wide", "sparse", "long")
+LAYOUTS = (layouts.AUTO, *layouts.names())
+#: [unitize] assignment: who annotates which document
+ASSIGNMENT_AUTO, ASSIGNMENT_ALL, ASSIGNMENT_PER_DOCUMENT = "auto", "all", "per-document"
+ASSIGNMENTS = (ASSIGNMENT_AUTO, ASSIGNMENT_ALL, ASSIGNMENT_PER_DOCUMENT)
+#: ``assignment = "auto"`` treats a study with more annotators than this as crowd data (per document)
+CROWD_ABOVE = 32
 
 #: [input] keys that hold paths, resolved against the config file's directory
 PATH_KEYS = ("annotations", "texts", "parses")
@@ -45,7 +51,15 @@ UNITIZE_OPTIONS: dict[str, Option] = {
     "keep_mismatched": Option("bool", False, "keep documents whose annotators have different relation counts instead of excluding them"),
     "layers_from": Option("str", "layer", "label: every span label is its own layer (a 0/1 matrix per label)", choices=LAYERS_FROM),
     "layout": Option(
-        "str", "auto", "unit matrices: wide (a column per annotator), sparse (wide columns, only the rows with a mark or a missing annotator), long (a row per unit and annotator), auto (long above 32 annotators, sparse for large matrices, else wide)", choices=LAYOUTS
+        "str", layouts.AUTO, "how unit matrices are stored (storage only: the values are the same): "
+        + ", ".join(f"{layout.name} ({layout.help})" for layout in layouts.LAYOUTS.values())
+        + f", {layouts.AUTO} (long above {layouts.LONG_ABOVE} annotators, sparse for large matrices, else wide)", choices=LAYOUTS
+    ),
+    "assignment": Option(
+        "str", ASSIGNMENT_AUTO, "who annotates which document: all (every annotator every document; one without a file "
+        "is missing: RAT's rule, see keep_missing), per-document (each document its own annotators, as a crowd roster "
+        f"assigns them: the others are simply absent), auto (per-document with a roster or above {CROWD_ABOVE} annotators)",
+        choices=ASSIGNMENTS,
     ),
 }
 #: the [output] table
@@ -60,7 +74,8 @@ RUN_OPTIONS: dict[str, Option] = {
 }
 #: the [items] table of flat labels (format labels); ITEM_GROUP_OPTIONS are the keys of each [items.groups.<group>]
 ITEMS_OPTIONS: dict[str, Option] = {
-    "layouts": Option("list", ["wide"], "item matrices to write: wide (a column per annotator) and/or long", choices=("wide", "long")),
+    "layouts": Option("list", [layouts.WIDE.name], "item matrices to write: " + " and/or ".join(
+        f"{name} ({layouts.get(name).help})" for name in layouts.names(items=True)), choices=layouts.names(items=True)),
     "complete": Option("bool", False, "keep only the items every annotator labelled"),
     "strip": Option("bool", False, "for every group: trim spaces around labels"),
     "casefold": Option("bool", False, "for every group: compare labels case-insensitively"),

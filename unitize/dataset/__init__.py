@@ -13,20 +13,17 @@ through this package, and never each other:
 """
 
 from .directory import OutputData, densify, format_version, read_setting
-from .matrix import DENSE_CELLS, decode, layer_rows, matrix, sorted_codes
-from .model import DataError, Matrix, Setting
+from .matrix import layer_rows
+from .model import Matrix, Setting
+from ..errors import DataError
 
 __all__ = [
-    "DENSE_CELLS",
     "DataError",
     "Matrix",
     "OutputData",
     "Setting",
-    "decode",
     "densify",
     "format_version",
     "layer_rows",
-    "matrix",
     "read_setting",
-    "sorted_codes",
 ]

@@ -24,11 +24,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .. import layouts
+from ..codes import decode, sorted_codes
+from ..errors import DataError
+from ..layouts import WIDE
+from ..layouts.sparse import Stored, dense_group, group_universe
 from ..output import read_manifest
 from ..schema import FORMAT_VERSION
-from .matrix import DENSE_CELLS, decode, layer_rows, matrix, sorted_codes
-from .model import ITEM_KEYS, LEVELS, LONG_ITEM_COLUMNS, LONG_UNIT_COLUMNS, UNIT_KEYS, DataError, Matrix, Setting
-from .sparse import Stored, Universe, dense_group, group_universe
+from .matrix import layer_rows, matrix
+from .model import LEVELS, Matrix, Setting
+from .universe import Universe
 
 
 def format_version(manifest: dict[str, Any], path: Path) -> int:
@@ -67,6 +72,12 @@ def _metadata(schema: pa.Schema, path: Path) -> dict[str, Any]:
         raise DataError(f"{path}: unreadable 'unitize' schema metadata: {exc}") from None
 
 
+def _columns(layout: layouts.Layout, kind: str) -> tuple[str, ...]:
+    """The columns of a table of no annotator in a layout (the contracts in ``schemas/``)."""
+    schema = layout.items_schema([], {}) if kind == "items" else layout.units_schema([], {})
+    return tuple(schema.names)
+
+
 def read_setting(path: Path, parts: Sequence[Path] = ()) -> Setting:
     """Describe one unit-matrix dataset from the schema metadata of its first part ``path``."""
     try:
@@ -75,14 +86,15 @@ def read_setting(path: Path, parts: Sequence[Path] = ()) -> Setting:
         raise DataError(f"{path} cannot be read: {exc}") from None
     meta = _metadata(schema, path)
     kind = meta.get("kind", "units")
-    layout = meta.get("layout", "wide")
-    if kind not in ("units", "items") or layout not in ("wide", "sparse", "long") or (layout == "sparse" and kind != "units"):
-        raise DataError(f"{path}: unknown kind {kind!r} or layout {layout!r}")
+    name = meta.get("layout", WIDE.name)  # format 1: every table was wide
+    layout = layouts.LAYOUTS.get(name)
+    if kind not in ("units", "items") or layout is None or (kind == "items" and layout.items_dataset is None):
+        raise DataError(f"{path}: unknown kind {kind!r} or layout {name!r}")
     mode = meta.get("mode")
     value = meta.get("value") or ("label" if kind == "items" else "bitmask" if mode == "combined" else "binary")
-    keys = ITEM_KEYS if kind == "items" else UNIT_KEYS
-    if layout == "long":
-        expected = LONG_ITEM_COLUMNS if kind == "items" else LONG_UNIT_COLUMNS
+    keys = _columns(WIDE, kind)  # the key columns: a columnar table without annotators
+    if not layout.columnar:
+        expected = _columns(layout, kind)
         if tuple(schema.names) != expected:
             raise DataError(f"{path}: a long table needs exactly the columns {', '.join(expected)}")
         annotators = tuple(meta.get("annotators") or ())
@@ -100,8 +112,8 @@ def read_setting(path: Path, parts: Sequence[Path] = ()) -> Setting:
     if bad:
         raise DataError(f"{path}: unknown level(s) {bad}; use one of {', '.join(LEVELS)}")
     layers = tuple(meta.get("layers") or ())
-    if layout == "sparse" and not layers:
-        raise DataError(f"{path}: a sparse table needs its layers in the metadata")
+    if layout.implicit_rows and not layers:
+        raise DataError(f"{path}: a {layout.name} table needs its layers in the metadata")
     return Setting(
         name=path.parent.name.removeprefix("setting="),
         path=path,
@@ -171,17 +183,17 @@ class OutputData:
         return self._index[setting.path]
 
     def groups(self, setting: Setting) -> list[str]:
-        if setting.layout == "sparse":  # a group without a mark or a missing annotator has no stored row
+        if setting.layout.implicit_rows:  # a group without a mark or a missing annotator may have no stored row
             return sorted(set(self.universe.groups()) | set(self._row_groups(setting)))
         return sorted(self._row_groups(setting))
 
     def _read_group(self, setting: Setting, group: str, columns: Sequence[str] | None = None) -> pa.Table:
         """A group's rows (dense: a sparse setting's implicit rows restored), sorted by (layer, doc_id, unit)."""
         wanted = list(columns) if columns else None
-        if setting.layout == "sparse" and wanted is not None:
+        if setting.layout.implicit_rows and wanted is not None:
             wanted = [c for c in pq.read_schema(setting.path).names if c in set(wanted) | {"group", "doc_id", "layer", "unit"}]
         table = self._stored_rows(setting, group, wanted)
-        if setting.layout == "sparse":
+        if setting.layout.implicit_rows:
             table = dense_group(setting, setting.layers, self.universe, group, table, wanted)
         return table
 
@@ -191,7 +203,7 @@ class OutputData:
         if not pieces:
             pieces = [pq.read_schema(setting.path).empty_table().select(wanted) if wanted else pq.read_schema(setting.path).empty_table()]
         table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
-        if len(pieces) > 1 and setting.kind == "units" and setting.layout != "sparse":  # parts hold runs of documents: layers back together
+        if len(pieces) > 1 and setting.kind == "units" and not setting.layout.implicit_rows:  # parts hold runs of documents: layers back together
             names, codes = sorted_codes(table.column("layer"))
             order = {layer: i for i, layer in enumerate(sorted(names))}
             rank = np.array([order[n] for n in names], dtype=np.int64)[codes]
@@ -242,7 +254,7 @@ class OutputData:
         for group in self.groups(setting):
             if groups is not None and group not in groups:
                 continue
-            if implicit and setting.layout == "sparse":
+            if implicit and setting.layout.implicit_rows:
                 stored, codes = self._stored_group(setting, group, columns)
                 yield group, stored, stored.layers, codes
                 continue
@@ -320,5 +332,5 @@ def densify(out: Path | str | OutputData, setting: str, *, group: str | None = N
     return pa.concat_tables([t.cast(schema) if t.schema != schema else t for t in tables])
 
 
-__all__ = ["DENSE_CELLS", "DataError", "Matrix", "OutputData", "Setting", "densify", "format_version", "layer_rows", "matrix",
-           "read_setting", "sorted_codes"]
+__all__ = ["DataError", "Matrix", "OutputData", "Setting", "densify", "format_version", "layer_rows", "matrix",
+           "read_setting"]

@@ -7,12 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..output import OutputError
+from ..layouts import Layout
 
-UNIT_KEYS = ("group", "doc_id", "layer", "unit", "begin", "end")
-ITEM_KEYS = ("group", "item")
-LONG_UNIT_COLUMNS = ("group", "doc_id", "layer", "unit", "begin", "end", "annotator", "value")
-LONG_ITEM_COLUMNS = ("group", "item", "annotator", "value")
+
 LEVELS = ("nominal", "ordinal", "interval")
 
 @dataclass(frozen=True)
@@ -22,7 +19,7 @@ class Setting:
     name: str
     path: Path  # its first part (the schema and metadata of every part)
     kind: str  # "units" or "items"
-    layout: str  # "wide", "sparse" (read back dense) or "long"
+    layout: Layout  # how the matrices are stored (unitize.layouts); a consumer asks its traits
     value: str  # "binary", "bitmask", "label"
     unit: str | None  # "char", "word"; None for items
     approach: str | None
@@ -93,7 +90,3 @@ class Matrix:
                 present = ~np.isnan(self.values[:, k])
                 out[:, k] = np.bincount(self.row_doc, weights=present, minlength=len(self.docs)) > 0
         return out
-
-
-class DataError(OutputError):
-    """An output directory whose tables do not follow the contract."""

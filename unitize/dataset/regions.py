@@ -32,7 +32,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .directory import OutputData, Setting, sorted_codes
+from .directory import OutputData, Setting
+from ..codes import sorted_codes
 
 
 @dataclass
@@ -102,7 +103,7 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
         key = doc_code * (int(unit.max()) + 1 if unit.size else 1) + unit
     uniq, first, row = np.unique(key, return_index=True, return_inverse=True)
     row = row.reshape(-1)
-    if setting.layout == "long":
+    if not setting.layout.columnar:
         annotators, ann = sorted_codes(table.column("annotator")) if table.num_rows else ([], np.zeros(0, np.int64))
         found_set = set(annotators)
         declared = [a for a in setting.annotators if a in found_set]

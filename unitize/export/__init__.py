@@ -31,7 +31,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..dataset.directory import DataError, OutputData
+from ..dataset.directory import OutputData
+from ..errors import DataError
 from ..output import atomic_write_text, locks_output, refuse_foreign, staged_folder
 from .disagreements import export_disagreements
 from .formats import (

@@ -16,7 +16,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..metrics.backends import category_counts, complete_rows
-from ..dataset.directory import DataError, Matrix, OutputData, Setting
+from ..dataset.directory import Matrix, OutputData, Setting
+from ..errors import DataError
 from ..output import atomic_write_text
 
 FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table", "disagreements")
@@ -208,7 +209,7 @@ def export_long(data: OutputData, dest: Path, settings: list[str] | None, groups
                 count[0] += len(chunk)
 
         try:
-            if setting.layout == "long":
+            if not setting.layout.columnar:
                 for _, table in data.stored_tables(setting, groups):
                     for layer, triples in _long_triples(setting, table):
                         write(layer, triples)

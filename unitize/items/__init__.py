@@ -2,10 +2,10 @@
 
 - :mod:`~unitize.items.options` — the ``[items]`` table, parsed (:func:`parse_options`);
 - :mod:`~unitize.items.values` — how a group reads a raw label (:func:`canonical`);
-- :mod:`~unitize.items.build` — labels → matrices (:func:`build`, :func:`wide_table`, :func:`long_table`).
+- :mod:`~unitize.items.build` — labels → matrices (:func:`build`); a layout writes them (:mod:`unitize.layouts`).
 """
 
-from .build import GroupMatrix, ItemResult, build, item_key, long_table, wide_table
+from .build import GroupMatrix, ItemResult, build, item_key
 from .options import LAYOUTS, LEVELS, NOT_APPLICABLE, GroupSpec, ItemOptions, parse_options
 from .values import InvalidLabel, canonical, number_text, numbers
 
@@ -21,9 +21,7 @@ __all__ = [
     "build",
     "canonical",
     "item_key",
-    "long_table",
     "number_text",
     "numbers",
     "parse_options",
-    "wide_table",
 ]

@@ -2,8 +2,8 @@
 
 :func:`build` reads each label as its group's :class:`~unitize.items.options.GroupSpec`
 says, resolves duplicates and conflicts, applies conditional groups, chooses the
-item sets and accounts for every record; :func:`wide_table` and :func:`long_table`
-give a group's matrix as an Arrow table.
+item sets and accounts for every record; a layout (:mod:`unitize.layouts`) writes a
+group's matrix as an Arrow table.
 
 Cell states, never conflated: a value; ``None`` (the annotator gave no label, or
 never saw the item); :data:`NOT_APPLICABLE` (a conditional group the annotator's
@@ -16,7 +16,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-import pyarrow as pa
 
 from ..config import ConfigError
 from ..findings import finding
@@ -299,36 +298,3 @@ def _split(m: GroupMatrix) -> list[GroupMatrix]:
 
 
 # --- tables ------------------------------------------------------------------------
-
-
-def _dictionary(values: list[str | None]) -> pa.DictionaryArray:
-    return pa.array(values, pa.string()).dictionary_encode()
-
-
-def wide_table(m: GroupMatrix, annotators: list[str], schema: pa.Schema) -> pa.Table:
-    """``group, item, <annotator>…``: one row per item, null = no label."""
-    n = len(m.items)
-    columns = [
-        pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array([m.name], pa.string())),
-        pa.array(m.items, pa.string()),
-    ] + [_dictionary([row.get(a) for row in m.cells]) for a in annotators]
-    return pa.Table.from_arrays(columns, schema=schema)
-
-
-def long_table(m: GroupMatrix, annotators: list[str], schema: pa.Schema) -> pa.Table:
-    """``group, item, annotator, value``: one row per cell with a record or NOT_APPLICABLE."""
-    position = {a: i for i, a in enumerate(annotators)}
-    items, who, values = [], [], []
-    for item, row in zip(m.items, m.cells):
-        for a in sorted(row, key=position.__getitem__):
-            items.append(item)
-            who.append(position[a])
-            values.append(row[a])
-    n = len(items)
-    columns = [
-        pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array([m.name], pa.string())),
-        pa.array(items, pa.string()),
-        pa.DictionaryArray.from_arrays(pa.array(who, pa.int32()), pa.array(annotators, pa.string())),
-        _dictionary(values),
-    ]
-    return pa.Table.from_arrays(columns, schema=schema)

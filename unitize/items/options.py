@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import layouts as _layouts
 from ..config import ITEM_GROUP_OPTIONS, ITEMS_OPTIONS, ConfigError
 
 #: the value of a cell whose conditional group does not apply to that annotator
@@ -18,7 +19,8 @@ NOT_APPLICABLE = "#n/a"
 #: the value of a split multi-label group's cell: label chosen / labelled without it
 SPLIT_VALUES = ("0", "1")
 LEVELS = ("nominal", "ordinal", "interval")
-LAYOUTS = ("wide", "long")
+#: the layouts an item matrix can be written in (unitize.layouts)
+LAYOUTS = _layouts.names(items=True)
 REACH = ("any", "every")
 MULTI = ("set", "split")
 #: in a multi-label value the labels are sorted and joined with this
@@ -46,7 +48,7 @@ class GroupSpec:
 class ItemOptions:
     """The ``[items]`` table, parsed: output layouts, item-set choice, per-group specs."""
 
-    layouts: tuple[str, ...] = ("wide",)
+    layouts: tuple[str, ...] = (_layouts.WIDE.name,)
     complete: bool = False
     groups: dict[str, GroupSpec] = field(default_factory=dict)
     default: GroupSpec = field(default_factory=GroupSpec)
@@ -128,7 +130,7 @@ def parse_options(table: dict[str, Any] | None) -> ItemOptions:
     unknown = set(table) - _ITEMS_KEYS
     if unknown:
         raise ConfigError(f"unknown key(s) in [items]: {', '.join(sorted(unknown))}; known: {', '.join(sorted(_ITEMS_KEYS))}")
-    layouts = table.get("layouts", ["wide"])
+    layouts = table.get("layouts", [_layouts.WIDE.name])
     if isinstance(layouts, str):
         layouts = [layouts]
     if not isinstance(layouts, list) or not layouts or not set(layouts) <= set(LAYOUTS) or len(set(layouts)) != len(layouts):

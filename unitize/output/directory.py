@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..errors import UnitizeError
+from ..errors import OutputError
 from .lock import acquire, holder, release
 from .swap import LEGACY_STAGING, carry_over, fsync, fsync_tree, lock_file, pause, recover, sibling, swap, top_names
 
@@ -36,10 +36,6 @@ _DELTA = "DELTA_BINARY_PACKED"
 #: (``agreement``, ``exports`` and ``report`` are made later from the data by `unitize agree` / `export` / `report`;
 #: a new run removes them, since they would describe the previous data)
 OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report", "manifest.json")
-
-
-class OutputError(UnitizeError):
-    """The output directory cannot be used."""
 
 
 def parquet_options(schema: pa.Schema) -> dict[str, Any]:

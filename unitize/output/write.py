@@ -123,13 +123,9 @@ def universe_table(unitized: Any) -> pa.Table:
     groups, docs, annotators = [], [], []
     for group in sorted(g for g in unitized.groups if unitized.universe.get(g)):
         expected = set(unitized.expected.get(group, []))
-        present = unitized.present.get(group, {})
         for doc in unitized.documents_in(group):
-            if unitized.layout == "long":
-                names = [unitized.annotators[i] for i in present.get(doc, [])]
-            else:
-                missing = unitized.universe[group][doc]
-                names = [a for a in unitized.annotators if a in expected and a not in missing]
+            missing = unitized.universe[group][doc]
+            names = [a for a in unitized.annotators if a in expected and a not in missing]
             groups.append(group)
             docs.append(doc)
             annotators.append(names)

@@ -96,7 +96,7 @@ def build(data: OutputData) -> Report:
     }
     doc_groups: list[set[int]] = [set() for _ in ids]
     items: list[dict[str, Any]] = []
-    item_setting = next((s for s in data.settings if s.kind == "items" and s.layout == "wide"), None) or next(
+    item_setting = next((s for s in data.settings if s.kind == "items" and s.layout.columnar), None) or next(
         (s for s in data.settings if s.kind == "items"), None)
     for unit in sorted({s.unit for s in data.settings if s.kind == "units" and s.unit}):
         for di, segs in _by_doc_segments(data, unit, names, doc_index).items():

@@ -63,7 +63,7 @@ def study(data: OutputData) -> dict[str, Any]:
         "keep_mismatched": settings.get("keep_mismatched"),
         "items": summary.get("items"),
         "settings": [{"name": s.name, "kind": s.kind, "unit": s.unit, "approach": s.approach, "mode": s.mode,
-                      "layout": s.layout, "value": s.value, "annotators": len(s.annotators)} for s in data.settings],
+                      "layout": s.layout.name, "value": s.value, "annotators": len(s.annotators)} for s in data.settings],
     }
 
 

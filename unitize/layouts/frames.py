@@ -1,11 +1,9 @@
-"""Rows of a group's unit matrices: the dense frame (every unit) and the sparse rows (units with a value).
+"""Rows of a group's unit matrices: the frame every layout places its rows on.
 
 A :class:`Frame` lays a group's documents end to end in one unit space: row
 ``row_base[p] + u`` is unit ``u`` of the group's ``p``-th document. The dense
-(wide, long) layouts have a row for every unit; the sparse layout only for the
-units some annotator marks and for every unit of a document where an annotator
-is missing (:func:`sparse_rows`), found from the segments without building the
-dense matrix. Pure NumPy and Arrow, no I/O.
+(wide, long) layouts have a row for every unit, the sparse layout a subset of
+them (:mod:`.sparse`). Pure NumPy and Arrow, no I/O.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from .spaces import UnitSpace, cumulative
+from ..unitizers import UnitSpace, cumulative
 
 #: labels mode: the value of a unit no segment of the annotator covers (null = annotator missing)
 NOT_ANNOTATED = "O"
@@ -83,33 +81,9 @@ def ranges(r0: np.ndarray, r1: np.ndarray) -> np.ndarray:
     return np.repeat(r0 - start, length) + np.arange(int(length.sum()), dtype=np.int64)
 
 
-def sparse_rows(frame: Frame, segments: list[tuple[np.ndarray, np.ndarray]], approach: str, null_docs: np.ndarray) -> np.ndarray:
-    """The sorted frame rows of a sparse matrix: the units marked by ``segments`` (``(r0, r1)`` frame rows,
-    inclusive, of every annotator and layer: all their units for ``interval``, the ends for ``boundary``)
-    and every unit of the documents ``null_docs`` (a mask over ``frame.docs``: some annotator is missing)."""
-    parts = []
-    for r0, r1 in segments:
-        parts.append(ranges(r0, r1) if approach == "interval" else np.concatenate([r0, r1]).astype(np.int64))
-    p = np.flatnonzero(null_docs)
-    parts.append(ranges(frame.row_base[p], frame.row_base[p] + frame.n[p] - 1))
-    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
-
-
-def sparse_columns(space: UnitSpace, frame: Frame, rows: np.ndarray) -> tuple[np.ndarray, dict[str, pa.Array]]:
-    """Per sparse row its document's position in the frame, and the row's ``doc_id``, ``unit``, ``begin``, ``end``."""
-    row_doc = np.searchsorted(frame.row_base, rows, side="right") - 1 if rows.size else np.zeros(0, dtype=np.int64)
-    # documents without units share a row_base with the next one: searchsorted picks the last, which holds the row
-    return row_doc, row_columns(space, frame.docs, frame.di, frame.row_base, row_doc, rows)
-
-
 def value_array(values: Any, nulls: np.ndarray | None) -> pa.Array:
     """A column of unit values: uint8 marks, or ``(indices, dictionary)`` labels; ``nulls`` masks missing."""
     if isinstance(values, tuple):
         indices, dictionary = values
         return pa.DictionaryArray.from_arrays(pa.array(indices, type=pa.int32(), mask=nulls), pa.array(dictionary, pa.string()))
     return pa.array(values, type=pa.uint8(), mask=nulls)
-
-
-def constant(value: str, rows: int) -> pa.DictionaryArray:
-    """A dictionary column holding one value on every row."""
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array([value], pa.string()))

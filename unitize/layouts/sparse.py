@@ -1,93 +1,95 @@
-"""The sparse layout read back dense: one group at a time, from the counts of the output directory.
+"""The sparse layout: the wide layout's columns on the rows that carry a mark or a missing annotator.
 
-A sparse unit table (metadata ``layout = "sparse"``) holds only the rows where
-some annotator marked the unit or is missing. Every other unit of every
-(group, doc_id) of ``universe.parquet`` and every layer of the setting is
-implicit: every annotator 0 (``O`` for labels); its ``begin``/``end`` are
-(unit, unit + 1) for characters and come from ``tokens.parquet`` for words; the
-units per document are ``documents.parquet``'s ``chars`` / ``tokens``.
-:class:`Universe` holds those counts; :func:`dense_group` rebuilds one group's
-dense wide rows, exactly as the wide layout writes them, for the consumers that
-need unit rows (a matrix, the report's regions, exports). The coding statistics
-of ``agree`` need no rows for the implicit units: :class:`Stored` is a group's
-rows as stored with, per (layer, document), how many units are implicit —
-counted, not built (:func:`unitize.agree.columns.cells`).
+Writing: a group's rows are the units some annotator marks (all of a segment's units for
+``interval``, its first and last for ``boundary``) and every unit of a document where an
+annotator is missing, found from the segments without building the dense matrix
+(:func:`sparse_rows`); the metadata names the setting's layers, every one present for every
+document of ``universe.parquet``. A large corpus's matrices hold mostly zeros: this is what
+``auto`` chooses for them.
+
+Reading: every other unit of every (group, doc_id) of the universe and every layer is
+implicit — every annotator 0 (``O`` for labels); its ``begin``/``end`` are (unit, unit + 1)
+for characters and come from ``tokens.parquet`` for words; the units per document are
+``documents.parquet``'s ``chars`` / ``tokens`` (a :class:`UniverseCounts`). :func:`dense_group`
+rebuilds one group's dense wide rows exactly as the wide layout writes them; :class:`Stored` is
+a group's rows as stored with, per (layer, document), how many units are implicit — counted,
+not built (``unitize agree``'s statistics need no rows for them). Item labels are never sparse.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
-from .matrix import sorted_codes
-from .model import DataError, Setting
-
-
-def _cumulative(n: np.ndarray) -> np.ndarray:
-    base = np.zeros(n.size, dtype=np.int64)
-    if n.size:
-        np.cumsum(n[:-1], out=base[1:])
-    return base
+from ..codes import dictionary, sorted_codes
+from ..errors import DataError
+from ..unitizers import UnitSpace, cumulative
+from .base import AnnotatorSegments, GroupMarks, StoredSetting
+from .frames import Frame, ranges, row_columns
+from .wide import Wide
 
 
-class Universe:
-    """The unit universe of an output directory: each group's documents and each document's units."""
+def sparse_rows(frame: Frame, segments: list[tuple[np.ndarray, np.ndarray]], approach: str, null_docs: np.ndarray) -> np.ndarray:
+    """The sorted frame rows of a sparse matrix: the units marked by ``segments`` (``(r0, r1)`` frame rows,
+    inclusive, of every annotator and layer: all their units for ``interval``, the ends for ``boundary``)
+    and every unit of the documents ``null_docs`` (a mask over ``frame.docs``: some annotator is missing)."""
+    parts = []
+    for r0, r1 in segments:
+        parts.append(ranges(r0, r1) if approach == "interval" else np.concatenate([r0, r1]).astype(np.int64))
+    p = np.flatnonzero(null_docs)
+    parts.append(ranges(frame.row_base[p], frame.row_base[p] + frame.n[p] - 1))
+    return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
 
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self._groups: dict[str, list[str]] | None = None
-        self._units: dict[str, dict[str, int]] = {}
-        self._tokens: tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def _read(self, name: str, columns: list[str]) -> pa.Table:
-        file = self.path / name
-        if not file.is_file():
-            raise DataError(f"{self.path}: the sparse layout needs {name}, which is missing")
-        try:
-            return pq.read_table(file, columns=columns)
-        except (OSError, pa.ArrowException) as exc:
-            raise DataError(f"{file} cannot be read: {exc}") from None
+def sparse_columns(space: UnitSpace, frame: Frame, rows: np.ndarray) -> tuple[np.ndarray, dict[str, pa.Array]]:
+    """Per sparse row its document's position in the frame, and the row's ``doc_id``, ``unit``, ``begin``, ``end``."""
+    row_doc = np.searchsorted(frame.row_base, rows, side="right") - 1 if rows.size else np.zeros(0, dtype=np.int64)
+    # documents without units share a row_base with the next one: searchsorted picks the last, which holds the row
+    return row_doc, row_columns(space, frame.docs, frame.di, frame.row_base, row_doc, rows)
 
-    def groups(self) -> dict[str, list[str]]:
-        """Per group (sorted) its documents (sorted)."""
-        if self._groups is None:
-            t = self._read("universe.parquet", ["group", "doc_id"])
-            out: dict[str, list[str]] = {}
-            for g, d in zip(t.column("group").to_pylist(), t.column("doc_id").to_pylist()):
-                out.setdefault(g, []).append(d)
-            self._groups = {g: sorted(ds) for g, ds in sorted(out.items())}
-        return self._groups
 
-    def units(self, unit: str) -> dict[str, int]:
-        """Units per document: ``chars`` for character units, ``tokens`` for words."""
-        if unit not in self._units:
-            column = {"char": "chars", "word": "tokens"}.get(unit)
-            if column is None:
-                raise DataError(f"{self.path}: unknown unit {unit!r} in a sparse table")
-            t = self._read("documents.parquet", ["doc_id", column])
-            self._units[unit] = {d: n for d, n in zip(t.column("doc_id").to_pylist(), t.column(column).to_pylist()) if n is not None}
-        return self._units[unit]
 
-    def extents(self, docs: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Local character ``begin``/``end`` of every token of ``docs`` (in order; ``n`` tokens each)."""
-        if self._tokens is None:
-            t = self._read("tokens.parquet", ["doc_id", "token", "begin", "end"])
-            names, codes = sorted_codes(t.column("doc_id"))
-            order = np.lexsort((t.column("token").to_numpy(), codes))
-            codes = codes[order]
-            counts = np.bincount(codes, minlength=len(names))
-            self._tokens = ({d: i for i, d in enumerate(names)}, _cumulative(counts),
-                            t.column("begin").to_numpy()[order], t.column("end").to_numpy()[order])
-        index, base, begin, end = self._tokens
-        starts = np.array([base[index[d]] if d in index else 0 for d in docs], dtype=np.int64)
-        rows = np.repeat(starts - _cumulative(n), n) + np.arange(int(n.sum()), dtype=np.int64)
-        return begin[rows], end[rows]
+class Sparse(Wide):
+    """The wide layout's columns; only the rows with a mark or a missing annotator are stored."""
+
+    name = "sparse"
+    help = "wide columns, only the rows with a mark or a missing annotator (the rest is implicit 0)"
+    implicit_rows = True
+    dense_frame = False
+    items_dataset = None
+
+    def metadata(self, layers: Sequence[str]) -> dict[str, Any]:
+        return {"layers": list(layers)}
+
+    def _rows(self, g: GroupMarks, layer_segs: list[AnnotatorSegments], approach: str,
+              missing: dict[str, np.ndarray]) -> tuple[np.ndarray | None, dict[str, pa.Array], int, Callable[[np.ndarray], np.ndarray]]:
+        some_missing = np.logical_or.reduce(list(missing.values())) if missing else np.zeros(len(g.frame.docs), bool)
+        rows = sparse_rows(g.frame, [(s[0], s[1]) for segs in layer_segs for s in segs], approach, some_missing)
+        row_doc, cols = sparse_columns(g.space, g.frame, rows)
+        return row_doc, cols, rows.size, lambda r: np.searchsorted(rows, r)
+
+
+SPARSE = Sparse()
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+class UniverseCounts(Protocol):
+    """What reading a sparse group needs of an output directory's unit universe
+    (:class:`unitize.dataset.sparse.Universe` reads it from the files)."""
+
+    path: Any
+
+    def groups(self) -> dict[str, list[str]]: ...
+
+    def units(self, unit: str) -> dict[str, int]: ...
+
+    def extents(self, docs: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @dataclass
@@ -138,7 +140,7 @@ class Stored:
         return table.take(pa.array(np.flatnonzero(codes == names.index(self.layers[i]))))
 
 
-def group_universe(setting: Setting, universe: Universe, group: str) -> tuple[list[str], np.ndarray]:
+def group_universe(setting: StoredSetting, universe: UniverseCounts, group: str) -> tuple[list[str], np.ndarray]:
     """A group's documents of the universe (sorted) and the units of each (``setting``'s unit type)."""
     docs = universe.groups().get(group, [])
     units = universe.units(setting.unit or "char")
@@ -148,16 +150,12 @@ def group_universe(setting: Setting, universe: Universe, group: str) -> tuple[li
     return docs, np.array([units[d] for d in docs], dtype=np.int64)
 
 
-def _dictionary(values: np.ndarray, names: list[str]) -> pa.DictionaryArray:
-    return pa.DictionaryArray.from_arrays(pa.array(values.astype(np.int32)), pa.array(names, pa.string()))
-
-
-def dense_group(setting: Setting, layers: Sequence[str], universe: Universe, group: str, table: pa.Table,
+def dense_group(setting: StoredSetting, layers: Sequence[str], universe: UniverseCounts, group: str, table: pa.Table,
                 columns: Sequence[str] | None = None) -> pa.Table:
     """One group's dense wide rows from its sparse ``table`` (the columns ``columns``, default all of the file's)."""
     docs, n = group_universe(setting, universe, group)
     total, n_l = int(n.sum()), len(layers)
-    row_base = _cumulative(n)
+    row_base = cumulative(n)
     names = list(columns) if columns is not None else table.column_names
     # where each sparse row goes
     d_names, d_codes = sorted_codes(table.column("doc_id")) if table.num_rows else ([], np.zeros(0, np.int64))
@@ -178,11 +176,11 @@ def dense_group(setting: Setting, layers: Sequence[str], universe: Universe, gro
     out: list[pa.Array] = []
     for name in names:
         if name == "group":
-            out.append(_dictionary(np.zeros(rows, np.int32), [group]))
+            out.append(dictionary(np.zeros(rows, np.int32), [group]))
         elif name == "doc_id":
-            out.append(_dictionary(np.tile(doc_row, n_l), docs))
+            out.append(dictionary(np.tile(doc_row, n_l), docs))
         elif name == "layer":
-            out.append(_dictionary(np.repeat(np.arange(n_l), total), list(layers)))
+            out.append(dictionary(np.repeat(np.arange(n_l), total), list(layers)))
         elif name == "unit":
             out.append(pa.array(np.tile(local, n_l).astype(np.int32)))
         elif name in ("begin", "end"):

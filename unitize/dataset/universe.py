@@ -1,0 +1,74 @@
+"""The unit universe of an output directory: each group's documents and each document's units.
+
+What a layout with implicit rows (:mod:`unitize.layouts.sparse`) needs to read a group back:
+``universe.parquet``'s documents per group, ``documents.parquet``'s ``chars`` / ``tokens`` per
+document, ``tokens.parquet``'s token extents.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..codes import sorted_codes
+from ..errors import DataError
+from ..unitizers import cumulative
+
+
+class Universe:
+    """The unit universe of an output directory: each group's documents and each document's units."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._groups: dict[str, list[str]] | None = None
+        self._units: dict[str, dict[str, int]] = {}
+        self._tokens: tuple[dict[str, int], np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def _read(self, name: str, columns: list[str]) -> pa.Table:
+        file = self.path / name
+        if not file.is_file():
+            raise DataError(f"{self.path}: the sparse layout needs {name}, which is missing")
+        try:
+            return pq.read_table(file, columns=columns)
+        except (OSError, pa.ArrowException) as exc:
+            raise DataError(f"{file} cannot be read: {exc}") from None
+
+    def groups(self) -> dict[str, list[str]]:
+        """Per group (sorted) its documents (sorted)."""
+        if self._groups is None:
+            t = self._read("universe.parquet", ["group", "doc_id"])
+            out: dict[str, list[str]] = {}
+            for g, d in zip(t.column("group").to_pylist(), t.column("doc_id").to_pylist()):
+                out.setdefault(g, []).append(d)
+            self._groups = {g: sorted(ds) for g, ds in sorted(out.items())}
+        return self._groups
+
+    def units(self, unit: str) -> dict[str, int]:
+        """Units per document: ``chars`` for character units, ``tokens`` for words."""
+        if unit not in self._units:
+            column = {"char": "chars", "word": "tokens"}.get(unit)
+            if column is None:
+                raise DataError(f"{self.path}: unknown unit {unit!r} in a sparse table")
+            t = self._read("documents.parquet", ["doc_id", column])
+            self._units[unit] = {d: n for d, n in zip(t.column("doc_id").to_pylist(), t.column(column).to_pylist()) if n is not None}
+        return self._units[unit]
+
+    def extents(self, docs: list[str], n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Local character ``begin``/``end`` of every token of ``docs`` (in order; ``n`` tokens each)."""
+        if self._tokens is None:
+            t = self._read("tokens.parquet", ["doc_id", "token", "begin", "end"])
+            names, codes = sorted_codes(t.column("doc_id"))
+            order = np.lexsort((t.column("token").to_numpy(), codes))
+            codes = codes[order]
+            counts = np.bincount(codes, minlength=len(names))
+            self._tokens = ({d: i for i, d in enumerate(names)}, cumulative(counts),
+                            t.column("begin").to_numpy()[order], t.column("end").to_numpy()[order])
+        index, base, begin, end = self._tokens
+        starts = np.array([base[index[d]] if d in index else 0 for d in docs], dtype=np.int64)
+        rows = np.repeat(starts - cumulative(n), n) + np.arange(int(n.sum()), dtype=np.int64)
+        return begin[rows], end[rows]
+
+
