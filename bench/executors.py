@@ -131,10 +131,9 @@ def sizes(study: Path, out: Path, workers: int) -> dict:
     ag_in = [len(pickle.dumps(j)) for j in jobs]
     ag_out = [len(pickle.dumps(measure_task(j))) for j in jobs]
     from unitize import unitize as run_unitize
-    from unitize.output.write import tasks as write_tasks
 
     with tempfile.TemporaryDirectory() as staging:
-        wr_in = [len(pickle.dumps(t)) for t in write_tasks(run_unitize(corpus, settings), Path(staging))]
+        wr_in = [len(pickle.dumps(t)) for t in run_unitize(corpus, settings).part_tasks(Path(staging))]
 
     def stat(xs: list[int]) -> dict:
         return {"tasks": len(xs), "total_bytes": sum(xs), "max_bytes": max(xs) if xs else 0}

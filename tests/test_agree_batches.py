@@ -93,10 +93,10 @@ def test_batches_never_split_a_key(long_output):
 
 @pytest.mark.parametrize("dense_cells", [0, long_layout.DENSE_CELLS])
 def test_item_groups_in_batches_equal_the_whole_group(tmp_path, monkeypatch, dense_cells):
+    import unitize.item_run as item_run
     import unitize.output.parts as parts
-    import unitize.output.write as write
 
-    monkeypatch.setattr(write, "item_slices", lambda datasets: parts.item_slices(datasets, limit=7))  # items cut across parts
+    monkeypatch.setattr(item_run, "item_slices", lambda datasets: parts.item_slices(datasets, limit=7))  # items cut across parts
     study = EXAMPLES / "labels-mini" / "study.toml"
     settings = unitize.override(unitize.load_settings(study), items={**unitize.load_settings(study).items, "layouts": ["wide", "long"]})
     unitize.write_output(unitize.unitize(unitize.read_corpus(settings), settings), tmp_path / "out")

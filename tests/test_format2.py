@@ -21,7 +21,6 @@ from unitize.dataset.directory import OutputData
 from unitize.agree import METRICS
 from unitize.cli import main
 from unitize.output.parts import PartTask, partitions, write_partition
-from unitize.output.write import tasks
 
 EXAMPLES = ROOT / "unitize" / "examples"
 FIXTURE_V1 = ROOT / "tests" / "fixtures" / "format1-brat"
@@ -147,7 +146,7 @@ def test_tasks_are_small_and_any_executor_writes_the_same_bytes(tmp_path):
     settings = unitize.override(unitize.load_settings(EXAMPLES / "tdb-mini" / "study.toml"), partition_units=600,
                                 modes=("separate", "combined", "labels"))
     result = unitize.unitize(unitize.read_corpus(settings), settings)
-    todo = tasks(result, tmp_path / "staging")
+    todo = result.part_tasks(tmp_path / "staging")
     assert len(todo) > 1 and all(isinstance(t, PartTask) for t in todo)
     blob = pickle.dumps(todo[0])
     assert b"Corpus" not in blob and b"Span" not in blob
@@ -285,10 +284,10 @@ def test_bad_partition_units_is_a_usage_error(tmp_path, capsys):
 
 
 def test_item_matrices_are_cut_into_bounded_parts(tmp_path, monkeypatch):
+    import unitize.item_run as item_run
     import unitize.output.parts as parts
-    import unitize.output.write as write
 
-    monkeypatch.setattr(write, "item_slices", lambda datasets: parts.item_slices(datasets, limit=5))
+    monkeypatch.setattr(item_run, "item_slices", lambda datasets: parts.item_slices(datasets, limit=5))
     study = EXAMPLES / "labels-mini" / "study.toml"
     settings = unitize.override(unitize.load_settings(study), items={**unitize.load_settings(study).items, "layouts": ["wide", "long"]})
     result = unitize.unitize(unitize.read_corpus(settings), settings)

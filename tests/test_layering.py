@@ -13,7 +13,7 @@ PACKAGE = ROOT / "unitize"
 
 #: the layers, lowest first; a module may import only from lower layers (or within its own package)
 LAYERS = [
-    {"model", "text", "errors", "progress", "unitizers", "codes"},
+    {"_version", "model", "text", "errors", "progress", "unitizers", "codes"},
     {"findings", "schema", "tokenize", "executors", "metrics"},
     {"layouts"},
     {"config"},
@@ -47,8 +47,6 @@ def imported(path: Path) -> list[tuple[str, int]]:
                 parts += (node.module or "").split(".") if node.module else []
                 if not parts:  # `from .. import x` at the package root: x itself names the module
                     parts = [a.name for a in node.names]
-                    if parts == ["__version__"]:
-                        continue  # the version string, defined before the root imports anything
                 out.append((parts[0], node.lineno))
             elif node.module and node.module.split(".")[0] == "unitize":
                 rest = node.module.split(".")[1:]

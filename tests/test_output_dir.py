@@ -151,10 +151,16 @@ def test_a_failed_run_leaves_the_previous_output_and_nothing_beside_it(tmp_path,
     assert convert(out) == 0
     before = tree(out)
 
-    def full(*a, **k):
-        raise OSError(28, "No space left on device")
+    from unitize.output.directory import OutputDir
 
-    monkeypatch.setattr("unitize.output.write.documents_table", full)
+    write_table = OutputDir.write_table
+
+    def full(self, relative, table):  # the disk fills up while documents.parquet is written
+        if relative == "documents.parquet":
+            raise OSError(28, "No space left on device")
+        return write_table(self, relative, table)
+
+    monkeypatch.setattr(OutputDir, "write_table", full)
     assert convert(out, "--units", "word") == 2
     assert tree(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

@@ -11,12 +11,7 @@ The Python API mirrors the CLI, one plain function per step::
     manifest = write_output(result, settings.out)
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("unitize")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+unknown"
+from ._version import __version__
 
 from .config import ConfigError, Settings, load_rat, load_toml, override  # noqa: E402
 from .model import Corpus, Document, Finding, ItemLabel, Span, Submission  # noqa: E402

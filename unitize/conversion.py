@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from ._version import __version__
 from .adapters import get_adapter
 from .config import Settings
 from .model import Corpus, Finding

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pyarrow as pa
@@ -19,6 +20,7 @@ from .findings import ERROR, count_by_severity, sort_key
 from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, item_key, parse_options
 from .layouts import WIDE, Layout
 from .model import Corpus, Finding
+from .output.parts import PartTask, item_slices
 from .schema import FORMAT_VERSION
 
 #: column names of a columnar item matrix an annotator may not take
@@ -35,7 +37,6 @@ class ItemsUnitized:
     result: ItemResult
     findings: list[Finding]
     accounting: dict[str, Any]
-    kind: str = "items"
 
     @property
     def annotators(self) -> list[str]:
@@ -97,6 +98,28 @@ class ItemsUnitized:
     def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
         """The ``units/`` datasets of the run: (name, schema, its tables), one per layout."""
         return [(layout.items_dataset, self.schema(layout), lambda layout=layout: self.tables(layout)) for layout in self.item_layouts]
+
+    # -- what the writer takes (unitize.output.RunResult) --
+
+    def part_tasks(self, staging: Path) -> list[PartTask]:
+        """One task per part of at most :data:`~unitize.output.parts.PART_ROWS` consecutive rows of each dataset."""
+        datasets = self.datasets()
+        specs = [(name, schema) for name, schema, _ in datasets]
+        return [PartTask(k, str(staging), specs, part) for k, part in enumerate(item_slices(datasets))]
+
+    def dense_rows(self, written: dict[str, int]) -> dict[str, int]:
+        """Item matrices are written whole: every row is a dense row."""
+        return dict(written)
+
+    def side_tables(self) -> Iterator[tuple[str, pa.Table]]:
+        """Flat labels have no segments, documents or tokens."""
+        return iter(())
+
+    def nothing_kept(self) -> str | None:
+        """What was read, when no label reached the matrices (the run then writes nothing); else None."""
+        if self.accounting["labels"].get("labelled", 0):
+            return None
+        return f"none of the {self.accounting['labels']['read']:,} label records holds a label that was kept"
 
     def summary(self) -> dict[str, Any]:
         by_code = Counter(f.code for f in self.findings)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -30,6 +31,8 @@ from .layouts import WIDE, GroupMarks, Layout
 from .layouts.base import AnnotatorSegments
 from .layouts.frames import NOT_ANNOTATED, group_frame
 from .model import Corpus, Finding
+from .output.parts import PARTITION_UNITS, PartTask, partitions
+from .output.tables import documents_table, tokens_table, universe_table
 from .schema import FORMAT_VERSION, setting_name
 from .segments import Marks, UnitResult
 from .unitizers import UnitSpace
@@ -159,7 +162,6 @@ class Unitized:
     labels: list[str] = field(default_factory=list)
     #: per group, per document: indices of the annotators with a submission (long layout rows)
     present: dict[str, dict[str, list[int]]] = field(default_factory=dict)
-    kind: str = "spans"
 
     def source(self) -> MatrixSource:
         """The matrices' source of every document."""
@@ -215,11 +217,42 @@ class Unitized:
         """The ``units/`` datasets of the run: (setting name, schema, its tables), one per setting."""
         return [(name, schema, lambda u=u, a=a, m=m: self.matrices(u, a, m)) for name, schema, u, a, m in self.settings_specs()]
 
-    def dense_rows(self, unit: str, mode: str) -> int:
+    def setting_rows(self, unit: str, mode: str) -> int:
         """Rows of a setting's dense matrix: every unit of every group's documents, per layer (one layer combined)."""
         n = dict(zip(self.spaces[unit].doc_ids, self.spaces[unit].n_units.tolist()))
         units = sum(n[d] for g in self.groups for d in self.universe.get(g, {}))
         return units * (1 if mode == "combined" else len(self.layers))
+
+    # -- what the writer takes (unitize.output.RunResult) --
+
+    def dense_rows(self, written: dict[str, int]) -> dict[str, int]:
+        """Per setting, the rows of its dense matrix (whatever the layout wrote)."""
+        return {name: self.setting_rows(u, m) for name, _, u, _, m in self.settings_specs()}
+
+    def part_tasks(self, staging: Path) -> list[PartTask]:
+        """One task per work partition: runs of documents of about ``[output] partition_units`` characters."""
+        specs = self.settings_specs()
+        doc_ids = self.doc_ids()
+        chars = [len(self.corpus.documents[d].text or "") for d in doc_ids]
+        limit = self.settings.partition_units or PARTITION_UNITS
+        return [PartTask(k, str(staging), specs, self.part(d0, d1)) for k, (d0, d1) in enumerate(partitions(chars, limit))]
+
+    def side_tables(self) -> Iterator[tuple[str, pa.Table]]:
+        """The segments of every unit type, the documents, the unit universe and the tokens."""
+        for unit, res in self.results.items():
+            yield f"segments/{unit}.parquet", res.segments
+        yield "documents.parquet", documents_table(self.corpus, self.spaces.get("word"), self.settings.tokenizer)
+        yield "universe.parquet", universe_table(self.groups, self.annotators, self.universe, self.expected)
+        if "word" in self.spaces:
+            yield "tokens.parquet", tokens_table(self.spaces["word"])
+
+    def nothing_kept(self) -> str | None:
+        """What was read, when no record reached the matrices (the run then writes nothing); else None."""
+        if any(u["in_segments"] for u in self.accounting["by_unit"].values()):
+            return None
+        records = self.accounting["records"]
+        return (f"no span record entered the segments ({records['read']:,} read, "
+                f"{records['in_selected_layers']:,} in the layers {', '.join(self.settings.layers)})")
 
     def matrix_schema(self, unit: str, approach: str, mode: str) -> pa.Schema:
         """The Arrow schema (with the ``unitize`` metadata) of one setting's unit matrices."""

@@ -31,7 +31,7 @@ from .findings import top_codes
 from .item_run import ItemsUnitized, unitize_items
 from .matrices import Unitized
 from .model import Corpus
-from .output import claim_output, write_run
+from .output import RunResult, claim_output, write_run
 from .progress import Progress, no_progress
 from .span_run import unitize_spans
 
@@ -137,24 +137,15 @@ def unitize(
     return unitize_spans(corpus, settings, progress or no_progress, executor)
 
 
-def check_kept(unitized: Unitized | ItemsUnitized) -> None:
+def check_kept(unitized: RunResult) -> None:
     """Raise :class:`RunError` when no input record reached the matrices: such a run produced nothing usable.
 
     The message names the most frequent finding codes with their first messages,
     and annotators the study names that have no file at all.
     """
-    if unitized.kind == "items":
-        if unitized.accounting["labels"].get("labelled", 0):
-            return
-        what = f"none of the {unitized.accounting['labels']['read']:,} label records holds a label that was kept"
-    else:
-        if any(u["in_segments"] for u in unitized.accounting["by_unit"].values()):
-            return
-        records = unitized.accounting["records"]
-        what = (
-            f"no span record entered the segments ({records['read']:,} read, "
-            f"{records['in_selected_layers']:,} in the layers {', '.join(unitized.settings.layers)})"
-        )
+    what = unitized.nothing_kept()
+    if what is None:
+        return
     lines = [f"{what}; nothing was written."]
     hint = annotator_hint(unitized.settings.input.get("annotators"), unitized.corpus)
     if hint:
@@ -169,13 +160,13 @@ def check_kept(unitized: Unitized | ItemsUnitized) -> None:
     raise RunError("\n".join(lines))
 
 
-def summary(unitized: Unitized | ItemsUnitized) -> dict[str, Any]:
+def summary(unitized: RunResult) -> dict[str, Any]:
     """Counts a person (or a script) wants after a run."""
     return unitized.summary()
 
 
 def write_output(
-    unitized: Unitized | ItemsUnitized,
+    unitized: RunResult,
     out: Path | str,
     *,
     progress: Progress | None = None,

@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..errors import UnitizeError
 from . import agree, common, convert, convert_format, export, formats, info, init, report, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error

@@ -15,7 +15,8 @@ from .directory import (
     refuse_foreign,
     staged_folder,
 )
-from .write import documents_table, input_rows, run_section, write_run
+from .tables import documents_table, tokens_table, universe_table
+from .write import RunResult, input_rows, run_section, write_run
 
 __all__ = [
     "OWNED",
@@ -23,6 +24,7 @@ __all__ = [
     "OutputDir",
     "OutputError",
     "ParquetStream",
+    "RunResult",
     "atomic_write_text",
     "claim_output",
     "documents_table",
@@ -34,5 +36,7 @@ __all__ = [
     "sha256_file",
     "refuse_foreign",
     "staged_folder",
+    "tokens_table",
+    "universe_table",
     "write_run",
 ]

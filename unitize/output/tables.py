@@ -1,0 +1,74 @@
+"""The tables a span run writes beside its unit matrices: documents, universe, tokens (``schemas/``).
+
+Each is built from plain data — the corpus, the unit spaces, the validation's universe — so the
+run hands them over ready (:meth:`unitize.matrices.Unitized.side_tables`) and the writer only
+writes them.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from ..model import Corpus
+from ..schema import documents_schema, tokens_schema, universe_schema
+from ..unitizers import UnitSpace
+
+
+def universe_table(groups: Sequence[str], annotators: Sequence[str], universe: dict[str, dict[str, frozenset[str]]],
+                   expected: dict[str, list[str]]) -> pa.Table:
+    """``universe.parquet``: per (group, doc_id) of the unit universe the annotators with a submission, in study order.
+
+    ``universe[group][doc]`` are the annotators missing there, ``expected[group]`` the group's annotators."""
+    out_groups, docs, names = [], [], []
+    for group in sorted(g for g in groups if universe.get(g)):
+        wanted = set(expected.get(group, []))
+        for doc in sorted(universe[group]):
+            missing = universe[group][doc]
+            out_groups.append(group)
+            docs.append(doc)
+            names.append([a for a in annotators if a in wanted and a not in missing])
+    return pa.Table.from_pydict({"group": out_groups, "doc_id": docs, "annotators": names}, schema=universe_schema())
+
+
+def tokens_table(space: UnitSpace) -> pa.Table:
+    """``tokens.parquet``: every token of every document with text, its character extent (code points)."""
+    assert space.starts is not None and space.ends is not None, "a word unit space has token extents"
+    doc = np.repeat(np.arange(len(space.doc_ids)), space.n_units)
+    token = np.arange(int(space.n_units.sum()), dtype=np.int64) - np.repeat(space.base, space.n_units)
+    shift = np.repeat(space.char_base, space.n_units)
+    return pa.Table.from_arrays(
+        [
+            pa.DictionaryArray.from_arrays(pa.array(doc.astype(np.int32)), pa.array(space.doc_ids, pa.string())).cast(pa.string()),
+            pa.array(token.astype(np.int32)),
+            pa.array((space.starts - shift).astype(np.int32)),
+            pa.array((space.ends - shift).astype(np.int32)),
+        ],
+        schema=tokens_schema(),
+    )
+
+
+def documents_table(corpus: Corpus, words: UnitSpace | None, tokenizer: str) -> pa.Table:
+    """``documents.parquet``: per document its source, size, hash, decoding, unit counts and text
+    (``words``: the word unit space, when the run has word units)."""
+    doc_ids = sorted(corpus.documents)
+    tokens = dict(zip(words.doc_ids, words.n_units.tolist())) if words else {}
+    rows = [corpus.documents[d] for d in doc_ids]
+    return pa.Table.from_pydict(
+        {
+            "doc_id": doc_ids,
+            "source": [d.source for d in rows],
+            "bytes": [d.size for d in rows],
+            "sha256": [d.sha256 for d in rows],
+            "encoding": [d.encoding for d in rows],
+            "newline": [d.newline for d in rows],
+            "bom": [d.bom for d in rows],
+            "chars": [len(d.text) if d.text is not None else None for d in rows],
+            "tokens": [tokens.get(d.doc_id) for d in rows],
+            "tokenizer": [tokenizer if words and d.text is not None else None for d in rows],
+            "text": [d.text for d in rows],
+        },
+        schema=documents_schema(),
+    )
