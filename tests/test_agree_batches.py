@@ -3,6 +3,7 @@ whole group — crowd spans and item labels, with tiny batches and parts, locall
 
 from __future__ import annotations
 
+import importlib
 import math
 import pickle
 from pathlib import Path
@@ -12,11 +13,12 @@ import pytest
 import unitize
 from tests.conftest import ROOT
 from unitize.agree import batches, tasks
-from unitize.dataset import matrix as agree_matrix
 from unitize.dataset.directory import OutputData
 from unitize.agree.measure import measure
 from unitize.cli import main
 from unitize.executors import Executor
+
+agree_matrix = importlib.import_module("unitize.dataset.matrix")  # the module, not the function the package re-exports
 
 EXAMPLES = ROOT / "unitize" / "examples"
 METRICS_NO_GAMMA = ["alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "u-alpha"]

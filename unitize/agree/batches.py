@@ -23,6 +23,7 @@ group is split by parts (:func:`group_part` with ``parts``); the driver adds the
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
@@ -31,10 +32,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import columns as _columns
-from ..dataset import matrix as _matrix
 from ..dataset.matrix import matrix, sorted_codes
 from ..dataset.model import DataError, Setting
 from ..metrics.stats import Stats, from_matrix
+
+#: the module dataset.matrix (the package re-exports its function matrix under that name)
+_matrix = importlib.import_module("..dataset.matrix", __package__)
 
 #: rows of a group read at once (more are read in batches and their statistics added up)
 BATCH_ROWS = 1 << 21

@@ -16,6 +16,7 @@ which the statistics pass gives where it reads the columns: no matrix is built f
 
 from __future__ import annotations
 
+import importlib
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -26,7 +27,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .. import metrics as registry
-from ..dataset import matrix as _matrix
 from ..dataset.directory import Matrix, OutputData, Setting, layer_rows
 from ..dataset.directory import matrix as data_matrix
 from ..errors import RunError
@@ -37,6 +37,9 @@ from ..progress import Progress, Sized
 from ..schema import results_schema
 from . import batches, columns, diagnostics, tasks
 from .spans import Continuum, Segments, segment_cell, stack
+
+#: the module dataset.matrix (the package re-exports its function matrix under that name)
+_matrix = importlib.import_module("..dataset.matrix", __package__)
 
 
 @dataclass
