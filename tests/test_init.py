@@ -11,7 +11,6 @@ import pytest
 
 from tests.conftest import CORPORA, ROOT
 from unitize.adapters import Adapter, available
-from unitize.adapters._spans import SPAN_DEFAULTS
 from unitize.cli import main
 from unitize.model import Corpus, Document, Span, Submission
 
@@ -180,7 +179,9 @@ def read_fake(*, annotations: Path, flavour: str | None = None, base: Path, prog
     return corpus
 
 
-FAKE = Adapter("fake", "a plugin written before options had types", read_fake, {"annotations": "the folder", "flavour": "layer name"}, dict(SPAN_DEFAULTS))
+#: a plugin's legacy ``defaults`` dict (what the span-tool formats' traits were before they were typed)
+LEGACY_DEFAULTS = {"group_by": "none", "default_layers": "found", "count_rule": False}
+FAKE = Adapter("fake", "a plugin written before options had types", read_fake, {"annotations": "the folder", "flavour": "layer name"}, LEGACY_DEFAULTS)
 
 
 def test_a_plugin_with_plain_help_options(tmp_path, monkeypatch, capsys):

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .traits import FormatTraits
+
 
 @dataclass(frozen=True, slots=True)
 class Document:
@@ -139,7 +141,10 @@ class Finding:
 
 @dataclass(slots=True)
 class Corpus:
-    """Everything an adapter read: documents, span records, submissions, findings."""
+    """Everything an adapter read: documents, span records, submissions, findings.
+
+    ``traits`` are its format's (:mod:`unitize.traits`), stamped by the adapter's reader.
+    """
 
     format: str
     documents: dict[str, Document] = field(default_factory=dict)
@@ -151,6 +156,7 @@ class Corpus:
     items: list[ItemLabel] = field(default_factory=list)
     #: annotators found in the input but left out by the study's ``annotators`` selection
     not_selected: set[str] = field(default_factory=set)
+    traits: FormatTraits = field(default_factory=FormatTraits)
 
     @property
     def annotators(self) -> list[str]:

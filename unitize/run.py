@@ -122,7 +122,7 @@ def annotator_hint(named: Any, corpus: Corpus) -> str | None:
 
 def is_items(corpus: Corpus) -> bool:
     """Whether a corpus holds flat labels (item matrices) rather than text spans (unit matrices)."""
-    return bool(corpus.items) or get_adapter(corpus.format).defaults.get("kind") == "items"
+    return bool(corpus.items) or corpus.traits.kind == "items"
 
 
 def unitize(

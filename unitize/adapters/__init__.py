@@ -7,7 +7,8 @@ entry-point group; each entry point names an :class:`Adapter` object.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import inspect
+from dataclasses import InitVar, dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -15,13 +16,31 @@ from typing import Any, Callable, Mapping
 from ..config import Option
 from ..errors import UnitizeError
 from ..model import Corpus
+from ..traits import DEFAULT as DEFAULT_TRAITS, FormatTraits
 
 
-__all__ = ["Adapter", "AdapterError", "Option", "all_options", "available", "get_adapter"]
+__all__ = ["Adapter", "AdapterError", "FormatTraits", "Option", "Reader", "all_options", "available", "get_adapter"]
 
 
 class AdapterError(UnitizeError):
     """A usage error of an adapter: unknown format, bad option, unusable setting."""
+
+
+@dataclass(frozen=True)
+class Reader:
+    """An adapter's ``read``: the format's reader, whose corpus it stamps with the format's traits."""
+
+    fn: Callable[..., Corpus]
+    traits: FormatTraits
+
+    def __call__(self, **kwargs: Any) -> Corpus:
+        corpus = self.fn(**kwargs)
+        corpus.traits = self.traits
+        return corpus
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return inspect.signature(self.fn)
 
 
 @dataclass(frozen=True)
@@ -32,12 +51,17 @@ class Adapter:
     configuration without ``format``, with paths already resolved, plus
     ``base`` (the directory that relative names in reports are relative to) and
     ``progress`` (a callable taking an iterable and a description, or ``None``).
+    ``Adapter.read`` is that function wrapped in a :class:`Reader`, which sets the
+    corpus's ``traits``.
     ``options`` declares the ``[input]`` keys it accepts: key -> :class:`Option`
     (type, default, one line of help, example), from which ``unitize init`` writes
     a study file and every key becomes a flag (``columns`` -> ``--columns``). A plain
     string instead of an :class:`Option` is its help (type ``str``, no default), as
     adapters written before options had types declare them.
-    ``defaults`` are the unitization defaults suited to the format (e.g. ``group_by``).
+    ``traits`` (:class:`~unitize.traits.FormatTraits`) are what the format implies for
+    unitizing (its layers, its own tokenizer, ``group_by``…). Adapters written before
+    traits were typed give a ``defaults`` dict instead (the fifth argument, or
+    ``defaults=``): it is converted with :meth:`FormatTraits.from_defaults`.
     ``suggest`` (optional, for ``unitize init``) takes the data folder and the
     options known so far and returns further options guessed from the files
     (e.g. the column names of a table). ``suffixes`` are the file name endings the
@@ -48,13 +72,20 @@ class Adapter:
     description: str
     read: Callable[..., Corpus]
     options: Mapping[str, Option | str]
-    defaults: dict[str, Any]
+    traits: FormatTraits | Mapping[str, Any] = DEFAULT_TRAITS
     suggest: Callable[[Path, dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False)
     suffixes: tuple[str, ...] = ()
+    defaults: InitVar[Mapping[str, Any] | None] = None
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, defaults: Mapping[str, Any] | None) -> None:
         options = {key: spec if isinstance(spec, Option) else Option("str", None, str(spec)) for key, spec in dict(self.options).items()}
         object.__setattr__(self, "options", options)
+        traits = self.traits if defaults is None else defaults
+        if not isinstance(traits, FormatTraits):
+            traits = FormatTraits.from_defaults(traits)
+        object.__setattr__(self, "traits", traits)
+        fn = self.read.fn if isinstance(self.read, Reader) else self.read
+        object.__setattr__(self, "read", Reader(fn, traits))
 
 
 _BUILTIN = {

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Corpus, Document, InputFile, Span
+from ..traits import FormatTraits
 from ..findings import finding
 from ..text import BomPolicy, DecodeError, decode_raw, utf16_to_codepoints
 from . import AdapterError
@@ -24,8 +25,8 @@ from .files import clean_name, shown_name
 #: the one group of span-tool data
 GROUP = "all"
 
-#: Adapter.defaults shared by the span-tool adapters
-SPAN_DEFAULTS: dict[str, Any] = {"group_by": "none", "default_layers": "found", "count_rule": False}
+#: the traits every span-tool format shares: one group, the layers found, no relation-count rule
+SPAN_TRAITS = FormatTraits(group_by="none", default_layers="found", count_rule=False)
 
 
 def _read_bytes(path: Path, name: str, corpus: Corpus) -> bytes | None:

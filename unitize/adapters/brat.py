@@ -20,6 +20,7 @@ file's BOM is dropped. Offsets of more digits than any text has are unreadable.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..model import Corpus, Document, Span, Submission
@@ -29,7 +30,7 @@ from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
 from ._spans import (
     GROUP,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     bad_span,
     clean_name,
     decode_file,
@@ -234,5 +235,5 @@ ADAPTER = Adapter(
         "annotator": Option("str", None, "annotator of .ann files directly in the project directory (default: the directory's name)", example="gold"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["Lisa", "Max"]),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
+    traits=replace(SPAN_TRAITS, layers=("Entity",)),
 )

@@ -26,7 +26,7 @@ from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, load_json, offset_value
 from .discourse import (
-    LAYERS,
+    TRAITS,
     ParsedFile,
     Relation,
     common_options,
@@ -295,5 +295,5 @@ ADAPTER = Adapter(
             "path", None, "parses.json mapping token indices to characters, for system outputs (default: beside relations.json)", example="parses.json"
         ),
     },
-    defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
+    traits=TRAITS,
 )

@@ -26,6 +26,7 @@ word units (tokenizer ``"given"``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +37,7 @@ from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     clean_name,
     decode_file,
     malformed,
@@ -245,5 +246,5 @@ ADAPTER = Adapter(
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["Entity"], "tokenizer": "given"},
+    traits=replace(SPAN_TRAITS, layers=("Entity",), tokenizer="given"),
 )

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..model import Corpus, InputFile, Submission
 from ..progress import Progress, Sized, no_progress
+from ..traits import FormatTraits
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from .datt_parse import LAYERS, FileResult, read_file_star
@@ -227,9 +228,9 @@ ADAPTER = Adapter(
         ),
         "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
     },
-    defaults={
-        "group_by": "connective",
-        "layers": sorted(set(LAYERS.values())),
-        "layer_aliases": {k: v for k, v in LAYERS.items() if k != v},
-    },
+    traits=FormatTraits(
+        group_by="connective",
+        layers=tuple(sorted(set(LAYERS.values()))),
+        layer_aliases={k: v for k, v in LAYERS.items() if k != v},
+    ),
 )

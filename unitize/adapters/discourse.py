@@ -24,6 +24,7 @@ from ..model import Corpus, Finding, InputFile, Span
 from ..progress import Progress, no_progress
 from ..findings import finding
 from ..text import BomPolicy, NewlinePolicy, utf16_to_codepoints
+from ..traits import FormatTraits
 from . import AdapterError, Option
 from ._safe import parse_offset
 from .groups import ALL, GROUP_BY, INVISIBLE, check_grouping, group_name, submissions
@@ -32,6 +33,8 @@ from .files import index_texts, printable, read_texts, relative
 #: relation layers every PDTB-family reader can give: arguments, connective,
 #: supplements, and the attribution spans of the relation and of each argument
 LAYERS = ("Arg1", "Arg2", "Conn", "Sup1", "Sup2", "Attr", "Arg1Attr", "Arg2Attr")
+#: the traits of every PDTB-family format: one group unless asked, every layer, spans checked against word boundaries
+TRAITS = FormatTraits(group_by="none", layers=LAYERS, check_boundaries=True)
 
 _SPAN = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*$")
 

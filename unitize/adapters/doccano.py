@@ -21,6 +21,7 @@ how to read them as flat labels: format ``labels``).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -32,7 +33,7 @@ from ._safe import MAX_UNZIPPED_MB, InputError, load_json
 from ._spans import (
     GROUP,
     OFFSET_UNITS,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     add_input,
     annotation_sources,
     decode_file,
@@ -204,5 +205,5 @@ ADAPTER = Adapter(
             "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
         ),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
+    traits=replace(SPAN_TRAITS, layers=("Entity",)),
 )

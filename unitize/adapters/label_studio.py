@@ -12,6 +12,7 @@ counted in JavaScript); each span's ``value.text`` is checked against the task t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from ._safe import InputError, load_json
 from ._spans import (
     GROUP,
     OFFSET_UNITS,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     decode_file,
     is_offset,
     malformed,
@@ -159,5 +160,5 @@ ADAPTER = Adapter(
         "layer": Option("str", None, "layer of every span (default: the result's from_name, e.g. label)", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["1", "2"]),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["label"]},
+    traits=replace(SPAN_TRAITS, layers=("label",)),
 )

@@ -34,6 +34,7 @@ from typing import Any, Iterator
 
 from ..model import Corpus, InputFile, ItemLabel
 from ..findings import finding
+from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, csv_source, load_json, read_parquet
 from .files import clean_name, shown_name
@@ -380,6 +381,6 @@ ADAPTER = Adapter(
         "annotators": Option("list", None, "only these annotators", example=["ayse", "burak"]),
         "groups": Option("list", None, "only these groups", example=["sentiment"]),
     },
-    defaults={"kind": "items"},
+    traits=FormatTraits(kind="items"),
     suggest=suggest_labels,
 )

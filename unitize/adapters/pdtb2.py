@@ -20,7 +20,7 @@ from ..progress import Progress
 from ..findings import finding
 from . import Adapter
 from .discourse import (
-    LAYERS,
+    TRAITS,
     ParsedFile,
     Relation,
     common_options,
@@ -149,5 +149,5 @@ ADAPTER = Adapter(
     description="PDTB-2 pipe files (48 fields) over the raw WSJ texts",
     read=read,
     options=common_options("directory of the raw WSJ files (wsj_SSNN, Latin-1), searched recursively (required)", encoding="latin-1", glob="**/*.pipe"),
-    defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
+    traits=TRAITS,
 )

@@ -25,7 +25,7 @@ from ..progress import Progress
 from ..findings import finding
 from . import Adapter
 from .discourse import (
-    LAYERS,
+    TRAITS,
     ParsedFile,
     Relation,
     common_options,
@@ -159,5 +159,5 @@ ADAPTER = Adapter(
     description="PDTB-3 pipe files (34 fields; PDTB annotation tool, TED-MDB, Chinese TED, BioDRB)",
     read=read,
     options=common_options("directory of the raw texts, same file names as the annotation files (required)"),
-    defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
+    traits=TRAITS,
 )

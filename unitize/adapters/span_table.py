@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -31,7 +32,7 @@ from ._safe import InputError, csv_source, offset_value, parse_offset, read_parq
 from .suggest import suggest_span_table
 from ._spans import (
     GROUP,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     bad_span,
     decode_file,
     malformed,
@@ -234,6 +235,6 @@ ADAPTER = Adapter(
         "layer": Option("str", "span", "layer name of the spans", example="toxic"),
         "annotators": Option("list", None, "only these annotators", example=["868", "1316"]),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["span"]},
+    traits=replace(SPAN_TRAITS, layers=("span",)),
     suggest=suggest_span_table,
 )

@@ -26,7 +26,7 @@ chain and relation layers are not spans and are not read (reported once per file
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,7 @@ from ..findings import finding
 from ..text import utf16_to_codepoints
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, parse_offset
-from ._spans import GROUP, SPAN_DEFAULTS, add_input, annotation_sources, decode_file, malformed
+from ._spans import GROUP, SPAN_TRAITS, add_input, annotation_sources, decode_file, malformed
 
 _FORMAT = re.compile(r"^#FORMAT=WebAnno TSV (3(?:\.\d+)?)\s*$")
 _KNOWN_VERSIONS = {"3", "3.1", "3.2", "3.3"}
@@ -320,5 +320,5 @@ ADAPTER = Adapter(
             "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
         ),
     },
-    defaults={**SPAN_DEFAULTS, "tokenizer": "given"},
+    traits=replace(SPAN_TRAITS, tokenizer="given"),
 )

@@ -1,0 +1,50 @@
+"""A format is declared once: typed traits, text conventions, options with one default each, one list of built-ins."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import ROOT
+from unitize.adapters import Adapter, available, get_adapter
+from unitize.model import Corpus
+from unitize.traits import FormatTraits
+
+EXAMPLES = ROOT / "unitize" / "examples"
+
+
+def _read_nothing(**_: object) -> Corpus:
+    return Corpus(format="legacy")
+
+
+def test_every_adapter_declares_typed_traits():
+    for name in available():
+        traits = get_adapter(name).traits
+        assert isinstance(traits, FormatTraits), name
+    assert get_adapter("labels").traits.kind == "items"
+    assert get_adapter("datt").traits.layer_aliases["Supp1"] == "Sup1"
+    assert {get_adapter(n).traits.tokenizer for n in ("webanno-tsv", "conll-bio")} == {"given"}
+    assert not get_adapter("brat").traits.count_rule and get_adapter("pdtb3").traits.check_boundaries
+
+
+def test_the_corpus_carries_its_formats_traits():
+    corpus = get_adapter("brat").read(annotations=EXAMPLES / "brat-mini" / "annotations", base=EXAMPLES / "brat-mini")
+    assert corpus.traits is get_adapter("brat").traits
+    assert Corpus(format="hand-made").traits == FormatTraits()
+
+
+@pytest.mark.parametrize("how", ["positional", "keyword"])
+def test_a_legacy_defaults_dict_becomes_traits(how):
+    defaults = {"group_by": "none", "layers": ["X"], "default_layers": "found", "count_rule": False, "not_a_trait": 1}
+    if how == "positional":
+        adapter = Adapter("legacy", "a plugin of before", _read_nothing, {}, defaults)
+    else:
+        adapter = Adapter(name="legacy", description="a plugin of before", read=_read_nothing, options={}, defaults=defaults)
+    assert adapter.traits == FormatTraits(group_by="none", layers=("X",), default_layers="found", count_rule=False)
+    assert adapter.read().traits is adapter.traits
+
+
+def test_traits_are_checked():
+    with pytest.raises(ValueError, match="kind"):
+        FormatTraits(kind="pairs")
+    with pytest.raises(ValueError, match="default_layers"):
+        FormatTraits(default_layers="all")
