@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
 from tests.conftest import ROOT
+import unitize.adapters as registry
 from unitize.adapters import Adapter, available, get_adapter
 from unitize.model import Corpus
 from unitize.traits import FormatTraits
@@ -48,3 +51,28 @@ def test_traits_are_checked():
         FormatTraits(kind="pairs")
     with pytest.raises(ValueError, match="default_layers"):
         FormatTraits(default_layers="all")
+
+
+def test_pyproject_lists_every_builtin_adapter_and_the_registry_reads_that_list():
+    """The entry points of pyproject.toml are the one list of built-ins: every adapter module's
+    ADAPTER is there under its own name, and the installed metadata is not stale."""
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]["unitize.adapters"]
+    modules = {p.stem for p in (ROOT / "unitize" / "adapters").glob("*.py") if "\nADAPTER = " in p.read_text(encoding="utf-8")}
+    assert sorted(listed.values()) == sorted(f"unitize.adapters.{m}:ADAPTER" for m in modules)
+    assert {name: target for name, target in available().items() if target.startswith("unitize.")} == listed
+    assert all(get_adapter(name).name == name for name in listed)
+
+
+def test_entry_points_are_scanned_once_per_process(monkeypatch):
+    scans = []
+    real = registry.entry_points
+    monkeypatch.setattr(registry, "entry_points", lambda *, group: scans.append(group) or real(group=group))
+    registry.rescan()
+    try:
+        for _ in range(5):
+            available()
+            get_adapter("brat")
+        assert scans == ["unitize.adapters"]
+    finally:
+        monkeypatch.undo()
+        registry.rescan()

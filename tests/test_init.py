@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tomllib
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -184,10 +185,20 @@ LEGACY_DEFAULTS = {"group_by": "none", "default_layers": "found", "count_rule": 
 FAKE = Adapter("fake", "a plugin written before options had types", read_fake, {"annotations": "the folder", "flavour": "layer name"}, LEGACY_DEFAULTS)
 
 
-def test_a_plugin_with_plain_help_options(tmp_path, monkeypatch, capsys):
+@pytest.fixture
+def fake_plugin(monkeypatch):
+    """The registry as if a distribution registered FAKE in the ``unitize.adapters`` entry-point group."""
     import unitize.adapters as registry
 
-    monkeypatch.setitem(registry._BUILTIN, "fake", "tests.test_init:FAKE")
+    real = registry.entry_points
+    monkeypatch.setattr(registry, "entry_points", lambda *, group: [*real(group=group), EntryPoint("fake", "tests.test_init:FAKE", group)])
+    registry.rescan()
+    yield
+    monkeypatch.undo()
+    registry.rescan()
+
+
+def test_a_plugin_with_plain_help_options(tmp_path, fake_plugin, capsys):
     data = tmp_path / "data"
     data.mkdir()
     (data / "text.txt").write_text("one two three four", encoding="utf-8")

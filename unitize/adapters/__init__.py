@@ -2,11 +2,14 @@
 
 An adapter knows one input format and turns it into a :class:`~unitize.model.Corpus`.
 Built-in adapters and third-party ones are found through the ``unitize.adapters``
-entry-point group; each entry point names an :class:`Adapter` object.
+entry-point group (the built-ins are listed in pyproject.toml, nowhere else); each
+entry point names an :class:`Adapter` object. The group is scanned once per process
+(:func:`rescan` forgets it).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import InitVar, dataclass, field
 from importlib.metadata import entry_points
@@ -19,7 +22,7 @@ from ..model import Corpus
 from ..traits import DEFAULT as DEFAULT_TRAITS, FormatTraits
 
 
-__all__ = ["Adapter", "AdapterError", "FormatTraits", "Option", "Reader", "all_options", "available", "get_adapter"]
+__all__ = ["Adapter", "AdapterError", "FormatTraits", "Option", "Reader", "all_options", "available", "get_adapter", "rescan"]
 
 
 class AdapterError(UnitizeError):
@@ -88,23 +91,9 @@ class Adapter:
         object.__setattr__(self, "read", Reader(fn, traits))
 
 
-_BUILTIN = {
-    "datt": "unitize.adapters.datt:ADAPTER",
-    "pdtb3": "unitize.adapters.pdtb3:ADAPTER",
-    "pdtb2": "unitize.adapters.pdtb2:ADAPTER",
-    "conll16": "unitize.adapters.conll16:ADAPTER",
-    "labels": "unitize.adapters.labels:ADAPTER",
-}
-_BUILTIN.update(
-    {
-        "brat": "unitize.adapters.brat:ADAPTER",
-        "span-table": "unitize.adapters.span_table:ADAPTER",
-        "webanno-tsv": "unitize.adapters.webanno_tsv:ADAPTER",
-        "conll-bio": "unitize.adapters.conll_bio:ADAPTER",
-        "doccano": "unitize.adapters.doccano:ADAPTER",
-        "label-studio": "unitize.adapters.label_studio:ADAPTER",
-    }
-)
+#: the entry-point group adapters are registered in; the built-ins too: the table
+#: ``[project.entry-points."unitize.adapters"]`` of pyproject.toml is the one list of them
+GROUP = "unitize.adapters"
 
 
 def _load(target: str) -> Adapter:
@@ -113,12 +102,24 @@ def _load(target: str) -> Adapter:
     return getattr(obj, attr)
 
 
-def available() -> dict[str, str]:
-    """Adapter names -> their entry-point targets (built-ins and installed plugins)."""
-    found = dict(_BUILTIN)
-    for ep in entry_points(group="unitize.adapters"):
+@functools.cache
+def _targets() -> dict[str, str]:
+    """Adapter name -> entry-point target, scanned once per process; a built-in wins a name a plugin repeats."""
+    found: dict[str, str] = {}
+    for ep in sorted(entry_points(group=GROUP), key=lambda ep: not ep.value.startswith(f"{__name__}.")):
         found.setdefault(ep.name, ep.value)
     return dict(sorted(found.items()))
+
+
+def rescan() -> None:
+    """Forget the entry points scanned so far: the next look-up scans the installed distributions again
+    (after installing a plugin into a running process, and in tests)."""
+    _targets.cache_clear()
+
+
+def available() -> dict[str, str]:
+    """Adapter names -> their entry-point targets (built-ins and installed plugins)."""
+    return dict(_targets())
 
 
 def all_options() -> dict[str, dict[str, Option]]:
@@ -136,7 +137,9 @@ def all_options() -> dict[str, dict[str, Option]]:
 
 def get_adapter(name: str) -> Adapter:
     """The adapter registered as ``name``."""
-    targets = available()
+    targets = _targets()
+    if not targets:
+        raise AdapterError(f"unknown input format {name!r}: no adapter is registered; install unitize (pip install -e .) so its entry points exist")
     if name not in targets:
         raise AdapterError(f"unknown input format {name!r}; available: {', '.join(targets)}")
     adapter = _load(targets[name])
