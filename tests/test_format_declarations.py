@@ -76,3 +76,33 @@ def test_entry_points_are_scanned_once_per_process(monkeypatch):
     finally:
         monkeypatch.undo()
         registry.rescan()
+
+
+def test_a_required_option_is_asked_for_before_reading(tmp_path):
+    from unitize.config import Settings
+    from unitize.errors import RunError
+    from unitize.run import read_corpus
+
+    assert [k for k, o in get_adapter("span-table").options.items() if o.required] == ["annotations", "texts"]
+    settings = Settings(format="span-table", input={"annotations": tmp_path / "spans.csv"}, base=tmp_path)
+    with pytest.raises(RunError, match=r"needs \[input\] texts \(flags: --texts\)"):
+        read_corpus(settings)
+
+
+def test_a_legacy_plain_help_option_is_required_when_its_reader_says_so():
+    def read(*, annotations, flavour=None, base=None, progress=None):
+        return Corpus(format="legacy")
+
+    adapter = Adapter("legacy", "a plugin of before", read, {"annotations": "the folder", "flavour": "layer name"}, {})
+    assert adapter.options["annotations"].required and not adapter.options["flavour"].required
+
+
+def test_settings_defaults_are_the_declared_unitize_options(tmp_path):
+    from unitize.config import Settings, from_mapping
+    from unitize.config.sections import UNITIZE_OPTIONS
+
+    settings = Settings(base=tmp_path)
+    for key, option in UNITIZE_OPTIONS.items():
+        value = tuple(dict.fromkeys(a for _, a in settings.pairs)) if key == "approaches" else getattr(settings, key)
+        assert value == (tuple(option.default) if isinstance(option.default, list) else option.default), key
+    assert from_mapping({}, base=tmp_path) == settings

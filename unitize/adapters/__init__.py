@@ -5,10 +5,19 @@ Built-in adapters and third-party ones are found through the ``unitize.adapters`
 entry-point group (the built-ins are listed in pyproject.toml, nowhere else); each
 entry point names an :class:`Adapter` object. The group is scanned once per process
 (:func:`rescan` forgets it).
+
+An option's default is stated once: in its :class:`Option` declaration. A format's
+reader function takes each option as a keyword argument without a default (``= None``
+where the declared default is ``None``, "not given"), and :attr:`Adapter.read` passes
+the declared default of every option the caller leaves out; so the study file, the
+flags, ``unitize init``, ``unitize formats`` and the reader see one value. An option the
+format cannot read without is declared ``Option(required=True)``, and a run asks for
+it before reading.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 from dataclasses import InitVar, dataclass, field
@@ -31,19 +40,26 @@ class AdapterError(UnitizeError):
 
 @dataclass(frozen=True)
 class Reader:
-    """An adapter's ``read``: the format's reader, whose corpus it stamps with the format's traits."""
+    """An adapter's ``read``: its format's reader function, given the declared default of every option the
+    caller leaves out (``defaults``), whose corpus it stamps with the format's traits."""
 
     fn: Callable[..., Corpus]
     traits: FormatTraits
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def __call__(self, **kwargs: Any) -> Corpus:
-        corpus = self.fn(**kwargs)
+        filled = {key: copy.deepcopy(value) for key, value in self.defaults.items() if key not in kwargs}
+        corpus = self.fn(**filled, **kwargs)
         corpus.traits = self.traits
         return corpus
 
     @property
     def __signature__(self) -> inspect.Signature:
-        return inspect.signature(self.fn)
+        """The reader function's signature with the declared defaults (what ``help`` shows)."""
+        signature = inspect.signature(self.fn)
+        return signature.replace(
+            parameters=[p.replace(default=self.defaults[p.name]) if p.name in self.defaults else p for p in signature.parameters.values()]
+        )
 
 
 @dataclass(frozen=True)
@@ -54,13 +70,14 @@ class Adapter:
     configuration without ``format``, with paths already resolved, plus
     ``base`` (the directory that relative names in reports are relative to) and
     ``progress`` (a callable taking an iterable and a description, or ``None``).
-    ``Adapter.read`` is that function wrapped in a :class:`Reader`, which sets the
-    corpus's ``traits``.
+    ``Adapter.read`` is that function wrapped in a :class:`Reader`, which passes the
+    declared defaults of the options left out and sets the corpus's ``traits``.
     ``options`` declares the ``[input]`` keys it accepts: key -> :class:`Option`
     (type, default, one line of help, example), from which ``unitize init`` writes
     a study file and every key becomes a flag (``columns`` -> ``--columns``). A plain
-    string instead of an :class:`Option` is its help (type ``str``, no default), as
-    adapters written before options had types declare them.
+    string instead of an :class:`Option` is its help (type ``str``, no default; required
+    when ``read`` gives its argument no default), as adapters written before options
+    had types declare them.
     ``traits`` (:class:`~unitize.traits.FormatTraits`) are what the format implies for
     unitizing (its layers, its own tokenizer, ``group_by``…). Adapters written before
     traits were typed give a ``defaults`` dict instead (the fifth argument, or
@@ -81,14 +98,21 @@ class Adapter:
     defaults: InitVar[Mapping[str, Any] | None] = None
 
     def __post_init__(self, defaults: Mapping[str, Any] | None) -> None:
-        options = {key: spec if isinstance(spec, Option) else Option("str", None, str(spec)) for key, spec in dict(self.options).items()}
+        fn = self.read.fn if isinstance(self.read, Reader) else self.read
+        options = {key: spec if isinstance(spec, Option) else _legacy_option(fn, key, spec) for key, spec in dict(self.options).items()}
         object.__setattr__(self, "options", options)
         traits = self.traits if defaults is None else defaults
         if not isinstance(traits, FormatTraits):
             traits = FormatTraits.from_defaults(traits)
         object.__setattr__(self, "traits", traits)
-        fn = self.read.fn if isinstance(self.read, Reader) else self.read
-        object.__setattr__(self, "read", Reader(fn, traits))
+        declared = {key: option.default for key, option in options.items() if option.default is not None}
+        object.__setattr__(self, "read", Reader(fn, traits, declared))
+
+
+def _legacy_option(read: Callable[..., Corpus], key: str, text: str) -> Option:
+    """An option declared by its help alone: a string, required when ``read`` gives its argument no default."""
+    parameter = inspect.signature(read).parameters.get(key)
+    return Option("str", None, str(text), required=parameter is not None and parameter.default is inspect.Parameter.empty)
 
 
 #: the entry-point group adapters are registered in; the built-ins too: the table

@@ -153,10 +153,10 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
+    encoding: str,
     encoding_fallback: str | None = None,
-    newlines: str = "universal",
-    layer: str = "Entity",
+    newlines: str,
+    layer: str,
     annotator: str | None = None,
     annotators: list[str] | None = None,
     progress: Progress | None = None,
@@ -225,7 +225,7 @@ ADAPTER = Adapter(
     description="brat standoff .ann + .txt, one directory per annotator (bratiaa's project layout)",
     read=read,
     options={
-        "annotations": Option("path", None, "brat project directory: <annotator>/<doc>.ann with <doc>.txt beside it", example="project"),
+        "annotations": Option("path", None, "brat project directory: <annotator>/<doc>.ann with <doc>.txt beside it", example="project", required=True),
         "encoding": Option("str", "utf-8", "encoding of .ann and .txt files"),
         "encoding_fallback": Option("str", None, "encoding tried when a file is not valid in `encoding`", example="latin-1"),
         "newlines": Option(

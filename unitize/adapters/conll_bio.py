@@ -135,12 +135,12 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
-    scheme: str = "auto",
-    token_column: int = 0,
-    tag_column: int = -1,
+    encoding: str,
+    scheme: str,
+    token_column: int,
+    tag_column: int,
     annotator_columns: dict[str, int] | None = None,
-    layer: str = "Entity",
+    layer: str,
     annotators: list[str] | None = None,
     progress: Progress | None = None,
 ) -> Corpus:
@@ -234,7 +234,8 @@ ADAPTER = Adapter(
     read=read,
     options={
         "annotations": Option(
-            "path", None, "a CoNLL file, or a directory with one file per annotator (annotator = file name without extension)", example="annotations"
+            "path", None, "a CoNLL file, or a directory with one file per annotator (annotator = file name without extension)", example="annotations",
+            required=True,
         ),
         "encoding": Option("str", "utf-8", "encoding of the files"),
         "scheme": Option("str", "auto", "tagging scheme: auto, iob1, iob2 or bioes (BILOU too)", choices=SCHEMES),

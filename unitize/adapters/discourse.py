@@ -118,7 +118,7 @@ def read_bytes_for(path: Path, name: str, annotator: str) -> tuple[bytes | None,
 
 
 def _annotator_sources(
-    annotations: Path | None, annotators: dict[str, Path] | list[str] | None, annotator: str | None
+    annotations: Path | None, annotators: dict[str, Path] | list[str] | None, annotator: str
 ) -> dict[str, Path]:
     if isinstance(annotators, dict):
         if annotations is not None:
@@ -134,7 +134,7 @@ def _annotator_sources(
     elif annotations is None:
         raise AdapterError("no input: set [input] annotations (one annotator) or an [input.annotators] table")
     else:
-        sources = {annotator or "gold": Path(annotations)}
+        sources = {annotator: Path(annotations)}
     for name, path in sources.items():
         if not name:
             raise AdapterError("an annotator name is empty")
@@ -150,7 +150,7 @@ def read_relations(
     files: Callable[[Path], Iterable[Path]],
     annotations: Path | None,
     annotators: dict[str, Path] | list[str] | None,
-    annotator: str | None,
+    annotator: str,
     texts: Path | None,
     base: Path | None,
     encoding: str,

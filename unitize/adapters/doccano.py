@@ -108,11 +108,11 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
-    offsets: str = "codepoint",
-    layer: str = "Entity",
+    encoding: str,
+    offsets: str,
+    layer: str,
     annotators: list[str] | None = None,
-    max_unzipped_mb: float = MAX_UNZIPPED_MB,
+    max_unzipped_mb: float,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read doccano exports: a .jsonl file, a directory of per-user files, or the export ZIP."""
@@ -196,7 +196,7 @@ ADAPTER = Adapter(
     description="doccano JSONL exports (label tuples, entities, v1.0 annotations with user); per-user files, directory or ZIP",
     read=read,
     options={
-        "annotations": Option("path", None, "a .jsonl (or .json) export, a directory of <user>.jsonl files, or the export ZIP", example="export.zip"),
+        "annotations": Option("path", None, "a .jsonl (or .json) export, a directory of <user>.jsonl files, or the export ZIP", example="export.zip", required=True),
         "encoding": Option("str", "utf-8", "encoding of the files"),
         "offsets": Option("str", "codepoint", "codepoint, or utf16 (early JavaScript-counting versions)", choices=("codepoint", "utf16")),
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),

@@ -96,7 +96,7 @@ def read(
     texts: Path,
     roster: str | None = None,
     columns: dict[str, str] | None = None,
-    layer: str = "span",
+    layer: str,
     annotators: list[str] | None = None,
     base: Path | None = None,
     progress: Progress | None = None,
@@ -221,8 +221,8 @@ ADAPTER = Adapter(
     description="span tables (CSV or Parquet): texts, optional roster of assignments, spans — crowd exports such as ToxicSpans",
     read=read,
     options={
-        "annotations": Option("path", None, "the spans table: label, begin, end and a roster key (or doc and annotator)", example="spans.csv"),
-        "texts": Option("path", None, "the texts table: doc and text", example="texts.csv"),
+        "annotations": Option("path", None, "the spans table: label, begin, end and a roster key (or doc and annotator)", example="spans.csv", required=True),
+        "texts": Option("path", None, "the texts table: doc and text", example="texts.csv", required=True),
         "roster": Option(
             "path", None, "optional roster table (key, doc, annotator): who was assigned which document; no spans = not annotated", example="roster.csv"
         ),

@@ -240,11 +240,11 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
+    encoding: str,
     feature: str | None = None,
-    annotator: str = "annotator",
+    annotator: str,
     annotators: list[str] | None = None,
-    max_unzipped_mb: float = MAX_UNZIPPED_MB,
+    max_unzipped_mb: float,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read WebAnno TSV 3 files: an INCEpTION project export (directory or ZIP), a folder, or one file."""
@@ -310,7 +310,8 @@ ADAPTER = Adapter(
     read=read,
     options={
         "annotations": Option(
-            "path", None, "an INCEpTION/WebAnno project export (directory or .zip), a folder of .tsv files, or one .tsv", example="export.zip"
+            "path", None, "an INCEpTION/WebAnno project export (directory or .zip), a folder of .tsv files, or one .tsv", example="export.zip",
+            required=True,
         ),
         "encoding": Option("str", "utf-8", "encoding of the TSV files"),
         "feature": Option("str", None, "feature whose value is the label (default: value when declared, else the layer's first feature)", example="value"),
