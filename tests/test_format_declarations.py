@@ -6,7 +6,7 @@ import tomllib
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, SHARED
 import unitize.adapters as registry
 from unitize.adapters import Adapter, available, get_adapter
 from unitize.model import Corpus
@@ -106,3 +106,63 @@ def test_settings_defaults_are_the_declared_unitize_options(tmp_path):
         value = tuple(dict.fromkeys(a for _, a in settings.pairs)) if key == "approaches" else getattr(settings, key)
         assert value == (tuple(option.default) if isinstance(option.default, list) else option.default), key
     assert from_mapping({}, base=tmp_path) == settings
+
+
+#: DESIGN.md §3's offset table, transcribed: format -> what its row states (what a row leaves open is absent)
+DESIGN_OFFSETS = {
+    "datt": {"newlines": "keep", "offsets": "codepoint"},
+    "pdtb3": {"newlines": "normalize", "bom": "keep", "offsets": "utf16"},
+    "pdtb2": {"newlines": "keep", "offsets": "codepoint", "encoding": "latin-1"},
+    "conll16": {"newlines": "keep", "offsets": "codepoint"},
+    "brat": {"newlines": "normalize", "bom": "keep", "offsets": "codepoint"},
+    "webanno-tsv": {"offsets": "utf16"},
+    "label-studio": {},
+    "doccano": {},
+}
+#: the first words of a §3 row's source cell -> the formats of that row
+DESIGN_ROWS = {
+    "DATT": ("datt",),
+    "PDTB annotation tool": ("pdtb3",),
+    "PDTB-2": ("pdtb2",),
+    "CoNLL-2016": ("conll16",),
+    "brat": ("brat",),
+    "WebAnno": ("webanno-tsv",),
+    "Label Studio": ("label-studio", "doccano"),
+}
+
+
+def test_every_formats_text_conventions_are_those_of_design_section_3():
+    for name, claims in DESIGN_OFFSETS.items():
+        conventions = get_adapter(name).text
+        assert {key: getattr(conventions, key) for key in claims} == claims, name
+    assert [name for name in available() if get_adapter(name).text is None] == ["labels"]  # no text, no offsets
+
+
+def _claims(newlines: str, bom: str, unit: str) -> dict[str, str]:
+    """What the cells of a §3 row say, in TextConventions' terms."""
+    claims = {}
+    if "**2**" in newlines or newlines.startswith(("raw", "as in")):
+        claims["newlines"] = "keep"
+    if "**1**" in newlines or "universal" in newlines:
+        claims["newlines"] = "normalize"
+    if "Latin-1" in newlines:
+        claims["encoding"] = "latin-1"
+    if "kept" in bom:
+        claims["bom"] = "keep"
+    if unit.startswith(("code points", "bytes = chars")):
+        claims["offsets"] = "codepoint"
+    elif "UTF-16 code units" in unit and not unit.startswith("historically"):
+        claims["offsets"] = "utf16"
+    return claims
+
+
+@pytest.mark.skipif(not (SHARED / "DESIGN.md").is_file(), reason="../shared/DESIGN.md is not beside the repository")
+def test_the_transcription_is_design_section_3():
+    text = (SHARED / "DESIGN.md").read_text(encoding="utf-8")
+    section = text[text.index("## 3.") : text.index("## 4.")]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("|")][2:]
+    found = {}
+    for source, newlines, bom, unit in ([c.strip() for c in row] for row in rows):
+        formats = next(names for start, names in DESIGN_ROWS.items() if source.startswith(start))
+        found.update({name: _claims(newlines, bom, unit) for name in formats})
+    assert found == DESIGN_OFFSETS

@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping
 from ..config import Option
 from ..errors import UnitizeError
 from ..model import Corpus
+from ..text import TextConventions
 from ..traits import DEFAULT as DEFAULT_TRAITS, FormatTraits
 
 
@@ -86,6 +87,8 @@ class Adapter:
     options known so far and returns further options guessed from the files
     (e.g. the column names of a table). ``suffixes`` are the file name endings the
     format reads (lower case, with the dot), for the message when a folder holds none.
+    ``text`` (:class:`~unitize.text.TextConventions`) is how the format's tool counted
+    offsets into its texts (DESIGN.md §3); ``None`` for a format without text offsets.
     """
 
     name: str
@@ -95,6 +98,7 @@ class Adapter:
     traits: FormatTraits | Mapping[str, Any] = DEFAULT_TRAITS
     suggest: Callable[[Path, dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False)
     suffixes: tuple[str, ...] = ()
+    text: TextConventions | None = None
     defaults: InitVar[Mapping[str, Any] | None] = None
 
     def __post_init__(self, defaults: Mapping[str, Any] | None) -> None:

@@ -23,6 +23,7 @@ from typing import Any, Iterable
 from ..model import Corpus, Finding
 from ..progress import Progress
 from ..findings import finding
+from ..text import TextConventions
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, load_json, offset_value
 from .discourse import (
@@ -36,6 +37,8 @@ from .discourse import (
 
 #: layer -> key of the relation object
 PARTS = {"Arg1": "Arg1", "Arg2": "Arg2", "Conn": "Connective"}
+#: offsets are code points of ``raw/<DocID>`` as it is
+TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="utf-8")
 
 
 class TokenMap:
@@ -271,10 +274,7 @@ def read(
         base=base,
         encoding=encoding,
         encoding_fallback=encoding_fallback,
-        newlines="keep",
-        bom="keep",
-        utf16=False,
-        text_suffixes=(".txt",),
+        text=TEXT,
         group_by=group_by,
         sense_level=sense_level,
         types=types,
@@ -285,12 +285,13 @@ def read(
 
 
 ADAPTER = Adapter(
+    text=TEXT,
     suffixes=(".json",),
     name="conll16",
     description="CoNLL-2015/2016 relations.json (JSON Lines; gold or system output) over raw/<DocID>",
     read=read,
     options={
-        **common_options("directory of the raw texts raw/<DocID> (default: raw/ beside relations.json)", glob="relations.json"),
+        **common_options("directory of the raw texts raw/<DocID> (default: raw/ beside relations.json)", text=TEXT, glob="relations.json"),
         "parses": Option(
             "path", None, "parses.json mapping token indices to characters, for system outputs (default: beside relations.json)", example="parses.json"
         ),

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
+from ..text import TextConventions
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._spans import (
@@ -48,6 +49,8 @@ from ._spans import (
 SCHEMES = ("auto", "iob1", "iob2", "bioes")
 _TAG = re.compile(r"^([BIESLU])(?:[-_](.+))?$")
 _MISSING = {"?", ""}
+#: the text is rebuilt from the tokens of the file (its BOM dropped); offsets are code points of it
+TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
 
 
 def _sentences(text: str) -> list[list[tuple[int, list[str]]]]:
@@ -167,7 +170,7 @@ def read(
         name, raw = read_input(path, base, corpus, "annotations")
         if raw is None:
             continue
-        decoded = decode_file(raw, name, corpus, encoding=encoding)
+        decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding)
         if decoded is None:
             continue
         columns = annotator_columns or {clean_name(path.stem): tag_column}
@@ -230,6 +233,7 @@ def _read_doc(corpus: Corpus, name: str, doc: str, sentences: list, columns: dic
 
 ADAPTER = Adapter(
     name="conll-bio",
+    text=TEXT,
     description="CoNLL token files with BIO/IOB1/BIOES tags: one file per annotator, or one tag column per annotator",
     read=read,
     options={
@@ -237,7 +241,7 @@ ADAPTER = Adapter(
             "path", None, "a CoNLL file, or a directory with one file per annotator (annotator = file name without extension)", example="annotations",
             required=True,
         ),
-        "encoding": Option("str", "utf-8", "encoding of the files"),
+        "encoding": Option("str", TEXT.encoding, "encoding of the files"),
         "scheme": Option("str", "auto", "tagging scheme: auto, iob1, iob2 or bioes (BILOU too)", choices=SCHEMES),
         "token_column": Option("int", 0, "column of the token (0: the first)"),
         "tag_column": Option("int", -1, "column of the tags with one file per annotator (-1: the last)"),

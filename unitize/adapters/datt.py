@@ -27,6 +27,7 @@ from pathlib import Path
 
 from ..model import Corpus, InputFile, Submission
 from ..progress import Progress, Sized, no_progress
+from ..text import TextConventions
 from ..traits import FormatTraits
 from ..findings import finding
 from . import Adapter, AdapterError, Option
@@ -37,6 +38,9 @@ from .files import index_texts, printable, read_texts, relative
 #: default: doc id, annotator, then the connective as everything after the second underscore.
 #: Patterns are searched in the file's path relative to the annotations directory.
 DEFAULT_PATTERN = r"(?:^|/)(?P<doc>[^_/]+)_(?P<annotator>[^_/]+)_(?P<connective>[^/]+)\.xml$"
+
+#: DATT counts code points of the raw ``<doc>.txt`` with ``\r\n`` as two characters (no BOM has been seen)
+TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="utf-8")
 
 #: files in one process below this count; above it, parsing is spread over processes
 PARALLEL_THRESHOLD = 4000
@@ -153,7 +157,7 @@ def read(
 
     regroup(corpus, group_by, sense_level)
     docs = {s.doc_id for s in corpus.submissions}
-    read_texts(docs, index_texts(texts, base, corpus), base, encoding, encoding_fallback, corpus, newlines="keep")
+    read_texts(docs, index_texts(texts, base, corpus, suffixes=TEXT.suffixes), base, corpus, TEXT, encoding=encoding, fallback=encoding_fallback)
     return corpus
 
 
@@ -206,13 +210,14 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 
 ADAPTER = Adapter(
     suffixes=(".xml",),
+    text=TEXT,
     name="datt",
     description="DATT / TDB stand-off XML, one file per (document, annotator, connective)",
     read=read,
     options={
         "annotations": Option("path", None, "directory of DATT XML files (searched recursively)", example="annotations", required=True),
         "texts": Option("path", None, "directory of <doc>.txt raw texts (default: the annotations directory)", example="texts"),
-        "encoding": Option("str", "utf-8", "encoding of the raw texts"),
+        "encoding": Option("str", TEXT.encoding, "encoding of the raw texts"),
         "encoding_fallback": Option("str", None, "encoding tried when a raw text is not valid in `encoding`", example="windows-1254"),
         "filename_pattern": Option(
             "str",

@@ -23,7 +23,7 @@ import numpy as np
 from ..model import Corpus, Finding, InputFile, Span
 from ..progress import Progress, no_progress
 from ..findings import finding
-from ..text import BomPolicy, NewlinePolicy, utf16_to_codepoints
+from ..text import TextConventions
 from ..traits import FormatTraits
 from . import AdapterError, Option
 from ._safe import parse_offset
@@ -155,10 +155,7 @@ def read_relations(
     base: Path | None,
     encoding: str,
     encoding_fallback: str | None,
-    newlines: NewlinePolicy,
-    bom: BomPolicy,
-    utf16: bool,
-    text_suffixes: tuple[str, ...],
+    text: TextConventions,
     group_by: str,
     sense_level: int | None,
     types: list[str] | None,
@@ -222,24 +219,23 @@ def read_relations(
     docs = {doc for _, doc in read}
     read_texts(
         docs,
-        index_texts(texts, base, corpus, suffixes=text_suffixes, any_name=True),
+        index_texts(texts, base, corpus, suffixes=text.suffixes, any_name=True),
         base,
-        encoding,
-        encoding_fallback,
         corpus,
-        newlines=newlines,
-        bom=bom,
+        text,
+        encoding=encoding,
+        fallback=encoding_fallback,
     )
 
     counts: Counter[tuple[str, str, str]] = Counter()
     for (name, doc), (relations, shown) in sorted(read.items()):
-        text = corpus.documents[doc].text
+        raw = corpus.documents[doc].text
         for rel in relations:
             if wanted_types is not None and rel.type.lower() not in wanted_types:
                 corpus.skipped_by_selection += 1
                 continue
-            spans = _code_points(rel, text) if utf16 and text is not None else rel.spans
-            connective, connective_raw = _connective(rel, spans, text)
+            spans = _code_points(rel, raw, text) if raw is not None else rel.spans
+            connective, connective_raw = _connective(rel, spans, raw)
             group = group_name(
                 group_by, sense_level, connective=connective, type_=rel.type, sense=rel.senses[0] if rel.senses else None
             )
@@ -253,14 +249,16 @@ def read_relations(
     return corpus
 
 
-def _code_points(rel: Relation, text: str) -> dict[str, list[tuple[int, int]]]:
-    """Fragments with UTF-16 offsets converted to code points of ``text``."""
+def _code_points(rel: Relation, raw: str, text: TextConventions) -> dict[str, list[tuple[int, int]]]:
+    """Fragments with offsets counted as ``text`` says, as code points of ``raw``."""
+    if text.offsets == "codepoint":
+        return rel.spans
     out: dict[str, list[tuple[int, int]]] = {}
     for layer, fragments in rel.spans.items():
         flat = np.asarray([x for pair in fragments for x in pair], dtype=np.int64)
         valid = flat >= 0
         converted = flat.copy()
-        converted[valid] = utf16_to_codepoints(text, flat[valid])
+        converted[valid] = text.to_codepoints(raw, flat[valid])
         out[layer] = [(int(converted[i]), int(converted[i + 1])) for i in range(0, len(flat), 2)]
     return out
 
@@ -340,8 +338,9 @@ def _emit(
             )
 
 
-def common_options(texts_help: str, *, encoding: str = "utf-8", glob: str = "**/*") -> dict[str, Option]:
-    """The [input] keys every PDTB-family reader accepts (``encoding`` and ``glob``: the reader's defaults)."""
+def common_options(texts_help: str, *, text: TextConventions, glob: str = "**/*") -> dict[str, Option]:
+    """The [input] keys every PDTB-family reader accepts (``text``: the format's text conventions; ``glob``:
+    which files are annotation files)."""
     return {
         "annotations": Option("path", None, "one annotator's annotations (a file or a directory); see also annotators", example="ann"),
         "annotators": Option(
@@ -352,7 +351,7 @@ def common_options(texts_help: str, *, encoding: str = "utf-8", glob: str = "**/
         ),
         "annotator": Option("str", "gold", "name of the single annotator of `annotations`"),
         "texts": Option("path", None, texts_help, example="raw"),
-        "encoding": Option("str", encoding, "encoding of the raw texts"),
+        "encoding": Option("str", text.encoding, "encoding of the raw texts"),
         "encoding_fallback": Option("str", None, "encoding tried when a raw text is not valid in `encoding`", example="latin-1"),
         "group_by": Option(
             "str", "none", "the sampling unit agreement is measured over: none (one group), connective, type or sense", choices=GROUP_BY

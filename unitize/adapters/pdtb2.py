@@ -18,6 +18,7 @@ from typing import Any, Iterable
 from ..model import Corpus
 from ..progress import Progress
 from ..findings import finding
+from ..text import TextConventions
 from . import Adapter
 from .discourse import (
     TRAITS,
@@ -46,6 +47,8 @@ SPAN_FIELDS = {
 SENSE_FIELDS = (11, 12, 13, 14)
 INSERTED, INSERTED2 = 9, 10
 SUFFIXES = (".pipe", ".txt")
+#: offsets count bytes of the raw WSJ files, Latin-1: characters, line breaks as they are
+TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="latin-1")
 
 
 def parse_line(fields: list[str], record: str, line: int, where: dict[str, Any], findings: list) -> Relation:
@@ -131,10 +134,7 @@ def read(
         base=base,
         encoding=encoding,
         encoding_fallback=encoding_fallback,
-        newlines="keep",
-        bom="keep",
-        utf16=False,
-        text_suffixes=(".txt",),
+        text=TEXT,
         group_by=group_by,
         sense_level=sense_level,
         types=types,
@@ -144,10 +144,11 @@ def read(
 
 
 ADAPTER = Adapter(
+    text=TEXT,
     suffixes=(".pipe",),
     name="pdtb2",
     description="PDTB-2 pipe files (48 fields) over the raw WSJ texts",
     read=read,
-    options=common_options("directory of the raw WSJ files (wsj_SSNN, Latin-1), searched recursively (required)", encoding="latin-1", glob="**/*.pipe"),
+    options=common_options("directory of the raw WSJ files (wsj_SSNN, Latin-1), searched recursively (required)", text=TEXT, glob="**/*.pipe"),
     traits=TRAITS,
 )

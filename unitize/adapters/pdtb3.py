@@ -23,6 +23,7 @@ from typing import Any, Iterable
 from ..model import Corpus
 from ..progress import Progress
 from ..findings import finding
+from ..text import TextConventions
 from . import Adapter
 from .discourse import (
     TRAITS,
@@ -43,6 +44,9 @@ SENSE_FIELDS = (8, 9, 11, 12)
 INSERTED, INSERTED2 = 7, 10
 #: suffixes stripped from file names to give document ids
 SUFFIXES = (".txt", ".pipe")
+#: the PDTB annotation tool counts UTF-16 code units of the raw text with ``\r\n`` and lone ``\r`` as one
+#: character and a UTF-8 BOM as character 0
+TEXT = TextConventions(newlines="normalize", bom="keep", offsets="utf16", suffixes=SUFFIXES, encoding="utf-8")
 
 
 def parse_line(fields: list[str], record: str, line: int, where: dict[str, Any], findings: list) -> Relation:
@@ -142,10 +146,7 @@ def read(
         base=base,
         encoding=encoding,
         encoding_fallback=encoding_fallback,
-        newlines="normalize",
-        bom="keep",
-        utf16=True,
-        text_suffixes=SUFFIXES,
+        text=TEXT,
         group_by=group_by,
         sense_level=sense_level,
         types=types,
@@ -155,9 +156,10 @@ def read(
 
 
 ADAPTER = Adapter(
+    text=TEXT,
     name="pdtb3",
     description="PDTB-3 pipe files (34 fields; PDTB annotation tool, TED-MDB, Chinese TED, BioDRB)",
     read=read,
-    options=common_options("directory of the raw texts, same file names as the annotation files (required)"),
+    options=common_options("directory of the raw texts, same file names as the annotation files (required)", text=TEXT),
     traits=TRAITS,
 )

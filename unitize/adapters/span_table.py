@@ -26,6 +26,7 @@ from typing import Any, Iterator
 
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
+from ..text import TextConventions
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, csv_source, offset_value, parse_offset, read_parquet
@@ -40,6 +41,8 @@ from ._spans import (
     text_document,
 )
 
+#: the texts are cells of a table (its BOM dropped); offsets are code points of a cell
+TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
 #: column mapping defaults: role -> column name
 COLUMNS = {"doc": "doc_id", "text": "text", "annotator": "annotator", "key": "key", "label": "label", "begin": "begin", "end": "end"}
 
@@ -57,7 +60,7 @@ def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) 
             return None
         rows: Any = ((i + 1, r) for i, r in enumerate(table_rows))
     else:
-        decoded = decode_file(raw, name, corpus)
+        decoded = decode_file(raw, name, corpus, TEXT)
         if decoded is None:
             return None
         reader = csv.DictReader(csv_source(decoded.text))
@@ -218,6 +221,7 @@ def read(
 ADAPTER = Adapter(
     suffixes=(".csv", ".tsv", ".parquet"),
     name="span-table",
+    text=TEXT,
     description="span tables (CSV or Parquet): texts, optional roster of assignments, spans — crowd exports such as ToxicSpans",
     read=read,
     options={
