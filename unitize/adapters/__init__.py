@@ -42,14 +42,14 @@ class AdapterError(UnitizeError):
 @dataclass(frozen=True)
 class Reader:
     """An adapter's ``read``: its format's reader function, given the declared default of every option the
-    caller leaves out (``defaults``), whose corpus it stamps with the format's traits."""
+    caller leaves out (``declared``: option -> default), whose corpus it stamps with the format's traits."""
 
     fn: Callable[..., Corpus]
     traits: FormatTraits
-    defaults: Mapping[str, Any] = field(default_factory=dict)
+    declared: Mapping[str, Any] = field(default_factory=dict)
 
     def __call__(self, **kwargs: Any) -> Corpus:
-        filled = {key: copy.deepcopy(value) for key, value in self.defaults.items() if key not in kwargs}
+        filled = {key: copy.deepcopy(value) for key, value in self.declared.items() if key not in kwargs}
         corpus = self.fn(**filled, **kwargs)
         corpus.traits = self.traits
         return corpus
@@ -59,7 +59,7 @@ class Reader:
         """The reader function's signature with the declared defaults (what ``help`` shows)."""
         signature = inspect.signature(self.fn)
         return signature.replace(
-            parameters=[p.replace(default=self.defaults[p.name]) if p.name in self.defaults else p for p in signature.parameters.values()]
+            parameters=[p.replace(default=self.declared[p.name]) if p.name in self.declared else p for p in signature.parameters.values()]
         )
 
 
