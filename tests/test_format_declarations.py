@@ -29,6 +29,13 @@ def test_every_adapter_declares_typed_traits():
     assert not get_adapter("brat").traits.count_rule and get_adapter("pdtb3").traits.check_boundaries
 
 
+def test_a_group_by_option_defaults_to_the_formats_grouping():
+    for name in available():
+        adapter = get_adapter(name)
+        if "group_by" in adapter.options:
+            assert adapter.options["group_by"].default == adapter.traits.group_by, name
+
+
 def test_the_corpus_carries_its_formats_traits():
     corpus = get_adapter("brat").read(annotations=EXAMPLES / "brat-mini" / "annotations", base=EXAMPLES / "brat-mini")
     assert corpus.traits is get_adapter("brat").traits

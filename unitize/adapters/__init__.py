@@ -115,7 +115,10 @@ class Adapter:
 
 def _legacy_option(read: Callable[..., Corpus], key: str, text: str) -> Option:
     """An option declared by its help alone: a string, required when ``read`` gives its argument no default."""
-    parameter = inspect.signature(read).parameters.get(key)
+    try:
+        parameter = inspect.signature(read).parameters.get(key)
+    except (TypeError, ValueError):  # a reader Python cannot introspect: nothing known to be required
+        parameter = None
     return Option("str", None, str(text), required=parameter is not None and parameter.default is inspect.Parameter.empty)
 
 

@@ -42,6 +42,11 @@ DEFAULT_PATTERN = r"(?:^|/)(?P<doc>[^_/]+)_(?P<annotator>[^_/]+)_(?P<connective>
 #: DATT counts code points of the raw ``<doc>.txt`` with ``\r\n`` as two characters (no BOM has been seen)
 TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="utf-8")
 
+#: grouped by connective (the file name's) unless a study says otherwise; DATT's element names are aliases of layers
+TRAITS = FormatTraits(
+    group_by="connective", layers=tuple(sorted(set(LAYERS.values()))), layer_aliases={k: v for k, v in LAYERS.items() if k != v}
+)
+
 #: files in one process below this count; above it, parsing is spread over processes
 PARALLEL_THRESHOLD = 4000
 
@@ -229,13 +234,9 @@ ADAPTER = Adapter(
         "groups": Option("list", None, "only these connectives", example=["ama", "ve"]),
         "workers": Option("int", None, "processes used to parse files (default: automatic)", example=4),
         "group_by": Option(
-            "str", "connective", "the sampling unit: connective (the file name's), type, sense or none", choices=("connective", "type", "sense", "none")
+            "str", TRAITS.group_by, "the sampling unit: connective (the file name's), type, sense or none", choices=("connective", "type", "sense", "none")
         ),
         "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
     },
-    traits=FormatTraits(
-        group_by="connective",
-        layers=tuple(sorted(set(LAYERS.values()))),
-        layer_aliases={k: v for k, v in LAYERS.items() if k != v},
-    ),
+    traits=TRAITS,
 )

@@ -118,7 +118,7 @@ class RelationFormat:
             "encoding": Option("str", self.text.encoding, "encoding of the raw texts"),
             "encoding_fallback": Option("str", None, "encoding tried when a raw text is not valid in `encoding`", example="latin-1"),
             "group_by": Option(
-                "str", "none", "the sampling unit agreement is measured over: none (one group), connective, type or sense", choices=GROUP_BY
+                "str", TRAITS.group_by, "the sampling unit agreement is measured over: none (one group), connective, type or sense", choices=GROUP_BY
             ),
             "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
             "types": Option("list", None, "only these relation types (default all)", example=["Explicit", "Implicit"]),
