@@ -9,7 +9,9 @@ import pytest
 from tests.conftest import CORPORA, needs_shared
 from unitize import read_corpus, unitize
 from unitize.adapters import AdapterError
-from unitize.adapters.datt import compile_pattern, read
+from unitize.adapters.datt import ADAPTER, compile_pattern
+
+read = ADAPTER.read  # the reader with the declared option defaults
 
 TEXT = "Ali geldi ve Ayşe gitti. Can kaldı."
 

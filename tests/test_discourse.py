@@ -13,10 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import CORPORA, EXAMPLE, needs_shared
-from unitize.adapters.conll16 import read as read_conll16
-from unitize.adapters.datt import read as read_datt
-from unitize.adapters.pdtb2 import read as read_pdtb2
-from unitize.adapters.pdtb3 import read as read_pdtb3
+from unitize.adapters import conll16, datt, pdtb2, pdtb3
 from unitize.cli import main
 from unitize.config import from_mapping, load_toml
 from unitize.conversion import convert_format
@@ -30,6 +27,8 @@ from unitize.text import (
 )
 from unitize.tokenize import get_tokenizer
 from unitize.validate import boundary_problem
+
+read_conll16, read_datt, read_pdtb2, read_pdtb3 = (m.ADAPTER.read for m in (conll16, datt, pdtb2, pdtb3))
 
 TED = CORPORA / "ted-mdb"
 SAMPLES = CORPORA / "format-samples"

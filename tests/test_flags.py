@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import ROOT
 from unitize.adapters import all_options, available, get_adapter
+from unitize.adapters.discourse import read_relations
 from unitize.cli import COMMANDS, build_parser, main
 from unitize.cli.flags import FIXED, flag
 from unitize.config import ConfigError, Option, apply_set, from_mapping, toml_value
@@ -72,16 +73,28 @@ def test_the_convert_examples_run(tmp_path, monkeypatch):
         assert main([*words, "-q"]) == 0, line
 
 
-def test_declared_defaults_are_the_readers_defaults():
+def test_each_option_default_is_stated_once_in_its_declaration():
+    """A built-in reader function states no default of its own for an option: ``None`` ("not given") where the
+    declaration's default is ``None``, none at all where it declares one or requires the option; ``Adapter.read``
+    passes the declared defaults (and shows them in its signature)."""
     for name in available():
         adapter = get_adapter(name)
-        params = inspect.signature(adapter.read).parameters
+        params = dict(inspect.signature(adapter.read.fn).parameters)
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):  # a PDTB-family reader passing the rest on
+            params = {**dict(list(inspect.signature(read_relations).parameters.items())[1:]), **params}
+            params.pop("options")
+        shown = inspect.signature(adapter.read).parameters
         for key, option in adapter.options.items():
             assert key in params, f"{name}: {key} is declared but read() has no such argument"
             default = params[key].default
-            if option.default is not None and default is not None and default is not inspect.Parameter.empty:
-                assert option.default == default, f"{name}: {key} declares {option.default!r}, read() has {default!r}"
+            if option.required or option.default is not None:
+                assert default is inspect.Parameter.empty, f"{name}: read() states a default for {key} ({default!r}); declare it in the Option"
+            else:
+                assert default is None, f"{name}: {key} declares no default, read() has {default!r}"
+            if key in shown:  # a parameter of its own (not passed on through **options)
+                assert shown[key].default == (inspect.Parameter.empty if option.required else option.default), f"{name}: {key}"
             assert option.help, f"{name}: {key} has no help"
+        assert set(params) - set(adapter.options) <= {"base", "progress"}, f"{name}: read() takes undeclared options"
 
 
 def test_option_values_from_flag_text():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import tomllib
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -11,7 +12,6 @@ import pytest
 
 from tests.conftest import CORPORA, ROOT
 from unitize.adapters import Adapter, available
-from unitize.adapters._spans import SPAN_DEFAULTS
 from unitize.cli import main
 from unitize.model import Corpus, Document, Span, Submission
 
@@ -180,13 +180,25 @@ def read_fake(*, annotations: Path, flavour: str | None = None, base: Path, prog
     return corpus
 
 
-FAKE = Adapter("fake", "a plugin written before options had types", read_fake, {"annotations": "the folder", "flavour": "layer name"}, dict(SPAN_DEFAULTS))
+#: a plugin's legacy ``defaults`` dict (what the span-tool formats' traits were before they were typed)
+LEGACY_DEFAULTS = {"group_by": "none", "default_layers": "found", "count_rule": False}
+FAKE = Adapter("fake", "a plugin written before options had types", read_fake, {"annotations": "the folder", "flavour": "layer name"}, LEGACY_DEFAULTS)
 
 
-def test_a_plugin_with_plain_help_options(tmp_path, monkeypatch, capsys):
+@pytest.fixture
+def fake_plugin(monkeypatch):
+    """The registry as if a distribution registered FAKE in the ``unitize.adapters`` entry-point group."""
     import unitize.adapters as registry
 
-    monkeypatch.setitem(registry._BUILTIN, "fake", "tests.test_init:FAKE")
+    real = registry.entry_points
+    monkeypatch.setattr(registry, "entry_points", lambda *, group: [*real(group=group), EntryPoint("fake", "tests.test_init:FAKE", group)])
+    registry.rescan()
+    yield
+    monkeypatch.undo()
+    registry.rescan()
+
+
+def test_a_plugin_with_plain_help_options(tmp_path, fake_plugin, capsys):
     data = tmp_path / "data"
     data.mkdir()
     (data / "text.txt").write_text("one two three four", encoding="utf-8")

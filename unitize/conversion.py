@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from ._version import __version__
-from .adapters import get_adapter
 from .config import Settings
 from .model import Corpus, Finding
 from .errors import RunError
@@ -65,7 +64,7 @@ def _convert_format(
 
     target = OutputDir(out, owned=OWNED, kind="conversion")
     try:
-        source = {"group_by": get_adapter(corpus.format).defaults.get("group_by"), **settings.input}
+        source = {"group_by": corpus.traits.group_by, **settings.input}
         written: Written = available[to](kept, target, settings.base, source)
         if not written.spans:
             lines = [f"no span could be written as {to} ({len(corpus.spans):,} read); nothing was written."]

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .traits import FormatTraits
+
 
 @dataclass(frozen=True, slots=True)
 class Document:
@@ -139,7 +141,10 @@ class Finding:
 
 @dataclass(slots=True)
 class Corpus:
-    """Everything an adapter read: documents, span records, submissions, findings."""
+    """Everything an adapter read: documents, span records, submissions, findings.
+
+    ``traits`` are its format's (:mod:`unitize.traits`), stamped by the adapter's reader.
+    """
 
     format: str
     documents: dict[str, Document] = field(default_factory=dict)
@@ -154,6 +159,8 @@ class Corpus:
     #: the input says which annotators were assigned which document (a roster): one absent from a
     #: document was not assigned it (rather than missing its file)
     assigned: bool = False
+    #: what the format's reader declares of it (set by the adapter)
+    traits: FormatTraits = field(default_factory=FormatTraits)
 
     @property
     def annotators(self) -> list[str]:

@@ -15,7 +15,6 @@ Each step is a plain function over plain data:
 from __future__ import annotations
 
 import difflib
-import inspect
 import itertools
 import sys
 import time
@@ -55,12 +54,7 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
         and not isinstance(settings.input.get("annotators"), dict)
     ):
         raise RunError("no input given: set [input] annotations (or --annotations), or an [input.annotators] table")
-    required = [
-        name
-        for name, p in inspect.signature(adapter.read).parameters.items()
-        if p.default is inspect.Parameter.empty and p.kind is inspect.Parameter.KEYWORD_ONLY and name not in ("base", "progress")
-    ]
-    absent = [name for name in required if name not in settings.input]
+    absent = [name for name, option in adapter.options.items() if option.required and name not in settings.input]
     if absent:
         raise RunError(f"format {settings.format!r} needs [input] {', '.join(absent)} (flags: {', '.join('--' + n.replace('_', '-') for n in absent)})")
     corpus = adapter.read(**settings.input, base=settings.base, progress=progress or no_progress)
@@ -122,7 +116,7 @@ def annotator_hint(named: Any, corpus: Corpus) -> str | None:
 
 def is_items(corpus: Corpus) -> bool:
     """Whether a corpus holds flat labels (item matrices) rather than text spans (unit matrices)."""
-    return bool(corpus.items) or get_adapter(corpus.format).defaults.get("kind") == "items"
+    return bool(corpus.items) or corpus.traits.kind == "items"
 
 
 def unitize(

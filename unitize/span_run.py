@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from .adapters import get_adapter
 from . import layouts
 from .config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
 from .errors import RunError
@@ -55,17 +54,16 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     clash = RESERVED & set(annotators)
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
-    adapter_defaults = get_adapter(corpus.format).defaults
     validation = validate(
         corpus,
         annotators=_configured_annotators(settings),
         keep_missing=settings.keep_missing,
         keep_mismatched=settings.keep_mismatched,
-        boundaries=bool(adapter_defaults.get("check_boundaries", False)),
+        boundaries=corpus.traits.check_boundaries,
         per_document=per_document(settings, corpus, annotators),
-        count_rule=adapter_defaults.get("count_rule", True),
+        count_rule=corpus.traits.count_rule,
     )
-    _check_layers(settings, corpus, adapter_defaults)
+    _check_layers(settings, corpus)
     spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress, executor)
     layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(spaces, validation, settings))
     layouts.refuse_too_wide(layout, _group_cells(spaces, validation, len(annotators)), len(annotators))
@@ -124,7 +122,7 @@ def per_document(settings: Settings, corpus: Corpus, annotators: list[str]) -> b
     return corpus.assigned or len(annotators) > CROWD_ABOVE
 
 
-def _check_layers(settings: Settings, corpus: Corpus, adapter_defaults: dict[str, Any]) -> None:
+def _check_layers(settings: Settings, corpus: Corpus) -> None:
     """Every layer asked for occurs in the corpus or is one of its format's layers.
 
     A corpus with no span at all says nothing about its layers: the findings say why
@@ -132,10 +130,10 @@ def _check_layers(settings: Settings, corpus: Corpus, adapter_defaults: dict[str
     """
     if not corpus.spans:
         return
-    known = set(adapter_defaults.get("layers", ())) | {s.layer for s in corpus.spans}
+    known = set(corpus.traits.layers) | {s.layer for s in corpus.spans}
     unknown = [layer for layer in settings.layers if layer not in known]
     if unknown:
-        aliases = adapter_defaults.get("layer_aliases", {})
+        aliases = corpus.traits.layer_aliases
         hints = [f"{u!r} is read as {aliases[u]!r}" for u in unknown if u in aliases]
         raise RunError(
             f"layer(s) {', '.join(map(repr, unknown))} do not occur in format {corpus.format!r}; "
@@ -263,18 +261,18 @@ def _present(corpus: Corpus, validation: Validation, a_index: dict[str, int]) ->
 def _format_defaults(settings: Settings, corpus: Corpus) -> Settings:
     """Settings with the format's own defaults where the user kept the built-in ones.
 
-    A format's adapter may declare ``default_layers = "found"`` (every layer — or label,
+    A format's traits may declare ``default_layers = "found"`` (every layer — or label,
     with ``layers_from = "label"`` — that occurs) and a ``tokenizer`` (``"given"`` for
     formats that carry their tokens); they replace the built-in defaults ``Arg1, Arg2``
     and ``spacy:xx`` only when those were left unchanged.
     """
-    defaults = get_adapter(corpus.format).defaults
+    traits = corpus.traits
     builtin = Settings.__dataclass_fields__
     changes: dict[str, Any] = {}
-    if settings.layers == builtin["layers"].default and defaults.get("default_layers") == "found":
-        found = sorted({s.layer for s in corpus.spans}) or list(defaults.get("layers", ()))
+    if settings.layers == builtin["layers"].default and traits.default_layers == "found":
+        found = sorted({s.layer for s in corpus.spans}) or list(traits.layers)
         if found:
             changes["layers"] = tuple(found)
-    if settings.tokenizer == builtin["tokenizer"].default and "tokenizer" in defaults:
-        changes["tokenizer"] = defaults["tokenizer"]
+    if settings.tokenizer == builtin["tokenizer"].default and traits.tokenizer is not None:
+        changes["tokenizer"] = traits.tokenizer
     return replace(settings, **changes) if changes else settings

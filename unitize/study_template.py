@@ -144,24 +144,24 @@ def _input(adapter: Adapter, given: dict[str, Any], found: Inspection) -> list[s
 
 
 def _unitize(adapter: Adapter, given: dict[str, Any], found: Inspection) -> list[str]:
-    defaults = adapter.defaults
+    traits = adapter.traits
     lines = ["[unitize]"]
     for key, option in UNITIZE_OPTIONS.items():
         default, extra = option.default, ""
         if key == "layers":
-            layers = sorted(found.labels) or list(defaults.get("layers", default))
-            if defaults.get("default_layers") == "found":
+            layers = sorted(found.labels) or list(traits.layers or default)
+            if traits.default_layers == "found":
                 default, extra = layers, "found in the data"
             else:
                 default = [layer for layer in default if layer in layers] or default
-                extra = f"this format has {shorten(list(defaults.get('layers', layers)))}"
-        elif key == "tokenizer" and "tokenizer" in defaults:
-            default, extra = defaults["tokenizer"], "the format's tokens"
+                extra = f"this format has {shorten(list(traits.layers or layers))}"
+        elif key == "tokenizer" and traits.tokenizer is not None:
+            default, extra = traits.tokenizer, "the format's tokens"
         elif key == "modes" and any(set(labels) - {"*"} for labels in found.labels.values()):
             extra = "the spans have labels: add \"labels\" for label matrices"
         elif key == "keep_missing" and found.incomplete and key not in given:
             extra = f"{found.incomplete} of {found.documents} documents lack some annotator"
-            if defaults.get("count_rule") is False and 2 * found.incomplete > found.documents:
+            if not traits.count_rule and 2 * found.incomplete > found.documents:
                 given = {**given, key: True}  # span tools, crowd tables: RAT's rule would leave out most of the data
         lines.append(_entry(key, Option(option.type, default, option.help), given, extra))
     return lines
@@ -225,7 +225,7 @@ def render(
     ]
     lines = [f"# {line}".rstrip() for line in head] + [""]
     lines += _input(adapter, given, found) + [""]
-    if found.kind == "items" or adapter.defaults.get("kind") == "items":
+    if found.kind == "items" or adapter.traits.kind == "items":
         lines += _items(dict(given_items or {}), found) + [""]
     else:
         lines += _unitize(adapter, dict(given_unitize or {}), found) + [""]

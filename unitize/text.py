@@ -3,7 +3,8 @@
 Annotation tools count offsets against the text *as they read it*: some keep
 ``\\r\\n`` as two characters, some turn it into one; some keep a UTF-8 BOM as
 character 0. Raw files are therefore read as bytes and decoded here, with the
-policy of the tool that made the annotations.
+policy of the tool that made the annotations. Each format declares that policy once,
+as :class:`TextConventions` (a row of DESIGN.md §3's table) next to its adapter.
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import codecs
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
 NewlinePolicy = Literal["keep", "normalize"]
 BomPolicy = Literal["keep", "strip"]
+OffsetUnit = Literal["codepoint", "utf16"]
+#: what a format's offsets may count
+OFFSET_UNITS: tuple[str, ...] = get_args(OffsetUnit)
 
 
 class DecodeError(ValueError):
@@ -73,6 +77,35 @@ def decode_raw(
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         return DecodedText(text, enc, style, has_bom, fallback_used=i > 0)
     raise DecodeError(f"not decodable as {' or '.join(tried)}")
+
+
+@dataclass(frozen=True, slots=True)
+class TextConventions:
+    """How a format's tool counted the offsets into its texts: one row of DESIGN.md §3's table.
+
+    - ``newlines``: ``keep`` (``\\r\\n`` counts as two characters) or ``normalize``
+      (``\\r\\n`` and a lone ``\\r`` count as one);
+    - ``bom``: ``keep`` (a UTF-8 BOM is character 0) or ``strip``;
+    - ``offsets``: ``codepoint`` or ``utf16`` (UTF-16 code units, converted to code points);
+    - ``suffixes``: the endings of the raw text files, dropped to give document ids
+      (``()``: the text is inside the annotation file);
+    - ``encoding``: the encoding of the texts unless a study names another (the
+      default of the format's ``encoding`` option).
+    """
+
+    newlines: NewlinePolicy = "keep"
+    bom: BomPolicy = "keep"
+    offsets: OffsetUnit = "codepoint"
+    suffixes: tuple[str, ...] = (".txt",)
+    encoding: str = "utf-8"
+
+    def decode(self, raw: bytes, *, encoding: str | None = None, fallback: str | None = None) -> DecodedText:
+        """``raw`` decoded as the tool read it, in ``encoding`` (default: the convention's), then ``fallback``."""
+        return decode_raw(raw, encoding=encoding or self.encoding, fallback=fallback, newlines=self.newlines, bom=self.bom)
+
+    def to_codepoints(self, text: str, offsets: np.ndarray) -> np.ndarray:
+        """Offsets counted as this convention counts them, as code points of the decoded ``text``."""
+        return utf16_to_codepoints(text, offsets) if self.offsets == "utf16" else np.asarray(offsets, dtype=np.int64)
 
 
 def read_bytes(path: Path) -> tuple[bytes, str]:

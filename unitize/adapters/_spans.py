@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..model import Corpus, Document, InputFile, Span
+from ..traits import FormatTraits
 from ..findings import finding
-from ..text import BomPolicy, DecodeError, decode_raw, utf16_to_codepoints
+from ..text import DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
 from . import AdapterError
 from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
 from .files import clean_name, shown_name
@@ -24,8 +25,12 @@ from .files import clean_name, shown_name
 #: the one group of span-tool data
 GROUP = "all"
 
-#: Adapter.defaults shared by the span-tool adapters
-SPAN_DEFAULTS: dict[str, Any] = {"group_by": "none", "default_layers": "found", "count_rule": False}
+#: how an annotation file is decoded when no offset counts into it (brat's ``.ann``), or when it holds its
+#: own text (JSON, TSV, CoNLL, CSV): line breaks as they are, a UTF-8 BOM dropped (no offset counts it)
+IN_FILE = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
+
+#: the traits every span-tool format shares: one group, the layers found, no relation-count rule
+SPAN_TRAITS = FormatTraits(group_by="none", default_layers="found", count_rule=False)
 
 
 def _read_bytes(path: Path, name: str, corpus: Corpus) -> bytes | None:
@@ -84,21 +89,17 @@ def decode_file(
     raw: bytes,
     name: str,
     corpus: Corpus,
+    conventions: TextConventions = IN_FILE,
     *,
-    encoding: str = "utf-8",
+    encoding: str | None = None,
     fallback: str | None = None,
-    newlines: str = "keep",
-    bom: BomPolicy = "strip",
     doc: str | None = None,
 ) -> Any:
-    """Decode an input's bytes or report an encoding error; ``None`` then.
-
-    A UTF-8 BOM is stripped (``bom="strip"``: JSON, TSV, CoNLL and CSV files, whose
-    offsets never count it) or kept as character 0 (``bom="keep"``: texts whose tool
-    counts it, as brat's server does).
-    """
+    """Decode an input's bytes as ``conventions`` say (in ``encoding`` when given), or report an encoding
+    error; ``None`` then."""
+    encoding = encoding or conventions.encoding
     try:
-        decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines=newlines, bom=bom)
+        decoded = conventions.decode(raw, encoding=encoding, fallback=fallback)
     except DecodeError as exc:
         corpus.findings.append(
             finding("encoding-error", f"file {exc}", "file left out; set [input] encoding or encoding_fallback", file=name, doc=doc)
@@ -140,14 +141,11 @@ def put_document(corpus: Corpus, doc: str, text: str, source: str, **kw: Any) ->
         )
 
 
-def to_codepoints(text: str, offsets: list[int], unit: str) -> list[int]:
+def to_codepoints(text: str, offsets: list[int], unit: OffsetUnit) -> list[int]:
     """Offsets in ``unit`` (``codepoint`` or ``utf16``) as code points of ``text``."""
     if unit == "codepoint" or not offsets:
         return offsets
     return utf16_to_codepoints(text, np.asarray(offsets, dtype=np.int64)).tolist()
-
-
-OFFSET_UNITS = ("codepoint", "utf16")
 
 
 def is_offset(value: Any) -> bool:

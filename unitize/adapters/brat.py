@@ -20,16 +20,18 @@ file's BOM is dropped. Offsets of more digits than any text has are unreadable.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
+from ..text import TextConventions
 from ..findings import finding, span_finding
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
 from ._spans import (
     GROUP,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     bad_span,
     clean_name,
     decode_file,
@@ -40,6 +42,9 @@ from ._spans import (
 
 _ID = re.compile(r"^([A-Za-z]+|#[A-Za-z]*)([0-9]+)$")
 _OFFSETS = re.compile(r"^(-?)([0-9]+) (-?)([0-9]+)$")
+#: the brat server reads a ``.txt`` with universal newlines and Python's ``utf8`` codec (a BOM stays character 0)
+TEXT = TextConventions(newlines="normalize", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="utf-8")
+#: the ``newlines`` option: how the texts count line breaks (the default is TEXT's)
 NEWLINES = {"universal": "normalize", "keep": "keep"}
 _ATTR_KEYS = {"A": "attributes", "M": "attributes", "N": "normalizations", "#": "notes", "R": "relations", "E": "events"}
 
@@ -152,10 +157,10 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
+    encoding: str,
     encoding_fallback: str | None = None,
-    newlines: str = "universal",
-    layer: str = "Entity",
+    newlines: str,
+    layer: str,
     annotator: str | None = None,
     annotators: list[str] | None = None,
     progress: Progress | None = None,
@@ -166,6 +171,7 @@ def read(
         raise AdapterError(f"brat project directory not found: {annotations}")
     if newlines not in NEWLINES:
         raise AdapterError(f"[input] newlines must be one of {', '.join(NEWLINES)}, not {newlines!r}")
+    text = replace(TEXT, newlines=NEWLINES[newlines])
     base = Path(base) if base is not None else Path.cwd()
     progress = progress or no_progress
     wanted = set(annotators) if annotators else None
@@ -189,11 +195,11 @@ def read(
         spans, n_t = _parse_ann(decoded.text, name, who, doc, layer, corpus)
         corpus.spans.extend(spans)
         corpus.submissions.append(Submission(name, who, doc, GROUP, n_t))
-        _read_text(path.with_suffix(".txt"), doc, base, corpus, encoding, encoding_fallback, NEWLINES[newlines])
+        _read_text(path.with_suffix(".txt"), doc, base, corpus, text, encoding, encoding_fallback)
     return corpus
 
 
-def _read_text(path: Path, doc: str, base: Path, corpus: Corpus, encoding: str, fallback: str | None, newlines: str) -> None:
+def _read_text(path: Path, doc: str, base: Path, corpus: Corpus, text: TextConventions, encoding: str, fallback: str | None) -> None:
     """Read an annotator's copy of a document's text; the first copy read is the document."""
     if not path.is_file():
         corpus.documents.setdefault(doc, Document(doc_id=doc, text=None))
@@ -201,8 +207,7 @@ def _read_text(path: Path, doc: str, base: Path, corpus: Corpus, encoding: str, 
     name, raw = read_input(path, base, corpus, "text")
     if raw is None:
         return
-    # the brat server decodes texts with Python's utf8 codec: a BOM stays character 0 and is counted
-    decoded = decode_file(raw, name, corpus, encoding=encoding, fallback=fallback, newlines=newlines, bom="keep", doc=doc)
+    decoded = decode_file(raw, name, corpus, text, encoding=encoding, fallback=fallback, doc=doc)
     if decoded is None:
         return
     put_document(
@@ -220,19 +225,23 @@ def _read_text(path: Path, doc: str, base: Path, corpus: Corpus, encoding: str, 
 
 ADAPTER = Adapter(
     suffixes=(".ann",),
+    text=TEXT,
     name="brat",
     description="brat standoff .ann + .txt, one directory per annotator (bratiaa's project layout)",
     read=read,
     options={
-        "annotations": Option("path", None, "brat project directory: <annotator>/<doc>.ann with <doc>.txt beside it", example="project"),
-        "encoding": Option("str", "utf-8", "encoding of .ann and .txt files"),
+        "annotations": Option("path", None, "brat project directory: <annotator>/<doc>.ann with <doc>.txt beside it", example="project", required=True),
+        "encoding": Option("str", TEXT.encoding, "encoding of .ann and .txt files"),
         "encoding_fallback": Option("str", None, "encoding tried when a file is not valid in `encoding`", example="latin-1"),
         "newlines": Option(
-            "str", "universal", "universal (as the brat server counts: \\r\\n = 1) or keep (\\r\\n = 2, as bratiaa)", choices=tuple(NEWLINES)
+            "str",
+            next(name for name, policy in NEWLINES.items() if policy == TEXT.newlines),
+            "universal (as the brat server counts: \\r\\n = 1) or keep (\\r\\n = 2, as bratiaa)",
+            choices=tuple(NEWLINES),
         ),
         "layer": Option("str", "Entity", "layer name of the spans (T annotations)", example="NER"),
         "annotator": Option("str", None, "annotator of .ann files directly in the project directory (default: the directory's name)", example="gold"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["Lisa", "Max"]),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
+    traits=replace(SPAN_TRAITS, layers=("Entity",)),
 )

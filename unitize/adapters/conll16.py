@@ -17,25 +17,30 @@ numbered across sentences); without it such relations are reported.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..model import Corpus, Finding
-from ..progress import Progress
 from ..findings import finding
-from . import Adapter, AdapterError, Option
+from ..text import TextConventions
+from . import AdapterError, Option
 from ._safe import InputError, load_json, offset_value
 from .discourse import (
-    LAYERS,
     ParsedFile,
+    Parser,
     Relation,
-    common_options,
+    RelationFormat,
+    home,
     read_bytes_for,
     read_relations,
+    relation_adapter,
 )
 
 #: layer -> key of the relation object
 PARTS = {"Arg1": "Arg1", "Arg2": "Arg2", "Conn": "Connective"}
+#: offsets are code points of ``raw/<DocID>`` as it is
+TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="utf-8")
 
 
 class TokenMap:
@@ -178,7 +183,7 @@ def _relation(obj: dict[str, Any], number: int, tokens_map: TokenMap, where: dic
     )
 
 
-def make_parser(tokens_map: TokenMap):
+def make_parser(tokens_map: TokenMap) -> Parser:
     """A parser of ``relations.json`` files that maps token-only spans through ``tokens_map``."""
 
     def parse_file(path: Path, name: str, annotator: str) -> ParsedFile:
@@ -227,73 +232,44 @@ def make_parser(tokens_map: TokenMap):
     return parse_file
 
 
-def _home(source: Path) -> Path:
-    return source if source.is_dir() else source.parent
+#: CoNLL-2016 in the PDTB family: ``relations.json`` over ``raw/<DocID>`` beside it (this parser has no parses.json;
+#: each read makes one that maps token-only spans through the study's, see :func:`read`)
+CONLL16 = RelationFormat(
+    "conll16",
+    make_parser(TokenMap(None)),
+    TEXT,
+    glob="relations.json",
+    texts="directory of the raw texts raw/<DocID> (default: raw/ beside relations.json)",
+    hidden=True,
+    texts_beside="raw",
+)
 
 
-def read(
-    *,
-    annotations: Path | None = None,
-    annotators: dict[str, Path] | list[str] | None = None,
-    annotator: str | None = None,
-    texts: Path | None = None,
-    parses: Path | None = None,
-    base: Path | None = None,
-    encoding: str = "utf-8",
-    encoding_fallback: str | None = None,
-    group_by: str = "none",
-    sense_level: int | None = None,
-    types: list[str] | None = None,
-    groups: list[str] | None = None,
-    glob: str = "relations.json",
-    progress: Progress | None = None,
-) -> Corpus:
-    """Read CoNLL-2016 ``relations.json`` files (gold or system output) and ``raw/<DocID>`` texts."""
+def read(*, parses: Path | None = None, **options: Any) -> Corpus:
+    """Read CoNLL-2016 ``relations.json`` files (gold or system output) and ``raw/<DocID>`` texts.
+
+    ``parses`` maps token indices to characters (default: the ``parses.json`` beside the
+    first annotations); the other options are those of every PDTB-family format.
+    """
+    annotations, annotators = options.get("annotations"), options.get("annotators")
     first = annotations if annotations is not None else (next(iter(annotators.values())) if isinstance(annotators, dict) and annotators else None)
     if parses is None and first is not None:
-        candidate = _home(Path(first)) / "parses.json"
+        candidate = home(Path(first)) / "parses.json"
         parses = candidate if candidate.is_file() else None
     if parses is not None and not Path(parses).is_file():
         raise AdapterError(f"parses.json not found: {parses}")
     tokens_map = TokenMap(Path(parses) if parses is not None else None)
-
-    def files(directory: Path) -> Iterable[Path]:
-        return (p for p in directory.glob(glob) if p.is_file())
-
-    return read_relations(
-        format="conll16",
-        parse=make_parser(tokens_map),
-        files=files,
-        annotations=annotations,
-        annotators=annotators,
-        annotator=annotator,
-        texts=texts,
-        base=base,
-        encoding=encoding,
-        encoding_fallback=encoding_fallback,
-        newlines="keep",
-        bom="keep",
-        utf16=False,
-        text_suffixes=(".txt",),
-        group_by=group_by,
-        sense_level=sense_level,
-        types=types,
-        groups=groups,
-        progress=progress,
-        default_texts=lambda source: _home(source) / "raw",
-    )
+    return read_relations(replace(CONLL16, parse=make_parser(tokens_map)), **options)
 
 
-ADAPTER = Adapter(
+ADAPTER = relation_adapter(
+    CONLL16,
+    "CoNLL-2015/2016 relations.json (JSON Lines; gold or system output) over raw/<DocID>",
     suffixes=(".json",),
-    name="conll16",
-    description="CoNLL-2015/2016 relations.json (JSON Lines; gold or system output) over raw/<DocID>",
     read=read,
     options={
-        **common_options("directory of the raw texts raw/<DocID> (default: raw/ beside relations.json)", glob="relations.json"),
         "parses": Option(
             "path", None, "parses.json mapping token indices to characters, for system outputs (default: beside relations.json)", example="parses.json"
         ),
     },
-    defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
 )

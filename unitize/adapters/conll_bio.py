@@ -26,17 +26,19 @@ word units (tokenizer ``"given"``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
+from ..text import TextConventions
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     clean_name,
     decode_file,
     malformed,
@@ -47,6 +49,8 @@ from ._spans import (
 SCHEMES = ("auto", "iob1", "iob2", "bioes")
 _TAG = re.compile(r"^([BIESLU])(?:[-_](.+))?$")
 _MISSING = {"?", ""}
+#: the text is rebuilt from the tokens of the file (its BOM dropped); offsets are code points of it
+TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
 
 
 def _sentences(text: str) -> list[list[tuple[int, list[str]]]]:
@@ -134,12 +138,12 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
-    scheme: str = "auto",
-    token_column: int = 0,
-    tag_column: int = -1,
+    encoding: str,
+    scheme: str,
+    token_column: int,
+    tag_column: int,
     annotator_columns: dict[str, int] | None = None,
-    layer: str = "Entity",
+    layer: str,
     annotators: list[str] | None = None,
     progress: Progress | None = None,
 ) -> Corpus:
@@ -166,7 +170,7 @@ def read(
         name, raw = read_input(path, base, corpus, "annotations")
         if raw is None:
             continue
-        decoded = decode_file(raw, name, corpus, encoding=encoding)
+        decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding)
         if decoded is None:
             continue
         columns = annotator_columns or {clean_name(path.stem): tag_column}
@@ -229,13 +233,15 @@ def _read_doc(corpus: Corpus, name: str, doc: str, sentences: list, columns: dic
 
 ADAPTER = Adapter(
     name="conll-bio",
+    text=TEXT,
     description="CoNLL token files with BIO/IOB1/BIOES tags: one file per annotator, or one tag column per annotator",
     read=read,
     options={
         "annotations": Option(
-            "path", None, "a CoNLL file, or a directory with one file per annotator (annotator = file name without extension)", example="annotations"
+            "path", None, "a CoNLL file, or a directory with one file per annotator (annotator = file name without extension)", example="annotations",
+            required=True,
         ),
-        "encoding": Option("str", "utf-8", "encoding of the files"),
+        "encoding": Option("str", TEXT.encoding, "encoding of the files"),
         "scheme": Option("str", "auto", "tagging scheme: auto, iob1, iob2 or bioes (BILOU too)", choices=SCHEMES),
         "token_column": Option("int", 0, "column of the token (0: the first)"),
         "tag_column": Option("int", -1, "column of the tags with one file per annotator (-1: the last)"),
@@ -245,5 +251,5 @@ ADAPTER = Adapter(
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["Entity"], "tokenizer": "given"},
+    traits=replace(SPAN_TRAITS, layers=("Entity",), tokenizer="given"),
 )

@@ -27,6 +27,8 @@ from pathlib import Path
 
 from ..model import Corpus, InputFile, Submission
 from ..progress import Progress, Sized, no_progress
+from ..text import TextConventions
+from ..traits import FormatTraits
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from .datt_parse import LAYERS, FileResult, read_file_star
@@ -37,6 +39,14 @@ from .files import index_texts, printable, read_texts, relative
 #: Patterns are searched in the file's path relative to the annotations directory.
 DEFAULT_PATTERN = r"(?:^|/)(?P<doc>[^_/]+)_(?P<annotator>[^_/]+)_(?P<connective>[^/]+)\.xml$"
 
+#: DATT counts code points of the raw ``<doc>.txt`` with ``\r\n`` as two characters (no BOM has been seen)
+TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="utf-8")
+
+#: grouped by connective (the file name's) unless a study says otherwise; DATT's element names are aliases of layers
+TRAITS = FormatTraits(
+    group_by="connective", layers=tuple(sorted(set(LAYERS.values()))), layer_aliases={k: v for k, v in LAYERS.items() if k != v}
+)
+
 #: files in one process below this count; above it, parsing is spread over processes
 PARALLEL_THRESHOLD = 4000
 
@@ -46,13 +56,13 @@ def read(
     annotations: Path,
     texts: Path | None = None,
     base: Path | None = None,
-    encoding: str = "utf-8",
+    encoding: str,
     encoding_fallback: str | None = None,
-    filename_pattern: str | None = None,
+    filename_pattern: str,
     annotators: list[str] | None = None,
     groups: list[str] | None = None,
     workers: int | None = None,
-    group_by: str = "connective",
+    group_by: str,
     sense_level: int | None = None,
     progress: Progress | None = None,
 ) -> Corpus:
@@ -152,7 +162,7 @@ def read(
 
     regroup(corpus, group_by, sense_level)
     docs = {s.doc_id for s in corpus.submissions}
-    read_texts(docs, index_texts(texts, base, corpus), base, encoding, encoding_fallback, corpus, newlines="keep")
+    read_texts(docs, index_texts(texts, base, corpus, suffixes=TEXT.suffixes), base, corpus, TEXT, encoding=encoding, fallback=encoding_fallback)
     return corpus
 
 
@@ -205,13 +215,14 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 
 ADAPTER = Adapter(
     suffixes=(".xml",),
+    text=TEXT,
     name="datt",
     description="DATT / TDB stand-off XML, one file per (document, annotator, connective)",
     read=read,
     options={
-        "annotations": Option("path", None, "directory of DATT XML files (searched recursively)", example="annotations"),
+        "annotations": Option("path", None, "directory of DATT XML files (searched recursively)", example="annotations", required=True),
         "texts": Option("path", None, "directory of <doc>.txt raw texts (default: the annotations directory)", example="texts"),
-        "encoding": Option("str", "utf-8", "encoding of the raw texts"),
+        "encoding": Option("str", TEXT.encoding, "encoding of the raw texts"),
         "encoding_fallback": Option("str", None, "encoding tried when a raw text is not valid in `encoding`", example="windows-1254"),
         "filename_pattern": Option(
             "str",
@@ -223,13 +234,9 @@ ADAPTER = Adapter(
         "groups": Option("list", None, "only these connectives", example=["ama", "ve"]),
         "workers": Option("int", None, "processes used to parse files (default: automatic)", example=4),
         "group_by": Option(
-            "str", "connective", "the sampling unit: connective (the file name's), type, sense or none", choices=("connective", "type", "sense", "none")
+            "str", TRAITS.group_by, "the sampling unit: connective (the file name's), type, sense or none", choices=("connective", "type", "sense", "none")
         ),
         "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
     },
-    defaults={
-        "group_by": "connective",
-        "layers": sorted(set(LAYERS.values())),
-        "layer_aliases": {k: v for k, v in LAYERS.items() if k != v},
-    },
+    traits=TRAITS,
 )

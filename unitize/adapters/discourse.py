@@ -1,11 +1,13 @@
 """What the PDTB-family readers share: relations, annotators, groups, span records.
 
-A format module (``pdtb3``, ``pdtb2``, ``conll16``) parses its files into
-:class:`Relation` objects per document, with offsets as the file gives them.
-:func:`read_relations` does the rest the same way for every format: annotators
-(one directory each, or a single input), raw texts, offset conversion, relation
-type selection, grouping (connective, type, sense, none), span records and the
-per-(document, group) submissions that RAT's missing-annotator and count rules
+A format module (``pdtb3``, ``pdtb2``, ``conll16``) declares itself once as a
+:class:`RelationFormat` — the parser of its files (into :class:`Relation` objects per
+document, offsets as the file gives them), its texts' conventions, which files are
+annotation files, where the raw texts are by default — and :func:`relation_adapter`
+makes its adapter. :func:`read_relations` does the rest the same way for every format:
+annotators (one directory each, or a single input), raw texts, offset conversion,
+relation type selection, grouping (connective, type, sense, none), span records and
+the per-(document, group) submissions that RAT's missing-annotator and count rules
 work on.
 """
 
@@ -15,16 +17,18 @@ import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
 
 from ..model import Corpus, Finding, InputFile, Span
 from ..progress import Progress, no_progress
 from ..findings import finding
-from ..text import BomPolicy, NewlinePolicy, utf16_to_codepoints
-from . import AdapterError, Option
+from ..text import TextConventions
+from ..traits import FormatTraits
+from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
 from .groups import ALL, GROUP_BY, INVISIBLE, check_grouping, group_name, submissions
 from .files import index_texts, printable, read_texts, relative
@@ -32,6 +36,8 @@ from .files import index_texts, printable, read_texts, relative
 #: relation layers every PDTB-family reader can give: arguments, connective,
 #: supplements, and the attribution spans of the relation and of each argument
 LAYERS = ("Arg1", "Arg2", "Conn", "Sup1", "Sup2", "Attr", "Arg1Attr", "Arg2Attr")
+#: the traits of every PDTB-family format: one group unless asked, every layer, spans checked against word boundaries
+TRAITS = FormatTraits(group_by="none", layers=LAYERS, check_boundaries=True)
 
 _SPAN = re.compile(r"^\s*([0-9]+)\s*\.\.\s*([0-9]+)\s*$")
 
@@ -68,6 +74,83 @@ class ParsedFile:
 
 #: parse(path, name, annotator) -> ParsedFile; ``name`` is the path shown in reports
 Parser = Callable[[Path, str, str], ParsedFile]
+
+
+@dataclass(frozen=True)
+class RelationFormat:
+    """One PDTB-family format, declared once.
+
+    ``parse`` reads one annotation file; ``text`` are the conventions of its raw texts;
+    ``glob`` is the default of the ``glob`` option (which files under an annotator's
+    directory are annotation files), of which files ending in one of ``ignore`` are
+    not, nor hidden files unless ``hidden``; ``texts`` is the help of the ``texts``
+    option, and ``texts_beside`` the folder beside the annotations that holds the raw
+    texts when the option is not given (``None``: it must be given).
+    """
+
+    name: str
+    parse: Parser
+    text: TextConventions
+    glob: str
+    texts: str
+    ignore: tuple[str, ...] = ()
+    hidden: bool = False
+    texts_beside: str | None = None
+
+    def files(self, directory: Path, glob: str) -> Iterator[Path]:
+        """The annotation files under ``directory`` that ``glob`` names."""
+        for path in directory.glob(glob):
+            if path.is_file() and (self.hidden or not path.name.startswith(".")) and path.suffix.lower() not in self.ignore:
+                yield path
+
+    def options(self) -> dict[str, Option]:
+        """The [input] keys every PDTB-family reader accepts, with this format's defaults and help."""
+        return {
+            "annotations": Option("path", None, "one annotator's annotations (a file or a directory); see also annotators", example="ann"),
+            "annotators": Option(
+                "toml",
+                None,
+                "table of annotator name -> directory (or file), each with the same relative file names",
+                example={"ayse": "ann/ayse", "burak": "ann/burak"},
+            ),
+            "annotator": Option("str", "gold", "name of the single annotator of `annotations`"),
+            "texts": Option("path", None, self.texts, example="raw"),
+            "encoding": Option("str", self.text.encoding, "encoding of the raw texts"),
+            "encoding_fallback": Option("str", None, "encoding tried when a raw text is not valid in `encoding`", example="latin-1"),
+            "group_by": Option(
+                "str", TRAITS.group_by, "the sampling unit agreement is measured over: none (one group), connective, type or sense", choices=GROUP_BY
+            ),
+            "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
+            "types": Option("list", None, "only these relation types (default all)", example=["Explicit", "Implicit"]),
+            "groups": Option("list", None, "only these groups", example=["but", "because"]),
+            "glob": Option("str", self.glob, "which files under an annotator's directory are annotation files"),
+        }
+
+
+def relation_adapter(
+    fmt: RelationFormat,
+    description: str,
+    *,
+    suffixes: tuple[str, ...] = (),
+    read: Callable[..., Corpus] | None = None,
+    options: Mapping[str, Option] | None = None,
+) -> Adapter:
+    """The adapter of a PDTB-family format: :func:`read_relations` over ``fmt`` (or ``read``, for a format with
+    ``options`` of its own besides the common ones)."""
+    return Adapter(
+        name=fmt.name,
+        description=description,
+        read=read or partial(read_relations, fmt),
+        options={**fmt.options(), **(options or {})},
+        traits=TRAITS,
+        suffixes=suffixes,
+        text=fmt.text,
+    )
+
+
+def home(source: Path) -> Path:
+    """The folder of an annotator's annotations (a directory, or a file's folder)."""
+    return source if source.is_dir() else source.parent
 
 
 def parse_span_list(
@@ -115,7 +198,7 @@ def read_bytes_for(path: Path, name: str, annotator: str) -> tuple[bytes | None,
 
 
 def _annotator_sources(
-    annotations: Path | None, annotators: dict[str, Path] | list[str] | None, annotator: str | None
+    annotations: Path | None, annotators: dict[str, Path] | list[str] | None, annotator: str
 ) -> dict[str, Path]:
     if isinstance(annotators, dict):
         if annotations is not None:
@@ -131,7 +214,7 @@ def _annotator_sources(
     elif annotations is None:
         raise AdapterError("no input: set [input] annotations (one annotator) or an [input.annotators] table")
     else:
-        sources = {annotator or "gold": Path(annotations)}
+        sources = {annotator: Path(annotations)}
     for name, path in sources.items():
         if not name:
             raise AdapterError("an annotator name is empty")
@@ -141,38 +224,32 @@ def _annotator_sources(
 
 
 def read_relations(
+    fmt: RelationFormat,
     *,
-    format: str,
-    parse: Parser,
-    files: Callable[[Path], Iterable[Path]],
-    annotations: Path | None,
-    annotators: dict[str, Path] | list[str] | None,
-    annotator: str | None,
-    texts: Path | None,
-    base: Path | None,
+    annotations: Path | None = None,
+    annotators: dict[str, Path] | list[str] | None = None,
+    annotator: str,
+    texts: Path | None = None,
     encoding: str,
-    encoding_fallback: str | None,
-    newlines: NewlinePolicy,
-    bom: BomPolicy,
-    utf16: bool,
-    text_suffixes: tuple[str, ...],
+    encoding_fallback: str | None = None,
     group_by: str,
-    sense_level: int | None,
-    types: list[str] | None,
-    groups: list[str] | None,
-    progress: Progress | None,
-    default_texts: Callable[[Path], Path] | None = None,
+    sense_level: int | None = None,
+    types: list[str] | None = None,
+    groups: list[str] | None = None,
+    glob: str,
+    base: Path | None = None,
+    progress: Progress | None = None,
 ) -> Corpus:
-    """Read every annotator's files of a PDTB-family format into a corpus."""
+    """Read every annotator's files of the PDTB-family format ``fmt`` into a corpus (the options: ``fmt.options()``)."""
     check_grouping(group_by, sense_level)
     if types is not None and (not isinstance(types, list) or not all(isinstance(t, str) for t in types)):
         raise AdapterError("types must be a list of relation types, e.g. [\"Explicit\", \"Implicit\"]")
     sources = _annotator_sources(annotations, annotators, annotator)
     base = Path(base) if base is not None else Path.cwd()
     if texts is None:
-        if default_texts is None:
+        if fmt.texts_beside is None:
             raise AdapterError("set [input] texts: the directory of the raw texts")
-        texts = default_texts(next(iter(sources.values())))
+        texts = home(next(iter(sources.values()))) / fmt.texts_beside
     texts = Path(texts)
     if not texts.is_dir():
         raise AdapterError(f"texts directory not found: {texts}")
@@ -180,10 +257,10 @@ def read_relations(
     wanted_groups = set(groups) if groups else None
     progress = progress or no_progress
 
-    corpus = Corpus(format=format)
+    corpus = Corpus(format=fmt.name)
     jobs: list[tuple[str, Path, str]] = []
     for name, source in sorted(sources.items()):
-        paths = [source] if source.is_file() else sorted(files(source))
+        paths = [source] if source.is_file() else sorted(fmt.files(source, glob))
         for path in paths:
             shown = printable(relative(path, base))
             if shown is not None:
@@ -196,7 +273,7 @@ def read_relations(
     # (annotator, doc) -> (relations, file)
     read: dict[tuple[str, str], tuple[list[Relation], str]] = {}
     for name, path, shown in progress(jobs, "reading annotations"):
-        parsed = parse(path, shown, name)
+        parsed = fmt.parse(path, shown, name)
         corpus.findings.extend(parsed.findings)
         if parsed.size or parsed.sha256:
             corpus.inputs.append(InputFile(path=shown, role="annotations", size=parsed.size, sha256=parsed.sha256))
@@ -219,24 +296,23 @@ def read_relations(
     docs = {doc for _, doc in read}
     read_texts(
         docs,
-        index_texts(texts, base, corpus, suffixes=text_suffixes, any_name=True),
+        index_texts(texts, base, corpus, suffixes=fmt.text.suffixes, any_name=True),
         base,
-        encoding,
-        encoding_fallback,
         corpus,
-        newlines=newlines,
-        bom=bom,
+        fmt.text,
+        encoding=encoding,
+        fallback=encoding_fallback,
     )
 
     counts: Counter[tuple[str, str, str]] = Counter()
     for (name, doc), (relations, shown) in sorted(read.items()):
-        text = corpus.documents[doc].text
+        raw = corpus.documents[doc].text
         for rel in relations:
             if wanted_types is not None and rel.type.lower() not in wanted_types:
                 corpus.skipped_by_selection += 1
                 continue
-            spans = _code_points(rel, text) if utf16 and text is not None else rel.spans
-            connective, connective_raw = _connective(rel, spans, text)
+            spans = _code_points(rel, raw, fmt.text) if raw is not None else rel.spans
+            connective, connective_raw = _connective(rel, spans, raw)
             group = group_name(
                 group_by, sense_level, connective=connective, type_=rel.type, sense=rel.senses[0] if rel.senses else None
             )
@@ -250,14 +326,16 @@ def read_relations(
     return corpus
 
 
-def _code_points(rel: Relation, text: str) -> dict[str, list[tuple[int, int]]]:
-    """Fragments with UTF-16 offsets converted to code points of ``text``."""
+def _code_points(rel: Relation, raw: str, text: TextConventions) -> dict[str, list[tuple[int, int]]]:
+    """Fragments with offsets counted as ``text`` says, as code points of ``raw``."""
+    if text.offsets == "codepoint":
+        return rel.spans
     out: dict[str, list[tuple[int, int]]] = {}
     for layer, fragments in rel.spans.items():
         flat = np.asarray([x for pair in fragments for x in pair], dtype=np.int64)
         valid = flat >= 0
         converted = flat.copy()
-        converted[valid] = utf16_to_codepoints(text, flat[valid])
+        converted[valid] = text.to_codepoints(raw, flat[valid])
         out[layer] = [(int(converted[i]), int(converted[i + 1])) for i in range(0, len(flat), 2)]
     return out
 
@@ -336,26 +414,3 @@ def _emit(
                 )
             )
 
-
-def common_options(texts_help: str, *, encoding: str = "utf-8", glob: str = "**/*") -> dict[str, Option]:
-    """The [input] keys every PDTB-family reader accepts (``encoding`` and ``glob``: the reader's defaults)."""
-    return {
-        "annotations": Option("path", None, "one annotator's annotations (a file or a directory); see also annotators", example="ann"),
-        "annotators": Option(
-            "toml",
-            None,
-            "table of annotator name -> directory (or file), each with the same relative file names",
-            example={"ayse": "ann/ayse", "burak": "ann/burak"},
-        ),
-        "annotator": Option("str", "gold", "name of the single annotator of `annotations`"),
-        "texts": Option("path", None, texts_help, example="raw"),
-        "encoding": Option("str", encoding, "encoding of the raw texts"),
-        "encoding_fallback": Option("str", None, "encoding tried when a raw text is not valid in `encoding`", example="latin-1"),
-        "group_by": Option(
-            "str", "none", "the sampling unit agreement is measured over: none (one group), connective, type or sense", choices=GROUP_BY
-        ),
-        "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
-        "types": Option("list", None, "only these relation types (default all)", example=["Explicit", "Implicit"]),
-        "groups": Option("list", None, "only these groups", example=["but", "because"]),
-        "glob": Option("str", glob, "which files under an annotator's directory are annotation files"),
-    }

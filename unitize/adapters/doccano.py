@@ -21,18 +21,19 @@ how to read them as flat labels: format ``labels``).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
+from ..text import OFFSET_UNITS, TextConventions
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, InputError, load_json
 from ._spans import (
     GROUP,
-    OFFSET_UNITS,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     add_input,
     annotation_sources,
     decode_file,
@@ -42,7 +43,9 @@ from ._spans import (
     to_codepoints,
 )
 
-
+#: the text is inside each record (the file's BOM dropped); offsets are code points (the ``offsets`` option: early
+#: versions counted UTF-16)
+TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
 #: what to do with text-classification records (doccano's other export kind)
 CLASSIFICATION_HINT = (
     "not read as spans; read a text-classification export as flat labels: --format labels --shape per-annotator "
@@ -107,11 +110,11 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
-    offsets: str = "codepoint",
-    layer: str = "Entity",
+    encoding: str,
+    offsets: str,
+    layer: str,
     annotators: list[str] | None = None,
-    max_unzipped_mb: float = MAX_UNZIPPED_MB,
+    max_unzipped_mb: float,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read doccano exports: a .jsonl file, a directory of per-user files, or the export ZIP."""
@@ -128,7 +131,7 @@ def read(
     for name, inner, raw in (progress or no_progress)(sources, "reading annotations"):
         file_user = Path(inner).stem
         add_input(corpus, name, raw, "annotations")
-        decoded = decode_file(raw, name, corpus, encoding=encoding)
+        decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding)
         if decoded is None:
             continue
         for number, obj in _records(decoded.text):
@@ -192,17 +195,18 @@ def _add_spans(corpus: Corpus, entities: list, text: str, offsets: str, who: str
 ADAPTER = Adapter(
     suffixes=(".jsonl", ".json", ".zip"),
     name="doccano",
+    text=TEXT,
     description="doccano JSONL exports (label tuples, entities, v1.0 annotations with user); per-user files, directory or ZIP",
     read=read,
     options={
-        "annotations": Option("path", None, "a .jsonl (or .json) export, a directory of <user>.jsonl files, or the export ZIP", example="export.zip"),
-        "encoding": Option("str", "utf-8", "encoding of the files"),
-        "offsets": Option("str", "codepoint", "codepoint, or utf16 (early JavaScript-counting versions)", choices=("codepoint", "utf16")),
+        "annotations": Option("path", None, "a .jsonl (or .json) export, a directory of <user>.jsonl files, or the export ZIP", example="export.zip", required=True),
+        "encoding": Option("str", TEXT.encoding, "encoding of the files"),
+        "offsets": Option("str", TEXT.offsets, "codepoint, or utf16 (early JavaScript-counting versions)", choices=OFFSET_UNITS),
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "max_unzipped_mb": Option(
             "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
         ),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["Entity"]},
+    traits=replace(SPAN_TRAITS, layers=("Entity",)),
 )

@@ -1,7 +1,7 @@
 """File handling shared by adapters: relative names, raw-text lookup and decoding.
 
-Raw texts are decoded here with the offset convention of the tool that made
-the annotations (``newlines`` and ``bom``, see :func:`unitize.text.decode_raw`).
+Raw texts are decoded here with the offset conventions of the tool that made
+the annotations (the format's :class:`~unitize.text.TextConventions`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Iterable
 
 from ..model import Corpus, Document, InputFile
 from ..findings import finding
-from ..text import BomPolicy, DecodeError, NewlinePolicy, decode_raw
+from ..text import DecodeError, TextConventions
 
 
 def relative(path: Path, base: Path) -> str:
@@ -114,14 +114,14 @@ def read_texts(
     docs: Iterable[str],
     index: dict[str, Path],
     base: Path,
-    encoding: str,
-    fallback: str | None,
     corpus: Corpus,
+    conventions: TextConventions,
     *,
-    newlines: NewlinePolicy,
-    bom: BomPolicy = "keep",
+    encoding: str | None = None,
+    fallback: str | None = None,
 ) -> None:
-    """Decode the raw text of every document in ``docs`` into ``corpus.documents``.
+    """Decode the raw text of every document in ``docs`` into ``corpus.documents``, as ``conventions``
+    say (in ``encoding`` when given, else theirs; then ``fallback``).
 
     A document whose text is not found, unreadable or undecodable gets
     ``text=None`` (validation then reports its annotations); the latter two are
@@ -150,7 +150,7 @@ def read_texts(
         sha = hashlib.sha256(raw).hexdigest()
         corpus.inputs.append(InputFile(path=name, role="text", size=len(raw), sha256=sha))
         try:
-            decoded = decode_raw(raw, encoding=encoding, fallback=fallback, newlines=newlines, bom=bom)
+            decoded = conventions.decode(raw, encoding=encoding, fallback=fallback)
         except DecodeError as exc:
             corpus.findings.append(
                 finding(
@@ -167,7 +167,7 @@ def read_texts(
             corpus.findings.append(
                 finding(
                     "encoding-fallback",
-                    f"raw text is not valid {encoding}; decoded as {decoded.encoding}",
+                    f"raw text is not valid {encoding or conventions.encoding}; decoded as {decoded.encoding}",
                     "used the fallback decoding",
                     file=name,
                     doc=doc,

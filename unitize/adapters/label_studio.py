@@ -12,18 +12,19 @@ counted in JavaScript); each span's ``value.text`` is checked against the task t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
+from ..text import OFFSET_UNITS, TextConventions
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, load_json
 from ._spans import (
     GROUP,
-    OFFSET_UNITS,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     decode_file,
     is_offset,
     malformed,
@@ -31,6 +32,10 @@ from ._spans import (
     read_input,
     to_codepoints,
 )
+
+#: the text is inside each task (the file's BOM dropped); offsets are code points (the ``offsets`` option: old
+#: versions counted UTF-16)
+TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
 
 
 def _annotator(value: Any) -> str | None:
@@ -43,9 +48,9 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
-    offsets: str = "codepoint",
-    text_key: str = "text",
+    encoding: str,
+    offsets: str,
+    text_key: str,
     layer: str | None = None,
     annotators: list[str] | None = None,
     progress: Progress | None = None,
@@ -66,7 +71,7 @@ def read(
     seen: dict[tuple[str, str], str] = {}
     for path in (progress or no_progress)(files, "reading annotations"):
         name, raw = read_input(path, base, corpus, "annotations")
-        decoded = decode_file(raw, name, corpus, encoding=encoding) if raw is not None else None
+        decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding) if raw is not None else None
         if decoded is None:
             continue
         try:
@@ -149,15 +154,16 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
 ADAPTER = Adapter(
     suffixes=(".json",),
     name="label-studio",
+    text=TEXT,
     description="Label Studio JSON export: tasks with one annotations[] entry per annotator (completed_by)",
     read=read,
     options={
-        "annotations": Option("path", None, "a Label Studio JSON export (or a directory of them)", example="export.json"),
-        "encoding": Option("str", "utf-8", "encoding of the files"),
-        "offsets": Option("str", "codepoint", "codepoint, or utf16 (old versions counted in JavaScript)", choices=("codepoint", "utf16")),
+        "annotations": Option("path", None, "a Label Studio JSON export (or a directory of them)", example="export.json", required=True),
+        "encoding": Option("str", TEXT.encoding, "encoding of the files"),
+        "offsets": Option("str", TEXT.offsets, "codepoint, or utf16 (old versions counted in JavaScript)", choices=OFFSET_UNITS),
         "text_key": Option("str", "text", "key of the text in each task's data"),
         "layer": Option("str", None, "layer of every span (default: the result's from_name, e.g. label)", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["1", "2"]),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["label"]},
+    traits=replace(SPAN_TRAITS, layers=("label",)),
 )

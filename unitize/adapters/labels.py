@@ -34,6 +34,7 @@ from typing import Any, Iterator
 
 from ..model import Corpus, InputFile, ItemLabel
 from ..findings import finding
+from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, csv_source, load_json, read_parquet
 from .files import clean_name, shown_name
@@ -118,18 +119,18 @@ def read(
     *,
     annotations: Path,
     item: str | None = None,
-    shape: str = "long",
+    shape: str,
     file_format: str | None = None,
     annotator: str | None = None,
     labels: list[str] | None = None,
     annotator_columns: list[str] | None = None,
     ignore: list[str] | None = None,
-    group: str = "label",
+    group: str,
     bundles: dict[str, list[str]] | None = None,
     missing: list[str] | None = None,
-    normalize_ids: bool = False,
+    normalize_ids: bool,
     pattern: str | None = None,
-    encoding: str = "utf-8",
+    encoding: str,
     delimiter: str | None = None,
     annotators: list[str] | None = None,
     groups: list[str] | None = None,
@@ -356,7 +357,7 @@ ADAPTER = Adapter(
     description="flat labels, items × annotators: long, wide, per-annotator, lists or dict records in CSV, TSV, JSON, JSON lines or Parquet",
     read=read,
     options={
-        "annotations": Option("path", None, "a label file, or a directory of them (shape per-annotator)", example="annotations"),
+        "annotations": Option("path", None, "a label file, or a directory of them (shape per-annotator)", example="annotations", required=True),
         "shape": Option("str", "long", "how the records are laid out: long, wide, per-annotator, lists or dict", choices=SHAPES),
         "file_format": Option(
             "str", None, "csv, tsv, json, jsonl or parquet (default: from the file extension)", choices=tuple(sorted(set(FILE_FORMATS.values())))
@@ -380,6 +381,6 @@ ADAPTER = Adapter(
         "annotators": Option("list", None, "only these annotators", example=["ayse", "burak"]),
         "groups": Option("list", None, "only these groups", example=["sentiment"]),
     },
-    defaults={"kind": "items"},
+    traits=FormatTraits(kind="items"),
     suggest=suggest_labels,
 )

@@ -12,24 +12,9 @@ against the raw slices.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Iterable
-
-from ..model import Corpus
-from ..progress import Progress
-from ..findings import finding
-from . import Adapter
-from .discourse import (
-    LAYERS,
-    ParsedFile,
-    Relation,
-    common_options,
-    parse_span_list,
-    read_bytes_for,
-    read_relations,
-)
-from .files import doc_id_of
-from .pdtb3 import decode_lines
+from ..text import TextConventions
+from .discourse import RelationFormat, relation_adapter
+from .pdtb3 import PipeLines
 
 FIELDS = 48
 #: layer -> (span list field, stored text field)
@@ -46,108 +31,25 @@ SPAN_FIELDS = {
 SENSE_FIELDS = (11, 12, 13, 14)
 INSERTED, INSERTED2 = 9, 10
 SUFFIXES = (".pipe", ".txt")
+#: offsets count bytes of the raw WSJ files, Latin-1: characters, line breaks as they are
+TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="latin-1")
 
 
-def parse_line(fields: list[str], record: str, line: int, where: dict[str, Any], findings: list) -> Relation:
-    """One relation from a line's 48 fields."""
-    here = dict(where, record=record, line=line)
-    spans = {layer: parse_span_list(fields[i], layer, where=here, findings=findings) for layer, (i, _) in SPAN_FIELDS.items()}
-    stored = {layer: fields[t] for layer, (_, t) in SPAN_FIELDS.items() if fields[t].strip()}
-    return Relation(
-        record=record,
-        line=line,
-        type=fields[0].strip(),
-        spans={k: v for k, v in spans.items() if v},
-        senses=[fields[i].strip() for i in SENSE_FIELDS if fields[i].strip()],
-        inserted=fields[INSERTED].strip() or None,
-        stored=stored,
-        attrs={
-            "pdtb2": fields,
-            "section": fields[1].strip(),
-            "file_number": fields[2].strip(),
-            **({"inserted2": fields[INSERTED2].strip()} if fields[INSERTED2].strip() else {}),
-        },
-    )
-
-
-def parse_file(path: Path, name: str, annotator: str) -> ParsedFile:
-    """Read one PDTB-2 pipe file into relations of its document; bad lines become findings."""
-    raw, out = read_bytes_for(path, name, annotator)
-    if raw is None:
-        return out
-    doc = doc_id_of(path, SUFFIXES)
-    where = dict(file=name, doc=doc, annotator=annotator)
-    relations: list[Relation] = []
-    for number, line in enumerate(decode_lines(raw, name, annotator, out) or [], start=1):
-        if not line.strip():
-            continue
-        fields = line.split("|")
-        if len(fields) != FIELDS or not fields[0].strip():
-            problem = f"{len(fields)} fields, expected {FIELDS}" if len(fields) != FIELDS else "no relation type in field 0"
-            out.findings.append(
-                finding(
-                    "record-malformed",
-                    f"line {number}: {problem}",
-                    "line skipped; is this a PDTB-2 pipe file? (PDTB-3 files have 34 fields: format pdtb3)",
-                    record=str(number),
-                    **where,
-                )
-            )
-            continue
-        relations.append(parse_line(fields, str(number), number, where, out.findings))
-    out.relations[doc] = relations
-    return out
-
-
-def _files(directory: Path, glob: str) -> Iterable[Path]:
-    return (p for p in directory.glob(glob) if p.is_file() and not p.name.startswith("."))
-
-
-def read(
-    *,
-    annotations: Path | None = None,
-    annotators: dict[str, Path] | list[str] | None = None,
-    annotator: str | None = None,
-    texts: Path | None = None,
-    base: Path | None = None,
-    encoding: str = "latin-1",
-    encoding_fallback: str | None = None,
-    group_by: str = "none",
-    sense_level: int | None = None,
-    types: list[str] | None = None,
-    groups: list[str] | None = None,
-    glob: str = "**/*.pipe",
-    progress: Progress | None = None,
-) -> Corpus:
-    """Read PDTB-2 pipe files (``<doc>.pipe``) and the raw WSJ texts (``<doc>``)."""
-    return read_relations(
-        format="pdtb2",
-        parse=parse_file,
-        files=lambda d: _files(d, glob),
-        annotations=annotations,
-        annotators=annotators,
-        annotator=annotator,
-        texts=texts,
-        base=base,
-        encoding=encoding,
-        encoding_fallback=encoding_fallback,
-        newlines="keep",
-        bom="keep",
-        utf16=False,
-        text_suffixes=(".txt",),
-        group_by=group_by,
-        sense_level=sense_level,
-        types=types,
-        groups=groups,
-        progress=progress,
-    )
-
-
-ADAPTER = Adapter(
-    suffixes=(".pipe",),
-    name="pdtb2",
-    description="PDTB-2 pipe files (48 fields) over the raw WSJ texts",
-    read=read,
-    options=common_options("directory of the raw WSJ files (wsj_SSNN, Latin-1), searched recursively (required)", encoding="latin-1", glob="**/*.pipe"),
-    defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
+#: a line of exactly 48 fields
+LINES = PipeLines(
+    "pdtb2",
+    FIELDS,
+    spans={layer: span for layer, (span, _) in SPAN_FIELDS.items()},
+    senses=SENSE_FIELDS,
+    inserted=(INSERTED, INSERTED2),
+    suffixes=SUFFIXES,
+    hint="is this a PDTB-2 pipe file? (PDTB-3 files have 34 fields: format pdtb3)",
+    stored={layer: stored for layer, (_, stored) in SPAN_FIELDS.items()},
+    attrs={"section": 1, "file_number": 2},
 )
+
+#: PDTB-2 in the PDTB family: ``<doc>.pipe`` files over the raw WSJ texts ``<doc>``
+PDTB2 = RelationFormat(
+    "pdtb2", LINES.parse, TEXT, glob="**/*.pipe", texts="directory of the raw WSJ files (wsj_SSNN, Latin-1), searched recursively (required)"
+)
+ADAPTER = relation_adapter(PDTB2, "PDTB-2 pipe files (48 fields) over the raw WSJ texts", suffixes=(".pipe",))

@@ -17,21 +17,20 @@ as one character, a UTF-8 BOM kept as character 0, in UTF-16 code units.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Mapping
 
-from ..model import Corpus
-from ..progress import Progress
 from ..findings import finding
-from . import Adapter
+from ..model import Finding
+from ..text import TextConventions
 from .discourse import (
-    LAYERS,
     ParsedFile,
     Relation,
-    common_options,
+    RelationFormat,
     parse_span_list,
     read_bytes_for,
-    read_relations,
+    relation_adapter,
 )
 from .files import doc_id_of
 
@@ -43,22 +42,9 @@ SENSE_FIELDS = (8, 9, 11, 12)
 INSERTED, INSERTED2 = 7, 10
 #: suffixes stripped from file names to give document ids
 SUFFIXES = (".txt", ".pipe")
-
-
-def parse_line(fields: list[str], record: str, line: int, where: dict[str, Any], findings: list) -> Relation:
-    """One relation from a line's fields (at least :data:`MIN_FIELDS`)."""
-    fields = fields + [""] * (FIELDS - len(fields))
-    here = dict(where, record=record, line=line)
-    spans = {layer: parse_span_list(fields[i], layer, where=here, findings=findings) for layer, i in SPAN_FIELDS.items()}
-    return Relation(
-        record=record,
-        line=line,
-        type=fields[0].strip(),
-        spans={k: v for k, v in spans.items() if v},
-        senses=[fields[i].strip() for i in SENSE_FIELDS if fields[i].strip()],
-        inserted=fields[INSERTED].strip() or None,
-        attrs={"pdtb3": fields, **({"inserted2": fields[INSERTED2].strip()} if fields[INSERTED2].strip() else {})},
-    )
+#: the PDTB annotation tool counts UTF-16 code units of the raw text with ``\r\n`` and lone ``\r`` as one
+#: character and a UTF-8 BOM as character 0
+TEXT = TextConventions(newlines="normalize", bom="keep", offsets="utf16", suffixes=SUFFIXES, encoding="utf-8")
 
 
 def decode_lines(raw: bytes, name: str, annotator: str, out: ParsedFile) -> list[str] | None:
@@ -79,85 +65,88 @@ def decode_lines(raw: bytes, name: str, annotator: str, out: ParsedFile) -> list
     return [line.rstrip("\r") for line in text.split("\n")]
 
 
-def parse_file(path: Path, name: str, annotator: str) -> ParsedFile:
-    """Read one pipe file into relations of its document; bad lines become findings."""
-    raw, out = read_bytes_for(path, name, annotator)
-    if raw is None:
-        return out
-    doc = doc_id_of(path, SUFFIXES)
-    where = dict(file=name, doc=doc, annotator=annotator)
-    relations: list[Relation] = []
-    for number, line in enumerate(decode_lines(raw, name, annotator, out) or [], start=1):
-        if not line.strip():
-            continue
-        fields = line.split("|", FIELDS - 1)
-        if len(fields) < MIN_FIELDS or not fields[0].strip():
-            problem = f"{len(fields)} fields, expected {FIELDS}" if len(fields) < MIN_FIELDS else "no relation type in field 0"
-            out.findings.append(
-                finding(
-                    "record-malformed",
-                    f"line {number}: {problem}",
-                    "line skipped; is this a PDTB-3 pipe file? (PDTB-2 files have 48 fields: format pdtb2)",
-                    record=str(number),
-                    **where,
+@dataclass(frozen=True)
+class PipeLines:
+    """A pipe format's lines, declared: one relation a line, ``fields`` fields separated by ``|``.
+
+    ``name`` keys the line's fields in the relation's attrs; ``spans`` maps a layer to the
+    field of its span list, ``stored`` to the field of its stored text; ``senses`` are the
+    sense fields, ``inserted`` the fields of the inserted connective and of the second
+    one; ``attrs`` maps further attributes kept to their fields. ``suffixes`` are dropped
+    from a file's name to give its document id; ``hint`` is the advice for a malformed
+    line. A line of ``min_fields`` (default: ``fields``) to ``fields`` fields is read (the
+    missing ones empty), any other is reported; with ``rest_in_last`` a line is split
+    into at most ``fields`` fields (the rest stays in the last).
+    """
+
+    name: str
+    fields: int
+    spans: Mapping[str, int]
+    senses: tuple[int, ...]
+    inserted: tuple[int, int]
+    suffixes: tuple[str, ...]
+    hint: str
+    stored: Mapping[str, int] = field(default_factory=dict)
+    attrs: Mapping[str, int] = field(default_factory=dict)
+    min_fields: int | None = None
+    rest_in_last: bool = False
+
+    def relation(self, fields: list[str], record: str, line: int, where: dict[str, Any], findings: list[Finding]) -> Relation:
+        """The relation of a line's fields; unreadable span lists become findings."""
+        fields = fields + [""] * (self.fields - len(fields))
+        here = dict(where, record=record, line=line)
+        spans = {layer: parse_span_list(fields[i], layer, where=here, findings=findings) for layer, i in self.spans.items()}
+        inserted, inserted2 = (fields[i].strip() for i in self.inserted)
+        return Relation(
+            record=record,
+            line=line,
+            type=fields[0].strip(),
+            spans={k: v for k, v in spans.items() if v},
+            senses=[fields[i].strip() for i in self.senses if fields[i].strip()],
+            inserted=inserted or None,
+            stored={layer: fields[i] for layer, i in self.stored.items() if fields[i].strip()},
+            attrs={self.name: fields, **{key: fields[i].strip() for key, i in self.attrs.items()}, **({"inserted2": inserted2} if inserted2 else {})},
+        )
+
+    def parse(self, path: Path, name: str, annotator: str) -> ParsedFile:
+        """Read one pipe file into relations of its document; bad lines become findings."""
+        raw, out = read_bytes_for(path, name, annotator)
+        if raw is None:
+            return out
+        doc = doc_id_of(path, self.suffixes)
+        where = dict(file=name, doc=doc, annotator=annotator)
+        relations: list[Relation] = []
+        for number, line in enumerate(decode_lines(raw, name, annotator, out) or [], start=1):
+            if not line.strip():
+                continue
+            fields = line.split("|", self.fields - 1) if self.rest_in_last else line.split("|")
+            counted = (self.min_fields or self.fields) <= len(fields) <= self.fields
+            if not counted or not fields[0].strip():
+                problem = f"{len(fields)} fields, expected {self.fields}" if not counted else "no relation type in field 0"
+                out.findings.append(
+                    finding("record-malformed", f"line {number}: {problem}", f"line skipped; {self.hint}", record=str(number), **where)
                 )
-            )
-            continue
-        relations.append(parse_line(fields, str(number), number, where, out.findings))
-    out.relations[doc] = relations
-    return out
+                continue
+            relations.append(self.relation(fields, str(number), number, where, out.findings))
+        out.relations[doc] = relations
+        return out
 
 
-def _files(directory: Path, glob: str) -> Iterable[Path]:
-    for path in directory.glob(glob):
-        if path.is_file() and not path.name.startswith(".") and path.suffix.lower() != ".xml":
-            yield path
-
-
-def read(
-    *,
-    annotations: Path | None = None,
-    annotators: dict[str, Path] | list[str] | None = None,
-    annotator: str | None = None,
-    texts: Path | None = None,
-    base: Path | None = None,
-    encoding: str = "utf-8",
-    encoding_fallback: str | None = None,
-    group_by: str = "none",
-    sense_level: int | None = None,
-    types: list[str] | None = None,
-    groups: list[str] | None = None,
-    glob: str = "**/*",
-    progress: Progress | None = None,
-) -> Corpus:
-    """Read PDTB-3 pipe files (one directory per annotator, or one annotator) and their raw texts."""
-    return read_relations(
-        format="pdtb3",
-        parse=parse_file,
-        files=lambda d: _files(d, glob),
-        annotations=annotations,
-        annotators=annotators,
-        annotator=annotator,
-        texts=texts,
-        base=base,
-        encoding=encoding,
-        encoding_fallback=encoding_fallback,
-        newlines="normalize",
-        bom="keep",
-        utf16=True,
-        text_suffixes=SUFFIXES,
-        group_by=group_by,
-        sense_level=sense_level,
-        types=types,
-        groups=groups,
-        progress=progress,
-    )
-
-
-ADAPTER = Adapter(
-    name="pdtb3",
-    description="PDTB-3 pipe files (34 fields; PDTB annotation tool, TED-MDB, Chinese TED, BioDRB)",
-    read=read,
-    options=common_options("directory of the raw texts, same file names as the annotation files (required)"),
-    defaults={"group_by": "none", "layers": list(LAYERS), "check_boundaries": True},
+#: the PDTB annotation tool's lines (BioDRB's have 27 fields)
+LINES = PipeLines(
+    "pdtb3",
+    FIELDS,
+    spans=SPAN_FIELDS,
+    senses=SENSE_FIELDS,
+    inserted=(INSERTED, INSERTED2),
+    suffixes=SUFFIXES,
+    hint="is this a PDTB-3 pipe file? (PDTB-2 files have 48 fields: format pdtb2)",
+    min_fields=MIN_FIELDS,
+    rest_in_last=True,
 )
+
+#: PDTB-3 in the PDTB family: one pipe file per document (any name but ``*.xml``) over raw texts of the same names
+PDTB3 = RelationFormat(
+    "pdtb3", LINES.parse, TEXT, glob="**/*", texts="directory of the raw texts, same file names as the annotation files (required)", ignore=(".xml",)
+)
+ADAPTER = relation_adapter(PDTB3, "PDTB-3 pipe files (34 fields; PDTB annotation tool, TED-MDB, Chinese TED, BioDRB)")

@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
+from ..text import TextConventions
 from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, csv_source, offset_value, parse_offset, read_parquet
 from .suggest import suggest_span_table
 from ._spans import (
     GROUP,
-    SPAN_DEFAULTS,
+    SPAN_TRAITS,
     bad_span,
     decode_file,
     malformed,
@@ -39,6 +41,8 @@ from ._spans import (
     text_document,
 )
 
+#: the texts are cells of a table (its BOM dropped); offsets are code points of a cell
+TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
 #: column mapping defaults: role -> column name
 COLUMNS = {"doc": "doc_id", "text": "text", "annotator": "annotator", "key": "key", "label": "label", "begin": "begin", "end": "end"}
 
@@ -56,7 +60,7 @@ def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) 
             return None
         rows: Any = ((i + 1, r) for i, r in enumerate(table_rows))
     else:
-        decoded = decode_file(raw, name, corpus)
+        decoded = decode_file(raw, name, corpus, TEXT)
         if decoded is None:
             return None
         reader = csv.DictReader(csv_source(decoded.text))
@@ -95,7 +99,7 @@ def read(
     texts: Path,
     roster: str | None = None,
     columns: dict[str, str] | None = None,
-    layer: str = "span",
+    layer: str,
     annotators: list[str] | None = None,
     base: Path | None = None,
     progress: Progress | None = None,
@@ -218,11 +222,12 @@ def read(
 ADAPTER = Adapter(
     suffixes=(".csv", ".tsv", ".parquet"),
     name="span-table",
+    text=TEXT,
     description="span tables (CSV or Parquet): texts, optional roster of assignments, spans — crowd exports such as ToxicSpans",
     read=read,
     options={
-        "annotations": Option("path", None, "the spans table: label, begin, end and a roster key (or doc and annotator)", example="spans.csv"),
-        "texts": Option("path", None, "the texts table: doc and text", example="texts.csv"),
+        "annotations": Option("path", None, "the spans table: label, begin, end and a roster key (or doc and annotator)", example="spans.csv", required=True),
+        "texts": Option("path", None, "the texts table: doc and text", example="texts.csv", required=True),
         "roster": Option(
             "path", None, "optional roster table (key, doc, annotator): who was assigned which document; no spans = not annotated", example="roster.csv"
         ),
@@ -235,6 +240,6 @@ ADAPTER = Adapter(
         "layer": Option("str", "span", "layer name of the spans", example="toxic"),
         "annotators": Option("list", None, "only these annotators", example=["868", "1316"]),
     },
-    defaults={**SPAN_DEFAULTS, "layers": ["span"]},
+    traits=replace(SPAN_TRAITS, layers=("span",)),
     suggest=suggest_span_table,
 )

@@ -26,7 +26,7 @@ chain and relation layers are not spans and are not read (reported once per file
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,10 +34,10 @@ import numpy as np
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..findings import finding
-from ..text import utf16_to_codepoints
+from ..text import TextConventions
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, parse_offset
-from ._spans import GROUP, SPAN_DEFAULTS, add_input, annotation_sources, decode_file, malformed
+from ._spans import GROUP, SPAN_TRAITS, add_input, annotation_sources, decode_file, malformed
 
 _FORMAT = re.compile(r"^#FORMAT=WebAnno TSV (3(?:\.\d+)?)\s*$")
 _KNOWN_VERSIONS = {"3", "3.1", "3.2", "3.3"}
@@ -50,6 +50,8 @@ MAX_SENTENCE_GAP = 1 << 20
 _ITEM_ID = re.compile(r"(?<!\\)\[(\d+)(?:_\d+)?\]$")
 _SPLIT = re.compile(r"(?<!\\)\|")
 _UNESCAPE = re.compile(r"\\(->|[\\\[\]|_;*\t\n])")
+#: the text is rebuilt from the file (its BOM dropped), offsets count UTF-16 code units of it
+TEXT = TextConventions(newlines="keep", bom="strip", offsets="utf16", suffixes=(), encoding="utf-8")
 #: export folders that hold no annotator's own annotations
 _SKIP_DIRS = {"curation", "annotation_ser", "curation_ser"}
 
@@ -240,11 +242,11 @@ def read(
     *,
     annotations: Path,
     base: Path | None = None,
-    encoding: str = "utf-8",
+    encoding: str,
     feature: str | None = None,
-    annotator: str = "annotator",
+    annotator: str,
     annotators: list[str] | None = None,
-    max_unzipped_mb: float = MAX_UNZIPPED_MB,
+    max_unzipped_mb: float,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read WebAnno TSV 3 files: an INCEpTION project export (directory or ZIP), a folder, or one file."""
@@ -268,7 +270,7 @@ def read(
             continue
         add_input(corpus, name, raw, "annotations")
         where = {"doc": doc, "annotator": who}
-        decoded = decode_file(raw, name, corpus, encoding=encoding, doc=doc)
+        decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding, doc=doc)
         if decoded is None:
             continue
         parsed = _parse(decoded.text, name, corpus, feature, where)
@@ -279,7 +281,7 @@ def read(
         if seen is None:
             first_text[doc] = (name, text)
             tok = np.array(parsed.tokens, dtype=np.int64).reshape(-1, 2)
-            cp = utf16_to_codepoints(text, tok.reshape(-1)).reshape(-1, 2)
+            cp = TEXT.to_codepoints(text, tok.reshape(-1)).reshape(-1, 2)
             keep = cp[:, 1] > cp[:, 0]
             _check_forms(text, cp, parsed.forms, name, corpus, where)
             corpus.documents[doc] = Document(
@@ -296,7 +298,7 @@ def read(
             corpus.findings.append(
                 finding("text-copy-differs", f"the text in {name} differs from {seen[0]}", f"offsets checked against {seen[0]}", file=name, doc=doc)
             )
-        offsets = utf16_to_codepoints(text, np.array([(b, e) for _, _, b, e, _, _ in parsed.spans], dtype=np.int64).reshape(-1))
+        offsets = TEXT.to_codepoints(text, np.array([(b, e) for _, _, b, e, _, _ in parsed.spans], dtype=np.int64).reshape(-1))
         for k, (layer, label, _, _, line, record) in enumerate(parsed.spans):
             corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, int(offsets[2 * k]), int(offsets[2 * k + 1]), label=label, source=name, line=line))
         corpus.submissions.append(Submission(name, who, doc, GROUP, len(parsed.spans)))
@@ -305,14 +307,16 @@ def read(
 
 ADAPTER = Adapter(
     suffixes=(".tsv", ".zip"),
+    text=TEXT,
     name="webanno-tsv",
     description="WebAnno / INCEpTION TSV 3.x: project export annotation/<doc>/<user>.tsv (directory or ZIP), offsets in UTF-16",
     read=read,
     options={
         "annotations": Option(
-            "path", None, "an INCEpTION/WebAnno project export (directory or .zip), a folder of .tsv files, or one .tsv", example="export.zip"
+            "path", None, "an INCEpTION/WebAnno project export (directory or .zip), a folder of .tsv files, or one .tsv", example="export.zip",
+            required=True,
         ),
-        "encoding": Option("str", "utf-8", "encoding of the TSV files"),
+        "encoding": Option("str", TEXT.encoding, "encoding of the TSV files"),
         "feature": Option("str", None, "feature whose value is the label (default: value when declared, else the layer's first feature)", example="value"),
         "annotator": Option("str", "annotator", "annotator of .tsv files not in a <doc>/<user>.tsv layout"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
@@ -320,5 +324,5 @@ ADAPTER = Adapter(
             "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
         ),
     },
-    defaults={**SPAN_DEFAULTS, "tokenizer": "given"},
+    traits=replace(SPAN_TRAITS, tokenizer="given"),
 )

@@ -84,7 +84,7 @@ def group_name(data: OutputData) -> str:
         try:
             from ..adapters import get_adapter
 
-            group_by = get_adapter(settings["format"]).defaults.get("group_by")
+            group_by = get_adapter(settings["format"]).traits.group_by
         except Exception:  # an adapter no longer installed: say "Group"
             group_by = None
     return GROUP_NAMES.get(group_by or "none", str(group_by).replace("_", " ").capitalize())

@@ -24,6 +24,7 @@ Paths are relative to the file that names them.
 from __future__ import annotations
 
 import codecs
+import itertools
 import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -51,36 +52,42 @@ from .sections import (
     UNITS,
 )
 
+#: the input format of a study that names none
+DEFAULT_FORMAT = "datt"
+
+
+def _default(key: str) -> Any:
+    """The default of a [unitize] key: its declaration in :data:`UNITIZE_OPTIONS` is the one place it is stated."""
+    default = UNITIZE_OPTIONS[key].default
+    return tuple(default) if isinstance(default, list) else default
+
+
 @dataclass(frozen=True)
 class Settings:
     """Fully resolved settings of one run.
 
     ``input`` holds the adapter's options (paths absolute); ``pairs`` are the
-    (unit, approach) settings to write, in order.
+    (unit, approach) settings to write, in order. The defaults of the [unitize]
+    fields are those of :data:`~unitize.config.sections.UNITIZE_OPTIONS`.
     """
 
-    format: str = "datt"
+    format: str = DEFAULT_FORMAT
     input: dict[str, Any] = field(default_factory=dict)
-    pairs: tuple[tuple[str, str], ...] = (
-        ("char", "interval"),
-        ("char", "boundary"),
-        ("word", "interval"),
-        ("word", "boundary"),
-    )
-    layers: tuple[str, ...] = ("Arg1", "Arg2")
-    modes: tuple[str, ...] = ("separate",)
-    tokenizer: str = "spacy:xx"
-    discontinuous: str = "extend"
-    keep_missing: bool = False
-    keep_mismatched: bool = False
+    pairs: tuple[tuple[str, str], ...] = tuple(itertools.product(_default("units"), _default("approaches")))
+    layers: tuple[str, ...] = _default("layers")
+    modes: tuple[str, ...] = _default("modes")
+    tokenizer: str = _default("tokenizer")
+    discontinuous: str = _default("discontinuous")
+    keep_missing: bool = _default("keep_missing")
+    keep_mismatched: bool = _default("keep_mismatched")
     out: Path | None = None
     base: Path = field(default_factory=Path.cwd)
     source: str | None = None
     statistics: tuple[str, ...] = ()
-    layers_from: str = "layer"
-    layout: str = "auto"
+    layers_from: str = _default("layers_from")
+    layout: str = _default("layout")
     #: who annotates which document: "all", "per-document" or "auto" (see config.sections)
-    assignment: str = ASSIGNMENT_AUTO
+    assignment: str = _default("assignment")
     #: [output] partition_units: character units per work partition of the writer (None: the default, PARTITION_UNITS)
     partition_units: int | None = None
     #: the [items] table for flat labels (format "labels"), parsed by unitize.items.parse_options
@@ -275,7 +282,7 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
 
     if "input" in data and "format" not in inp:
         raise ConfigError('[input] format is missing: name the input format, e.g. format = "datt" (`unitize formats` lists them)')
-    fmt = _expect(inp.pop("format", "datt"), str, "[input] format")
+    fmt = _expect(inp.pop("format", DEFAULT_FORMAT), str, "[input] format")
     for key in PATH_KEYS:
         if key in inp:
             inp[key] = absolute(_expect(inp[key], str, f"[input] {key}"), base)
@@ -288,25 +295,28 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         if key in inp and not isinstance(inp[key], dict):
             inp[key] = list(_strings(inp[key], f"[input] {key}"))
 
-    units = _choices(uni.get("units", list(UNITS)), UNITS, "[unitize] units")
-    approaches = _choices(uni.get("approaches", list(APPROACHES)), APPROACHES, "[unitize] approaches")
+    def given(key: str) -> Any:
+        return uni.get(key, UNITIZE_OPTIONS[key].default)
+
+    units = _choices(given("units"), UNITS, "[unitize] units")
+    approaches = _choices(given("approaches"), APPROACHES, "[unitize] approaches")
     return Settings(
         format=fmt,
         input=inp,
-        pairs=tuple((u, a) for u in units for a in approaches),
-        layers=_strings(uni.get("layers", ["Arg1", "Arg2"]), "[unitize] layers"),
-        modes=_choices(uni.get("modes", ["separate"]), MODES, "[unitize] modes"),
-        tokenizer=_expect(uni.get("tokenizer", "spacy:xx"), str, "[unitize] tokenizer"),
-        discontinuous=_choices(uni.get("discontinuous", "extend"), DISCONTINUOUS, "[unitize] discontinuous")[0],
-        keep_missing=_expect(uni.get("keep_missing", False), bool, "[unitize] keep_missing"),
-        keep_mismatched=_expect(uni.get("keep_mismatched", False), bool, "[unitize] keep_mismatched"),
+        pairs=tuple(itertools.product(units, approaches)),
+        layers=_strings(given("layers"), "[unitize] layers"),
+        modes=_choices(given("modes"), MODES, "[unitize] modes"),
+        tokenizer=_expect(given("tokenizer"), str, "[unitize] tokenizer"),
+        discontinuous=_choices(given("discontinuous"), DISCONTINUOUS, "[unitize] discontinuous")[0],
+        keep_missing=_expect(given("keep_missing"), bool, "[unitize] keep_missing"),
+        keep_mismatched=_expect(given("keep_mismatched"), bool, "[unitize] keep_mismatched"),
         out=absolute(_expect(out["dir"], str, "[output] dir"), base) if "dir" in out else None,
         partition_units=_expect(out["partition_units"], int, "[output] partition_units") if "partition_units" in out else None,
         base=absolute(base),
         source=source,
-        layers_from=_choices(uni.get("layers_from", "layer"), LAYERS_FROM, "[unitize] layers_from")[0],
-        layout=_choices(uni.get("layout", "auto"), LAYOUTS, "[unitize] layout")[0],
-        assignment=_choices(uni.get("assignment", ASSIGNMENT_AUTO), ASSIGNMENTS, "[unitize] assignment")[0],
+        layers_from=_choices(given("layers_from"), LAYERS_FROM, "[unitize] layers_from")[0],
+        layout=_choices(given("layout"), LAYOUTS, "[unitize] layout")[0],
+        assignment=_choices(given("assignment"), ASSIGNMENTS, "[unitize] assignment")[0],
         items=dict(_expect(data.get("items", {}), dict, "[items]")),
         executor=_expect(run["executor"], str, "[run] executor") if "executor" in run else None,
     )

@@ -37,6 +37,7 @@ class Option:
     ``KEY=VALUE,KEY=VALUE``) or ``toml`` (any TOML value; the flag's text is
     TOML). ``default`` is ``None`` when there is none (or it is worked out from the
     data); ``example`` is a value shown by ``unitize formats`` and ``unitize init``.
+    ``required``: the reader cannot do without it (no default then).
     """
 
     type: str = "str"
@@ -45,12 +46,15 @@ class Option:
     example: Any = None
     choices: tuple[str, ...] = ()
     item: str = "str"
+    required: bool = False
 
     def __post_init__(self) -> None:
         if self.type not in OPTION_TYPES:
             raise ValueError(f"option type {self.type!r} is not one of {', '.join(OPTION_TYPES)}")
         if self.item not in ("str", "int"):
             raise ValueError(f"option item type {self.item!r} is not str or int")
+        if self.required and self.default is not None:
+            raise ValueError("a required option has no default")
 
     @property
     def metavar(self) -> str:

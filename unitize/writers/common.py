@@ -11,7 +11,7 @@ from typing import Any
 from ..model import Corpus, Span
 from ..output import OutputDir
 from ..findings import finding
-from ..text import natural_key
+from ..text import TextConventions, natural_key
 from . import Written
 from .offsets import TargetText, target_text
 
@@ -52,16 +52,16 @@ def safe_name(name: str) -> bool:
 class Texts:
     """The target views of the corpus's documents, each read once; copies the raw files to ``texts/``."""
 
-    def __init__(self, corpus: Corpus, base: Path, target: OutputDir, written: Written, *, newlines: str, utf16: bool):
+    def __init__(self, corpus: Corpus, base: Path, target: OutputDir, written: Written, conventions: TextConventions):
         self.corpus, self.base, self.target, self.written = corpus, base, target, written
-        self.newlines, self.utf16 = newlines, utf16
+        self.conventions = conventions
         self._views: dict[str, TargetText | None] = {}
 
     def get(self, doc_id: str) -> TargetText | None:
         if doc_id in self._views:
             return self._views[doc_id]
         doc = self.corpus.documents.get(doc_id)
-        view = target_text(doc, self.base, newlines=self.newlines, utf16=self.utf16) if doc else "it was never read"
+        view = target_text(doc, self.base, self.conventions) if doc else "it was never read"
         if isinstance(view, str):
             self.written.findings.append(
                 finding(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from lxml import etree
 
-from ..adapters.datt import DEFAULT_PATTERN
+from ..adapters.datt import DEFAULT_PATTERN, TEXT
 from ..model import Corpus
 from ..output import OutputDir
 from ..findings import finding
@@ -62,7 +62,7 @@ def _file_name(doc: str, annotator: str, group: str, flat: bool) -> str:
 def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any]) -> Written:
     """Write the corpus as DATT XML files plus raw texts and a study.toml."""
     written = Written()
-    texts = Texts(corpus, base, target, written, newlines="keep", utf16=False)
+    texts = Texts(corpus, base, target, written, TEXT)
     files = relations(corpus)
     pattern = re.compile(DEFAULT_PATTERN)
     flat = all(

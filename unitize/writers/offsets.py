@@ -15,7 +15,7 @@ import numpy as np
 from ..model import Document
 from ..text import (
     DecodeError,
-    NewlinePolicy,
+    TextConventions,
     codepoints_to_utf16,
     decode_raw,
     kept_to_normalized,
@@ -34,8 +34,7 @@ class TargetText:
     raw: bytes
     kept: str  # decoded, line breaks and BOM as in the file
     text: str  # as the target counts: ``kept`` or its newline-normalized form
-    newlines: NewlinePolicy
-    utf16: bool
+    conventions: TextConventions  # the target's (its newlines and offset unit count here)
     _to_kept: str  # "same", "normalized", "bom", "bom-normalized"
 
     def convert(self, offsets: np.ndarray) -> np.ndarray:
@@ -45,13 +44,14 @@ class TargetText:
             off = off + 1
         if self._to_kept.endswith("normalized"):
             off = normalized_to_kept(self.kept, off)
-        if self.newlines == "normalize":
+        if self.conventions.newlines == "normalize":
             off = kept_to_normalized(self.kept, off)
-        return codepoints_to_utf16(self.text, off) if self.utf16 else off
+        return codepoints_to_utf16(self.text, off) if self.conventions.offsets == "utf16" else off
 
 
-def target_text(doc: Document, base: Path, *, newlines: NewlinePolicy, utf16: bool) -> TargetText | str:
-    """The target view of ``doc``, or why there is none (no raw text, or it changed since it was read)."""
+def target_text(doc: Document, base: Path, conventions: TextConventions) -> TargetText | str:
+    """The view of ``doc`` by the target's ``conventions``, or why there is none (no raw text, or it changed since
+    it was read)."""
     if doc.text is None or doc.source is None:
         return "its raw text was not read"
     try:
@@ -65,6 +65,6 @@ def target_text(doc: Document, base: Path, *, newlines: NewlinePolicy, utf16: bo
         candidates += [("bom", unbommed), ("bom-normalized", _normalize(unbommed))]
     for how, view in candidates:
         if view == doc.text:
-            text = kept if newlines == "keep" else _normalize(kept)
-            return TargetText(raw, kept, text, newlines, utf16, how)
+            text = kept if conventions.newlines == "keep" else _normalize(kept)
+            return TargetText(raw, kept, text, conventions, how)
     return f"its raw text {doc.source} changed since it was read"

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..adapters.pdtb3 import FIELDS, INSERTED, SENSE_FIELDS, SPAN_FIELDS
+from ..adapters.pdtb3 import FIELDS, INSERTED, SENSE_FIELDS, SPAN_FIELDS, TEXT
 from ..model import Corpus
 from ..output import OutputDir
 from ..findings import finding
@@ -86,7 +86,7 @@ def _order(rel: RelationOut) -> tuple[int, str]:
 def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any]) -> Written:
     """Write the corpus as PDTB-3 pipe files plus raw texts and a study.toml."""
     written = Written()
-    texts = Texts(corpus, base, target, written, newlines="normalize", utf16=True)
+    texts = Texts(corpus, base, target, written, TEXT)
     per_file: dict[tuple[str, str], list[RelationOut]] = defaultdict(list)
     for (annotator, doc, _group), rels in relations(corpus).items():
         per_file[(annotator, doc)].extend(rels)

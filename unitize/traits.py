@@ -1,0 +1,66 @@
+"""What a format implies for unitizing its data: one declaration per format, carried by its corpus.
+
+An adapter declares its :class:`FormatTraits` once (``Adapter(traits=...)``); its reader
+stamps them on the :class:`~unitize.model.Corpus` it returns, so every later step of a
+run asks ``corpus.traits`` and never looks the adapter up again. The fields:
+
+- ``kind``: ``"spans"`` (unit matrices) or ``"items"`` (flat labels, item matrices);
+- ``layers``: the layers the format can give, also those a corpus happens to lack (a study
+  may ask for them; ``unitize init`` names them);
+- ``layer_aliases``: names a user may write -> the layer the format reads them as (DATT's
+  ``Supp1`` is ``Sup1``), for the message about an unknown layer;
+- ``tokenizer``: the word units' tokenizer when a study keeps the built-in one
+  (``"given"``: the file's own tokens); ``None``: the study's;
+- ``default_layers``: ``"found"``: a study that keeps the built-in layers gets every
+  layer that occurs instead (span tools); ``None``: the built-in layers stay;
+- ``check_boundaries``: validation reports spans that begin or end inside a word or on
+  whitespace (the PDTB family);
+- ``count_rule``: RAT's rule that the annotators of one (document, group) give as many
+  relations (off for span tools, whose annotators mark different numbers by nature);
+- ``group_by``: the format's own sampling unit (``connective``, ``none``); ``None``: it
+  names none.
+
+Adapters written before traits were typed declared a ``defaults`` dict with these keys;
+:meth:`FormatTraits.from_defaults` reads one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any, Literal, Mapping
+
+Kind = Literal["spans", "items"]
+DefaultLayers = Literal["found"]
+
+
+@dataclass(frozen=True)
+class FormatTraits:
+    """A format's unitization traits (see the module docstring for each field)."""
+
+    kind: Kind = "spans"
+    layers: tuple[str, ...] = ()
+    layer_aliases: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    tokenizer: str | None = None
+    default_layers: DefaultLayers | None = None
+    check_boundaries: bool = False
+    count_rule: bool = True
+    group_by: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("spans", "items"):
+            raise ValueError(f"kind must be 'spans' or 'items', not {self.kind!r}")
+        if self.default_layers not in (None, "found"):
+            raise ValueError(f"default_layers must be 'found' or None, not {self.default_layers!r}")
+        object.__setattr__(self, "layers", tuple(self.layers))
+        object.__setattr__(self, "layer_aliases", MappingProxyType(dict(self.layer_aliases)))
+
+    @classmethod
+    def from_defaults(cls, defaults: Mapping[str, Any]) -> FormatTraits:
+        """Traits from an adapter's legacy ``defaults`` dict; keys that name no trait are ignored."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{key: value for key, value in defaults.items() if key in known})
+
+
+#: the traits of a corpus whose adapter declared none
+DEFAULT = FormatTraits()
