@@ -13,7 +13,8 @@ through this package, and never each other:
 """
 
 from .directory import OutputData, densify, format_version, read_setting
-from .matrix import DENSE_CELLS, decode, layer_rows, matrix, sorted_codes
+# the function matrix() stays in .matrix: re-exported here it would hide the module unitize.dataset.matrix
+from .matrix import DENSE_CELLS, decode, layer_rows, sorted_codes
 from .model import DataError, Matrix, Setting
 
 __all__ = [
@@ -26,7 +27,6 @@ __all__ = [
     "densify",
     "format_version",
     "layer_rows",
-    "matrix",
     "read_setting",
     "sorted_codes",
 ]
