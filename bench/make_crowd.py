@@ -5,7 +5,7 @@ Default scale (``--scale 1``):
 
 - **labels**: 1,000,000 items, each labelled by 5 workers drawn from a pool of 20,000;
   ``labels/labels.csv`` is the long flat-labels CSV ``item,worker,label`` (format
-  ``labels``, README "Flat labels"): five nominal classes, about 2 % empty cells
+  ``labels``, docs/labels.md): five nominal classes, about 2 % empty cells
   (annotator saw the item, gave no label). 5,000,000 label records, ≈ 110 MB.
 - **spans**: 200,000 short texts (12–40 words) × 3 span annotators drawn from a pool of
   2,000 workers; format ``span-table`` as Parquet (read without CSV decoding):
