@@ -12,12 +12,11 @@ The Python API mirrors the CLI, one plain function per step::
 """
 
 from ._version import __version__
-
 from .config import ConfigError, Settings, load_rat, load_toml, override  # noqa: E402
-from .model import Corpus, Document, Finding, ItemLabel, Span, Submission  # noqa: E402
 from .errors import RunError  # noqa: E402
 from .item_run import ItemsUnitized  # noqa: E402
 from .matrices import Unitized  # noqa: E402
+from .model import Corpus, Document, Finding, ItemLabel, Span, Submission  # noqa: E402
 from .run import convert, read_corpus, summary, unitize, write_output  # noqa: E402
 
 load_settings = load_toml

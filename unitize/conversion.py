@@ -16,12 +16,12 @@ from typing import Any
 
 from ._version import __version__
 from .config import Settings
-from .model import Corpus, Finding
 from .errors import RunError
-from .output import OutputDir, atomic_write_text, claim_output, input_rows, run_section
-from .run import read_corpus
-from .progress import Progress
 from .findings import ERROR, count_by_severity, sort_key, top_codes
+from .model import Corpus, Finding
+from .output import OutputDir, atomic_write_text, claim_output, input_rows, run_section
+from .progress import Progress
+from .run import read_corpus
 from .schema import FORMAT_VERSION
 from .validate import check_spans
 from .writers import Written, writers

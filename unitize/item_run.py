@@ -8,9 +8,10 @@ puts them in ``units/items/`` (wide) and/or ``units/items-long/`` (long).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pyarrow as pa
 
@@ -93,7 +94,7 @@ class ItemsUnitized:
     def table(self, layout: Layout | str = WIDE) -> pa.Table:
         """The whole item matrix of a layout (or a layout's name) as one table."""
         layout = layouts.get(layout) if isinstance(layout, str) else layout
-        return pa.concat_tables([t for t in self.tables(layout)]) if self.result.groups else self.schema(layout).empty_table()
+        return pa.concat_tables(list(self.tables(layout))) if self.result.groups else self.schema(layout).empty_table()
 
     def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
         """The ``units/`` datasets of the run: (name, schema, its tables), one per layout."""

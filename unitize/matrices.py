@@ -17,9 +17,10 @@ from one. Pure NumPy and Arrow, no I/O.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -119,10 +120,10 @@ class MatrixBuilder:
         keys = marks.keys
         scale = keys.labels if labelled else 1
         key, u0, u1 = (marks.label_key, marks.label_u0, marks.label_u1) if labelled else (marks.key, marks.u0, marks.u1)
-        g, l = src.groups.index(group), src.layers.index(layer)
+        group_index, layer_index = src.groups.index(group), src.layers.index(layer)
         out = []
         for ai in range(len(src.annotators)):
-            first = keys.block(g, l, ai)
+            first = keys.block(group_index, layer_index, ai)
             lo, hi = np.searchsorted(key, [first * scale, (first + keys.docs) * scale])
             k = key[lo:hi]
             doc = (k // scale) % keys.docs

@@ -7,7 +7,8 @@ nothing).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 T = TypeVar("T")
 Progress = Callable[[Iterable, str], Iterable]

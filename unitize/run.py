@@ -34,7 +34,6 @@ from .output import RunResult, claim_output, write_run
 from .progress import Progress, no_progress
 from .span_run import unitize_spans
 
-
 #: the format hint looks at no more files than this
 HINT_FILES = 10_000
 

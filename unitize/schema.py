@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -24,7 +24,7 @@ _TYPES: dict[str, pa.DataType] = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def contract(name: str) -> dict[str, Any]:
     """The JSON contract ``schemas/<name>`` shipped with the package."""
     return json.loads(resources.files("unitize").joinpath("schemas", name).read_text(encoding="utf-8"))

@@ -20,8 +20,7 @@ import pyarrow.compute as pc
 from .findings import span_finding
 from .model import Corpus, Finding
 from .schema import segments_schema
-from .unitizers import SegmentKey, UnitSpace
-from .unitizers import char_units, merge_overlaps, word_units
+from .unitizers import SegmentKey, UnitSpace, char_units, merge_overlaps, word_units
 
 
 @dataclass
@@ -38,7 +37,7 @@ class Marks:
     label_u0: np.ndarray
     label_u1: np.ndarray
 
-    def part(self, space: UnitSpace, d0: int, d1: int, labelled: bool) -> "Marks":
+    def part(self, space: UnitSpace, d0: int, d1: int, labelled: bool) -> Marks:
         """The marks of documents ``d0 … d1-1`` of ``space``, keys and positions renumbered over them
         (``labelled``: the per-label marks too, else left empty)."""
         shift = int(space.base[d0]) if d0 < len(space.doc_ids) else 0

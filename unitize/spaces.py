@@ -7,17 +7,16 @@ run, whatever the number of annotators and groups). Pure NumPy over the texts.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
 from .errors import RunError
-from .model import Corpus
 from .executors import Executor
+from .model import Corpus
 from .progress import Progress, Sized, no_progress
 from .tokenize import get_tokenizer
 from .unitizers import UnitSpace, cumulative
-
 
 #: tokenization is cut into chunks of consecutive documents (sorted ids) of at least this many characters:
 #: the tasks of ``--executor`` (decided from the texts alone, so every executor tokenizes the same chunks)

@@ -24,8 +24,7 @@ from .model import Corpus, Finding
 from .progress import Progress, no_progress
 from .segments import UnitResult, resolve_segments
 from .spaces import build_spaces
-from .unitizers import UnitSpace
-from .unitizers import fragments_to_segments
+from .unitizers import UnitSpace, fragments_to_segments
 from .validate import Validation, validate
 
 #: column names of the wide unit matrices an annotator may not take

@@ -12,8 +12,8 @@ whitespace tokens, ``ends`` exclusive. Specs:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Callable
+from collections.abc import Callable
+from functools import cache
 
 import numpy as np
 
@@ -70,7 +70,7 @@ def _spacy_tokenizer(lang: str) -> Tokenizer:
     return tokenize
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_tokenizer(spec: str) -> Tokenizer:
     """Return the tokenizer named by ``spec`` (see module docstring)."""
     if spec in _PATTERNS:

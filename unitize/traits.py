@@ -26,9 +26,10 @@ Adapters written before traits were typed declared a ``defaults`` dict with thes
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 Kind = Literal["spans", "items"]
 DefaultLayers = Literal["found"]

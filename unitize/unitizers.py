@@ -44,7 +44,7 @@ class UnitSpace:
             return begin, begin + 1
         return self.starts[u] - self.char_base[doc], self.ends[u] - self.char_base[doc]
 
-    def part(self, d0: int, d1: int) -> "UnitSpace":
+    def part(self, d0: int, d1: int) -> UnitSpace:
         """The unit space of documents ``d0 … d1-1``, positions from 0."""
         u0 = int(self.base[d0]) if d0 < len(self.doc_ids) else int(self.n_units.sum())
         u1 = u0 + int(self.n_units[d0:d1].sum())
@@ -100,7 +100,7 @@ class SegmentKey:
         sel = (doc >= d0) & (doc < d1)
         return sel, (seg[sel] // self.docs * (d1 - d0) + (doc[sel] - d0)) * scale + key[sel] % scale
 
-    def with_docs(self, docs: int) -> "SegmentKey":
+    def with_docs(self, docs: int) -> SegmentKey:
         return SegmentKey(self.layers, self.annotators, docs, self.labels)
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .model import Corpus, Finding, Span
 from .findings import finding, span_finding
+from .model import Corpus, Finding, Span
 from .text import collapse_whitespace
 
 

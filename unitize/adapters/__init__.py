@@ -20,17 +20,18 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import InitVar, dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..config import Option
 from ..errors import UnitizeError
 from ..model import Corpus
 from ..text import TextConventions
-from ..traits import DEFAULT as DEFAULT_TRAITS, FormatTraits
-
+from ..traits import DEFAULT as DEFAULT_TRAITS
+from ..traits import FormatTraits
 
 __all__ = ["Adapter", "AdapterError", "FormatTraits", "Option", "Reader", "all_options", "available", "get_adapter", "rescan"]
 

@@ -25,8 +25,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from ..model import Corpus
 from ..findings import finding
+from ..model import Corpus
 
 #: the largest offset any reader accepts: far past any text in memory, far below int64's end
 MAX_OFFSET = 2**62
@@ -170,9 +170,11 @@ def zip_members(archive: Path, shown: str, corpus: Corpus, suffixes: tuple[str, 
                         continue
                     except _ZIP_ERRORS as exc:
                         problem = f"damaged archive member: {exc}"
-                corpus.findings.append(finding("file-unreadable", problem, "member left out; check the archive (or unzip it and read the directory)", file=name))
+                corpus.findings.append(finding("file-unreadable", problem, "member left out; check the archive (or unzip it and read the directory)",
+                                               file=name))
     except _ZIP_ERRORS as exc:
-        corpus.findings.append(finding("file-unreadable", f"not a readable ZIP archive: {exc}", "archive left out; export it again, or unzip it and read the directory", file=shown))
+        corpus.findings.append(finding("file-unreadable", f"not a readable ZIP archive: {exc}",
+                                       "archive left out; export it again, or unzip it and read the directory", file=shown))
     return out
 
 

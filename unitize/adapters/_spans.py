@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..model import Corpus, Document, InputFile, Span
-from ..traits import FormatTraits
 from ..findings import finding
+from ..model import Corpus, Document, InputFile, Span
 from ..text import DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
+from ..traits import FormatTraits
 from . import AdapterError
 from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
 from .files import clean_name, shown_name
@@ -137,7 +137,8 @@ def put_document(corpus: Corpus, doc: str, text: str, source: str, **kw: Any) ->
         corpus.documents[doc] = text_document(doc, text, source, **kw)
     elif seen.text != text:
         corpus.findings.append(
-            finding("text-copy-differs", f"the text of {doc} in {source} differs from the one in {seen.source}", f"offsets checked against {seen.source}", file=source, doc=doc)
+            finding("text-copy-differs", f"the text of {doc} in {source} differs from the one in {seen.source}",
+                    f"offsets checked against {seen.source}", file=source, doc=doc)
         )
 
 

@@ -23,10 +23,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from ..findings import finding, span_finding
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
-from ..findings import finding, span_finding
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
 from ._spans import (
@@ -137,7 +137,7 @@ def _parse_ann(text: str, name: str, annotator: str, doc: str, layer: str, corpu
             )
         spans.extend(made)
         by_id[ident] = made
-    for number, kind, rest in others:
+    for _number, kind, rest in others:
         fields = rest.split("\t")
         head = fields[0].split()
         key = _ATTR_KEYS.get(kind[0], "equivalences")

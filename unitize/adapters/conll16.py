@@ -21,8 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..model import Corpus, Finding
 from ..findings import finding
+from ..model import Corpus, Finding
 from ..text import TextConventions
 from . import AdapterError, Option
 from ._safe import InputError, load_json, offset_value
@@ -190,7 +190,7 @@ def make_parser(tokens_map: TokenMap) -> Parser:
         raw, out = read_bytes_for(path, name, annotator)
         if raw is None:
             return out
-        where = dict(file=name, annotator=annotator)
+        where = {"file": name, "annotator": annotator}
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

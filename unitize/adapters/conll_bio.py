@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ..findings import finding
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
-from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,
@@ -180,7 +180,8 @@ def read(
     return corpus
 
 
-def _read_doc(corpus: Corpus, name: str, doc: str, sentences: list, columns: dict[str, int], token_column: int, scheme: str, layer: str, wanted: set | None) -> None:
+def _read_doc(corpus: Corpus, name: str, doc: str, sentences: list, columns: dict[str, int], token_column: int, scheme: str,
+              layer: str, wanted: set | None) -> None:
     pieces: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
@@ -221,7 +222,8 @@ def _read_doc(corpus: Corpus, name: str, doc: str, sentences: list, columns: dic
         tags = ["O" if t in _MISSING else t for t in tags]
         chunks, problems, unknown = _chunks(tags, _detect(tags) if scheme == "auto" else scheme)
         for i, message in problems:
-            corpus.findings.append(finding("tag-sequence", message, "kept", file=name, record=f"line {lines[i]}", doc=doc, group=GROUP, annotator=who, layer=layer))
+            corpus.findings.append(finding("tag-sequence", message, "kept", file=name, record=f"line {lines[i]}", doc=doc, group=GROUP,
+                                           annotator=who, layer=layer))
         for i in unknown:
             malformed(corpus, name, lines[i], f"tag {tags[i]!r} is not O, B-, I-, E-, S-, L- or U-", "token read as O", doc=doc, annotator=who)
         for first, last, typ in chunks:

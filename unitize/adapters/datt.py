@@ -25,15 +25,15 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..findings import finding
 from ..model import Corpus, InputFile, Submission
 from ..progress import Progress, Sized, no_progress
 from ..text import TextConventions
 from ..traits import FormatTraits
-from ..findings import finding
 from . import Adapter, AdapterError, Option
 from .datt_parse import LAYERS, FileResult, read_file_star
-from .groups import regroup
 from .files import index_texts, printable, read_texts, relative
+from .groups import regroup
 
 #: default: doc id, annotator, then the connective as everything after the second underscore.
 #: Patterns are searched in the file's path relative to the annotations directory.

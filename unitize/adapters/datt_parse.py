@@ -36,15 +36,15 @@ LAYERS = {
 }
 
 # Untrusted input: no entities, no DTD, no network, no huge trees.
-_PARSER_OPTIONS = dict(
-    resolve_entities=False,
-    no_network=True,
-    load_dtd=False,
-    dtd_validation=False,
-    huge_tree=False,
-    remove_comments=True,
-    remove_pis=True,
-)
+_PARSER_OPTIONS = {
+    "resolve_entities": False,
+    "no_network": True,
+    "load_dtd": False,
+    "dtd_validation": False,
+    "huge_tree": False,
+    "remove_comments": True,
+    "remove_pis": True,
+}
 #: one parser per thread, reused for every file (lxml parsers are not thread-safe; making one per file
 #: cost a quarter of the parse)
 _PARSERS = threading.local()
@@ -120,7 +120,7 @@ def _parse_offset(el: etree._Element | None) -> int | None:
 def read_file(path: str, name: str, doc: str, annotator: str, group: str) -> FileResult:
     """Parse one DATT file into span columns; never raises on bad content."""
     out = FileResult()
-    where = dict(file=name, doc=doc, group=group, annotator=annotator)
+    where = {"file": name, "doc": doc, "group": group, "annotator": annotator}
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -215,9 +215,8 @@ def _read_relation(
                 elif t == "EndOffset":
                     if end_el is None:
                         end_el = part
-                elif t == "Text":
-                    if text_el is None:
-                        text_el = part
+                elif t == "Text" and text_el is None:
+                    text_el = part
             begin = _parse_offset(begin_el)
             end = _parse_offset(end_el)
             if begin is None or end is None:

@@ -16,22 +16,23 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 
+from ..findings import finding
 from ..model import Corpus, Finding, InputFile, Span
 from ..progress import Progress, no_progress
-from ..findings import finding
 from ..text import TextConventions
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
-from .groups import ALL, GROUP_BY, INVISIBLE, check_grouping, group_name, submissions
 from .files import index_texts, printable, read_texts, relative
+from .groups import ALL, GROUP_BY, INVISIBLE, check_grouping, group_name, submissions
 
 #: relation layers every PDTB-family reader can give: arguments, connective,
 #: supplements, and the attribution spans of the relation and of each argument

@@ -21,14 +21,15 @@ how to read them as flat labels: format ``labels``).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
+from ..findings import finding
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import OFFSET_UNITS, TextConventions
-from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, InputError, load_json
 from ._spans import (
@@ -144,7 +145,8 @@ def read(
             put_document(corpus, doc, text, name)
             entities, classes = _entities(obj)
             if classes:
-                corpus.findings.append(finding("unknown-element", "the record holds text-classification labels (a category per text), not spans", CLASSIFICATION_HINT, file=name, record=f"line {number}", doc=doc))
+                corpus.findings.append(finding("unknown-element", "the record holds text-classification labels (a category per text), not spans",
+                                               CLASSIFICATION_HINT, file=name, record=f"line {number}", doc=doc))
             users = {str(u) if u is not None else file_user for *_, u, _ in entities} or {file_user}
             links = _relations(obj)
             for who in sorted(users):
@@ -154,7 +156,8 @@ def read(
                     continue
                 if (doc, who) in seen:
                     corpus.findings.append(
-                        finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})", "record left out", file=name, record=f"line {number}", doc=doc, group=GROUP, annotator=who)
+                        finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})", "record left out",
+                                file=name, record=f"line {number}", doc=doc, group=GROUP, annotator=who)
                     )
                     continue
                 seen[(doc, who)] = name
@@ -188,7 +191,8 @@ def _add_spans(corpus: Corpus, entities: list, text: str, offsets: str, who: str
             continue
         corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, -1, -1, label=label, source=name, line=number))
         corpus.findings.append(
-            finding("offset-invalid", f"span {k + 1}: offsets {start!r}, {end!r} are not non-negative integers", "span left out", file=name, record=record, doc=doc, group=GROUP, annotator=who, layer=layer)
+            finding("offset-invalid", f"span {k + 1}: offsets {start!r}, {end!r} are not non-negative integers", "span left out",
+                    file=name, record=record, doc=doc, group=GROUP, annotator=who, layer=layer)
         )
 
 
@@ -199,7 +203,8 @@ ADAPTER = Adapter(
     description="doccano JSONL exports (label tuples, entities, v1.0 annotations with user); per-user files, directory or ZIP",
     read=read,
     options={
-        "annotations": Option("path", None, "a .jsonl (or .json) export, a directory of <user>.jsonl files, or the export ZIP", example="export.zip", required=True),
+        "annotations": Option("path", None, "a .jsonl (or .json) export, a directory of <user>.jsonl files, or the export ZIP",
+                              example="export.zip", required=True),
         "encoding": Option("str", TEXT.encoding, "encoding of the files"),
         "offsets": Option("str", TEXT.offsets, "codepoint, or utf16 (early JavaScript-counting versions)", choices=OFFSET_UNITS),
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),

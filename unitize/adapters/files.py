@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from ..model import Corpus, Document, InputFile
 from ..findings import finding
+from ..model import Corpus, Document, InputFile
 from ..text import DecodeError, TextConventions
 
 

@@ -62,7 +62,7 @@ def submissions(
     relation of a group has 0 relations there; one without the document is missing.
     """
     doc_groups: dict[str, set[str]] = defaultdict(set)
-    for annotator, doc, group in counts:
+    for _annotator, doc, group in counts:
         doc_groups[doc].add(group)
     if every_doc:
         for _, doc in files:

@@ -16,10 +16,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..findings import finding
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import OFFSET_UNITS, TextConventions
-from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, load_json
 from ._spans import (
@@ -102,7 +102,8 @@ def read(
                     continue
                 if (doc, who) in seen:
                     corpus.findings.append(
-                        finding("duplicate-record", f"annotator {who} annotated task {doc} twice", "this annotation left out (the first is used)", file=name, record=record, doc=doc, group=GROUP, annotator=who)
+                        finding("duplicate-record", f"annotator {who} annotated task {doc} twice", "this annotation left out (the first is used)",
+                                file=name, record=record, doc=doc, group=GROUP, annotator=who)
                     )
                     continue
                 seen[(doc, who)] = name
@@ -123,10 +124,12 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
                 if isinstance(end, (int, str)):
                     links.setdefault(end, []).append(desc)
     regions = [r for r in results if isinstance(r, dict) and isinstance(r.get("value"), dict) and "start" in r["value"]]
-    others = sorted({str(r.get("type")) if isinstance(r, dict) else type(r).__name__ for r in results if r not in regions and not (isinstance(r, dict) and r.get("type") == "relation")})
+    others = sorted({str(r.get("type")) if isinstance(r, dict) else type(r).__name__ for r in results
+                     if r not in regions and not (isinstance(r, dict) and r.get("type") == "relation")})
     if others:
         corpus.findings.append(
-            finding("unknown-element", f"{record}: results of type {', '.join(others)} are not text spans", "not read", file=name, record=record, doc=doc, annotator=who)
+            finding("unknown-element", f"{record}: results of type {', '.join(others)} are not text spans", "not read",
+                    file=name, record=record, doc=doc, annotator=who)
         )
     good = [r for r in regions if is_offset(r["value"]["start"]) and is_offset(r["value"].get("end"))]
     points = iter(to_codepoints(text, [x for r in good for x in (r["value"]["start"], r["value"]["end"])], offsets))
@@ -140,7 +143,8 @@ def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: s
         else:
             begin = end = -1
             corpus.findings.append(
-                finding("offset-invalid", f"region {rec}: start/end {value.get('start')!r}, {value.get('end')!r} are not non-negative integers", "region left out", file=name, record=rec, doc=doc, group=GROUP, annotator=who, layer=span_layer)
+                finding("offset-invalid", f"region {rec}: start/end {value.get('start')!r}, {value.get('end')!r} are not non-negative integers",
+                        "region left out", file=name, record=rec, doc=doc, group=GROUP, annotator=who, layer=span_layer)
             )
         for label in labels:
             corpus.spans.append(

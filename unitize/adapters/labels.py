@@ -29,11 +29,12 @@ import csv
 import hashlib
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from ..model import Corpus, InputFile, ItemLabel
 from ..findings import finding
+from ..model import Corpus, InputFile, ItemLabel
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, csv_source, load_json, read_parquet
@@ -197,7 +198,8 @@ def read(
         if header is not None:
             _require(name, header, needed)
         elif any("\0bad" not in r for _, r in records) and not any(item in r for _, r in records):  # unreadable records are reported below
-            raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(sorted({k for _, r in records for k in r if not k.startswith(chr(0))})) or '(none)'}")
+            fields = sorted({k for _, r in records for k in r if not k.startswith(chr(0))})
+            raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(fields) or '(none)'}")
         wide_columns = None
         if shape == "wide":
             drop = {item, *(ignore or [])}

@@ -17,9 +17,10 @@ as one character, a UTF-8 BOM kept as character 0, in UTF-16 code units.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..findings import finding
 from ..model import Finding
@@ -114,7 +115,7 @@ class PipeLines:
         if raw is None:
             return out
         doc = doc_id_of(path, self.suffixes)
-        where = dict(file=name, doc=doc, annotator=annotator)
+        where = {"file": name, "doc": doc, "annotator": annotator}
         relations: list[Relation] = []
         for number, line in enumerate(decode_lines(raw, name, annotator, out) or [], start=1):
             if not line.strip():

@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
+from ..findings import finding
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
-from ..findings import finding
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, csv_source, offset_value, parse_offset, read_parquet
-from .suggest import suggest_span_table
 from ._spans import (
     GROUP,
     SPAN_TRAITS,
@@ -40,6 +40,7 @@ from ._spans import (
     read_input,
     text_document,
 )
+from .suggest import suggest_span_table
 
 #: the texts are cells of a table (its BOM dropped); offsets are code points of a cell
 TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..findings import finding
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
-from ..findings import finding
 from ..text import TextConventions
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, parse_offset
@@ -113,9 +113,11 @@ def _header(lines: list[str], name: str, corpus: Corpus, feature: str | None, wh
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     m = _FORMAT.match(lines[first]) if first is not None else None
     if m is None or m.group(1) not in _KNOWN_VERSIONS:
-        what = "an unknown version: " + lines[first].strip()[:40] if m or (first is not None and lines[first].startswith("#FORMAT=")) else "no #FORMAT=WebAnno TSV 3.x header"
+        versioned = m or (first is not None and lines[first].startswith("#FORMAT="))
+        what = "an unknown version: " + lines[first].strip()[:40] if versioned else "no #FORMAT=WebAnno TSV 3.x header"
         corpus.findings.append(
-            finding("file-unreadable", f"not a WebAnno TSV 3 file ({what})", "file left out; export it as WebAnno TSV 3.x", file=name, record=f"line {(first or 0) + 1}", **where)
+            finding("file-unreadable", f"not a WebAnno TSV 3 file ({what})", "file left out; export it as WebAnno TSV 3.x", file=name,
+                    record=f"line {(first or 0) + 1}", **where)
         )
         return None
     layers: list[_Layer] = []
@@ -186,7 +188,8 @@ def _parse(text: str, name: str, corpus: Corpus, feature: str | None, where: dic
                 malformed(corpus, name, number, overlap, "offsets kept; the text may be misaligned", **where)
             sentence = []
         if e16 > text.length16:
-            malformed(corpus, name, number, f"token offsets {b16}-{e16} run past the text of the sentences before them ({text.length16} UTF-16 units)", "row left out", **where)
+            malformed(corpus, name, number, f"token offsets {b16}-{e16} run past the text of the sentences before them "
+                      f"({text.length16} UTF-16 units)", "row left out", **where)
             continue
         if row.group(3) is None:
             out.tokens.append((b16, e16))

@@ -12,9 +12,10 @@ setting, group, layer, metric — and annotator pair for Cohen's kappa),
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -23,8 +24,7 @@ import pyarrow.parquet as pq
 
 from .. import metrics as registry
 from ..dataset.directory import Matrix, OutputData, Setting
-from ..errors import DataError
-from ..errors import RunError
+from ..errors import DataError, RunError
 from ..executors import Executor, executor_of
 from ..metrics import Options, require
 from ..metrics.alphau import AlphaU, alpha_u, category_disagreement

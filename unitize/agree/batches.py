@@ -23,20 +23,21 @@ group is split by parts (:func:`group_part` with ``parts``); the driver adds the
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import columns as _columns
-from ..dataset.matrix import matrix
 from ..codes import sorted_codes
+from ..dataset.matrix import matrix
 from ..dataset.model import Setting
 from ..errors import DataError
 from ..layouts import long as long_layout
 from ..metrics.stats import Stats, from_matrix
+from . import columns as _columns
 
 #: rows of a group read at once (more are read in batches and their statistics added up)
 BATCH_ROWS = 1 << 21
@@ -52,7 +53,7 @@ class LayerPart:
     docs: int | None  # documents with a row in the layer (units data)
     per_doc: dict[str, Stats] | None  # with ``by_doc``: each document's statistics
 
-    def __add__(self, other: "LayerPart") -> "LayerPart":
+    def __add__(self, other: LayerPart) -> LayerPart:
         mine, theirs, categories = self, other, None
         if self.categories is not None or other.categories is not None:  # codes into the union of the labels
             categories = sorted(set(self.categories or ()) | set(other.categories or ()))
@@ -66,7 +67,7 @@ class LayerPart:
         docs = (mine.docs or 0) + (theirs.docs or 0) if mine.docs is not None or theirs.docs is not None else None
         return LayerPart(mine.stats + theirs.stats, categories, raters, docs, per_doc)
 
-    def on(self, categories: list[str]) -> "LayerPart":
+    def on(self, categories: list[str]) -> LayerPart:
         """The same statistics with value codes into ``categories`` (a superset of this part's)."""
         if self.categories == categories:
             return self

@@ -10,15 +10,16 @@ matrices end to end for the "both" row.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..dataset.directory import Matrix, Setting
 from ..codes import sorted_codes
+from ..dataset.directory import Matrix, Setting
 from ..metrics import SegmentCell
 from ..metrics.placed import Placed
 from ..metrics.value import Value, nan
@@ -77,7 +78,7 @@ class Segments:
         for g, layer, a, recs in zip(*(distinct.column(c).to_pylist() for c in ("group", "layer", "annotator", "record_distinct"))):
             self.records[(g, layer)][a].update(recs)
 
-    def memo(self, m: "Matrix | Continuum", key: tuple, build: Callable[[], Any]) -> Any:
+    def memo(self, m: Matrix | Continuum, key: tuple, build: Callable[[], Any]) -> Any:
         """What the span metrics derive from one cell (placed segments, statistics), built once while
         the metrics of that cell's continuum (or matrix) are measured."""
         if self._memo.get("matrix") is not m:
@@ -143,7 +144,7 @@ class Continuum:
     annotators: list[str]
 
     @classmethod
-    def of(cls, m: "Matrix | Continuum") -> "Continuum":
+    def of(cls, m: Matrix | Continuum) -> Continuum:
         if isinstance(m, Continuum):
             return m
         return cls(m.setting, m.group, list(m.docs), m.doc_units(), m.doc_presence(), list(m.annotators))
@@ -182,7 +183,7 @@ def _unit_positions(seg: dict[str, np.ndarray], docs: list[str], offset: np.ndar
     return rows, b, e
 
 
-def place(segs: Segments, m: "Matrix | Continuum", layers: Sequence[str], approach: str | None) -> list[Placed] | Value:
+def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach: str | None) -> list[Placed] | Value:
     """Each layer's segments on the continuum of the documents every annotator coded (or the NaN saying why).
 
     ``m`` is the cell's :class:`Continuum` (from the columns, no matrix) or its :class:`Matrix`.
@@ -218,7 +219,7 @@ def place(segs: Segments, m: "Matrix | Continuum", layers: Sequence[str], approa
     return out
 
 
-def segment_cell(segs: Segments | None, m: "Matrix | Continuum", layers: Sequence[str]) -> SegmentCell:
+def segment_cell(segs: Segments | None, m: Matrix | Continuum, layers: Sequence[str]) -> SegmentCell:
     """A cell's segments as the segment metrics take them (:class:`~unitize.metrics.SegmentCell`):
     placed on the cell's continuum when a metric first asks, once per approach."""
 

@@ -17,13 +17,14 @@ the same statistics as one pass over the whole group.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import pyarrow.parquet as pq
 
-from . import batches
 from ..dataset.directory import OutputData
 from ..dataset.model import Setting
+from . import batches
 
 #: tasks per worker: enough for the big groups (a frequent connective) not to leave a worker idle
 TASKS_PER_WORKER = 4

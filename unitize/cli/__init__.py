@@ -13,7 +13,7 @@ import difflib
 import os
 import sys
 import traceback
-from typing import Sequence
+from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import UnitizeError

@@ -9,9 +9,8 @@ from collections import Counter
 from pathlib import Path
 
 from .. import metrics as registry
+from ..agree import Options, agree, as_json_lines, diagnostics
 from ..errors import UnitizeError
-from ..agree import Options, agree, as_json_lines
-from ..agree import diagnostics
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, csv_list, make_progress, print_error
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
@@ -21,6 +20,10 @@ EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
   unitize agree out --executor processes:2                     # (setting, groups) tasks in 2 processes; same results
 """.format(defaults=", ".join(registry.default()))
+
+
+def _resampled(how: registry.Resampling) -> str:
+    return ", ".join(m.name for m in registry.where(resampling=how))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,7 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "span data, alpha for item labels and crowd data)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
     p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
-    p.add_argument("--ci", type=float, metavar="LEVEL", help="bootstrap confidence intervals at this level (e.g. 0.95): units resampled for alpha, fleiss, cohen, scott, ac1, ac2, percent; documents for alpha-u, the u-alpha family and span F1")
+    p.add_argument("--ci", type=float, metavar="LEVEL",
+                   help="bootstrap confidence intervals at this level (e.g. 0.95): units resampled for "
+                        f"{_resampled(registry.Resampling.UNITS)}; documents for {_resampled(registry.Resampling.DOCUMENTS)}")
     p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
     p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from ..adapters import Adapter, get_adapter
 from ..config import (
     APPROACHES,
     ASSIGNMENTS,
-    ITEMS_OPTIONS,
     DISCONTINUOUS,
+    ITEMS_OPTIONS,
     LAYERS_FROM,
     LAYOUTS,
     MODES,

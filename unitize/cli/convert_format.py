@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..conversion import convert_format
 from ..config import absolute
+from ..conversion import convert_format
 from ..findings import ERROR
 from .common import EXIT_OK, EXIT_STRICT, add_study_options, conversion_summary, make_progress, print_findings, settings_from_args
 

@@ -26,19 +26,20 @@ from __future__ import annotations
 import codecs
 import itertools
 import tomllib
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import ConfigError
 from .options import OPTION_TYPES, Option, dump_key, dump_value, toml_value
 from .paths import absolute, working_directory
 from .sections import (
+    APPROACHES,
     ASSIGNMENT_AUTO,
     ASSIGNMENT_PER_DOCUMENT,
     ASSIGNMENTS,
     CROWD_ABOVE,
-    APPROACHES,
     DISCONTINUOUS,
     ITEM_GROUP_OPTIONS,
     ITEMS_OPTIONS,
@@ -384,6 +385,8 @@ from .rat import load_rat  # noqa: E402,F401  (it builds Settings, defined above
 
 __all__ = [
     "APPROACHES",
+    "ITEM_GROUP_OPTIONS",
+    "ITEMS_OPTIONS",
     "ASSIGNMENTS",
     "ASSIGNMENT_AUTO",
     "ASSIGNMENT_PER_DOCUMENT",

@@ -12,7 +12,6 @@ from typing import Any
 from ..errors import ConfigError
 from .paths import absolute
 
-
 #: what an option's value may be (in TOML, and as a flag's text)
 OPTION_TYPES = {
     "str": "TEXT",

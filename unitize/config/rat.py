@@ -9,7 +9,6 @@ from typing import Any
 from ..errors import ConfigError
 from . import Settings, absolute
 
-
 _RAT_SECTIONS = ("Work Path", "Connectives", "Annotators", "Out Directory", "Data Handle Method")
 _RAT_STATISTICS = {"0": "cochran-q", "1": "fleiss-kappa", "2": "krippendorff-alpha"}
 _RAT_METHOD = re.compile(r"^([01])-([01])-([0-2])$")

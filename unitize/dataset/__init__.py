@@ -12,10 +12,10 @@ through this package, and never each other:
 - :mod:`.regions` — where annotators disagree: runs of units, per setting.
 """
 
+from ..errors import DataError
 from .directory import OutputData, densify, format_version, read_setting
 from .matrix import layer_rows
 from .model import Matrix, Setting
-from ..errors import DataError
 
 __all__ = [
     "DataError",

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa

@@ -9,7 +9,6 @@ import numpy as np
 
 from ..layouts import Layout
 
-
 LEVELS = ("nominal", "ordinal", "interval")
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ class Matrix:
     row_doc: np.ndarray  # per row: index into docs (-1 for items)
     row_unit: np.ndarray  # per row: unit index within the document (item index for items)
     row_names: list[str] | None = None  # item names for items
-    continuum: "Matrix | None" = None  # layers laid end to end: the one-layer matrix whose units are the continuum
+    continuum: Matrix | None = None  # layers laid end to end: the one-layer matrix whose units are the continuum
     crowd: int | None = None  # crowd data (see _value_counts): the number of annotators; values is then empty
     counts: np.ndarray | None = None  # crowd data: rows × values, how many annotators gave each value
     value_domain: np.ndarray | None = None  # crowd data: the value (or category code) of each counts column

@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .directory import OutputData, Setting
 from ..codes import sorted_codes
+from .directory import OutputData, Setting
 
 
 @dataclass
@@ -251,7 +251,7 @@ def doc_texts(data: OutputData) -> dict[str, str | None]:
     if not path.is_file():
         return {}
     if "text" not in pq.read_schema(path).names:
-        return {d: None for d in pq.read_table(path, columns=["doc_id"]).column(0).to_pylist()}
+        return dict.fromkeys(pq.read_table(path, columns=["doc_id"]).column(0).to_pylist())
     table = pq.read_table(path, columns=["doc_id", "text"])
     return dict(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist()))
 

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, TextIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..metrics.backends import category_counts, complete_rows
 from ..dataset.directory import Matrix, OutputData, Setting
 from ..errors import DataError
+from ..metrics.backends import category_counts, complete_rows
 from ..output import atomic_write_text
 
 FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table", "disagreements")
@@ -192,36 +194,42 @@ def export_long(data: OutputData, dest: Path, settings: list[str] | None, groups
     out = []
     names = FileNames()
     for setting in _unit_settings(data, settings):
-        files: dict[str, tuple[str, Any, Any, list[int]]] = {}
-
-        def write(layer: str, triples: Iterable[tuple[str, str, str]]) -> None:
-            if layer not in files:
-                relative = names.take((setting.name, "*", layer), setting.name, safe_name(layer), ".tsv" if nltk else ".csv")
-                (dest / relative).parent.mkdir(parents=True, exist_ok=True)
-                fh = open(dest / relative, "w", encoding="utf-8", newline="")
-                writer = csv.writer(fh, delimiter="\t" if nltk else ",", lineterminator="\n")
-                if not nltk:
-                    writer.writerow(("coder", "item", "label"))
-                files[layer] = (relative, fh, writer, [0])
-            _, _, writer, count = files[layer]
-            for chunk in _batched(triples, _LONG_SLICE):
-                writer.writerows(chunk)
-                count[0] += len(chunk)
-
-        try:
+        with contextlib.ExitStack() as files:  # every layer's file stays open until the setting is written
+            triples_of = _TripleFiles(dest, names, setting.name, nltk,
+                                      lambda path: files.enter_context(open(path, "w", encoding="utf-8", newline="")))
             if not setting.layout.columnar:
                 for _, table in data.stored_tables(setting, groups):
                     for layer, triples in _long_triples(setting, table):
-                        write(layer, triples)
+                        triples_of.write(layer, triples)
             else:
                 for _, mats in data.by_group(setting, groups):
                     for m in mats:
-                        write(m.layer, _triples(m))
-        finally:
-            for _, fh, _, _ in files.values():
-                fh.close()
-        out += [Exported(relative, setting.name, "*", layer, count[0]) for layer, (relative, _, _, count) in files.items()]
+                        triples_of.write(m.layer, _triples(m))
+        out += [Exported(relative, setting.name, "*", layer, count) for layer, (relative, count) in triples_of.written.items()]
     return out
+
+
+class _TripleFiles:
+    """One (coder, item, label) file per layer of a setting, opened on the layer's first triples."""
+
+    def __init__(self, dest: Path, names: FileNames, setting: str, nltk: bool, opener: Callable[[Path], TextIO]):
+        self.dest, self.names, self.setting, self.nltk, self.opener = dest, names, setting, nltk, opener
+        self.writers: dict[str, Any] = {}
+        self.written: dict[str, tuple[str, int]] = {}  # layer -> (relative path, rows)
+
+    def write(self, layer: str, triples: Iterable[tuple[str, str, str]]) -> None:
+        if layer not in self.writers:
+            relative = self.names.take((self.setting, "*", layer), self.setting, safe_name(layer), ".tsv" if self.nltk else ".csv")
+            (self.dest / relative).parent.mkdir(parents=True, exist_ok=True)
+            self.writers[layer] = csv.writer(self.opener(self.dest / relative), delimiter="\t" if self.nltk else ",", lineterminator="\n")
+            if not self.nltk:
+                self.writers[layer].writerow(("coder", "item", "label"))
+            self.written[layer] = (relative, 0)
+        relative, count = self.written[layer]
+        for chunk in _batched(triples, _LONG_SLICE):
+            self.writers[layer].writerows(chunk)
+            count += len(chunk)
+        self.written[layer] = (relative, count)
 
 
 def _batched(rows: Iterable[tuple], size: int) -> Iterator[list[tuple]]:

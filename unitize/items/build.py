@@ -16,7 +16,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-
 from ..config import ConfigError
 from ..findings import finding
 from ..model import Finding, ItemLabel
@@ -63,7 +62,8 @@ class ItemResult:
 
 
 def _label_finding(code: str, rec: ItemLabel, message: str, action: str) -> Finding:
-    return finding(code, message, action, file=rec.source, record=str(rec.line) if rec.line is not None else None, doc=rec.item, group=rec.group, annotator=rec.annotator)
+    return finding(code, message, action, file=rec.source, record=str(rec.line) if rec.line is not None else None, doc=rec.item,
+                   group=rec.group, annotator=rec.annotator)
 
 
 def _topological(groups: list[str], options: ItemOptions) -> list[str]:
@@ -127,16 +127,18 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         first_value, first = row[rec.annotator]
         if first_value == value and (fate[i] is None or labels[first].label == rec.label):
             fate[i] = "duplicate"
-            findings.append(_label_finding("duplicate-label", rec, f"item {rec.item!r} labelled {value!r} again (first at line {labels[first].line})", "kept once"))
+            findings.append(_label_finding("duplicate-label", rec, f"item {rec.item!r} labelled {value!r} again (first at line {labels[first].line})",
+                                           "kept once"))
             continue
         conflicts[key] = [first, i]
         row[rec.annotator] = (None, -1)
-    for (group, item, annotator), members in conflicts.items():
+    for (_group, item, annotator), members in conflicts.items():
         for m in members:
             fate[m] = "conflicting"
         values = ", ".join(f"{labels[m].label!r} (line {labels[m].line})" for m in members)
         findings.append(
-            _label_finding("conflicting-labels", labels[members[0]], f"item {item!r} has different labels from {annotator}: {values}", "cell left null; keep one row per item and annotator")
+            _label_finding("conflicting-labels", labels[members[0]], f"item {item!r} has different labels from {annotator}: {values}",
+                           "cell left null; keep one row per item and annotator")
         )
 
     matrices: dict[str, GroupMatrix] = {}
@@ -188,7 +190,7 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         kept_items = [item_list[i] for i in keep]
         kept_set = set(kept_items)
         for item, row in table.items():
-            for annotator, (value, r) in row.items():
+            for _annotator, (value, r) in row.items():
                 if r >= 0 and fate[r] is None:
                     if item not in kept_set:
                         fate[r] = "item_not_kept"
@@ -203,7 +205,7 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
             cells=[item_cells[i] for i in keep],
         )
         # a parent's cells must stay complete for its children: filtered only after all groups
-    for name, m in matrices.items():
+    for m in matrices.values():
         present_values = {v for row in m.cells for v in row.values() if v is not None and v != NOT_APPLICABLE}
         nums = numbers(m.spec, present_values)
         if nums:

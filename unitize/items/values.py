@@ -52,7 +52,7 @@ def canonical(spec: GroupSpec, value: str | None) -> str | None:
     if value is None:
         return None
     if spec.multi:
-        parts = [p for p in re.split("|".join(map(re.escape, {spec.separator, SET_JOIN})), value)]
+        parts = list(re.split("|".join(map(re.escape, {spec.separator, SET_JOIN})), value))
         kept = sorted({c for c in (_one(spec, p) for p in parts) if c is not None})
         if spec.values is not None:
             bad = [c for c in kept if c not in spec.values]

@@ -15,8 +15,9 @@ or restores them), ``dense_frame`` (the writer needs the per-row columns of ever
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa

@@ -13,7 +13,8 @@ behind. Pure NumPy and Arrow, no I/O.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa

@@ -18,8 +18,9 @@ not built (``unitize agree``'s statistics need no rows for them). Item labels ar
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa

@@ -7,7 +7,8 @@ cells, which is why crowd data (thousands of annotators) goes long and large cor
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa

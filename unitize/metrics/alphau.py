@@ -26,8 +26,8 @@ suffix sum.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -214,7 +214,7 @@ class Stretch:
     trail: np.ndarray  # (m,) gap after each annotator's last unit (the length when it has none)
     marked: np.ndarray  # (m,) bool: the annotator has a unit in the stretch
 
-    def __add__(self, later: "Stretch") -> "Stretch":
+    def __add__(self, later: Stretch) -> Stretch:
         if later.lead.size != self.lead.size:
             raise ValueError("stretches of different numbers of annotators")
         both = self.marked & later.marked
@@ -296,7 +296,7 @@ def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = N
             (bj, ej), dj = norm[j], docs[j]
             ii, jj = overlap_pairs(bi, ei, bj, ej)
             np.add.at(observed, di[ii], (bi[ii] - bj[jj]) ** 2 + (ei[ii] - ej[jj]) ** 2)
-            for side, idx, b, e, d in ((ii, i, bi, ei, di), (jj, j, bj, ej, dj)):
+            for side, b, e, d in ((ii, bi, ei, di), (jj, bj, ej, dj)):
                 alone = np.bincount(side, minlength=b.size) == 0  # inside a gap of the other annotator
                 np.add.at(observed, d[alone], (e[alone] - b[alone]) ** 2)
     per_unit = _by_doc(np.concatenate(unit_docs), np.concatenate(unit_lengths), n_docs)

@@ -15,8 +15,8 @@ seed gives the same interval.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
-from typing import Callable
 
 import numpy as np
 

@@ -8,8 +8,9 @@ reads a file.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .bootstrap import Options
 from .placed import Placed
@@ -58,7 +59,7 @@ class SegmentCell:
     layers: tuple[str, ...]
     approach: str | None
     labelled: bool  # segments are valued by their label (a labels setting), else one value per layer
-    place: Callable[[str, str | None], "list[Placed] | Value"]
+    place: Callable[[str, str | None], list[Placed] | Value]
     memo: Callable[[tuple, Callable[[], Any]], Any]
     shared: dict[Any, Any]
 

@@ -22,8 +22,8 @@ from math import comb
 
 import numpy as np
 
-from .value import Value, nan, require
 from .stats import Stats
+from .value import Value, nan, require
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 

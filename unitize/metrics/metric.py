@@ -10,9 +10,9 @@ give :class:`~.value.Value` rows, never an exception. The declarations are in :m
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Callable
 
 import numpy as np
 
@@ -173,7 +173,7 @@ class PairMeanMetric(CodingMetric):
     """A coding metric whose value is the mean of a per-pair metric's values (the mean Cohen's kappa);
     per annotator, the mean of that annotator's pairs."""
 
-    of_pairs: Callable[[Stats], "list[Value]"]  # the per-pair rows it averages
+    of_pairs: Callable[[Stats], list[Value]]  # the per-pair rows it averages
     what: str  # how a row names the pairs' metric: "Cohen's kappa"
 
     def _per_annotator(self, s: Stats, level: str, binary: bool, options: MeasureOptions) -> list[Value]:

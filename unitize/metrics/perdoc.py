@@ -12,13 +12,13 @@ a Python call per document and metric was most of ``--by-doc``'s time.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from . import coefficients
-from .value import Value, nan
 from .stats import Stats
+from .value import Value, nan
 
 #: a metric's rows of every document at once: (documents' statistics, level) -> the rows (``doc`` set),
 #: or None where it does not apply (the caller then goes document by document)
@@ -69,7 +69,7 @@ def _alphas(stats: Sequence[Stats]) -> list[Value]:
             continue
         c = s.patterns[keep].astype(np.float64)
         groups[c.shape].append((i, c, s.units[keep] / (m[keep] - 1)))
-    for (p, v), members in groups.items():
+    for (_, v), members in groups.items():
         c = np.stack([x[1] for x in members])  # (G, P, V)
         w = np.stack([x[2] for x in members])  # (G, P)
         o = np.matmul((c * w[:, :, None]).transpose(0, 2, 1), c)  # Stats.coincidence, document by document
@@ -106,7 +106,7 @@ def _fleiss(stats: Sequence[Stats]) -> list[Value]:
             continue
         r, pat, w, n = complete
         groups[s.domain.size].append((i, r, n, w @ pat, w @ (pat * (pat - 1)).sum(axis=1)))
-    for v, members in groups.items():
+    for members in groups.values():
         r = np.array([x[1] for x in members], np.int64)
         n = np.array([x[2] for x in members], np.int64)
         totals = np.stack([x[3] for x in members])  # (G, V): w @ pat

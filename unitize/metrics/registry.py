@@ -9,10 +9,11 @@ bands, the bootstrap, the per-document rows and the CLI's choices follow from th
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ..errors import UnitizeError
 from . import bootstrap, coefficients, perdoc, segment, spanf1
+from .cells import Cell, MeasureOptions
 from .metric import (
     Band,
     Breakdown,
@@ -25,7 +26,6 @@ from .metric import (
     Scale,
     SegmentMetric,
 )
-from .cells import Cell, MeasureOptions
 from .stats import Stats
 from .unitizing import Variant
 from .value import Value, nan

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, replace
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -30,17 +30,17 @@ edge gaps (alpha-U), never the segments.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
 from .alphau import Stretch
-from .value import Value
 from .bootstrap import Options, with_percentiles
 from .spanf1 import Counts, Match
 from .unitizing import Statistics, Variant
+from .value import Value
 
 METHOD = "percentile bootstrap, documents resampled"
 #: elements of one of alpha-U's (replicates × documents × annotators) gap arrays evaluated at once
@@ -218,10 +218,7 @@ class _Category:
         w = weights(idx, n_docs) if w is None else w
         length, observed, n_c, chosen, pairs, total, total_l, edges = _product(w, self.sums).T
         observed = 2 * observed / (m * (m - 1) * length * length)
-        if self.cross is not None:
-            inner = (_product(w, self.cross) * w).sum(axis=1)
-        else:
-            inner = (_product(w, self.weighted) * _product(w, self.inner)).sum(axis=1)
+        inner = (_product(w, self.cross) * w).sum(axis=1) if self.cross is not None else (_product(w, self.weighted) * _product(w, self.inner)).sum(axis=1)
         numerator = (n_c - 1) * chosen + inner + self._edges(idx, w, length, total, total_l, edges)
         denominator = m * length * (m * length - 1) - pairs
         with np.errstate(invalid="ignore", divide="ignore"):

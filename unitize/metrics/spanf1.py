@@ -34,8 +34,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .alphau import overlap_pairs
-from .value import Value, nan
 from .placed import Placed
+from .value import Value, nan
+
 
 class Match(NamedTuple):
     """How spans are matched: the index into :attr:`Counts.matched` and the kind of size (spans 0, units 1)."""
@@ -58,14 +59,14 @@ class Counts:
     matched: np.ndarray  # (3, P, D, V) int64: exact matches, one-to-one overlap matches, shared units
     sizes: np.ndarray  # (2, 2, P, D, V) int64: [first, second annotator] × [spans, units]
 
-    def __add__(self, other: "Counts") -> "Counts":
+    def __add__(self, other: Counts) -> Counts:
         if (other.pairs, other.docs) != (self.pairs, self.docs):
             raise ValueError("counts of different annotator pairs or documents")
         values = tuple(sorted(set(self.values) | set(other.values)))
         a, b = self.relabeled(values), other.relabeled(values)
         return Counts(self.pairs, self.docs, values, a.matched + b.matched, a.sizes + b.sizes)
 
-    def relabeled(self, values: tuple[str, ...]) -> "Counts":
+    def relabeled(self, values: tuple[str, ...]) -> Counts:
         if values == self.values:
             return self
         at = [values.index(v) for v in self.values]

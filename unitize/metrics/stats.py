@@ -20,8 +20,8 @@ loop over units): one key per unit encodes its value counts in base ``A + 1``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -71,13 +71,13 @@ class Stats:
         """(A, V): how often each annotator gave each value."""
         return self.by_raters.sum(axis=0)
 
-    def with_units(self, units: np.ndarray) -> "Stats":
+    def with_units(self, units: np.ndarray) -> Stats:
         """The same patterns with other unit counts (a bootstrap replicate); per-annotator tables dropped."""
         a, v = len(self.annotators), self.domain.size
         return Stats(self.domain, self.annotators, self.patterns, np.asarray(units, dtype=np.int64),
                      np.zeros((1, a, v), np.int64), np.zeros((a, a, v, v), np.int64))
 
-    def trimmed(self) -> "Stats":
+    def trimmed(self) -> Stats:
         """The same statistics on the values some unit has (a per-layer view of a group-wide domain)."""
         used = np.flatnonzero(self.units @ self.patterns) if self.units.size else np.zeros(0, np.int64)
         if used.size == self.domain.size:
@@ -86,7 +86,7 @@ class Stats:
         return Stats(self.domain[used], self.annotators, patterns, units,
                      self.by_raters[:, :, used], self.pairs[:, :, used][:, :, :, used])
 
-    def one_vs_rest(self, v: int) -> "Stats":
+    def one_vs_rest(self, v: int) -> Stats:
         """The statistics of "value ``v`` or another value" (category-specific agreement): domain [0, 1]."""
         patterns, units = _merge(np.stack([self.patterns.sum(axis=1) - self.patterns[:, v], self.patterns[:, v]], axis=1), self.units)
         by_raters = np.stack([self.by_raters.sum(axis=2) - self.by_raters[:, :, v], self.by_raters[:, :, v]], axis=2)
@@ -97,7 +97,7 @@ class Stats:
         pairs = np.stack([np.stack([rest, rest_v], axis=-1), np.stack([v_rest, vv], axis=-1)], axis=-2)
         return Stats(np.array([0.0, 1.0]), self.annotators, patterns, units, by_raters, pairs)
 
-    def against_others(self, a: int) -> "Stats":
+    def against_others(self, a: int) -> Stats:
         """Annotator ``a`` against the others: two coders, ``a`` and "another annotator", one unit per
         pairing of ``a``'s value with another annotator's on a unit both coded (``a``'s row of the
         pairwise tables, summed). Every coding coefficient of it is ``a``'s agreement with the rest."""
@@ -115,7 +115,7 @@ class Stats:
         pairs[0, 0], pairs[1, 1] = np.diag(by_raters[2, 0]), np.diag(by_raters[2, 1])
         return Stats(self.domain, (self.annotators[a], OTHERS), patterns, units, by_raters, pairs)
 
-    def relabeled(self, values: np.ndarray) -> "Stats":
+    def relabeled(self, values: np.ndarray) -> Stats:
         """The same statistics with each domain value renamed to ``values`` (distinct), domain re-sorted."""
         order = np.argsort(values)
         patterns, units = _merge(self.patterns[:, order], self.units)
@@ -124,7 +124,7 @@ class Stats:
 
     # -- the reduction --
 
-    def __add__(self, other: "Stats") -> "Stats":
+    def __add__(self, other: Stats) -> Stats:
         domain = np.union1d(self.domain, other.domain)
         names = list(self.annotators) + [a for a in other.annotators if a not in self.annotators]
         r = max(self.by_raters.shape[0], other.by_raters.shape[0])
@@ -132,10 +132,10 @@ class Stats:
         patterns, units = _merge(np.concatenate([p[0] for p in parts]), np.concatenate([s.units for s in (self, other)]))
         return Stats(domain, tuple(names), patterns, units, parts[0][1] + parts[1][1], parts[0][2] + parts[1][2])
 
-    def __radd__(self, other: object) -> "Stats":
+    def __radd__(self, other: object) -> Stats:
         return self if other == 0 else NotImplemented  # lets sum() start from 0
 
-    def equals(self, other: "Stats") -> bool:
+    def equals(self, other: Stats) -> bool:
         """Same statistics (the canonical form makes this array equality)."""
         return (
             np.array_equal(self.domain, other.domain)

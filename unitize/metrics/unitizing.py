@@ -53,8 +53,8 @@ from enum import Enum
 import numpy as np
 
 from .alphau import alpha_from, overlap_pairs
-from .value import Value, nan
 from .placed import Placed
+from .value import Value, nan
 
 GAP = "φ"
 
@@ -70,7 +70,7 @@ class Statistics:
     squares: np.ndarray  # (V+1,) int64: Σ l² over the units of each value; [0]: Σ of the gap lengths
     pairable: np.ndarray  # (V+1,) int64: Σ P² over the units of each value, P = (m−1)·pairable length
 
-    def __add__(self, other: "Statistics") -> "Statistics":
+    def __add__(self, other: Statistics) -> Statistics:
         if other.annotators != self.annotators:
             raise ValueError("statistics of different numbers of annotators")
         values = tuple(sorted(set(self.values) | set(other.values)))
@@ -78,7 +78,7 @@ class Statistics:
         return Statistics(values, self.annotators, self.length + other.length,
                           a.pairs + b.pairs, a.squares + b.squares, a.pairable + b.pairable)
 
-    def relabeled(self, values: tuple[str, ...]) -> "Statistics":
+    def relabeled(self, values: tuple[str, ...]) -> Statistics:
         """The same statistics on a larger value list (absent values count zero)."""
         if values == self.values:
             return self

@@ -11,8 +11,8 @@ from .directory import (
     locks_output,
     parquet_options,
     read_manifest,
-    sha256_file,
     refuse_foreign,
+    sha256_file,
     staged_folder,
 )
 from .tables import documents_table, tokens_table, universe_table

@@ -18,8 +18,9 @@ import inspect
 import json
 import os
 import shutil
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, TypeVar
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -215,7 +216,7 @@ class Claim:
             self._held = False
             release(self._lock)
 
-    def __enter__(self) -> "Claim":
+    def __enter__(self) -> Claim:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -9,6 +9,7 @@ Forked worker processes do not keep it: the lock is closed in every child.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from pathlib import Path
@@ -74,20 +75,16 @@ def release(path: Path) -> None:
             return
         del _held[path]
         if entry[0] >= 0:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(path)
-            except OSError:
-                pass
             os.close(entry[0])
 
 
 def _forget_in_child() -> None:
     for fd, _ in _held.values():
         if fd >= 0:
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
     _held.clear()
 
 

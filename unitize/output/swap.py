@@ -15,14 +15,15 @@ output directory, and removes the leftovers.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import os
 import shutil
 import sys
 import time
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 #: the staging directory of versions that staged inside the output directory; removed on sight
 LEGACY_STAGING = ".unitize-staging"
@@ -125,10 +126,8 @@ def _carry(src: Path, dst: Path, link: bool) -> None:
         try:
             os.link(src, dst, follow_symlinks=False)
         except OSError:
-            try:
+            with contextlib.suppress(OSError):  # else moved after the swap instead
                 shutil.copy2(src, dst, follow_symlinks=False)
-            except OSError:
-                pass  # moved after the swap instead
 
 
 def leftovers(out: Path) -> list[Path]:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import platform
 import socket
 import time
-from datetime import datetime, timezone
+from collections.abc import Iterable
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import Any, Protocol
 
 import pyarrow as pa
 
@@ -145,7 +146,7 @@ def input_rows(corpus: Corpus) -> list[dict[str, Any]]:
 def run_section(started: float, **more: Any) -> dict[str, Any]:
     """The manifest's ``run`` section: when and where (the only host- or time-dependent part)."""
     return {
-        "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.fromtimestamp(started, UTC).isoformat(timespec="seconds"),
         "host": socket.gethostname(),
         "platform": platform.platform(),
         **more,

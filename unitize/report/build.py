@@ -15,8 +15,8 @@ import numpy as np
 import pyarrow.compute as pc
 
 from ..dataset.directory import OutputData, Setting
-from . import study as _study
 from ..dataset.regions import Cells, doc_texts, regions, setting_cells
+from . import study as _study
 from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
 
 

@@ -21,12 +21,13 @@ All from :class:`~unitize.dataset.regions.Cells`, so from any layout:
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ..metrics.coefficients import kappa_table
 from ..dataset.regions import Cells, runs, unit_flags
+from ..metrics.coefficients import kappa_table
 
 #: above this many annotators (crowd data) no pair matrix is built
 MAX_PAIR_ANNOTATORS = 40

@@ -8,9 +8,10 @@ convention of the target tool (see :mod:`unitize.writers.offsets`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..model import Corpus, Finding
 from ..output import OutputDir

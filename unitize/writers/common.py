@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..findings import finding
 from ..model import Corpus, Span
 from ..output import OutputDir
-from ..findings import finding
 from ..text import TextConventions, natural_key
 from . import Written
 from .offsets import TargetText, target_text

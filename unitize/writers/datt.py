@@ -21,9 +21,9 @@ import numpy as np
 from lxml import etree
 
 from ..adapters.datt import DEFAULT_PATTERN, TEXT
+from ..findings import finding
 from ..model import Corpus
 from ..output import OutputDir
-from ..findings import finding
 from . import Written
 from .common import RelationOut, Texts, encodings, relations, safe_name
 

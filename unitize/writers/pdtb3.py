@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..adapters.pdtb3 import FIELDS, INSERTED, SENSE_FIELDS, SPAN_FIELDS, TEXT
+from ..findings import finding
 from ..model import Corpus
 from ..output import OutputDir
-from ..findings import finding
 from . import Written
 from .common import RelationOut, Texts, encodings, relations, safe_name
 from .offsets import TargetText
