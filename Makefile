@@ -55,7 +55,7 @@ shell: $(VENV)/.installed $(VENV)/.installed-agree
 test: $(VENV)/.installed-test browser
 	$(BIN)/python -m pytest
 
-# Headless Chromium for the report's browser check (tests/test_report_browser.py): Debian's package,
+# Headless Chromium for the report's browser check (tests/report/test_browser.py): Debian's package,
 # installed when missing; where apt-get cannot (not root, no archive) the check is skipped with that reason.
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
@@ -67,7 +67,7 @@ browser:
 
 # Remake the README's screenshot (docs/report.png) with the browser check.
 screenshot: $(VENV)/.installed-test browser
-	UNITIZE_SCREENSHOT=docs/report.png $(BIN)/python -m pytest -q tests/test_report_browser.py -k example_corpus
+	UNITIZE_SCREENSHOT=docs/report.png $(BIN)/python -m pytest -q tests/report/test_browser.py -k example_corpus
 
 bench: $(VENV)/.installed
 	$(BIN)/python bench/run.py

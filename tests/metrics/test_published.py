@@ -16,9 +16,9 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from tests.test_agree_backends import FLEISS_1971, K2011, cochran_1950, cohen_table
-from tests.test_alphau import k2004
-from tests.test_unitizing import book, placed
+from tests.metrics.test_backends import FLEISS_1971, K2011, cochran_1950, cohen_table
+from tests.metrics.test_alphau import k2004
+from tests.metrics.test_unitizing import book, placed
 from unitize import metrics
 from unitize.metrics import Cell, MeasureOptions, SegmentCell
 from unitize.metrics import stats as S
@@ -42,13 +42,13 @@ PUBLISHED = {
     "|u-alpha": ("Krippendorff (2019), Fig. 12.11: |uα = .413", "test_unitizing_family"),
     "cu-alpha": ("Krippendorff (2019), Fig. 12.11: cuα = .724", "test_unitizing_family"),
     "ku-alpha": ("Krippendorff (2019), Fig. 12.11: (k)uα 1, 0, 0, 0, 1, 1 for 1–6", "test_unitizing_family"),
-    "span-f1": ("bratiaa's published instance-based report on its example project (tests/test_spanf1.py) and "
+    "span-f1": ("bratiaa's published instance-based report on its example project (tests/metrics/test_spanf1.py) and "
                 "a hand-counted case", "test_span_f1"),
     "span-f1-overlap": ("no published value: a hand-counted case (two short spans inside one long span: one match)",
                         "test_span_f1"),
-    "unit-f1": ("bratiaa's published token-based report (tests/test_spanf1.py) and a hand-counted case", "test_span_f1"),
+    "unit-f1": ("bratiaa's published token-based report (tests/metrics/test_spanf1.py) and a hand-counted case", "test_span_f1"),
     "gamma": ("pygamma-agreement, the reference implementation of Mathet et al. (2015), called directly "
-              "(tests/test_agree.py; skipped where it is not installed)", "test_gamma_is_declared_against_pygamma"),
+              "(tests/agree/test_end_to_end.py; skipped where it is not installed)", "test_gamma_is_declared_against_pygamma"),
 }
 
 
@@ -164,7 +164,7 @@ def test_span_f1() -> None:
 
 def test_gamma_is_declared_against_pygamma() -> None:
     """gamma's declaration: its package, and the check against pygamma-agreement called directly."""
-    import tests.test_agree as agree_tests
+    import tests.agree.test_end_to_end as agree_tests
 
     assert metrics.get("gamma").requires == ("pygamma_agreement", "gamma")
     assert any(name.startswith("test_gamma") for name in dir(agree_tests))

@@ -36,7 +36,7 @@ independent ones, so the self-pairings removed are l² for a unit and l for a ga
 
 Nominal values only (labels). On the worked example of Krippendorff (2019,
 Fig. 12.11) this gives uα = .510, |uα = .414 and cuα = .724
-(``tests/test_unitizing.py``).
+(``tests/metrics/test_unitizing.py``).
 
 Everything comes from :class:`Statistics` — the pair counts ``(m−1)·ℓ``, the
 Σ l² and the Σ p² per value, all integers — which add up over documents and

@@ -16,7 +16,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa  # noqa: E402
 from unitize.metrics import coefficients as C  # noqa: E402
 from unitize.metrics import stats as S  # noqa: E402
 
-from .test_agree_backends import FLEISS_1971, K2011, cochran_1950, cohen_table  # noqa: E402
+from tests.metrics.test_backends import FLEISS_1971, K2011, cochran_1950, cohen_table  # noqa: E402
 
 
 def wide(values: np.ndarray, names: list[str] | None = None, domain: np.ndarray | None = None) -> S.Stats:

@@ -14,7 +14,6 @@ import pytest
 pytest.importorskip("krippendorff")
 pytest.importorskip("statsmodels")
 
-from tests.conftest import EXAMPLE  # noqa: E402
 from unitize.agree import Options, agree, measure  # noqa: E402
 from unitize.metrics import backends, bootstrap  # noqa: E402
 from unitize.metrics import coefficients as C  # noqa: E402
@@ -23,13 +22,6 @@ from unitize.dataset.directory import OutputData  # noqa: E402
 from unitize.cli import main  # noqa: E402
 
 CODING = ["alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q"]
-
-
-@pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    target = tmp_path_factory.mktemp("agree-measure") / "out"
-    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(target), "--modes", "separate,combined", "-q"]) == 0
-    return target
 
 
 def test_every_coding_metric_matches_the_package_backends(out):
@@ -173,7 +165,7 @@ def test_crowd_label_tables_counted_in_one_pass_equal_the_pivot(out, tmp_path, m
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from tests.test_agree import to_long, write_outdir
+    from tests.agree.test_end_to_end import to_long, write_outdir
     from unitize.layouts import long as long_layout
 
     src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
@@ -203,7 +195,7 @@ def test_per_label_rows_and_layers_with_different_labels(tmp_path):
     """--by-label: each label against the rest; the layers-together row renumbers each layer's labels."""
     import pyarrow as pa
 
-    from tests.test_agree import meta, write_outdir
+    from tests.agree.test_end_to_end import meta, write_outdir
 
     rows = []
     for layer, labels in (("Arg1", ["a", "b"]), ("Arg2", ["b", "c"])):
@@ -241,7 +233,7 @@ def test_per_document_rows_add_up_and_match_the_documents_rows(out, tmp_path, as
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from tests.test_agree import write_outdir
+    from tests.agree.test_end_to_end import write_outdir
 
     root = out
     if as_labels:

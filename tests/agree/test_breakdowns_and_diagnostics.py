@@ -17,7 +17,6 @@ from unitize.agree.spans import Continuum  # noqa: E402
 from unitize.cli import main  # noqa: E402
 
 
-from tests.test_agree_measure import out  # noqa: E402,F401  (the example corpus, separate and combined: a fixture)
 
 
 def test_the_continuum_from_the_columns_is_the_matrix_one(out):
@@ -82,7 +81,7 @@ def test_per_document_rows_of_crowd_data(out, tmp_path, monkeypatch):
 
     import pyarrow.parquet as pq
 
-    from tests.test_agree import to_long, write_outdir
+    from tests.agree.test_end_to_end import to_long, write_outdir
     from unitize.layouts import long as long_layout
     from unitize.agree import measure
 

@@ -191,7 +191,7 @@ def fake_plugin(monkeypatch):
     import unitize.adapters as registry
 
     real = registry.entry_points
-    monkeypatch.setattr(registry, "entry_points", lambda *, group: [*real(group=group), EntryPoint("fake", "tests.test_init:FAKE", group)])
+    monkeypatch.setattr(registry, "entry_points", lambda *, group: [*real(group=group), EntryPoint("fake", "tests.cli.test_init:FAKE", group)])
     registry.rescan()
     yield
     monkeypatch.undo()

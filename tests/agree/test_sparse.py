@@ -4,7 +4,6 @@ results identical — every float — to the wide layout of the same corpus."""
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 
 import numpy as np

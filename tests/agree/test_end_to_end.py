@@ -22,8 +22,8 @@ pytest.importorskip("krippendorff")
 pytest.importorskip("statsmodels")
 
 from tests.conftest import EXAMPLE  # noqa: E402
-from tests.test_agree_backends import K2011  # noqa: E402
-from tests.test_alphau import brute_force  # noqa: E402
+from tests.metrics.test_backends import K2011  # noqa: E402
+from tests.metrics.test_alphau import brute_force  # noqa: E402
 from unitize.agree import agree, measure  # noqa: E402
 from unitize.agree.summary import landis_koch, summary_rows  # noqa: E402
 from unitize.cli import main  # noqa: E402

@@ -13,10 +13,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.test_agree import one, pick
-from tests.test_alphau import brute_force
-from tests.test_spanf1 import literal as f1_literal
-from tests.test_unitizing import literal as u_literal
+from tests.agree.test_end_to_end import one, pick
+from tests.metrics.test_alphau import brute_force
+from tests.metrics.test_spanf1 import literal as f1_literal
+from tests.metrics.test_unitizing import literal as u_literal
 from unitize.agree import measure
 from unitize import metrics as registry
 from unitize.schema import results_schema

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE, ROOT
-from tests.test_output_dir import assert_complete
+from tests.output.test_directory import assert_complete
 from unitize.cli import main
 from unitize.output import sha256_file
 

@@ -7,7 +7,6 @@ the fix. Runs go through the command line (exit codes, report rows) or through
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import zipfile

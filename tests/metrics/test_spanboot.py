@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import unitizations
-from tests.test_unitizing import placed
+from tests.metrics.test_unitizing import placed
 from unitize.agree import Options, measure
 from unitize.metrics import spanboot as B
 from unitize.metrics import spanf1, unitizing
