@@ -74,3 +74,35 @@ def test_imports_flow_one_way(path: Path) -> None:
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_is_too_large_to_read(path: Path) -> None:
     assert len(path.read_text(encoding="utf-8").splitlines()) <= 430
+
+
+def _siblings(path: Path) -> set[str]:
+    """The modules of its own package a file imports (``from .x import …``, ``from . import x``), by stem."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = {p.stem for p in path.parent.glob("*.py")} | {p.name for p in path.parent.iterdir() if (p / "__init__.py").is_file()}
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            names = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
+            out |= {n for n in names if n in here}
+    return out - {path.stem}
+
+
+PACKAGES = sorted({p.parent for p in FILES if p.parent != PACKAGE})
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_circle_of_imports_inside_a_package(package: Path) -> None:
+    """Inside a package too, imports flow one way: no module reaches itself through its siblings
+    (``__init__`` aside, which gathers the package's names)."""
+    graph = {p.stem: _siblings(p) - {"__init__"} for p in package.glob("*.py") if p.stem != "__init__"}
+
+    def reaches(start: str, target: str, seen: set[str]) -> bool:
+        for nxt in graph.get(start, ()):
+            if nxt == target or (nxt not in seen and reaches(nxt, target, seen | {nxt})):
+                return True
+        return False
+
+    circles = sorted(m for m in graph if reaches(m, m, {m}))
+    assert not circles, f"{package.relative_to(ROOT)}: modules that import themselves through their siblings: {circles}"
+

@@ -40,7 +40,7 @@ from ._spans import (
     read_input,
     text_document,
 )
-from .suggest import suggest_span_table
+from .suggest import TABLE_SUFFIXES, find, read_sample, tables
 
 #: the texts are cells of a table (its BOM dropped); offsets are code points of a cell
 TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
@@ -220,6 +220,46 @@ def read(
     return corpus
 
 
+def suggest(folder: Path, given: dict[str, Any]) -> dict[str, Any]:
+    """For ``unitize init``: which table of ``folder`` holds the spans, the texts and the roster, and the
+    column of every role (names that differ from :data:`COLUMNS`)."""
+    found: dict[str, tuple[Path, list[str]]] = {}
+    for role in ("annotations", "texts", "roster"):
+        if role in given:
+            path = Path(given[role])
+            found[role] = (path, read_sample(path)[0] if path.is_file() else [])
+    for path in tables(folder, TABLE_SUFFIXES):
+        if any(path == p for p, _ in found.values()):
+            continue
+        columns = read_sample(path)[0]
+        if find(columns, "begin") and find(columns, "end"):
+            role = "annotations"
+        elif find(columns, "text"):
+            role = "texts"
+        elif find(columns, "annotator"):
+            role = "roster"
+        else:
+            continue
+        found.setdefault(role, (path, columns))
+    out: dict[str, Any] = {role: path for role, (path, _) in found.items() if role not in given}
+    spans = found.get("annotations", (None, []))[1]
+    texts = found.get("texts", (None, []))[1]
+    roster = found.get("roster", (None, []))[1]
+    text = find(texts, "text")
+    columns = {"text": text, "doc": find(texts, "doc", exclude=(text or "",)) or next((c for c in texts if c != text), None)}
+    columns |= {role: find(spans, role) for role in ("label", "begin", "end")}
+    if roster:
+        shared = [c for c in spans if c in roster and c != columns["doc"]]
+        columns["key"] = find(shared, "key") or (shared[0] if shared else None)
+        columns["annotator"] = find(roster, "annotator")
+    else:
+        columns["annotator"] = find(spans, "annotator")
+    mapping = {role: columns[role] for role in COLUMNS if columns.get(role) and columns[role] != COLUMNS[role]}
+    if mapping and "columns" not in given:
+        out["columns"] = mapping
+    return out
+
+
 ADAPTER = Adapter(
     suffixes=(".csv", ".tsv", ".parquet"),
     name="span-table",
@@ -242,5 +282,5 @@ ADAPTER = Adapter(
         "annotators": Option("list", None, "only these annotators", example=["868", "1316"]),
     },
     traits=replace(SPAN_TRAITS, layers=("span",)),
-    suggest=suggest_span_table,
+    suggest=suggest,
 )

@@ -1,8 +1,9 @@
 """Guesses for ``unitize init``: options read off the headers of a data folder's tables.
 
-Each ``suggest_*`` function takes the data folder and the options known so far
-(what the user gave) and returns further options; it never changes what was
-given and reads only table headers and a few rows. A guess is a starting point
+A format's ``suggest`` function (``suggest_labels`` here, the span table's in its
+adapter) takes the data folder and the options known so far (what the user gave)
+and returns further options; it never changes what was given and reads only
+table headers and a few rows, with the helpers here. A guess is a starting point
 written into a commented study file, so the rules are plain name matches.
 """
 
@@ -79,7 +80,8 @@ def find(columns: list[str], role: str, *, exclude: tuple[str, ...] = ()) -> str
     return next((lowered[name] for name in NAMES[role] if name in lowered), None)
 
 
-def _tables(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+def tables(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+    """The tables a guess looks at: ``folder`` itself when it is a file, else its files with one of ``suffixes``."""
     if folder.is_file():
         return [folder]
     if not folder.is_dir():
@@ -94,51 +96,10 @@ def _free_text(column: str, rows: list[dict[str, Any]]) -> bool:
     return bool(values) and sum(map(len, values)) / len(values) > 40
 
 
-def suggest_span_table(folder: Path, given: dict[str, Any]) -> dict[str, Any]:
-    """Which table of ``folder`` holds the spans, the texts and the roster, and the column of every role."""
-    from .span_table import COLUMNS
-
-    found: dict[str, tuple[Path, list[str]]] = {}
-    for role in ("annotations", "texts", "roster"):
-        if role in given:
-            path = Path(given[role])
-            found[role] = (path, read_sample(path)[0] if path.is_file() else [])
-    for path in _tables(folder, TABLE_SUFFIXES):
-        if any(path == p for p, _ in found.values()):
-            continue
-        columns = read_sample(path)[0]
-        if find(columns, "begin") and find(columns, "end"):
-            role = "annotations"
-        elif find(columns, "text"):
-            role = "texts"
-        elif find(columns, "annotator"):
-            role = "roster"
-        else:
-            continue
-        found.setdefault(role, (path, columns))
-    out: dict[str, Any] = {role: path for role, (path, _) in found.items() if role not in given}
-    spans = found.get("annotations", (None, []))[1]
-    texts = found.get("texts", (None, []))[1]
-    roster = found.get("roster", (None, []))[1]
-    text = find(texts, "text")
-    columns = {"text": text, "doc": find(texts, "doc", exclude=(text or "",)) or next((c for c in texts if c != text), None)}
-    columns |= {role: find(spans, role) for role in ("label", "begin", "end")}
-    if roster:
-        shared = [c for c in spans if c in roster and c != columns["doc"]]
-        columns["key"] = find(shared, "key") or (shared[0] if shared else None)
-        columns["annotator"] = find(roster, "annotator")
-    else:
-        columns["annotator"] = find(spans, "annotator")
-    mapping = {role: columns[role] for role in COLUMNS if columns.get(role) and columns[role] != COLUMNS[role]}
-    if mapping and "columns" not in given:
-        out["columns"] = mapping
-    return out
-
-
 def suggest_labels(folder: Path, given: dict[str, Any]) -> dict[str, Any]:
     """The shape, the item column and the label columns of the label files in ``folder``."""
     target = Path(given.get("annotations", folder))
-    files = _tables(target, LABEL_SUFFIXES)
+    files = tables(target, LABEL_SUFFIXES)
     if not files:
         return {}
     out: dict[str, Any] = {}
