@@ -72,6 +72,22 @@ def _cohen(s: Stats) -> list[Value]:
     return coefficients.cohen(s)
 
 
+def _unitizing(name: str, title: str, letter: str | None, rank: int | None, variant: Variant, help: str,
+               rows: Rows = Rows.ONE) -> SegmentMetric:
+    """A member of Krippendorff's unitizing family: what the family's members share, stated once."""
+    return SegmentMetric(name=name, title=title, letter=letter, summary_rank=rank, help=help, family=Family.UNITIZING,
+                         scale=Scale.COEFFICIENT, rows=rows, band=None, identity=True, breakdowns=_DOCUMENT,
+                         resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(variant))
+
+
+def _span_f1(name: str, title: str, letter: str, rank: int, match: spanf1.Match, help: str, pair_mean: str | None = None) -> SegmentMetric:
+    """A span-F1 metric (one matching): a value per annotator pair and their mean."""
+    return SegmentMetric(name=name, title=title, letter=letter, summary_rank=rank, help=help, family=Family.SPAN,
+                         scale=Scale.AGREEMENT, rows=Rows.PAIRS_AND_MEAN, pair_mean=pair_mean or f"{title}, mean over annotator pairs",
+                         band=None, identity=True, breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS,
+                         formula=segment.f1_rows(match))
+
+
 METRICS: tuple[Metric, ...] = (
     SegmentMetric(
         name="alpha-u", title="Krippendorff's alpha-U", called="alpha-U", letter="A", summary_rank=0, default=True,
@@ -149,51 +165,20 @@ METRICS: tuple[Metric, ...] = (
         breakdowns=_NONE, resampling=Resampling.NONE, compared=True, formula=segment.gamma_rows,
         requires=("pygamma_agreement", "gamma"),
     ),
-    SegmentMetric(
-        name="u-alpha", title="Krippendorff's uα", letter="uA", summary_rank=8,
-        help="Krippendorff's uα (2016): units, gaps and values together",
-        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=None, identity=True,
-        breakdowns=_DOCUMENT, resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(Variant.U),
-    ),
-    SegmentMetric(
-        name="|u-alpha", title="Krippendorff's |uα (units against gaps)", letter="buA", summary_rank=9,
-        help="Krippendorff's |uα: what is a unit and what a gap, values ignored",
-        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=None, identity=True,
-        breakdowns=_DOCUMENT, resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(Variant.BINARY),
-    ),
-    SegmentMetric(
-        name="cu-alpha", title="Krippendorff's cuα (values of intersecting units)", letter="cuA", summary_rank=10,
-        help="Krippendorff's cuα: the values of intersecting units, with its coverage",
-        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=None, identity=True,
-        breakdowns=_DOCUMENT, resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(Variant.CU),
-    ),
-    SegmentMetric(
-        name="ku-alpha", title="Krippendorff's (k)uα (per value)", letter=None, summary_rank=None,
-        help="Krippendorff's (k)uα for every value k, with its coverage",
-        family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.PER_VALUE, band=None, identity=True,
-        breakdowns=_DOCUMENT, resampling=Resampling.DOCUMENTS, formula=segment.unitizing_rows(Variant.K),
-    ),
-    SegmentMetric(
-        name="span-f1", title="span F1, exact match", letter="F1", summary_rank=11,
-        pair_mean="span F1, exact match, mean over annotator pairs",
-        help="span F1 of every annotator pair, spans matched by value and exact extent, and their mean",
-        family=Family.SPAN, scale=Scale.AGREEMENT, rows=Rows.PAIRS_AND_MEAN, band=None, identity=True,
-        breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS, formula=segment.f1_rows(spanf1.EXACT),
-    ),
-    SegmentMetric(
-        name="span-f1-overlap", title="span F1, overlap match", letter="F1o", summary_rank=12,
-        pair_mean="span F1, overlap match, mean over annotator pairs",
-        help="span F1, spans matched by value and a unit in common (one to one), and their mean",
-        family=Family.SPAN, scale=Scale.AGREEMENT, rows=Rows.PAIRS_AND_MEAN, band=None, identity=True,
-        breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS, formula=segment.f1_rows(spanf1.OVERLAP),
-    ),
-    SegmentMetric(
-        name="unit-f1", title="unit F1", letter="uF1", summary_rank=13,
-        pair_mean="F1 over units marked alike, mean over annotator pairs",
-        help="F1 over the units both annotators marked with the same value, and the pairs' mean",
-        family=Family.SPAN, scale=Scale.AGREEMENT, rows=Rows.PAIRS_AND_MEAN, band=None, identity=True,
-        breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS, formula=segment.f1_rows(spanf1.UNITS),
-    ),
+    _unitizing("u-alpha", "Krippendorff's uα", "uA", 8, Variant.U, "Krippendorff's uα (2016): units, gaps and values together"),
+    _unitizing("|u-alpha", "Krippendorff's |uα (units against gaps)", "buA", 9, Variant.BINARY,
+               "Krippendorff's |uα: what is a unit and what a gap, values ignored"),
+    _unitizing("cu-alpha", "Krippendorff's cuα (values of intersecting units)", "cuA", 10, Variant.CU,
+               "Krippendorff's cuα: the values of intersecting units, with its coverage"),
+    _unitizing("ku-alpha", "Krippendorff's (k)uα (per value)", None, None, Variant.K,
+               "Krippendorff's (k)uα for every value k, with its coverage", rows=Rows.PER_VALUE),
+    _span_f1("span-f1", "span F1, exact match", "F1", 11, spanf1.EXACT,
+             "span F1 of every annotator pair, spans matched by value and exact extent, and their mean"),
+    _span_f1("span-f1-overlap", "span F1, overlap match", "F1o", 12, spanf1.OVERLAP,
+             "span F1, spans matched by value and a unit in common (one to one), and their mean"),
+    _span_f1("unit-f1", "unit F1", "uF1", 13, spanf1.UNITS,
+             "F1 over the units both annotators marked with the same value, and the pairs' mean",
+             pair_mean="F1 over units marked alike, mean over annotator pairs"),
 )
 
 _BY_NAME = {m.name: m for m in METRICS}
