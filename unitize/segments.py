@@ -137,7 +137,6 @@ def resolve_segments(
     ``word-snapped``, ``segments-merged``.
     """
     spans = corpus.spans
-    findings: list[Finding] = []
     rep = frag["span"][segs.first_fragment]  # a representative span per segment
     doc = frag["doc"][segs.first_fragment]
     if unit == "char":
@@ -145,24 +144,51 @@ def resolve_segments(
         snapped = np.zeros(u0.size, dtype=bool)
     else:
         u0, u1, empty, snapped = word_units(segs.begin, segs.end, space.char_base[doc], space.starts, space.ends)
+    findings = _unit_findings(unit, space, spans, segs, rep, doc, u0, u1, empty, snapped)
+    frags_per_segment = np.bincount(segs.fragment_segment[segs.fragment_segment >= 0], minlength=segs.begin.size)
+    excluded: Counter = Counter({"empty-segment": int(frags_per_segment[empty].sum())} if empty.any() else {})
 
-    seg_of_frag = segs.fragment_segment
-    frags_per_segment = np.bincount(seg_of_frag[seg_of_frag >= 0], minlength=segs.begin.size)
-    excluded: Counter = Counter()
-    if empty.any():
-        excluded["empty-segment"] = int(frags_per_segment[empty].sum())
+    live = np.flatnonzero(~empty)
+    first = segs.first_fragment
+    keys = SegmentKey(len(names["layers"]), len(names["annotators"]), len(space.doc_ids), max(len(names["labels"]), 1))
+    key = keys.encode(frag["group"][first], frag["layer"][first], frag["annotator"][first], doc)
+    merged = merge_overlaps(key[live], u0[live], u1[live])
+    by_label = merge_overlaps(keys.labelled(key[live], frag["label"][first][live]), u0[live], u1[live])
+    frag_merged = _members(segs.fragment_segment, segs.begin.size, live, merged.cluster)
+
+    # records and labels per merged segment, in fragment order
+    m = merged.key.size
+    order = np.lexsort((np.arange(frag_merged.size), frag_merged))
+    order = order[frag_merged[order] >= 0]
+    owner = frag_merged[order]
+    records, record_names = _records(spans, owner, frag["element"][order], frag["span"][order], m)
+    label_col = _labels(owner, frag["label"][order], frag["labelled"][order], names["labels"], m)
+    findings += _merge_findings(unit, spans, merged.size, frag["span"], order, owner, record_names)
+
+    extended = np.zeros(m, dtype=bool)
+    np.logical_or.at(extended, merged.cluster, segs.extended[live])
+    snapped_m = np.zeros(m, dtype=bool)
+    np.logical_or.at(snapped_m, merged.cluster, snapped[live])
+    table = _segments_table(unit, space, names, keys, merged, label_col, records, extended, snapped_m)
+    return UnitResult(
+        unit=unit,
+        marks=Marks(keys, merged.key, merged.u0, merged.u1, by_label.key, by_label.u0, by_label.u1),
+        segments=table,
+        findings=findings,
+        in_segments=int((frag_merged >= 0).sum()),
+        excluded=excluded,
+    )
+
+
+def _unit_findings(unit: str, space: UnitSpace, spans: list, segs, rep: np.ndarray, doc: np.ndarray,
+                   u0: np.ndarray, u1: np.ndarray, empty: np.ndarray, snapped: np.ndarray) -> list[Finding]:
+    """``empty-segment`` for each segment that covers no unit, ``word-snapped`` for each that cuts a word."""
+    findings = []
     for s in np.flatnonzero(empty):
         span = spans[rep[s]]
         what = "no character" if unit == "char" else "no word (zero length or whitespace only)"
-        findings.append(
-            span_finding(
-                "empty-segment",
-                span,
-                f"{span.layer} at {segs.begin[s]}..{segs.end[s]} covers {what}",
-                f"left out of the {unit} units",
-                unit=unit,
-            )
-        )
+        findings.append(span_finding("empty-segment", span, f"{span.layer} at {segs.begin[s]}..{segs.end[s]} covers {what}",
+                                     f"left out of the {unit} units", unit=unit))
     for s in np.flatnonzero(snapped & ~empty):
         span = spans[rep[s]]
         findings.append(
@@ -175,60 +201,53 @@ def resolve_segments(
                 unit=unit,
             )
         )
+    return findings
 
-    live = np.flatnonzero(~empty)
-    gi, li, ai = frag["group"][segs.first_fragment], frag["layer"][segs.first_fragment], frag["annotator"][segs.first_fragment]
-    keys = SegmentKey(len(names["layers"]), len(names["annotators"]), len(space.doc_ids), max(len(names["labels"]), 1))
-    key = keys.encode(gi, li, ai, doc)
-    merged = merge_overlaps(key[live], u0[live], u1[live])
-    by_label = merge_overlaps(keys.labelled(key[live], frag["label"][segs.first_fragment][live]), u0[live], u1[live])
 
-    # member fragments of each merged segment
-    frag_live = seg_of_frag >= 0
-    seg_to_live = np.full(segs.begin.size, -1, dtype=np.int64)
+def _members(fragment_segment: np.ndarray, n_segments: int, live: np.ndarray, cluster: np.ndarray) -> np.ndarray:
+    """Per fragment, the merged segment it went into (-1: its segment was dropped or left out)."""
+    seg_to_live = np.full(n_segments, -1, dtype=np.int64)
     seg_to_live[live] = np.arange(live.size)
-    frag_merged = np.full(seg_of_frag.size, -1, dtype=np.int64)
-    live_of_frag = np.full(seg_of_frag.size, -1, dtype=np.int64)
-    live_of_frag[frag_live] = seg_to_live[seg_of_frag[frag_live]]
+    out = np.full(fragment_segment.size, -1, dtype=np.int64)
+    kept = fragment_segment >= 0
+    live_of_frag = np.full(fragment_segment.size, -1, dtype=np.int64)
+    live_of_frag[kept] = seg_to_live[fragment_segment[kept]]
     has = live_of_frag >= 0
-    frag_merged[has] = merged.cluster[live_of_frag[has]]
-    in_segments = int(has.sum())
+    out[has] = cluster[live_of_frag[has]]
+    return out
 
-    m = merged.key.size
-    m_group, m_layer, m_ann, m_doc = keys.split(merged.key)
 
-    # records and labels per merged segment, in fragment order
-    order = np.lexsort((np.arange(frag_merged.size), frag_merged))
-    order = order[frag_merged[order] >= 0]
-    owner = frag_merged[order]
-    records, record_names = _records(spans, owner, frag["element"][order], frag["span"][order], m)
-    label_col = _labels(owner, frag["label"][order], frag["labelled"][order], names["labels"], m)
-
-    extended = np.zeros(m, dtype=bool)
-    np.logical_or.at(extended, merged.cluster, segs.extended[live])
-    snapped_m = np.zeros(m, dtype=bool)
-    np.logical_or.at(snapped_m, merged.cluster, snapped[live])
-
-    first_member = np.full(m, -1, dtype=np.int64)
+def _merge_findings(unit: str, spans: list, size: np.ndarray, span_of: np.ndarray, order: np.ndarray, owner: np.ndarray,
+                    record_names) -> list[Finding]:
+    """``segments-merged`` for each merged segment made of several, named by its first fragment's span."""
+    first_member = np.full(size.size, -1, dtype=np.int64)
     if owner.size:
         starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
         first_member[owner[starts]] = order[starts]
-    for s in np.flatnonzero(merged.size > 1):
-        first = spans[frag["span"][first_member[s]]]
+    findings = []
+    for s in np.flatnonzero(size > 1):
+        first = spans[span_of[first_member[s]]]
         recs = record_names(s)
         findings.append(
             span_finding(
                 "segments-merged",
                 first,
-                f"{merged.size[s]} overlapping {first.layer} segments (records {', '.join(recs)}) merged into one",
+                f"{size[s]} overlapping {first.layer} segments (records {', '.join(recs)}) merged into one",
                 f"one segment in the {unit} units",
                 unit=unit,
                 record="+".join(dict.fromkeys(recs)),
             )
         )
+    return findings
 
-    begin, end_ = space.local_extent(m_doc, merged.u0)
+
+def _segments_table(unit: str, space: UnitSpace, names: dict[str, list[str]], keys: SegmentKey, merged, label_col: pa.Array,
+                    records: pa.Array, extended: np.ndarray, snapped: np.ndarray) -> pa.Table:
+    """``segments/<unit>.parquet``: a row per merged segment, sorted by (group, layer, doc, annotator, u0)."""
+    m = merged.key.size
+    m_group, m_layer, m_ann, m_doc = keys.split(merged.key)
     _, end_last = space.local_extent(m_doc, merged.u1)
+    begin, _ = space.local_extent(m_doc, merged.u0)
     sort = np.lexsort((merged.u0, m_ann, m_doc, m_layer, m_group))
     base = space.base[m_doc]
 
@@ -236,7 +255,7 @@ def resolve_segments(
         return pa.DictionaryArray.from_arrays(pa.array(indices[sort].astype(np.int32)), pa.array(values, pa.string()))
 
     take = pa.array(sort)
-    table = pa.Table.from_arrays(
+    return pa.Table.from_arrays(
         [
             pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype=np.int32)), pa.array([unit], pa.string())),
             dict_col(m_group, names["groups"]),
@@ -249,17 +268,9 @@ def resolve_segments(
             pa.array(begin[sort].astype(np.int32)),
             pa.array(end_last[sort].astype(np.int32)),
             pa.array(extended[sort]),
-            pa.array(snapped_m[sort]),
+            pa.array(snapped[sort]),
             pa.array(merged.size[sort].astype(np.int32)),
             records.take(take),
         ],
         schema=segments_schema(),
-    )
-    return UnitResult(
-        unit=unit,
-        marks=Marks(keys, merged.key, merged.u0, merged.u1, by_label.key, by_label.u0, by_label.u1),
-        segments=table,
-        findings=findings,
-        in_segments=in_segments,
-        excluded=excluded,
     )
