@@ -22,10 +22,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from .adapters import available, get_adapter
+from .adapters import Adapter, available, get_adapter
 from .config import Settings
 from .errors import RunError
-from .executors import Executor, executor_of
+from .executors import Executor, TaskMap, executor_of
 from .findings import top_codes
 from .item_run import ItemsUnitized, unitize_items
 from .matrices import Unitized
@@ -70,7 +70,7 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
     return corpus
 
 
-def format_hint(adapter: Any, where: Any) -> str | None:
+def format_hint(adapter: Adapter, where: Any) -> str | None:
     """For a folder holding none of the files ``adapter`` reads: what it holds, and the formats that read that."""
     folder = Path(where) if isinstance(where, (str, Path)) else None
     if folder is None or not folder.is_dir() or not adapter.suffixes:
@@ -165,7 +165,7 @@ def write_output(
     progress: Progress | None = None,
     threads: int = 2,
     run_info: dict[str, Any] | None = None,
-    executor: Any = None,
+    executor: TaskMap | None = None,
 ) -> dict[str, Any]:
     """Write every output of a run into ``out``; return the manifest.
 
