@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import pyarrow as pa
@@ -20,7 +21,16 @@ import pyarrow.compute as pc
 from .findings import span_finding
 from .model import Corpus, Finding
 from .schema import segments_schema
-from .unitizers import SegmentKey, UnitSpace, char_units, merge_overlaps, word_units
+from .unitizers import SegmentKey, Segments, UnitSpace, char_units, merge_overlaps, word_units
+
+
+class FragmentNames(TypedDict):
+    """The names the indices of the live fragments refer to (each list's position is the index)."""
+
+    groups: list[str]
+    layers: list[str]
+    annotators: list[str]
+    labels: list[str]
 
 
 @dataclass
@@ -125,8 +135,8 @@ def resolve_segments(
     space: UnitSpace,
     corpus: Corpus,
     frag: dict[str, np.ndarray],
-    segs,
-    names: dict[str, list[str]],
+    segs: Segments,
+    names: FragmentNames,
 ) -> UnitResult:
     """Fragments → segments → units → merged disjoint segments, for one unit type.
 
@@ -144,7 +154,8 @@ def resolve_segments(
         u0, u1, empty = char_units(segs.begin, segs.end, space.char_base[doc])
         snapped = np.zeros(u0.size, dtype=bool)
     else:
-        u0, u1, empty, snapped = word_units(segs.begin, segs.end, space.char_base[doc], space.starts, space.ends)
+        starts, ends = space.extents()
+        u0, u1, empty, snapped = word_units(segs.begin, segs.end, space.char_base[doc], starts, ends)
 
     seg_of_frag = segs.fragment_segment
     frags_per_segment = np.bincount(seg_of_frag[seg_of_frag >= 0], minlength=segs.begin.size)
@@ -170,7 +181,7 @@ def resolve_segments(
                 "word-snapped",
                 span,
                 f"{span.layer} at {segs.begin[s]}..{segs.end[s]} cuts a word; "
-                f"snapped to {space.starts[u0[s]] - space.char_base[doc[s]]}..{space.ends[u1[s]] - space.char_base[doc[s]]}",
+                f"snapped to {space.local_extent(doc[s], u0[s])[0]}..{space.local_extent(doc[s], u1[s])[1]}",
                 "whole words used",
                 unit=unit,
             )

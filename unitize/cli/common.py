@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..adapters import Adapter, get_adapter
 from ..config import (
@@ -30,8 +30,11 @@ from ..config import (
     working_directory,
 )
 from ..findings import ERROR
+from ..progress import Progress
 from . import flags
 from .flags import describe
+
+T = TypeVar("T")
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_STRICT = 0, 1, 2, 3
 
@@ -232,13 +235,13 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def make_progress(enabled: bool):
+def make_progress(enabled: bool) -> Progress | None:
     if not enabled:
         return None
     from tqdm import tqdm
 
-    def progress(items: Iterable, desc: str) -> Iterable:
-        total = len(items) if hasattr(items, "__len__") else None
+    def progress(items: Iterable[T], desc: str) -> Iterable[T]:
+        total = len(items) if isinstance(items, Sized) else None
         return tqdm(items, desc=desc, total=total, leave=False, file=sys.stderr, dynamic_ncols=True)
 
     return progress

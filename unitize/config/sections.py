@@ -6,13 +6,16 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from .. import layouts
+from ..unitizers import Approach, Discontinuous
 from .options import Option
 
 UNITS = ("char", "word")
-APPROACHES = ("interval", "boundary")
+APPROACHES: tuple[Approach, ...] = get_args(Approach)
 MODES = ("separate", "combined", "labels")
-DISCONTINUOUS = ("extend", "keep", "drop")
+DISCONTINUOUS: tuple[Discontinuous, ...] = get_args(Discontinuous)
 LAYERS_FROM = ("layer", "label")
 LAYOUTS = (layouts.AUTO, *layouts.names())
 #: [unitize] assignment: who annotates which document

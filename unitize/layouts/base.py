@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..schema import items_schema, units_schema
-from ..unitizers import UnitSpace
+from ..unitizers import Approach, UnitSpace
 from .frames import Frame
 
 #: per annotator, a layer's merged segments as inclusive frame rows and their label codes
@@ -78,10 +78,16 @@ class Layout(ABC):
 
         return get, (self.name,)
 
+    def items_name(self) -> str:
+        """The item matrices' dataset name (``items_dataset``); an error for a layout that holds no item labels."""
+        if self.items_dataset is None:
+            raise NotImplementedError(f"the {self.name} layout holds no item labels")
+        return self.items_dataset
+
     # -- writing --
 
     @abstractmethod
-    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: str, mode: str, layers: Sequence[str]) -> Iterator[pa.Table]:
+    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: str, layers: Sequence[str]) -> Iterator[pa.Table]:
         """A group's unit-matrix tables of one setting: per layer, or one of every layer in combined mode."""
 
     def metadata(self, layers: Sequence[str]) -> dict[str, Any]:
