@@ -104,8 +104,8 @@ def _fleiss(stats: Sequence[Stats]) -> list[Value]:
         if isinstance(complete, Value):
             out[i] = complete
             continue
-        r, pat, w, n = complete
-        groups[s.domain.size].append((i, r, n, w @ pat, w @ (pat * (pat - 1)).sum(axis=1)))
+        raters, pat, w, units = complete
+        groups[s.domain.size].append((i, raters, units, w @ pat, w @ (pat * (pat - 1)).sum(axis=1)))
     for members in groups.values():
         r = np.array([x[1] for x in members], np.int64)
         n = np.array([x[2] for x in members], np.int64)

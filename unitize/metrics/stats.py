@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -224,8 +225,8 @@ PROFILES = 1 << 20
 def profile_keys(columns: Sequence[np.ndarray], v: int) -> np.ndarray:
     """Per unit, the joint profile Σ_a (code_a + 1)·(V + 1)^a (0 = nobody coded it)."""
     n = columns[0].size if columns else 0
-    dtype = np.int32 if (v + 1) ** len(columns) < 2**31 else np.int64
-    key = np.zeros(n, dtype)
+    dtype: type[np.signedinteger[Any]] = np.int32 if (v + 1) ** len(columns) < 2**31 else np.int64
+    key: np.ndarray = np.zeros(n, dtype)
     for a, col in enumerate(columns):
         key += (col.astype(dtype) + 1) * dtype((v + 1) ** a)
     return key
