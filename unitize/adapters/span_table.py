@@ -59,13 +59,13 @@ def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) 
         except InputError as exc:
             corpus.findings.append(finding("file-unreadable", str(exc), "table left out", file=name))
             return None
-        rows: Any = ((i + 1, r) for i, r in enumerate(table_rows))
+        rows: Iterator[tuple[int, dict[str, Any]]] = ((i + 1, r) for i, r in enumerate(table_rows))
     else:
         decoded = decode_file(raw, name, corpus, TEXT)
         if decoded is None:
             return None
         reader = csv.DictReader(csv_source(decoded.text))
-        header = reader.fieldnames or []
+        header = list(reader.fieldnames or [])
         rows = ((reader.line_num, r) for r in reader)
     missing = [c for c in needed if c not in header]
     if missing:

@@ -106,16 +106,16 @@ def suggest_span_table(folder: Path, given: dict[str, Any]) -> dict[str, Any]:
     for path in _tables(folder, TABLE_SUFFIXES):
         if any(path == p for p, _ in found.values()):
             continue
-        columns = read_sample(path)[0]
-        if find(columns, "begin") and find(columns, "end"):
+        header = read_sample(path)[0]
+        if find(header, "begin") and find(header, "end"):
             role = "annotations"
-        elif find(columns, "text"):
+        elif find(header, "text"):
             role = "texts"
-        elif find(columns, "annotator"):
+        elif find(header, "annotator"):
             role = "roster"
         else:
             continue
-        found.setdefault(role, (path, columns))
+        found.setdefault(role, (path, header))
     out: dict[str, Any] = {role: path for role, (path, _) in found.items() if role not in given}
     spans = found.get("annotations", (None, []))[1]
     texts = found.get("texts", (None, []))[1]

@@ -133,8 +133,8 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         conflicts[key] = [first, i]
         row[rec.annotator] = (None, -1)
     for (_group, item, annotator), members in conflicts.items():
-        for m in members:
-            fate[m] = "conflicting"
+        for r in members:
+            fate[r] = "conflicting"
         values = ", ".join(f"{labels[m].label!r} (line {labels[m].line})" for m in members)
         findings.append(
             _label_finding("conflicting-labels", labels[members[0]], f"item {item!r} has different labels from {annotator}: {values}",
@@ -149,7 +149,7 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         if spec.applies_when:
             parent_name, opening = spec.applies_when
             parent_spec = options.spec(parent_name)
-            opens = set()
+            opens: set[str | None] = set()
             for v in opening:
                 try:
                     c = canonical(parent_spec, v)
@@ -216,10 +216,8 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         m = matrices[name]
         out.extend(_split(m) if m.spec.multi == "split" else [m])
     # every label that was not otherwise settled sits in a cell of a group that no annotator reached
-    for i, f in enumerate(fate):
-        if f is None:
-            fate[i] = "item_not_kept"
-    accounting = {"read": len(labels), **dict(sorted(Counter(fate).items()))}
+    settled = [f if f is not None else "item_not_kept" for f in fate]
+    accounting = {"read": len(labels), **dict(sorted(Counter(settled).items()))}
     return ItemResult(annotators=list(annotators), groups=out, findings=findings, accounting=accounting, items_by_group=items_by_group)
 
 
