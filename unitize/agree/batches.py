@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..codes import sorted_codes
+from ..dataset.directory import OutputData
 from ..dataset.matrix import matrix
 from ..dataset.model import Setting
 from ..errors import DataError
@@ -219,9 +220,12 @@ def _batch(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
         raters = [frozenset(names[j] for j in np.flatnonzero(row)) for row in seen]
     if setting.kind == "items":
         m = matrix(setting, group, "items", table, crowd=True if not setting.layout.columnar else None)
-        return [LayerPart(_empty(m.counts.shape[0]) if m.counts is not None and not m.value_domain.size else from_matrix(m),
+        crowd = m.value_counts()
+        return [LayerPart(_empty(crowd[0].shape[0]) if crowd is not None and not crowd[1].size else from_matrix(m),
                           m.categories, raters[0], None, None)]
-    per, categories = _columns.long_stats(setting, table, codes, len(layers), -1, by_doc)
+    counted = _columns.long_stats(setting, table, codes, len(layers), -1, by_doc)
+    assert counted is not None  # no layer holds fewer than -1 cells: none is left to pivot
+    per, categories = counted
     return [LayerPart(s, categories, r, docs, dict(pd) if pd is not None else None)
             for (s, _, docs, pd), r in zip(per, raters)]
 
@@ -241,8 +245,12 @@ def finish(data, setting: Setting, found: dict[str, LayerPart]) -> list[tuple[st
     return [(layer, found[layer]) for layer in sorted(found, key=lambda x: (order.get(x, len(order)), x))]
 
 
-def group_tables(data, setting: Setting, groups: Sequence[str] | None, columns: Sequence[str] | None,
-                 by_doc: bool, implicit: bool = False) -> Iterator[tuple[str, Any, list[str], np.ndarray | None]]:
+#: what :func:`group_tables` yields: (group, its rows as read, or its layers' statistics reduced, layer names, layer codes)
+GroupRows = tuple[str, Any, list[str], np.ndarray | None]
+
+
+def group_tables(data: OutputData, setting: Setting, groups: Sequence[str] | None, columns: Sequence[str] | None,
+                 by_doc: bool, implicit: bool = False) -> Iterator[GroupRows]:
     """:meth:`OutputData.group_tables`, but a large group of a long or item table comes reduced: (group,
     its layers' :class:`LayerPart`, layer names, None) instead of (group, rows, layer names, layer codes);
     under ``implicit`` a sparse group comes as stored (:class:`~.sparse.Stored`)."""

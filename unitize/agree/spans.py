@@ -31,8 +31,10 @@ def stack(mats: list[Matrix], layer: str) -> Matrix:
     crowd = [m.crowd for m in mats if m.crowd is not None]
     counts = domain = None
     if crowd:  # value counts per layer, on the union of their value domains
-        domain = np.unique(np.concatenate([m.value_domain for m in mats]))
-        counts = np.concatenate([_on_domain(m.counts, m.value_domain, domain) for m in mats])
+        counted = [c for m in mats if (c := m.value_counts()) is not None]
+        assert len(counted) == len(mats), "the layers of a group are stored alike: all crowd data or none"
+        domain = np.unique(np.concatenate([values for _, values in counted]))
+        counts = np.concatenate([_on_domain(c, values, domain) for c, values in counted])
     return Matrix(
         setting=first.setting,
         group=first.group,
@@ -153,7 +155,7 @@ class Continuum:
 def _continuum(m: Continuum) -> tuple[np.ndarray, list[str], int, str | None]:
     """Documents every annotator coded, their offsets on the continuum, annotators, L (or a reason)."""
     presence = m.presence
-    cols = presence.any(axis=0)
+    cols = np.asarray(presence.any(axis=0))  # (A,); asarray: NumPy's stubs type it "a scalar or an array"
     annotators = [a for a, c in zip(m.annotators, cols) if c]
     if len(annotators) < 2:
         return np.zeros(0, np.int64), annotators, 0, "fewer than two annotators with data"

@@ -75,7 +75,7 @@ def export(
         files = _write_format(data, to, staging, settings, groups, positions)
         if not files:
             raise DataError(f"nothing to export as {to} from {data.path}: {_why_nothing(data, to, settings, groups)}")
-        index = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
+        index: list[tuple[object, ...]] = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
         index += [(f.path, f.setting, f.group, f.layer, f.rows, f.left_out, f.note) for f in files]
         atomic_write_text(staging / "index.csv", csv_text(index))
     return final, files

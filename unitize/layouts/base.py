@@ -52,12 +52,16 @@ class GroupMarks:
 
 
 class StoredSetting(Protocol):
-    """What a layout's reading half needs of a setting (:class:`unitize.dataset.Setting` has it)."""
+    """What a layout's reading half needs of a setting (:class:`unitize.dataset.Setting` has it), read only."""
 
-    unit: str | None
-    value: str
-    annotators: tuple[str, ...]
-    not_annotated: str | None
+    @property
+    def unit(self) -> str | None: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def annotators(self) -> tuple[str, ...]: ...
+    @property
+    def not_annotated(self) -> str | None: ...
 
 
 class Layout(ABC):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -330,9 +330,20 @@ def codes(values: np.ndarray, domain: np.ndarray | None = None) -> tuple[list[np
     return out, dom
 
 
-def from_matrix(m) -> Stats:
-    """Statistics of a :class:`~unitize.dataset.directory.Matrix` (wide values or crowd value counts)."""
-    if m.counts is not None:
-        return from_counts(m.counts, m.value_domain)
+class CodedMatrix(Protocol):
+    """What :func:`from_matrix` reads of a matrix (:class:`unitize.dataset.Matrix` has it)."""
+
+    @property
+    def values(self) -> np.ndarray: ...
+    @property
+    def annotators(self) -> Sequence[str]: ...
+    def value_counts(self) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+
+def from_matrix(m: CodedMatrix) -> Stats:
+    """Statistics of a :class:`~unitize.dataset.Matrix` (wide values or crowd value counts)."""
+    crowd = m.value_counts()
+    if crowd is not None:
+        return from_counts(*crowd)
     columns, dom = codes(m.values)
     return from_codes(columns, dom, m.annotators)
