@@ -11,6 +11,7 @@ arrays the matrix builders mark from. Pure NumPy and Arrow, no I/O.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -19,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .findings import span_finding
-from .model import Corpus, Finding
+from .model import Corpus, Finding, Span
 from .schema import segments_schema
 from .unitizers import SegmentKey, Segments, UnitSpace, char_units, merge_overlaps, word_units
 
@@ -96,7 +97,7 @@ def _list_column(owner: np.ndarray, values: pa.Array, m: int, *, null_when_empty
     return pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask)
 
 
-def _records(spans: list, owner: np.ndarray, element: np.ndarray, span: np.ndarray, m: int):
+def _records(spans: list[Span], owner: np.ndarray, element: np.ndarray, span: np.ndarray, m: int) -> tuple[pa.ListArray, Callable[[int], list[str]]]:
     """Per merged segment, its records ``source#record`` in the order of their first fragment.
 
     ``owner``, ``element`` and ``span`` are the live fragments sorted by merged segment, then
@@ -226,7 +227,7 @@ def resolve_segments(
         first_member[owner[starts]] = order[starts]
     for s in np.flatnonzero(merged.size > 1):
         first = spans[frag["span"][first_member[s]]]
-        recs = record_names(s)
+        recs = record_names(int(s))
         findings.append(
             span_finding(
                 "segments-merged",

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..findings import finding
 from ..model import Corpus, InputFile, ItemLabel
+from ..progress import Progress
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, csv_source, load_json, read_parquet
@@ -136,7 +137,7 @@ def read(
     annotators: list[str] | None = None,
     groups: list[str] | None = None,
     base: Path,
-    progress=None,
+    progress: Progress | None = None,
 ) -> Corpus:
     """Read flat labels into :attr:`Corpus.items` (see the module docstring for the shapes)."""
     _check_options(shape, item, annotator, labels, annotator_columns, bundles, missing, file_format, pattern)
@@ -284,7 +285,8 @@ def _cells(shape, record, file_annotator, annotator, labels, wide_columns, group
     return out
 
 
-def _needed_columns(shape, item, annotator, labels, annotator_columns, bundles) -> list[str]:
+def _needed_columns(shape: str, item: str, annotator: str | None, labels: list[str] | None, annotator_columns: list[str] | None,
+                    bundles: dict[str, list[str]] | None) -> list[str]:
     needed = [item]
     if shape in ("long", "lists") and annotator:
         needed.append(annotator)

@@ -87,7 +87,7 @@ def batched(setting: Setting) -> bool:
     return not setting.layout.columnar or setting.kind == "items"
 
 
-def group_rows(data, setting: Setting, group: str, parts: tuple[int, int] | None = None) -> int:
+def group_rows(data: OutputData, setting: Setting, group: str, parts: tuple[int, int] | None = None) -> int:
     """Rows of the row groups that hold a group's rows (an upper bound: a row group may hold several groups)."""
     total = 0
     for k, ids in data._row_groups(setting).get(group, []):
@@ -97,7 +97,7 @@ def group_rows(data, setting: Setting, group: str, parts: tuple[int, int] | None
     return total
 
 
-def batches(data, setting: Setting, group: str, columns: Sequence[str] | None, parts: tuple[int, int] | None = None,
+def batches(data: OutputData, setting: Setting, group: str, columns: Sequence[str] | None, parts: tuple[int, int] | None = None,
             limit: int | None = None) -> Iterator[pa.Table]:
     """A group's rows in batches of whole keys: consecutive row groups of at most ``limit`` rows
     (default :data:`BATCH_ROWS`), the rows of each batch's last key carried to the next.
@@ -200,7 +200,7 @@ def _last_key(setting: Setting, table: pa.Table) -> int:
     return int(starts[-1]) if starts.size else 0
 
 
-def group_part(data, setting: Setting, group: str, columns: Sequence[str] | None, by_doc: bool,
+def group_part(data: OutputData, setting: Setting, group: str, columns: Sequence[str] | None, by_doc: bool,
                parts: tuple[int, int] | None = None) -> dict[str, LayerPart]:
     """Per layer name, the statistics of a group's rows (of the parts ``[k0, k1)``), batch by batch."""
     out: dict[str, LayerPart] = {}
@@ -236,7 +236,7 @@ def _empty(units: int) -> Stats:
                  np.zeros((1, 0, 0), np.int64), np.zeros((0, 0, 0, 0), np.int64))
 
 
-def finish(data, setting: Setting, found: dict[str, LayerPart]) -> list[tuple[str, LayerPart]] | None:
+def finish(data: OutputData, setting: Setting, found: dict[str, LayerPart]) -> list[tuple[str, LayerPart]] | None:
     """The reduced layers in the manifest's order — or None when the whole group would be pivoted
     (long data narrow enough for a column per annotator: the caller reads it whole)."""
     if not found or not setting.layout.columnar and any(p.stats.n_units * len(p.raters or ()) <= long_layout.DENSE_CELLS for p in found.values()):

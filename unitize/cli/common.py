@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence, Sized
+from collections.abc import Callable, Iterable, Sequence, Sized
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,6 +30,7 @@ from ..config import (
     working_directory,
 )
 from ..findings import ERROR
+from ..model import Finding
 from ..progress import Progress
 from . import flags
 from .flags import describe
@@ -39,7 +40,7 @@ T = TypeVar("T")
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_STRICT = 0, 1, 2, 3
 
 
-def csv_list(choices: Sequence[str] | None = None):
+def csv_list(choices: Sequence[str] | None = None) -> Callable[[str], list[str]]:
     def parse(value: str) -> list[str]:
         items = [v.strip() for v in value.split(",") if v.strip()]
         if not items:
@@ -247,7 +248,7 @@ def make_progress(enabled: bool) -> Progress | None:
     return progress
 
 
-def print_findings(findings, limit: int = 10) -> None:
+def print_findings(findings: Iterable[Finding], limit: int = 10) -> None:
     errors = [f for f in findings if f.severity == ERROR]
     for f in errors[:limit]:
         where = " ".join(x for x in (f.file, f"record {f.record}" if f.record else None) if x)

@@ -81,7 +81,7 @@ def export(
     return final, files
 
 
-def _write_format(data: OutputData, to: str, dest: Path, settings, groups, positions: str) -> list[Exported]:
+def _write_format(data: OutputData, to: str, dest: Path, settings: list[str] | None, groups: list[str] | None, positions: str) -> list[Exported]:
     if settings:
         for name in settings:
             data.setting(name)  # an unknown setting is an error naming the known ones
@@ -103,7 +103,7 @@ def _write_format(data: OutputData, to: str, dest: Path, settings, groups, posit
     return export_pygamma(data, dest, groups, positions)
 
 
-def _why_nothing(data: OutputData, to: str, settings, groups) -> str:
+def _why_nothing(data: OutputData, to: str, settings: list[str] | None, groups: list[str] | None) -> str:
     if to == "rat" and not any(s.kind == "units" and s.value == "binary" for s in data.settings if not settings or s.name in settings):
         return "the RAT format holds 0/1 unit matrices only (settings of mode separate), and none is selected"
     if to == "pygamma":

@@ -352,7 +352,7 @@ def _drawn(opts: Options, n_docs: int, chunk: int) -> tuple[tuple[int, np.ndarra
                  for start in range(0, opts.replicates, chunk))
 
 
-def _chunks(opts: Options, n_docs: int, chunk: int):
+def _chunks(opts: Options, n_docs: int, chunk: int) -> tuple[tuple[int, np.ndarray, np.ndarray], ...]:
     """(first replicate, drawn documents, draw counts) of each chunk of replicates; kept for the next
     cell while small (every cell of a run with the same number of documents draws the same)."""
     if opts.replicates * n_docs <= _KEEP_DRAWS:

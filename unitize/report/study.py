@@ -134,7 +134,11 @@ def results(data: OutputData) -> dict[str, Any] | None:
     return {"columns": names, "rows": rows, "metrics": metrics, "summary_metric": registry.summary_metric(metrics, whole)}
 
 
-def summary_values(res: dict[str, Any] | None) -> dict[tuple[str, str, str], float | None]:
+#: (setting, group, layer) -> the summary metric's value
+SummaryValues = dict[tuple[str, str, str], float | None]
+
+
+def summary_values(res: dict[str, Any] | None) -> SummaryValues:
     """(setting, group, layer) -> the summary metric's value (whole-layer rows: no pair, label or doc)."""
     if not res or not res["summary_metric"]:
         return {}
