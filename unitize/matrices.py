@@ -31,7 +31,7 @@ from .errors import RunError
 from .findings import ERROR, count_by_severity
 from .layouts import WIDE, GroupMarks, Layout
 from .layouts.base import AnnotatorSegments
-from .layouts.frames import NOT_ANNOTATED, group_frame
+from .layouts.frames import NOT_ANNOTATED, Frame, group_frame
 from .model import Corpus, Finding
 from .output.parts import PARTITION_UNITS, PartTask, partitions
 from .output.tables import documents_table, tokens_table, universe_table
@@ -114,7 +114,7 @@ class MatrixBuilder:
             missing=lambda: self._missing(group, frame.docs), present=src.present.get(group, {}),
         )
 
-    def _segments(self, unit: str, group: str, layer: str, frame: Any, labelled: bool) -> AnnotatorSegments:
+    def _segments(self, unit: str, group: str, layer: str, frame: Frame, labelled: bool) -> AnnotatorSegments:
         """Per annotator, the ``(r0, r1, label)`` frame rows (inclusive) of a (group, layer)'s merged segments."""
         src = self.source
         marks, space = src.marks[unit], src.spaces[unit]

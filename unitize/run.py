@@ -19,6 +19,7 @@ import itertools
 import sys
 import time
 from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +92,8 @@ def format_hint(adapter: Adapter, where: Any) -> str | None:
     )
 
 
-def annotator_hint(named: Any, corpus: Corpus) -> str | None:
-    """For annotators the study names but the input lacks: every annotator found, and the nearest names."""
+def annotator_hint(named: Collection[str] | None, corpus: Corpus) -> str | None:
+    """For annotators the study names (a list, or a table of their folders) but the input lacks: every annotator found, and the nearest names."""
     if not named:
         return None
     read = set(corpus.annotators) | {r.annotator for r in corpus.items}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +23,8 @@ from ..dataset.directory import Matrix, Setting
 from ..metrics import SegmentCell
 from ..metrics.placed import Placed
 from ..metrics.value import Value, nan
+
+T = TypeVar("T")
 
 
 def stack(mats: list[Matrix], layer: str) -> Matrix:
@@ -80,7 +82,7 @@ class Segments:
         for g, layer, a, recs in zip(*(distinct.column(c).to_pylist() for c in ("group", "layer", "annotator", "record_distinct"))):
             self.records[(g, layer)][a].update(recs)
 
-    def memo(self, m: Matrix | Continuum, key: tuple, build: Callable[[], Any]) -> Any:
+    def memo(self, m: Matrix | Continuum, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """What the span metrics derive from one cell (placed segments, statistics), built once while
         the metrics of that cell's continuum (or matrix) are measured."""
         if self._memo.get("matrix") is not m:
@@ -230,7 +232,7 @@ def segment_cell(segs: Segments | None, m: Matrix | Continuum, layers: Sequence[
             return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
         return segs.memo(m, ("placed", tuple(layers), approach), lambda: place(segs, m, layers, approach))
 
-    def memo(key: tuple, build: Callable[[], Any]) -> Any:
+    def memo(key: tuple[Any, ...], build: Callable[[], T]) -> T:
         return segs.memo(m, key, build) if segs is not None else build()
 
     return SegmentCell(group=m.group, layers=tuple(layers), approach=m.setting.approach, labelled=m.setting.value == "label",

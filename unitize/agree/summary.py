@@ -137,7 +137,7 @@ def to_csv(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str
     return buf.getvalue()
 
 
-def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: Any = None) -> list[str]:
+def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: registry.Options | None = None) -> list[str]:
     """The compact table a run prints: per setting and layer, the metric's mean, min and max over
     the groups and an interval — with one group its bootstrap interval, with several (and ``ci``,
     a :class:`~unitize.metrics.bootstrap.Options`) the percentile bootstrap interval of the mean

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -84,7 +85,7 @@ class UniverseCounts(Protocol):
     """What reading a sparse group needs of an output directory's unit universe
     (:class:`unitize.dataset.sparse.Universe` reads it from the files)."""
 
-    path: Any
+    path: Path
 
     def groups(self) -> dict[str, list[str]]: ...
 
