@@ -37,13 +37,13 @@ from .output.parts import PARTITION_UNITS, PartTask, partitions
 from .output.tables import documents_table, tokens_table, universe_table
 from .schema import FORMAT_VERSION, setting_name
 from .segments import Marks, UnitResult
-from .unitizers import Approach, UnitSpace
+from .unitizers import Approach, Mode, UnitSpace
 from .validate import Validation
 
 __all__ = ["MatrixBuilder", "MatrixSource", "Unitized"]
 
 #: a setting as the builders take it: (name, schema, unit, approach, mode)
-SettingSpec = tuple[str, pa.Schema, str, Approach, str]
+SettingSpec = tuple[str, pa.Schema, str, Approach, Mode]
 
 
 @dataclass
@@ -94,7 +94,7 @@ class MatrixBuilder:
                         for table in src.layout.unit_tables(g, schema, approach, mode, src.layers):
                             yield name, table
 
-    def group_tables(self, schema: pa.Schema, unit: str, approach: Approach, mode: str, group: str, layers: list[str]) -> Iterator[pa.Table]:
+    def group_tables(self, schema: pa.Schema, unit: str, approach: Approach, mode: Mode, group: str, layers: list[str]) -> Iterator[pa.Table]:
         """One group's tables of one setting (none when the group has no documents)."""
         g = self.group_marks(unit, group)
         if g is not None:
@@ -219,7 +219,7 @@ class Unitized:
         """The ``units/`` datasets of the run: (setting name, schema, its tables), one per setting."""
         return [(name, schema, partial(self.matrices, u, a, m)) for name, schema, u, a, m in self.settings_specs()]
 
-    def setting_rows(self, unit: str, mode: str) -> int:
+    def setting_rows(self, unit: str, mode: Mode) -> int:
         """Rows of a setting's dense matrix: every unit of every group's documents, per layer (one layer combined)."""
         n = dict(zip(self.spaces[unit].doc_ids, self.spaces[unit].n_units.tolist()))
         units = sum(n[d] for g in self.groups for d in self.universe.get(g, {}))
@@ -256,7 +256,7 @@ class Unitized:
         return (f"no span record entered the segments ({records['read']:,} read, "
                 f"{records['in_selected_layers']:,} in the layers {', '.join(self.settings.layers)})")
 
-    def matrix_schema(self, unit: str, approach: Approach, mode: str) -> pa.Schema:
+    def matrix_schema(self, unit: str, approach: Approach, mode: Mode) -> pa.Schema:
         """The Arrow schema (with the ``unitize`` metadata) of one setting's unit matrices."""
         meta: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
@@ -277,7 +277,7 @@ class Unitized:
             meta["labels"] = self.labels
         return self.layout.units_schema(self.annotators, meta)
 
-    def matrices(self, unit: str, approach: Approach, mode: str = "separate") -> Iterator[pa.Table]:
+    def matrices(self, unit: str, approach: Approach, mode: Mode = "separate") -> Iterator[pa.Table]:
         """Unit matrices, one table per (group, layer) — or per group in combined mode — in sorted order."""
         schema = self.matrix_schema(unit, approach, mode)
         builder = MatrixBuilder(self.source())

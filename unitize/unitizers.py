@@ -15,6 +15,8 @@ import numpy as np
 
 Discontinuous = Literal["extend", "keep", "drop"]
 Approach = Literal["interval", "boundary"]
+#: what a unit matrix holds (DESIGN.md §4, step 5): a 0/1 column per layer, the layers' bit mask, the label
+Mode = Literal["separate", "combined", "labels"]
 
 _I64 = np.int64
 

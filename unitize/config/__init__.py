@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import ConfigError
-from ..unitizers import Approach, Discontinuous
+from ..unitizers import Approach, Discontinuous, Mode
 from .options import OPTION_TYPES, Option, dump_key, dump_value, toml_value
 from .paths import absolute, working_directory
 from .sections import (
@@ -77,7 +77,7 @@ class Settings:
     input: dict[str, Any] = field(default_factory=dict)
     pairs: tuple[tuple[str, Approach], ...] = tuple(itertools.product(_default("units"), _default("approaches")))
     layers: tuple[str, ...] = _default("layers")
-    modes: tuple[str, ...] = _default("modes")
+    modes: tuple[Mode, ...] = _default("modes")
     tokenizer: str = _default("tokenizer")
     discontinuous: Discontinuous = _default("discontinuous")
     keep_missing: bool = _default("keep_missing")

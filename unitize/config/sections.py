@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import get_args
 
 from .. import layouts
-from ..unitizers import Approach, Discontinuous
+from ..unitizers import Approach, Discontinuous, Mode
 from .options import Option
 
 UNITS = ("char", "word")
 APPROACHES: tuple[Approach, ...] = get_args(Approach)
-MODES = ("separate", "combined", "labels")
+MODES: tuple[Mode, ...] = get_args(Mode)
 DISCONTINUOUS: tuple[Discontinuous, ...] = get_args(Discontinuous)
 LAYERS_FROM = ("layer", "label")
 LAYOUTS = (layouts.AUTO, *layouts.names())

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..schema import items_schema, units_schema
-from ..unitizers import Approach, UnitSpace
+from ..unitizers import Approach, Mode, UnitSpace
 from .frames import Frame
 
 #: per annotator, a layer's merged segments as inclusive frame rows and their label codes
@@ -91,7 +91,7 @@ class Layout(ABC):
     # -- writing --
 
     @abstractmethod
-    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: str, layers: Sequence[str]) -> Iterator[pa.Table]:
+    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: Mode, layers: Sequence[str]) -> Iterator[pa.Table]:
         """A group's unit-matrix tables of one setting: per layer, or one of every layer in combined mode."""
 
     def metadata(self, layers: Sequence[str]) -> dict[str, Any]:

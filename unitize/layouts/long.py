@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from ..codes import constant, sorted_codes
 from ..errors import DataError
-from ..unitizers import Approach, cumulative, label_codes, label_dictionary, mark
+from ..unitizers import Approach, Mode, cumulative, label_codes, label_dictionary, mark
 from .base import GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
 
@@ -38,7 +38,7 @@ class Long(Layout):
     columnar = False
     items_dataset = "items-long"
 
-    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: str, layers: Sequence[str]) -> Iterator[pa.Table]:
+    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: Mode, layers: Sequence[str]) -> Iterator[pa.Table]:
         yield from LongRows(g, schema, approach).tables(mode, list(layers))
 
     def item_table(self, group: str, items: list[str], cells: list[dict[str, str | None]], annotators: list[str],
@@ -139,7 +139,7 @@ class LongRows:
         ]
         return pa.Table.from_arrays(columns, schema=self.schema)
 
-    def tables(self, mode: str, layers: list[str]) -> Iterator[pa.Table]:
+    def tables(self, mode: Mode, layers: list[str]) -> Iterator[pa.Table]:
         batches = self.batches()
         if mode == "combined":
             layer_order = self.g.layer_order

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..codes import constant
-from ..unitizers import Approach, label_codes, label_dictionary, mark
+from ..unitizers import Approach, Mode, label_codes, label_dictionary, mark
 from .base import AnnotatorSegments, GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
 
@@ -27,7 +27,7 @@ class Wide(Layout):
     columnar = True
     items_dataset: str | None = "items"  # None in Sparse, which writes no item labels
 
-    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: str, layers: Sequence[str]) -> Iterator[pa.Table]:
+    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: Mode, layers: Sequence[str]) -> Iterator[pa.Table]:
         missing = g.missing()
         if mode == "combined":
             layer_segs = [g.segments(layer, False) for layer in g.layer_order]
