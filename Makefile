@@ -52,7 +52,10 @@ shell: $(VENV)/.installed $(VENV)/.installed-agree
 	@echo "unitize is on PATH in this shell ($(VENV)/bin); type exit to leave."
 	@PATH="$(CURDIR)/$(BIN):$$PATH" VIRTUAL_ENV="$(CURDIR)/$(VENV)" $${SHELL:-/bin/sh} -i
 
+# The quality gates first (ruff and mypy on unitize/, configured in pyproject.toml), then the suite.
 test: $(VENV)/.installed-test browser
+	$(BIN)/ruff check unitize
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 # Headless Chromium for the report's browser check (tests/report/test_browser.py): Debian's package,

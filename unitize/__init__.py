@@ -11,6 +11,10 @@ The Python API mirrors the CLI, one plain function per step::
     manifest = write_output(result, settings.out)
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ._version import __version__
 from .config import ConfigError, Settings, load_rat, load_toml, override  # noqa: E402
 from .errors import RunError  # noqa: E402
@@ -21,8 +25,15 @@ from .run import convert, read_corpus, summary, unitize, write_output  # noqa: E
 
 load_settings = load_toml
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def densify(out, setting: str, *, group: str | None = None, layer: str | None = None):
+    import pyarrow as pa
+
+    from .dataset.directory import OutputData
+
+
+def densify(out: Path | str | OutputData, setting: str, *, group: str | None = None, layer: str | None = None) -> pa.Table:
     """The dense wide rows of a setting of an output directory (a sparse one's implicit rows restored): a pyarrow Table.
 
     See :func:`unitize.dataset.directory.densify`.

@@ -22,9 +22,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from .errors import RunError
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+    import distributed
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -33,6 +38,13 @@ SPECS = "local, processes[:N] or dask[:ADDRESS]"
 #: seconds to wait for a Dask scheduler given by address before giving up
 CONNECT_TIMEOUT = 10
 DASK_EXTRA = "pip install 'unitize[dask]'"
+
+
+class TaskMap(Protocol):
+    """What runs independent tasks: ``map(fn, items)`` is ``[fn(x) for x in items]``, in the order of ``items``
+    (an :class:`Executor`, or any object with such a ``map``)."""
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T], /) -> list[R]: ...
 
 
 def cores() -> int:
@@ -92,7 +104,7 @@ class ProcessExecutor(_Parallel):
     def __init__(self, workers: int | None = None, name: str | None = None):
         self.workers = workers or cores()
         self.name = name or f"processes:{self.workers}"
-        self._pool = None
+        self._pool: ProcessPoolExecutor | None = None
 
     def _run(self, fn: Callable[[T], R], items: list[T]) -> list[R]:
         if self._pool is None:
@@ -117,7 +129,8 @@ class DaskExecutor(_Parallel):
         except ImportError:
             raise RunError(f"--executor {name or 'dask'}: Dask is not installed; install the extra: {DASK_EXTRA}") from None
         self.name = name or ("dask:" + address if address else "dask")
-        self._cluster = None
+        self._cluster: distributed.LocalCluster | None = None
+        self._client: distributed.Client | None
         if address:
             try:
                 self._client = distributed.Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)
@@ -140,10 +153,12 @@ class DaskExecutor(_Parallel):
             self._client = distributed.Client(self._cluster, set_as_default=False)
 
     def _run(self, fn: Callable[[T], R], items: list[T]) -> list[R]:
+        client = self._client
+        assert client is not None, "the executor was closed"
         # pure=False: every task runs (no deduplication of equal items by their hash)
-        futures = self._client.map(fn, items, pure=False)
+        futures = client.map(fn, items, pure=False)
         try:
-            return self._client.gather(futures)
+            return client.gather(futures)
         finally:
             for f in futures:
                 f.release()
@@ -183,4 +198,4 @@ def executor_of(executor: Executor | str | None) -> tuple[Executor, bool]:
     return get_executor(executor), True
 
 
-__all__ = ["CONNECT_TIMEOUT", "DaskExecutor", "Executor", "LocalExecutor", "ProcessExecutor", "SPECS", "cores", "executor_of", "get_executor"]
+__all__ = ["CONNECT_TIMEOUT", "DaskExecutor", "Executor", "LocalExecutor", "ProcessExecutor", "SPECS", "TaskMap", "cores", "executor_of", "get_executor"]

@@ -124,4 +124,8 @@ def top_codes(findings: list[Finding], limit: int = 5) -> list[str]:
         counts[f.code] = counts.get(f.code, 0) + 1
         first.setdefault(f.code, f)
     ranked = sorted(counts, key=lambda code: -counts[code])[:limit]
-    return [f"{code} ×{counts[code]:,}, e.g. {first[code].file + ': ' if first[code].file else ''}{first[code].message}" for code in ranked]
+
+    def where(f: Finding) -> str:
+        return f"{f.file}: " if f.file else ""
+
+    return [f"{code} ×{counts[code]:,}, e.g. {where(first[code])}{first[code].message}" for code in ranked]

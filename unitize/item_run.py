@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from .findings import ERROR, count_by_severity, sort_key
 from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, item_key, parse_options
 from .layouts import WIDE, Layout
 from .model import Corpus, Finding
-from .output.parts import PartTask, item_slices
+from .output.parts import PartSpec, PartTask, item_slices
 from .schema import FORMAT_VERSION
 
 #: column names of a columnar item matrix an annotator may not take
@@ -98,11 +99,11 @@ class ItemsUnitized:
 
     def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
         """The ``units/`` datasets of the run: (name, schema, its tables), one per layout."""
-        return [(layout.items_dataset, self.schema(layout), lambda layout=layout: self.tables(layout)) for layout in self.item_layouts]
+        return [(layout.items_name(), self.schema(layout), partial(self.tables, layout)) for layout in self.item_layouts]
 
     # -- what the writer takes (unitize.output.RunResult) --
 
-    def part_tasks(self, staging: Path) -> list[PartTask]:
+    def part_tasks(self, staging: Path) -> list[PartTask[PartSpec]]:
         """One task per part of at most :data:`~unitize.output.parts.PART_ROWS` consecutive rows of each dataset."""
         datasets = self.datasets()
         specs = [(name, schema) for name, schema, _ in datasets]

@@ -17,8 +17,9 @@ from one. Pure NumPy and Arrow, no I/O.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,19 +31,19 @@ from .errors import RunError
 from .findings import ERROR, count_by_severity
 from .layouts import WIDE, GroupMarks, Layout
 from .layouts.base import AnnotatorSegments
-from .layouts.frames import NOT_ANNOTATED, group_frame
+from .layouts.frames import NOT_ANNOTATED, Frame, group_frame
 from .model import Corpus, Finding
 from .output.parts import PARTITION_UNITS, PartTask, partitions
 from .output.tables import documents_table, tokens_table, universe_table
 from .schema import FORMAT_VERSION, setting_name
 from .segments import Marks, UnitResult
-from .unitizers import UnitSpace
+from .unitizers import Approach, Mode, UnitSpace
 from .validate import Validation
 
 __all__ = ["MatrixBuilder", "MatrixSource", "Unitized"]
 
 #: a setting as the builders take it: (name, schema, unit, approach, mode)
-SettingSpec = tuple[str, pa.Schema, str, str, str]
+SettingSpec = tuple[str, pa.Schema, str, Approach, Mode]
 
 
 @dataclass
@@ -64,7 +65,7 @@ class MatrixSource:
     #: per group, per document: indices of the annotators with a submission
     present: dict[str, dict[str, list[int]]]
 
-    def tables_of(self, specs: list[SettingSpec]) -> Iterator[tuple[str, pa.Table]]:
+    def tables_of(self, specs: Sequence[SettingSpec]) -> Iterator[tuple[str, pa.Table]]:
         """(setting name, table) of every setting in ``specs`` (see :meth:`MatrixBuilder.tables_of`)."""
         return MatrixBuilder(self).tables_of(specs)
 
@@ -79,7 +80,7 @@ class MatrixBuilder:
         """Documents of a group's unit universe, sorted."""
         return sorted(self.source.universe.get(group, {}))
 
-    def tables_of(self, specs: list[SettingSpec]) -> Iterator[tuple[str, pa.Table]]:
+    def tables_of(self, specs: Sequence[SettingSpec]) -> Iterator[tuple[str, pa.Table]]:
         """(setting name, table) of every setting in ``specs``: per unit type and group, the group's frame
         is built once and serves every approach and mode of that unit; per setting, tables in sorted order."""
         src = self.source
@@ -93,7 +94,7 @@ class MatrixBuilder:
                         for table in src.layout.unit_tables(g, schema, approach, mode, src.layers):
                             yield name, table
 
-    def group_tables(self, schema: pa.Schema, unit: str, approach: str, mode: str, group: str, layers: list[str]) -> Iterator[pa.Table]:
+    def group_tables(self, schema: pa.Schema, unit: str, approach: Approach, mode: Mode, group: str, layers: list[str]) -> Iterator[pa.Table]:
         """One group's tables of one setting (none when the group has no documents)."""
         g = self.group_marks(unit, group)
         if g is not None:
@@ -113,7 +114,7 @@ class MatrixBuilder:
             missing=lambda: self._missing(group, frame.docs), present=src.present.get(group, {}),
         )
 
-    def _segments(self, unit: str, group: str, layer: str, frame: Any, labelled: bool) -> AnnotatorSegments:
+    def _segments(self, unit: str, group: str, layer: str, frame: Frame, labelled: bool) -> AnnotatorSegments:
         """Per annotator, the ``(r0, r1, label)`` frame rows (inclusive) of a (group, layer)'s merged segments."""
         src = self.source
         marks, space = src.marks[unit], src.spaces[unit]
@@ -216,9 +217,9 @@ class Unitized:
 
     def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
         """The ``units/`` datasets of the run: (setting name, schema, its tables), one per setting."""
-        return [(name, schema, lambda u=u, a=a, m=m: self.matrices(u, a, m)) for name, schema, u, a, m in self.settings_specs()]
+        return [(name, schema, partial(self.matrices, u, a, m)) for name, schema, u, a, m in self.settings_specs()]
 
-    def setting_rows(self, unit: str, mode: str) -> int:
+    def setting_rows(self, unit: str, mode: Mode) -> int:
         """Rows of a setting's dense matrix: every unit of every group's documents, per layer (one layer combined)."""
         n = dict(zip(self.spaces[unit].doc_ids, self.spaces[unit].n_units.tolist()))
         units = sum(n[d] for g in self.groups for d in self.universe.get(g, {}))
@@ -230,7 +231,7 @@ class Unitized:
         """Per setting, the rows of its dense matrix (whatever the layout wrote)."""
         return {name: self.setting_rows(u, m) for name, _, u, _, m in self.settings_specs()}
 
-    def part_tasks(self, staging: Path) -> list[PartTask]:
+    def part_tasks(self, staging: Path) -> list[PartTask[SettingSpec]]:
         """One task per work partition: runs of documents of about ``[output] partition_units`` characters."""
         specs = self.settings_specs()
         doc_ids = self.doc_ids()
@@ -255,7 +256,7 @@ class Unitized:
         return (f"no span record entered the segments ({records['read']:,} read, "
                 f"{records['in_selected_layers']:,} in the layers {', '.join(self.settings.layers)})")
 
-    def matrix_schema(self, unit: str, approach: str, mode: str) -> pa.Schema:
+    def matrix_schema(self, unit: str, approach: Approach, mode: Mode) -> pa.Schema:
         """The Arrow schema (with the ``unitize`` metadata) of one setting's unit matrices."""
         meta: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
@@ -276,14 +277,14 @@ class Unitized:
             meta["labels"] = self.labels
         return self.layout.units_schema(self.annotators, meta)
 
-    def matrices(self, unit: str, approach: str, mode: str = "separate") -> Iterator[pa.Table]:
+    def matrices(self, unit: str, approach: Approach, mode: Mode = "separate") -> Iterator[pa.Table]:
         """Unit matrices, one table per (group, layer) — or per group in combined mode — in sorted order."""
         schema = self.matrix_schema(unit, approach, mode)
         builder = MatrixBuilder(self.source())
         for group in self.groups:
             yield from builder.group_tables(schema, unit, approach, mode, group, self.layers)
 
-    def matrix(self, group: str, layer: str, unit: str = "char", approach: str = "interval") -> pa.Table:
+    def matrix(self, group: str, layer: str, unit: str = "char", approach: Approach = "interval") -> pa.Table:
         """One (group, layer) unit matrix as a table; empty when the group has no documents."""
         if unit not in self.results:
             raise RunError(f"unit {unit!r} was not computed; settings have units {', '.join(self.results)}")

@@ -7,11 +7,16 @@ nothing).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from collections.abc import Iterable, Iterator
+from typing import Protocol, TypeVar
 
 T = TypeVar("T")
-Progress = Callable[[Iterable, str], Iterable]
+
+
+class Progress(Protocol):
+    """``progress(items, desc)``: an iterable over the same items, showing ``desc`` while they pass (or not)."""
+
+    def __call__(self, items: Iterable[T], desc: str, /) -> Iterable[T]: ...
 
 
 def no_progress(items: Iterable[T], desc: str) -> Iterable[T]:

@@ -19,13 +19,14 @@ import itertools
 import sys
 import time
 from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from .adapters import available, get_adapter
+from .adapters import Adapter, available, get_adapter
 from .config import Settings
 from .errors import RunError
-from .executors import Executor, executor_of
+from .executors import Executor, TaskMap, executor_of
 from .findings import top_codes
 from .item_run import ItemsUnitized, unitize_items
 from .matrices import Unitized
@@ -70,7 +71,7 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
     return corpus
 
 
-def format_hint(adapter: Any, where: Any) -> str | None:
+def format_hint(adapter: Adapter, where: Any) -> str | None:
     """For a folder holding none of the files ``adapter`` reads: what it holds, and the formats that read that."""
     folder = Path(where) if isinstance(where, (str, Path)) else None
     if folder is None or not folder.is_dir() or not adapter.suffixes:
@@ -91,8 +92,8 @@ def format_hint(adapter: Any, where: Any) -> str | None:
     )
 
 
-def annotator_hint(named: Any, corpus: Corpus) -> str | None:
-    """For annotators the study names but the input lacks: every annotator found, and the nearest names."""
+def annotator_hint(named: Collection[str] | None, corpus: Corpus) -> str | None:
+    """For annotators the study names (a list, or a table of their folders) but the input lacks: every annotator found, and the nearest names."""
     if not named:
         return None
     read = set(corpus.annotators) | {r.annotator for r in corpus.items}
@@ -165,7 +166,7 @@ def write_output(
     progress: Progress | None = None,
     threads: int = 2,
     run_info: dict[str, Any] | None = None,
-    executor: Any = None,
+    executor: TaskMap | None = None,
 ) -> dict[str, Any]:
     """Write every output of a run into ``out``; return the manifest.
 

@@ -11,16 +11,27 @@ arrays the matrix builders mark from. Pure NumPy and Arrow, no I/O.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .findings import span_finding
-from .model import Corpus, Finding
+from .model import Corpus, Finding, Span
 from .schema import segments_schema
-from .unitizers import SegmentKey, UnitSpace, char_units, merge_overlaps, word_units
+from .unitizers import Merged, SegmentKey, Segments, UnitSpace, char_units, merge_overlaps, word_units
+
+
+class FragmentNames(TypedDict):
+    """The names the indices of the live fragments refer to (each list's position is the index)."""
+
+    groups: list[str]
+    layers: list[str]
+    annotators: list[str]
+    labels: list[str]
 
 
 @dataclass
@@ -86,7 +97,7 @@ def _list_column(owner: np.ndarray, values: pa.Array, m: int, *, null_when_empty
     return pa.ListArray.from_arrays(pa.array(offsets), values, mask=mask)
 
 
-def _records(spans: list, owner: np.ndarray, element: np.ndarray, span: np.ndarray, m: int):
+def _records(spans: list[Span], owner: np.ndarray, element: np.ndarray, span: np.ndarray, m: int) -> tuple[pa.ListArray, Callable[[int], list[str]]]:
     """Per merged segment, its records ``source#record`` in the order of their first fragment.
 
     ``owner``, ``element`` and ``span`` are the live fragments sorted by merged segment, then
@@ -125,8 +136,8 @@ def resolve_segments(
     space: UnitSpace,
     corpus: Corpus,
     frag: dict[str, np.ndarray],
-    segs,
-    names: dict[str, list[str]],
+    segs: Segments,
+    names: FragmentNames,
 ) -> UnitResult:
     """Fragments → segments → units → merged disjoint segments, for one unit type.
 
@@ -143,7 +154,8 @@ def resolve_segments(
         u0, u1, empty = char_units(segs.begin, segs.end, space.char_base[doc])
         snapped = np.zeros(u0.size, dtype=bool)
     else:
-        u0, u1, empty, snapped = word_units(segs.begin, segs.end, space.char_base[doc], space.starts, space.ends)
+        starts, ends = space.extents()
+        u0, u1, empty, snapped = word_units(segs.begin, segs.end, space.char_base[doc], starts, ends)
     findings = _unit_findings(unit, space, spans, segs, rep, doc, u0, u1, empty, snapped)
     frags_per_segment = np.bincount(segs.fragment_segment[segs.fragment_segment >= 0], minlength=segs.begin.size)
     excluded: Counter = Counter({"empty-segment": int(frags_per_segment[empty].sum())} if empty.any() else {})
@@ -180,7 +192,7 @@ def resolve_segments(
     )
 
 
-def _unit_findings(unit: str, space: UnitSpace, spans: list, segs, rep: np.ndarray, doc: np.ndarray,
+def _unit_findings(unit: str, space: UnitSpace, spans: list[Span], segs: Segments, rep: np.ndarray, doc: np.ndarray,
                    u0: np.ndarray, u1: np.ndarray, empty: np.ndarray, snapped: np.ndarray) -> list[Finding]:
     """``empty-segment`` for each segment that covers no unit, ``word-snapped`` for each that cuts a word."""
     findings = []
@@ -196,7 +208,7 @@ def _unit_findings(unit: str, space: UnitSpace, spans: list, segs, rep: np.ndarr
                 "word-snapped",
                 span,
                 f"{span.layer} at {segs.begin[s]}..{segs.end[s]} cuts a word; "
-                f"snapped to {space.starts[u0[s]] - space.char_base[doc[s]]}..{space.ends[u1[s]] - space.char_base[doc[s]]}",
+                f"snapped to {space.local_extent(doc[s], u0[s])[0]}..{space.local_extent(doc[s], u1[s])[1]}",
                 "whole words used",
                 unit=unit,
             )
@@ -217,8 +229,8 @@ def _members(fragment_segment: np.ndarray, n_segments: int, live: np.ndarray, cl
     return out
 
 
-def _merge_findings(unit: str, spans: list, size: np.ndarray, span_of: np.ndarray, order: np.ndarray, owner: np.ndarray,
-                    record_names) -> list[Finding]:
+def _merge_findings(unit: str, spans: list[Span], size: np.ndarray, span_of: np.ndarray, order: np.ndarray, owner: np.ndarray,
+                    record_names: Callable[[int], list[str]]) -> list[Finding]:
     """``segments-merged`` for each merged segment made of several, named by its first fragment's span."""
     first_member = np.full(size.size, -1, dtype=np.int64)
     if owner.size:
@@ -227,7 +239,7 @@ def _merge_findings(unit: str, spans: list, size: np.ndarray, span_of: np.ndarra
     findings = []
     for s in np.flatnonzero(size > 1):
         first = spans[span_of[first_member[s]]]
-        recs = record_names(s)
+        recs = record_names(int(s))
         findings.append(
             span_finding(
                 "segments-merged",
@@ -241,7 +253,7 @@ def _merge_findings(unit: str, spans: list, size: np.ndarray, span_of: np.ndarra
     return findings
 
 
-def _segments_table(unit: str, space: UnitSpace, names: dict[str, list[str]], keys: SegmentKey, merged, label_col: pa.Array,
+def _segments_table(unit: str, space: UnitSpace, names: FragmentNames, keys: SegmentKey, merged: Merged, label_col: pa.Array,
                     records: pa.Array, extended: np.ndarray, snapped: np.ndarray) -> pa.Table:
     """``segments/<unit>.parquet``: a row per merged segment, sorted by (group, layer, doc, annotator, u0)."""
     m = merged.key.size

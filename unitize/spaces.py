@@ -64,8 +64,9 @@ def build_spaces(
     Tokenization runs per chunk of documents (:func:`chunks`) through ``executor`` (default: here,
     in order); the chunks and so the unit spaces are the same for every executor.
     """
-    doc_ids = sorted(d for d, doc in corpus.documents.items() if doc.text is not None)
-    lengths = np.array([len(corpus.documents[d].text) for d in doc_ids], dtype=np.int64)
+    texts = {d: doc.text for d, doc in corpus.documents.items() if doc.text is not None}
+    doc_ids = sorted(texts)
+    lengths = np.array([len(texts[d]) for d in doc_ids], dtype=np.int64)
     char_base = cumulative(lengths)
     spaces: dict[str, UnitSpace] = {}
     units = set(units)
@@ -79,7 +80,7 @@ def build_spaces(
         else:
             get_tokenizer(tokenizer)  # a bad spec fails here, before any worker starts
             cut = chunks(lengths)
-            tasks = [(tokenizer, [corpus.documents[d].text for d in doc_ids[c]]) for c in cut]
+            tasks = [(tokenizer, [texts[d] for d in doc_ids[c]]) for c in cut]
             if executor is None or not executor.parallel:
                 results = [tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")]
             else:

@@ -20,9 +20,9 @@ from .errors import RunError
 from .executors import Executor
 from .findings import sort_key, span_finding
 from .matrices import Unitized
-from .model import Corpus, Finding
+from .model import Corpus, Finding, Span
 from .progress import Progress, no_progress
-from .segments import UnitResult, resolve_segments
+from .segments import FragmentNames, UnitResult, resolve_segments
 from .spaces import build_spaces
 from .unitizers import UnitSpace, fragments_to_segments
 from .validate import Validation, validate
@@ -140,6 +140,11 @@ def _check_layers(settings: Settings, corpus: Corpus) -> None:
         )
 
 
+def _label(span: Span) -> str:
+    """A span's label as the labels mode names it (:data:`UNLABELLED` for none)."""
+    return span.label if span.label is not None else UNLABELLED
+
+
 class _Fragments:
     """The live fragments of the selected layers as parallel arrays, joined into segments.
 
@@ -168,14 +173,14 @@ class _Fragments:
         live = [i for i in selected if fate[i] is None and spans[i].annotator in a_index]
         self.not_selected_annotator = sum(1 for i in selected if fate[i] is None and spans[i].annotator not in a_index)
 
-        label_names = sorted({spans[i].label if spans[i].label is not None else UNLABELLED for i in live})
+        label_names = sorted({_label(spans[i]) for i in live})
         if "labels" in settings.modes and len(label_names) > MAX_LABELS:
             raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(layers)} have {len(label_names)}")
         lab_index = {name: i for i, name in enumerate(label_names)}
-        self.names = {"groups": groups, "layers": layers, "annotators": annotators, "labels": label_names}
+        self.names: FragmentNames = {"groups": groups, "layers": layers, "annotators": annotators, "labels": label_names}
         self.frag = {
             "span": np.array(live, dtype=np.int64),
-            "label": np.array([lab_index[spans[i].label if spans[i].label is not None else UNLABELLED] for i in live], dtype=np.int64),
+            "label": np.array([lab_index[_label(spans[i])] for i in live], dtype=np.int64),
             "labelled": np.array([spans[i].label is not None for i in live], dtype=bool),
             "group": np.array([g_index[spans[i].group] for i in live], dtype=np.int64),
             "layer": np.array([l_index[spans[i].layer] for i in live], dtype=np.int64),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,7 +210,7 @@ def render(
     given_items: dict[str, Any] | None = None,
     out: Path | None = None,
     source: str = "",
-    next_steps: list[str] = (),
+    next_steps: Sequence[str] = (),
 ) -> str:
     """The text of a commented study file for ``adapter``'s format, kept in ``folder`` (paths are relative to it)."""
     given = relative(dict(given_input), folder)

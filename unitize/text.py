@@ -13,7 +13,7 @@ import codecs
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal, TypeGuard, get_args
 
 import numpy as np
 
@@ -22,6 +22,11 @@ BomPolicy = Literal["keep", "strip"]
 OffsetUnit = Literal["codepoint", "utf16"]
 #: what a format's offsets may count
 OFFSET_UNITS: tuple[str, ...] = get_args(OffsetUnit)
+
+
+def is_offset_unit(value: object) -> TypeGuard[OffsetUnit]:
+    """Whether ``value`` (an option as given) names an offset unit of :data:`OFFSET_UNITS`."""
+    return value in OFFSET_UNITS
 
 
 class DecodeError(ValueError):

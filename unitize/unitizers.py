@@ -15,6 +15,8 @@ import numpy as np
 
 Discontinuous = Literal["extend", "keep", "drop"]
 Approach = Literal["interval", "boundary"]
+#: what a unit matrix holds (DESIGN.md §4, step 5): a 0/1 column per layer, the layers' bit mask, the label
+Mode = Literal["separate", "combined", "labels"]
 
 _I64 = np.int64
 
@@ -42,7 +44,14 @@ class UnitSpace:
         if self.unit == "char":
             begin = u - self.char_base[doc]
             return begin, begin + 1
-        return self.starts[u] - self.char_base[doc], self.ends[u] - self.char_base[doc]
+        starts, ends = self.extents()
+        return starts[u] - self.char_base[doc], ends[u] - self.char_base[doc]
+
+    def extents(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, ends)``: the global character extents of every token (a word space's; a char space has none)."""
+        if self.starts is None or self.ends is None:
+            raise ValueError(f"a {self.unit} unit space has no token extents")
+        return self.starts, self.ends
 
     def part(self, d0: int, d1: int) -> UnitSpace:
         """The unit space of documents ``d0 … d1-1``, positions from 0."""

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .findings import finding, span_finding
-from .model import Corpus, Finding, Span
+from .model import Corpus, Finding, Span, Submission
 from .text import collapse_whitespace
 
 
@@ -154,7 +154,7 @@ def apply_rules(
     relation-count rule.
     """
     findings: list[Finding] = []
-    by_key: dict[tuple[str, str], dict[str, object]] = defaultdict(dict)
+    by_key: dict[tuple[str, str], dict[str, Submission]] = defaultdict(dict)
     for sub in corpus.submissions:
         by_key[(sub.group, sub.doc_id)][sub.annotator] = sub
     study = sorted(annotators) if annotators else sorted({sub.annotator for sub in corpus.submissions})

@@ -21,7 +21,7 @@ import copy
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -64,7 +64,7 @@ class Reader:
         )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Adapter:
     """A reader of one format.
 
@@ -94,24 +94,40 @@ class Adapter:
 
     name: str
     description: str
-    read: Callable[..., Corpus]
-    options: Mapping[str, Option | str]
-    traits: FormatTraits | Mapping[str, Any] = DEFAULT_TRAITS
+    read: Reader
+    options: Mapping[str, Option]
+    traits: FormatTraits
     suggest: Callable[[Path, dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False)
     suffixes: tuple[str, ...] = ()
     text: TextConventions | None = None
-    defaults: InitVar[Mapping[str, Any] | None] = None
 
-    def __post_init__(self, defaults: Mapping[str, Any] | None) -> None:
-        fn = self.read.fn if isinstance(self.read, Reader) else self.read
-        options = {key: spec if isinstance(spec, Option) else _legacy_option(fn, key, spec) for key, spec in dict(self.options).items()}
-        object.__setattr__(self, "options", options)
-        traits = self.traits if defaults is None else defaults
-        if not isinstance(traits, FormatTraits):
-            traits = FormatTraits.from_defaults(traits)
-        object.__setattr__(self, "traits", traits)
-        declared = {key: option.default for key, option in options.items() if option.default is not None}
-        object.__setattr__(self, "read", Reader(fn, traits, declared))
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        read: Callable[..., Corpus],
+        options: Mapping[str, Option | str],
+        traits: FormatTraits | Mapping[str, Any] = DEFAULT_TRAITS,
+        suggest: Callable[[Path, dict[str, Any]], dict[str, Any]] | None = None,
+        suffixes: tuple[str, ...] = (),
+        text: TextConventions | None = None,
+        defaults: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Declarations as adapters give them (legacy plain-help options and ``defaults`` dicts too), stored typed."""
+        fn = read.fn if isinstance(read, Reader) else read
+        declared_options = {key: spec if isinstance(spec, Option) else _legacy_option(fn, key, spec) for key, spec in dict(options).items()}
+        given = traits if defaults is None else defaults
+        typed = given if isinstance(given, FormatTraits) else FormatTraits.from_defaults(given)
+        declared = {key: option.default for key, option in declared_options.items() if option.default is not None}
+        put = functools.partial(object.__setattr__, self)  # frozen: every field is set once, here
+        put("name", name)
+        put("description", description)
+        put("read", Reader(fn, typed, declared))
+        put("options", declared_options)
+        put("traits", typed)
+        put("suggest", suggest)
+        put("suffixes", suffixes)
+        put("text", text)
 
 
 def _legacy_option(read: Callable[..., Corpus], key: str, text: str) -> Option:

@@ -112,8 +112,8 @@ def _nesting_problem(data: Any, max_depth: int, surrogates: bool) -> str | None:
                 return f"nested deeper than {max_depth} levels"
             children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
             stack.extend((child, depth + 1) for child in children)
-        elif surrogates and isinstance(node, str) and _SURROGATE.search(node):
-            return f"a string holds a lone UTF-16 surrogate (\\u{ord(_SURROGATE.search(node).group()):04x}), which is not text"
+        elif surrogates and isinstance(node, str) and (lone := _SURROGATE.search(node)):
+            return f"a string holds a lone UTF-16 surrogate (\\u{ord(lone.group()):04x}), which is not text"
     return None
 
 

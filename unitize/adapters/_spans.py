@@ -16,7 +16,7 @@ import numpy as np
 
 from ..findings import finding
 from ..model import Corpus, Document, InputFile, Span
-from ..text import DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
+from ..text import DecodedText, DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
 from ..traits import FormatTraits
 from . import AdapterError
 from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
@@ -94,7 +94,7 @@ def decode_file(
     encoding: str | None = None,
     fallback: str | None = None,
     doc: str | None = None,
-) -> Any:
+) -> DecodedText | None:
     """Decode an input's bytes as ``conventions`` say (in ``encoding`` when given), or report an encoding
     error; ``None`` then."""
     encoding = encoding or conventions.encoding

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..findings import finding, span_finding
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
-from ..text import TextConventions
+from ..text import NewlinePolicy, TextConventions
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
 from ._spans import (
@@ -45,7 +45,7 @@ _OFFSETS = re.compile(r"^(-?)([0-9]+) (-?)([0-9]+)$")
 #: the brat server reads a ``.txt`` with universal newlines and Python's ``utf8`` codec (a BOM stays character 0)
 TEXT = TextConventions(newlines="normalize", bom="keep", offsets="codepoint", suffixes=(".txt",), encoding="utf-8")
 #: the ``newlines`` option: how the texts count line breaks (the default is TEXT's)
-NEWLINES = {"universal": "normalize", "keep": "keep"}
+NEWLINES: dict[str, NewlinePolicy] = {"universal": "normalize", "keep": "keep"}
 _ATTR_KEYS = {"A": "attributes", "M": "attributes", "N": "normalizations", "#": "notes", "R": "relations", "E": "events"}
 
 
@@ -84,8 +84,9 @@ def _parse_ann(text: str, name: str, annotator: str, doc: str, layer: str, corpu
         n_t += 1
         middle, _, stored = rest.partition("\t")
         label, _, offsets = middle.strip().partition(" ")
-        frags = [_fragment(p) for p in offsets.split(";")] if offsets else [None]
-        if not label or any(f is None for f in frags):
+        parsed = [_fragment(p) for p in offsets.split(";")] if offsets else [None]
+        frags = [f for f in parsed if f is not None]
+        if not label or len(frags) < len(parsed):
             corpus.findings.append(
                 finding(
                     "offset-invalid",

@@ -52,11 +52,11 @@ class TokenMap:
         self.error: str | None = None if path is not None else "no parses.json was given or found"
 
     def extents(self, doc: str) -> list[tuple[int, int]] | None:
-        if self.error is not None:
+        if self.error is not None or self.path is None:  # no path: error says so
             return None
         if self._docs is None:
             try:
-                data = load_json(self.path.read_bytes(), max_depth=None)  # type: ignore[union-attr]
+                data = load_json(self.path.read_bytes(), max_depth=None)
                 self._docs = {
                     str(d): [
                         (_offset(w[1]["CharacterOffsetBegin"]), _offset(w[1]["CharacterOffsetEnd"]))

@@ -112,9 +112,8 @@ def _chunks(tags: list[str], scheme: str) -> tuple[list[tuple[int, int, str | No
             open_span = None
             continue
         kind, typ = m.group(1), m.group(2)
-        continues = open_span is not None and open_span[2] == typ
         if kind == "I" or (kind in "EL" and scheme == "bioes"):
-            if continues:
+            if open_span is not None and open_span[2] == typ:  # it continues the open span
                 open_span[1] = i
             else:
                 if scheme != "iob1":

@@ -164,8 +164,8 @@ def parse_span_list(
     out: list[tuple[int, int]] = []
     for i, part in enumerate(value.split(";")):
         m = _SPAN.match(part)
-        pair = (parse_offset(m.group(1)), parse_offset(m.group(2))) if m else (None, None)
-        if pair[0] is None or pair[1] is None:
+        begin, end = (parse_offset(m.group(1)), parse_offset(m.group(2))) if m else (None, None)
+        if begin is None or end is None:
             findings.append(
                 finding(
                     "offset-invalid",
@@ -178,7 +178,7 @@ def parse_span_list(
             )
             out.append((-1, -1))
         else:
-            out.append(pair)
+            out.append((begin, end))
     return out
 
 

@@ -29,7 +29,7 @@ from typing import Any
 from ..findings import finding
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
-from ..text import OFFSET_UNITS, TextConventions
+from ..text import OFFSET_UNITS, OffsetUnit, TextConventions, is_offset_unit
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, InputError, load_json
 from ._spans import (
@@ -122,7 +122,7 @@ def read(
     annotations = Path(annotations)
     if not annotations.exists():
         raise AdapterError(f"doccano input not found: {annotations}")
-    if offsets not in OFFSET_UNITS:
+    if not is_offset_unit(offsets):
         raise AdapterError(f"[input] offsets must be one of {', '.join(OFFSET_UNITS)}, not {offsets!r}")
     base = Path(base) if base is not None else Path.cwd()
     wanted = set(annotators) if annotators else None
@@ -178,7 +178,7 @@ def _relations(obj: dict) -> dict[Any, list[str]]:
     return links
 
 
-def _add_spans(corpus: Corpus, entities: list, text: str, offsets: str, who: str, doc: str, layer: str, name: str, number: int, links: dict) -> None:
+def _add_spans(corpus: Corpus, entities: list, text: str, offsets: OffsetUnit, who: str, doc: str, layer: str, name: str, number: int, links: dict) -> None:
     readable = [k for k, e in enumerate(entities) if is_offset(e[0]) and is_offset(e[1])]
     points = dict(zip(readable, zip(*[iter(to_codepoints(text, [x for k in readable for x in entities[k][:2]], offsets))] * 2)))
     for k, (start, end, label, _, ident) in enumerate(entities):

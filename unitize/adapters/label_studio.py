@@ -19,7 +19,7 @@ from typing import Any
 from ..findings import finding
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
-from ..text import OFFSET_UNITS, TextConventions
+from ..text import OFFSET_UNITS, OffsetUnit, TextConventions, is_offset_unit
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, load_json
 from ._spans import (
@@ -57,7 +57,7 @@ def read(
 ) -> Corpus:
     """Read a Label Studio JSON export (a file, or a directory of them)."""
     annotations = Path(annotations)
-    if offsets not in OFFSET_UNITS:
+    if not is_offset_unit(offsets):
         raise AdapterError(f"[input] offsets must be one of {', '.join(OFFSET_UNITS)}, not {offsets!r}")
     if annotations.is_dir():
         files = sorted(p for p in annotations.rglob("*.json") if p.is_file())
@@ -114,11 +114,11 @@ def read(
     return corpus
 
 
-def _read_results(corpus: Corpus, results: list, text: str, offsets: str, who: str, doc: str, layer: str | None, name: str, record: str) -> int:
-    links: dict[str, list[str]] = {}
+def _read_results(corpus: Corpus, results: list, text: str, offsets: OffsetUnit, who: str, doc: str, layer: str | None, name: str, record: str) -> int:
+    links: dict[int | str, list[str]] = {}
     for r in results:
         if isinstance(r, dict) and r.get("type") == "relation":
-            kinds = r.get("labels") if isinstance(r.get("labels"), list) else []
+            kinds = named if isinstance(named := r.get("labels"), list) else []
             desc = f"{'/'.join(map(str, kinds)) or 'relation'} {r.get('from_id')}->{r.get('to_id')}"
             for end in (r.get("from_id"), r.get("to_id")):
                 if isinstance(end, (int, str)):

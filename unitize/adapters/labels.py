@@ -35,6 +35,7 @@ from typing import Any
 
 from ..findings import finding
 from ..model import Corpus, InputFile, ItemLabel
+from ..progress import Progress
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from ._safe import InputError, csv_source, load_json, read_parquet
@@ -76,7 +77,7 @@ def _records(path: Path, file_format: str, encoding: str, delimiter: str | None)
                 if not any(cell.strip() for cell in row):
                     start = reader.line_num
                     continue
-                record = dict(zip(header, row))
+                record: dict[str, Any] = dict(zip(header, row))
                 if len(row) != len(header):
                     record["\0width"] = len(row)
                 yield start + 1, record
@@ -136,10 +137,11 @@ def read(
     annotators: list[str] | None = None,
     groups: list[str] | None = None,
     base: Path,
-    progress=None,
+    progress: Progress | None = None,
 ) -> Corpus:
     """Read flat labels into :attr:`Corpus.items` (see the module docstring for the shapes)."""
     _check_options(shape, item, annotator, labels, annotator_columns, bundles, missing, file_format, pattern)
+    assert isinstance(item, str)  # _check_options refuses anything but a column name
     for key, value, kind in (("normalize_ids", normalize_ids, bool), ("group", group, str), ("annotator", annotator, (str, type(None)))):
         if not isinstance(value, kind):
             raise AdapterError(f"[input] {key} has the wrong type: {value!r}")
@@ -187,8 +189,8 @@ def read(
             raise AdapterError(f"{name}: cannot tell the file format from the extension; set [input] file_format")
         try:
             raw = path.read_bytes()
-            header, records = _records(path, fmt, encoding, delimiter)
-            records = list(records)
+            header, found = _records(path, fmt, encoding, delimiter)
+            records = list(found)
         except (OSError, ValueError) as exc:  # ValueError: undecodable text, InputError (JSON, CSV, Parquet)
             corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
             continue
@@ -227,7 +229,7 @@ def read(
                     cells = _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label)
                 except _Malformed as exc:
                     problem = str(exc)
-            if problem is not None:
+            if problem is not None or iid is None:  # no item id is a problem too
                 corpus.findings.append(
                     finding("record-malformed", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line))
                 )
@@ -283,7 +285,8 @@ def _cells(shape, record, file_annotator, annotator, labels, wide_columns, group
     return out
 
 
-def _needed_columns(shape, item, annotator, labels, annotator_columns, bundles) -> list[str]:
+def _needed_columns(shape: str, item: str, annotator: str | None, labels: list[str] | None, annotator_columns: list[str] | None,
+                    bundles: dict[str, list[str]] | None) -> list[str]:
     needed = [item]
     if shape in ("long", "lists") and annotator:
         needed.append(annotator)

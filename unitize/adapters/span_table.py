@@ -59,13 +59,13 @@ def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) 
         except InputError as exc:
             corpus.findings.append(finding("file-unreadable", str(exc), "table left out", file=name))
             return None
-        rows: Any = ((i + 1, r) for i, r in enumerate(table_rows))
+        rows: Iterator[tuple[int, dict[str, Any]]] = ((i + 1, r) for i, r in enumerate(table_rows))
     else:
         decoded = decode_file(raw, name, corpus, TEXT)
         if decoded is None:
             return None
         reader = csv.DictReader(csv_source(decoded.text))
-        header = reader.fieldnames or []
+        header = list(reader.fieldnames or [])
         rows = ((reader.line_num, r) for r in reader)
     missing = [c for c in needed if c not in header]
     if missing:
@@ -231,16 +231,16 @@ def suggest(folder: Path, given: dict[str, Any]) -> dict[str, Any]:
     for path in tables(folder, TABLE_SUFFIXES):
         if any(path == p for p, _ in found.values()):
             continue
-        columns = read_sample(path)[0]
-        if find(columns, "begin") and find(columns, "end"):
+        header = read_sample(path)[0]
+        if find(header, "begin") and find(header, "end"):
             role = "annotations"
-        elif find(columns, "text"):
+        elif find(header, "text"):
             role = "texts"
-        elif find(columns, "annotator"):
+        elif find(header, "annotator"):
             role = "roster"
         else:
             continue
-        found.setdefault(role, (path, columns))
+        found.setdefault(role, (path, header))
     out: dict[str, Any] = {role: path for role, (path, _) in found.items() if role not in given}
     spans = found.get("annotations", (None, []))[1]
     texts = found.get("texts", (None, []))[1]

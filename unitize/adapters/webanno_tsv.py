@@ -112,9 +112,10 @@ class _Text:
 def _header(lines: list[str], name: str, corpus: Corpus, feature: str | None, where: dict) -> tuple[list[_Layer], int] | None:
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     m = _FORMAT.match(lines[first]) if first is not None else None
-    if m is None or m.group(1) not in _KNOWN_VERSIONS:
-        versioned = m or (first is not None and lines[first].startswith("#FORMAT="))
-        what = "an unknown version: " + lines[first].strip()[:40] if versioned else "no #FORMAT=WebAnno TSV 3.x header"
+    if first is None or m is None or m.group(1) not in _KNOWN_VERSIONS:
+        header = lines[first] if first is not None else ""
+        versioned = m or header.startswith("#FORMAT=")
+        what = "an unknown version: " + header.strip()[:40] if versioned else "no #FORMAT=WebAnno TSV 3.x header"
         corpus.findings.append(
             finding("file-unreadable", f"not a WebAnno TSV 3 file ({what})", "file left out; export it as WebAnno TSV 3.x", file=name,
                     record=f"line {(first or 0) + 1}", **where)
@@ -123,12 +124,12 @@ def _header(lines: list[str], name: str, corpus: Corpus, feature: str | None, wh
     layers: list[_Layer] = []
     column = 0
     i = first + 1
-    while i < len(lines) and _DECL.match(lines[i]):
-        kind, decl = _DECL.match(lines[i]).groups()
+    while i < len(lines) and (declaration := _DECL.match(lines[i])):
+        kind, decl = declaration.groups()
         parts = decl.split("|")
         features = parts[1:]
         width = max(len(features), 1)
-        label_at = features.index(feature) if feature in features else features.index("value") if "value" in features else 0
+        label_at = features.index(feature) if feature is not None and feature in features else features.index("value") if "value" in features else 0
         short = parts[0].rsplit(".", 1)[-1]
         layers.append(_Layer(short, kind, features, column, column + label_at))
         column += width
@@ -140,8 +141,8 @@ def _header(lines: list[str], name: str, corpus: Corpus, feature: str | None, wh
     return layers, i
 
 
-def _parse(text: str, name: str, corpus: Corpus, feature: str | None, where: dict) -> _Parsed | None:
-    lines = text.split("\n")
+def _parse(source: str, name: str, corpus: Corpus, feature: str | None, where: dict) -> _Parsed | None:
+    lines = source.split("\n")
     head = _header(lines, name, corpus, feature, where)
     if head is None:
         return None

@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..codes import sorted_codes
+from ..dataset.directory import OutputData
 from ..dataset.matrix import matrix
 from ..dataset.model import Setting
 from ..errors import DataError
@@ -86,7 +87,7 @@ def batched(setting: Setting) -> bool:
     return not setting.layout.columnar or setting.kind == "items"
 
 
-def group_rows(data, setting: Setting, group: str, parts: tuple[int, int] | None = None) -> int:
+def group_rows(data: OutputData, setting: Setting, group: str, parts: tuple[int, int] | None = None) -> int:
     """Rows of the row groups that hold a group's rows (an upper bound: a row group may hold several groups)."""
     total = 0
     for k, ids in data._row_groups(setting).get(group, []):
@@ -96,7 +97,7 @@ def group_rows(data, setting: Setting, group: str, parts: tuple[int, int] | None
     return total
 
 
-def batches(data, setting: Setting, group: str, columns: Sequence[str] | None, parts: tuple[int, int] | None = None,
+def batches(data: OutputData, setting: Setting, group: str, columns: Sequence[str] | None, parts: tuple[int, int] | None = None,
             limit: int | None = None) -> Iterator[pa.Table]:
     """A group's rows in batches of whole keys: consecutive row groups of at most ``limit`` rows
     (default :data:`BATCH_ROWS`), the rows of each batch's last key carried to the next.
@@ -199,7 +200,7 @@ def _last_key(setting: Setting, table: pa.Table) -> int:
     return int(starts[-1]) if starts.size else 0
 
 
-def group_part(data, setting: Setting, group: str, columns: Sequence[str] | None, by_doc: bool,
+def group_part(data: OutputData, setting: Setting, group: str, columns: Sequence[str] | None, by_doc: bool,
                parts: tuple[int, int] | None = None) -> dict[str, LayerPart]:
     """Per layer name, the statistics of a group's rows (of the parts ``[k0, k1)``), batch by batch."""
     out: dict[str, LayerPart] = {}
@@ -219,9 +220,12 @@ def _batch(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
         raters = [frozenset(names[j] for j in np.flatnonzero(row)) for row in seen]
     if setting.kind == "items":
         m = matrix(setting, group, "items", table, crowd=True if not setting.layout.columnar else None)
-        return [LayerPart(_empty(m.counts.shape[0]) if m.counts is not None and not m.value_domain.size else from_matrix(m),
+        crowd = m.value_counts()
+        return [LayerPart(_empty(crowd[0].shape[0]) if crowd is not None and not crowd[1].size else from_matrix(m),
                           m.categories, raters[0], None, None)]
-    per, categories = _columns.long_stats(setting, table, codes, len(layers), -1, by_doc)
+    counted = _columns.long_stats(setting, table, codes, len(layers), -1, by_doc)
+    assert counted is not None  # no layer holds fewer than -1 cells: none is left to pivot
+    per, categories = counted
     return [LayerPart(s, categories, r, docs, dict(pd) if pd is not None else None)
             for (s, _, docs, pd), r in zip(per, raters)]
 
@@ -232,7 +236,7 @@ def _empty(units: int) -> Stats:
                  np.zeros((1, 0, 0), np.int64), np.zeros((0, 0, 0, 0), np.int64))
 
 
-def finish(data, setting: Setting, found: dict[str, LayerPart]) -> list[tuple[str, LayerPart]] | None:
+def finish(data: OutputData, setting: Setting, found: dict[str, LayerPart]) -> list[tuple[str, LayerPart]] | None:
     """The reduced layers in the manifest's order — or None when the whole group would be pivoted
     (long data narrow enough for a column per annotator: the caller reads it whole)."""
     if not found or not setting.layout.columnar and any(p.stats.n_units * len(p.raters or ()) <= long_layout.DENSE_CELLS for p in found.values()):
@@ -241,8 +245,12 @@ def finish(data, setting: Setting, found: dict[str, LayerPart]) -> list[tuple[st
     return [(layer, found[layer]) for layer in sorted(found, key=lambda x: (order.get(x, len(order)), x))]
 
 
-def group_tables(data, setting: Setting, groups: Sequence[str] | None, columns: Sequence[str] | None,
-                 by_doc: bool, implicit: bool = False) -> Iterator[tuple[str, Any, list[str], np.ndarray | None]]:
+#: what :func:`group_tables` yields: (group, its rows as read, or its layers' statistics reduced, layer names, layer codes)
+GroupRows = tuple[str, Any, list[str], np.ndarray | None]
+
+
+def group_tables(data: OutputData, setting: Setting, groups: Sequence[str] | None, columns: Sequence[str] | None,
+                 by_doc: bool, implicit: bool = False) -> Iterator[GroupRows]:
     """:meth:`OutputData.group_tables`, but a large group of a long or item table comes reduced: (group,
     its layers' :class:`LayerPart`, layer names, None) instead of (group, rows, layer names, layer codes);
     under ``implicit`` a sparse group comes as stored (:class:`~.sparse.Stored`)."""

@@ -44,7 +44,7 @@ MIN_UNITS = 30
 #: the most frequent value's share at or above which prevalence is ``skewed-prevalence``
 PREVALENCE = 0.9
 #: Krippendorff (2004): reliable at .800 and above, tentative conclusions down to .667 (the registry's band)
-GOOD, POOR = (cut for cut, _, _ in KRIPPENDORFF.cuts[:2])
+GOOD, POOR = KRIPPENDORFF.lower_bounds()[:2]
 #: coefficients whose chance term comes from the marginals (the kappa paradox)
 MARGINAL = tuple(m.name for m in registry.where(marginal=True))
 #: coefficients compared between the interval and the boundary approach (not AC1/AC2 or percent

@@ -20,7 +20,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -38,6 +38,8 @@ from ..progress import Progress, Sized
 from ..schema import results_schema
 from . import batches, columns, diagnostics, tasks
 from .spans import Continuum, Segments, segment_cell, stack
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -123,6 +125,11 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segmen
     return out
 
 
+def _given(value: T) -> Callable[[], T]:
+    """A function returning ``value`` (bound now: a lambda in a loop would see the loop's last)."""
+    return lambda: value
+
+
 def _lazy(build: Callable[[], Matrix]) -> Callable[[], Matrix]:
     built: list[Matrix] = []
 
@@ -149,7 +156,7 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
             per_doc = [(d, x) for d, x in zip(doc_names, g.doc_stats[i]) if x.n_units] if g.doc_stats else None
             continuum = Continuum(setting, group, doc_names, g.units[i], g.presence[i], list(setting.annotators))
             per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build),
-                             g.categories[i] if g.categories else None, per_doc, layout=lambda c=continuum: c))
+                             g.categories[i] if g.categories else None, per_doc, layout=_given(continuum)))
     elif crowd := (columns.long_stats(setting, table, codes, len(layers), long_layout.DENSE_CELLS, by_doc)
                    if setting.kind == "units" and not setting.layout.columnar else None):
         for i, (layer, (s, raters, docs, per_doc)) in enumerate(zip(layers, crowd[0])):
@@ -159,7 +166,7 @@ def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], cod
         for i, layer in enumerate(layers):
             m = data_matrix(setting, group, layer, layer_rows(table, codes, i))
             per.append(_Cell(group, m.layer, _layers(setting, m.layer), stats.from_matrix(m), len(m.docs) if m.docs else None,
-                             m.crowd, lambda m=m: m, m.categories, _doc_stats(m) if by_doc else None))
+                             m.crowd, _given(m), m.categories, _doc_stats(m) if by_doc else None))
     yield from per
     yield from _both(setting, group, per, fast)
 
@@ -205,10 +212,12 @@ def _doc_stats(m: Matrix) -> list[tuple[str, Stats]] | None:
     """Per document of a matrix (units data): its statistics."""
     if not m.docs:
         return None
-    if m.counts is not None:  # crowd: value counts per unit, a document's rows one slice after a sort
+    crowd = m.value_counts()
+    if crowd is not None:  # crowd: value counts per unit, a document's rows one slice after a sort
+        counts, domain = crowd
         order = np.argsort(m.row_doc, kind="stable")
         bounds = np.searchsorted(m.row_doc[order], np.arange(len(m.docs) + 1))
-        return [(d, stats.from_counts(m.counts[order[bounds[i]:bounds[i + 1]]], m.value_domain).trimmed())
+        return [(d, stats.from_counts(counts[order[bounds[i]:bounds[i + 1]]], domain).trimmed())
                 for i, d in enumerate(m.docs) if bounds[i + 1] > bounds[i]]
     cols, dom = stats.codes(m.values)
     return [(d, stats.from_codes([c[m.row_doc == i] for c in cols], dom, m.annotators).trimmed()) for i, d in enumerate(m.docs)]
@@ -260,8 +269,8 @@ def measure(
         jobs = tasks.plan(data, chosen, groups, executor.workers)
         names = tuple(m.name for m in chosen_metrics)
         done = executor.map(measure_task, [(str(data.path), name, part, names, options, parts) for name, part, parts in jobs])
-        for name, group, out in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
-            rows += out if group is None else _group_rows(data, data.setting(name), group, out, chosen_metrics, options)
+        for name, result in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
+            rows += result if isinstance(result, list) else _group_rows(data, data.setting(name), result.group, result.layers, chosen_metrics, options)
     diagnostics.across_approaches(rows)
     return pa.Table.from_pylist(rows, schema=results_schema())
 
@@ -270,7 +279,7 @@ def measure(
 Task = tuple[str, str, list[str], tuple[str, ...], MeasureOptions, "tuple[int, int] | None"]
 
 
-def measure_task(task: Task) -> Any:
+def measure_task(task: Task) -> tasks.TaskResult:
     """A task of an executor: the result rows of some groups of one setting, as plain Python data.
 
     ``task`` is (output directory, setting name, groups, metrics, options, parts); the directory is opened
@@ -310,7 +319,7 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
     spans = any(m.family is not registry.Family.CODING for m in metrics)
     needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
     # large crowd groups come reduced; a sparse group as stored, its implicit units counted
-    tables = batches.group_tables(data, setting, groups, needed, options.by_doc, implicit=fast)
+    tables: Iterable[batches.GroupRows] = batches.group_tables(data, setting, groups, needed, options.by_doc, implicit=fast)
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
     for group, table, layers, codes in tables:

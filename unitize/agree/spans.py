@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -24,6 +24,8 @@ from ..metrics import SegmentCell
 from ..metrics.placed import Placed
 from ..metrics.value import Value, nan
 
+T = TypeVar("T")
+
 
 def stack(mats: list[Matrix], layer: str) -> Matrix:
     """Layers of one group laid end to end (the RAT's "both" for coding metrics)."""
@@ -31,8 +33,10 @@ def stack(mats: list[Matrix], layer: str) -> Matrix:
     crowd = [m.crowd for m in mats if m.crowd is not None]
     counts = domain = None
     if crowd:  # value counts per layer, on the union of their value domains
-        domain = np.unique(np.concatenate([m.value_domain for m in mats]))
-        counts = np.concatenate([_on_domain(m.counts, m.value_domain, domain) for m in mats])
+        counted = [c for m in mats if (c := m.value_counts()) is not None]
+        assert len(counted) == len(mats), "the layers of a group are stored alike: all crowd data or none"
+        domain = np.unique(np.concatenate([values for _, values in counted]))
+        counts = np.concatenate([_on_domain(c, values, domain) for c, values in counted])
     return Matrix(
         setting=first.setting,
         group=first.group,
@@ -78,7 +82,7 @@ class Segments:
         for g, layer, a, recs in zip(*(distinct.column(c).to_pylist() for c in ("group", "layer", "annotator", "record_distinct"))):
             self.records[(g, layer)][a].update(recs)
 
-    def memo(self, m: Matrix | Continuum, key: tuple, build: Callable[[], Any]) -> Any:
+    def memo(self, m: Matrix | Continuum, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """What the span metrics derive from one cell (placed segments, statistics), built once while
         the metrics of that cell's continuum (or matrix) are measured."""
         if self._memo.get("matrix") is not m:
@@ -153,7 +157,7 @@ class Continuum:
 def _continuum(m: Continuum) -> tuple[np.ndarray, list[str], int, str | None]:
     """Documents every annotator coded, their offsets on the continuum, annotators, L (or a reason)."""
     presence = m.presence
-    cols = presence.any(axis=0)
+    cols = np.asarray(presence.any(axis=0))  # (A,); asarray: NumPy's stubs type it "a scalar or an array"
     annotators = [a for a, c in zip(m.annotators, cols) if c]
     if len(annotators) < 2:
         return np.zeros(0, np.int64), annotators, 0, "fewer than two annotators with data"
@@ -228,7 +232,7 @@ def segment_cell(segs: Segments | None, m: Matrix | Continuum, layers: Sequence[
             return nan(f"no segments/{m.setting.unit}.parquet in the output directory")
         return segs.memo(m, ("placed", tuple(layers), approach), lambda: place(segs, m, layers, approach))
 
-    def memo(key: tuple, build: Callable[[], Any]) -> Any:
+    def memo(key: tuple[Any, ...], build: Callable[[], T]) -> T:
         return segs.memo(m, key, build) if segs is not None else build()
 
     return SegmentCell(group=m.group, layers=tuple(layers), approach=m.setting.approach, labelled=m.setting.value == "label",

@@ -60,7 +60,7 @@ MODE_LETTERS = {"labels": "L", "combined": "M"}
 def column_name(metric: str, unit: str, approach: str | None, layer: str, setting: str | None = None, mode: str | None = None) -> str:
     if unit == "item":  # item labels: one column per setting (items, items-long)
         return f"{letter(metric)}_{setting or layer}"
-    return f"{letter(metric)}{UNIT_LETTERS.get(unit, unit)}{APPROACH_LETTERS.get(approach, approach)}{MODE_LETTERS.get(mode or '', '')}_{layer}"
+    return f"{letter(metric)}{UNIT_LETTERS.get(unit, unit)}{APPROACH_LETTERS.get(approach or '', approach)}{MODE_LETTERS.get(mode or '', '')}_{layer}"
 
 
 def overall(r: dict[str, Any]) -> bool:
@@ -99,8 +99,8 @@ def summary_rows(
             g[column_name(metric, r["unit"], r["approach"], r["layer"], r["setting"], r["mode"])] = r["value"]
     body = [groups[k] for k in sorted(groups)]
     footer: list[dict[str, Any]] = []
-    mean = {group: "Mean"}
-    counts = {name: {group: f"{name} Agreement Cases"} for name, _, _ in SCALE}
+    mean: dict[str, str | float] = {group: "Mean"}
+    counts: dict[str, dict[str, str | float]] = {name: {group: f"{name} Agreement Cases"} for name, _, _ in SCALE}
     for c in columns:
         values = [g[c] for g in body if c in g and g[c] is not None and not math.isnan(g[c])]
         mean[c] = sum(values) / len(values) if values else math.nan
@@ -137,7 +137,7 @@ def to_csv(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str
     return buf.getvalue()
 
 
-def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: Any = None) -> list[str]:
+def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: registry.Options | None = None) -> list[str]:
     """The compact table a run prints: per setting and layer, the metric's mean, min and max over
     the groups and an interval — with one group its bootstrap interval, with several (and ``ci``,
     a :class:`~unitize.metrics.bootstrap.Options`) the percentile bootstrap interval of the mean

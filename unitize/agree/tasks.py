@@ -18,7 +18,7 @@ the same statistics as one pass over the whole group.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import pyarrow.parquet as pq
 
@@ -31,6 +31,16 @@ TASKS_PER_WORKER = 4
 
 
 Task = tuple[str, list[str], "tuple[int, int] | None"]
+#: what a task returns: its groups' result rows, or (a run of a group's parts) the layers' statistics by layer name
+TaskResult = list[dict[str, Any]] | dict[str, batches.LayerPart]
+T = TypeVar("T")
+
+
+class Reduced(NamedTuple):
+    """A group cut by parts, once its last part is in: its layers' statistics added up (layer name → LayerPart)."""
+
+    group: str
+    layers: dict[str, batches.LayerPart]
 
 
 def plan(data: OutputData, chosen: Sequence[Setting], groups: Sequence[str] | None, workers: int) -> list[Task]:
@@ -59,28 +69,28 @@ def plan(data: OutputData, chosen: Sequence[Setting], groups: Sequence[str] | No
     return out
 
 
-def gather(jobs: Sequence[Task], done: Iterable[Any]) -> Iterator[tuple[str, str | None, Any]]:
-    """The tasks' results in order: (setting, None, result rows), or for a group cut by parts, once its
-    last part is in, (setting, group, its layers' statistics added up: layer name → LayerPart)."""
+def gather(jobs: Sequence[Task], done: Iterable[TaskResult]) -> Iterator[tuple[str, list[dict[str, Any]] | Reduced]]:
+    """The tasks' results in order: (setting, result rows), or for a group cut by parts, once its
+    last part is in, (setting, :class:`Reduced`)."""
     found: dict[str, batches.LayerPart] = {}
     jobs = list(jobs)
-    for i, ((name, groups, parts), out) in enumerate(zip(jobs, done)):
-        if parts is None:
-            yield name, None, out
+    for i, ((name, groups, _), out) in enumerate(zip(jobs, done)):
+        if isinstance(out, list):  # a task of whole groups (no parts): its rows
+            yield name, out
             continue
         for layer, part in out.items():
             found[layer] = found[layer] + part if layer in found else part
         following = jobs[i + 1] if i + 1 < len(jobs) else None
         if following is None or following[2] is None or following[:2] != (name, groups):
-            yield name, groups[0], found
+            yield name, Reduced(groups[0], found)
             found = {}
 
 
-def cut(names: list[str], weights: list[int], parts: int) -> list[list[str]]:
+def cut(names: list[T], weights: list[int], parts: int) -> list[list[T]]:
     """Consecutive runs of ``names``, each closed once it holds a ``1/parts`` share of the weight."""
     total = sum(weights)
     share = total / parts if total else 0
-    runs: list[list[str]] = [[]]
+    runs: list[list[T]] = [[]]
     held = 0
     for name, w in zip(names, weights):
         if runs[-1] and held + w > share and len(runs) < parts:

@@ -8,6 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pyarrow as pa
+
 from .. import metrics as registry
 from ..agree import Options, agree, as_json_lines, diagnostics
 from ..errors import UnitizeError
@@ -107,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def notes(table) -> list[str]:
+def notes(table: pa.Table) -> list[str]:
     """Lines worth a user's eye after a run: why every value is NaN, what a backend logged (once each)."""
     rows = table.to_pylist()
     out = []

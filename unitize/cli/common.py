@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Sized
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..adapters import Adapter, get_adapter
 from ..config import (
@@ -30,13 +30,17 @@ from ..config import (
     working_directory,
 )
 from ..findings import ERROR
+from ..model import Finding
+from ..progress import Progress
 from . import flags
 from .flags import describe
+
+T = TypeVar("T")
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_STRICT = 0, 1, 2, 3
 
 
-def csv_list(choices: Sequence[str] | None = None):
+def csv_list(choices: Sequence[str] | None = None) -> Callable[[str], list[str]]:
     def parse(value: str) -> list[str]:
         items = [v.strip() for v in value.split(",") if v.strip()]
         if not items:
@@ -232,19 +236,19 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     return settings
 
 
-def make_progress(enabled: bool):
+def make_progress(enabled: bool) -> Progress | None:
     if not enabled:
         return None
     from tqdm import tqdm
 
-    def progress(items: Iterable, desc: str) -> Iterable:
-        total = len(items) if hasattr(items, "__len__") else None
+    def progress(items: Iterable[T], desc: str) -> Iterable[T]:
+        total = len(items) if isinstance(items, Sized) else None
         return tqdm(items, desc=desc, total=total, leave=False, file=sys.stderr, dynamic_ncols=True)
 
     return progress
 
 
-def print_findings(findings, limit: int = 10) -> None:
+def print_findings(findings: Iterable[Finding], limit: int = 10) -> None:
     errors = [f for f in findings if f.severity == ERROR]
     for f in errors[:limit]:
         where = " ".join(x for x in (f.file, f"record {f.record}" if f.record else None) if x)

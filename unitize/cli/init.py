@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..adapters import available, get_adapter
+from ..adapters import Adapter, available, get_adapter
 from ..config import CROWD_ABOVE, ConfigError, Settings, absolute, apply_set
 from ..output import atomic_write_text
 from ..run import read_corpus
@@ -55,7 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
-def _given(args: argparse.Namespace, adapter, study: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Path | None]:
+def _given(args: argparse.Namespace, adapter: Adapter, study: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Path | None]:
     """[input], [unitize] and [items] values given as flags or --set, and [output] dir."""
     inp = input_flags(args, adapter)
     uni = {key: getattr(args, key) for key in _UNITIZE_FLAGS if getattr(args, key) is not None}
@@ -81,7 +81,7 @@ def _first_folder(folder: Path, names: tuple[str, ...]) -> Path | None:
     return next((folder / n for n in names if (folder / n).is_dir()), None)
 
 
-def _locate(adapter, folder: Path, given: dict[str, Any]) -> dict[str, Any]:
+def _locate(adapter: Adapter, folder: Path, given: dict[str, Any]) -> dict[str, Any]:
     """The annotations (and texts) by the folder convention, then the format's own guesses."""
     given = dict(given)
     data = _first_folder(folder, ANNOTATION_FOLDERS) or folder
@@ -113,7 +113,7 @@ def _output_dir(study: Path, given: dict[str, Any]) -> Path:
     return out
 
 
-def _read(adapter, given: dict[str, Any], study: Path, quiet: bool) -> Inspection:
+def _read(adapter: Adapter, given: dict[str, Any], study: Path, quiet: bool) -> Inspection:
     """Read the data once with the format's adapter; what it found, or why it could not."""
     progress = make_progress(not quiet and sys.stderr.isatty())
     try:

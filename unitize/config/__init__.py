@@ -29,9 +29,10 @@ import tomllib
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import ConfigError
+from ..unitizers import Approach, Discontinuous, Mode
 from .options import OPTION_TYPES, Option, dump_key, dump_value, toml_value
 from .paths import absolute, working_directory
 from .sections import (
@@ -74,11 +75,11 @@ class Settings:
 
     format: str = DEFAULT_FORMAT
     input: dict[str, Any] = field(default_factory=dict)
-    pairs: tuple[tuple[str, str], ...] = tuple(itertools.product(_default("units"), _default("approaches")))
+    pairs: tuple[tuple[str, Approach], ...] = tuple(itertools.product(_default("units"), _default("approaches")))
     layers: tuple[str, ...] = _default("layers")
-    modes: tuple[str, ...] = _default("modes")
+    modes: tuple[Mode, ...] = _default("modes")
     tokenizer: str = _default("tokenizer")
-    discontinuous: str = _default("discontinuous")
+    discontinuous: Discontinuous = _default("discontinuous")
     keep_missing: bool = _default("keep_missing")
     keep_mismatched: bool = _default("keep_mismatched")
     out: Path | None = None
@@ -226,14 +227,16 @@ def section_of(key: str) -> str | None:
 
 def _misplaced(keys: Iterable[str], here: str) -> None:
     """Raise for keys that belong in another section, naming it (``tokenizer belongs in [unitize]``)."""
-    wrong = {key: section_of(key) for key in keys}
-    wrong = {key: section for key, section in wrong.items() if section is not None and section != here}
+    wrong = {key: section for key in keys if (section := section_of(key)) is not None and section != here}
     if wrong:
         where = "at the top of the file" if here == "" else f"in [{here}]"
         raise ConfigError(
             "; ".join(f"{key} belongs in [{section}]" for key, section in sorted(wrong.items()))
             + f" (found {where}); move it under the [{sorted(wrong.values())[0]}] line"
         )
+
+
+_S = TypeVar("_S", bound=str)
 
 
 def _expect(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
@@ -243,7 +246,7 @@ def _expect(value: Any, kind: type | tuple[type, ...], where: str) -> Any:
     return value
 
 
-def _choices(values: Any, allowed: tuple[str, ...], where: str) -> tuple[str, ...]:
+def _choices(values: Any, allowed: tuple[_S, ...], where: str) -> tuple[_S, ...]:
     if isinstance(values, str):
         values = [values]
     _expect(values, list, where)

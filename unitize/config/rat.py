@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..unitizers import Approach
 from . import Settings, absolute
 
 _RAT_SECTIONS = ("Work Path", "Connectives", "Annotators", "Out Directory", "Data Handle Method")
@@ -51,7 +52,7 @@ def load_rat(path: Path) -> Settings:
             raise ConfigError(f"{path}: section [{name}] is missing or empty")
     base = absolute(path).parent
     work = absolute(sections["Work Path"][0], base)
-    pairs: list[tuple[str, str]] = []
+    pairs: list[tuple[str, Approach]] = []
     statistics: list[str] = []
     for method in sections["Data Handle Method"]:
         m = _RAT_METHOD.match(method)
@@ -60,7 +61,7 @@ def load_rat(path: Path) -> Settings:
                 f"{path}: [Data Handle Method] {method!r} is not of the form U-A-S "
                 "(U: 1=word 0=char, A: 1=boundary 0=interval, S: 0=QTest 1=Fleiss 2=Krippendorff)"
             )
-        pair = ("word" if m.group(1) == "1" else "char", "boundary" if m.group(2) == "1" else "interval")
+        pair: tuple[str, Approach] = ("word" if m.group(1) == "1" else "char", "boundary" if m.group(2) == "1" else "interval")
         if pair not in pairs:
             pairs.append(pair)
         stat = _RAT_STATISTICS[m.group(3)]

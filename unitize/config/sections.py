@@ -6,13 +6,16 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 from .. import layouts
+from ..unitizers import Approach, Discontinuous, Mode
 from .options import Option
 
 UNITS = ("char", "word")
-APPROACHES = ("interval", "boundary")
-MODES = ("separate", "combined", "labels")
-DISCONTINUOUS = ("extend", "keep", "drop")
+APPROACHES: tuple[Approach, ...] = get_args(Approach)
+MODES: tuple[Mode, ...] = get_args(Mode)
+DISCONTINUOUS: tuple[Discontinuous, ...] = get_args(Discontinuous)
 LAYERS_FROM = ("layer", "label")
 LAYOUTS = (layouts.AUTO, *layouts.names())
 #: [unitize] assignment: who annotates which document

@@ -63,6 +63,12 @@ class Matrix:
     def binary(self) -> bool:
         return self.setting.value == "binary" and self.categories is None
 
+    def value_counts(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """Crowd data: ``(counts, value_domain)``; None for a matrix of values (a column per annotator)."""
+        if self.counts is None or self.value_domain is None:
+            return None
+        return self.counts, self.value_domain
+
     def item_names(self) -> list[str]:
         """Stable names of the rows: ``group/doc/unit`` (units) or ``group/item`` (items)."""
         if self.row_names is not None:

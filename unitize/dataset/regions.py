@@ -108,10 +108,10 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
         found_set = set(annotators)
         declared = [a for a in setting.annotators if a in found_set]
         declared_set = set(declared)
-        order = declared + [a for a in annotators if a not in declared_set]
-        position = {a: i for i, a in enumerate(order)}
+        ordered = declared + [a for a in annotators if a not in declared_set]
+        position = {a: i for i, a in enumerate(ordered)}
         rank = np.array([position[a] for a in annotators], dtype=np.int64)
-        annotators, ann = order, rank[ann] if ann.size else ann
+        annotators, ann = ordered, rank[ann] if ann.size else ann
         columns = [(_strings(table.column("value"), setting), row, ann)]
     else:
         annotators = [a for a in setting.annotators if a in table.column_names]

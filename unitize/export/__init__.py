@@ -75,13 +75,13 @@ def export(
         files = _write_format(data, to, staging, settings, groups, positions)
         if not files:
             raise DataError(f"nothing to export as {to} from {data.path}: {_why_nothing(data, to, settings, groups)}")
-        index = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
+        index: list[tuple[object, ...]] = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
         index += [(f.path, f.setting, f.group, f.layer, f.rows, f.left_out, f.note) for f in files]
         atomic_write_text(staging / "index.csv", csv_text(index))
     return final, files
 
 
-def _write_format(data: OutputData, to: str, dest: Path, settings, groups, positions: str) -> list[Exported]:
+def _write_format(data: OutputData, to: str, dest: Path, settings: list[str] | None, groups: list[str] | None, positions: str) -> list[Exported]:
     if settings:
         for name in settings:
             data.setting(name)  # an unknown setting is an error naming the known ones
@@ -103,7 +103,7 @@ def _write_format(data: OutputData, to: str, dest: Path, settings, groups, posit
     return export_pygamma(data, dest, groups, positions)
 
 
-def _why_nothing(data: OutputData, to: str, settings, groups) -> str:
+def _why_nothing(data: OutputData, to: str, settings: list[str] | None, groups: list[str] | None) -> str:
     if to == "rat" and not any(s.kind == "units" and s.value == "binary" for s in data.settings if not settings or s.name in settings):
         return "the RAT format holds 0/1 unit matrices only (settings of mode separate), and none is selected"
     if to == "pygamma":

@@ -46,7 +46,7 @@ def region_record(r: Region, setting: Setting, text: str | None, segments: Segme
             if empty:
                 continue
             named = [value]
-            if setting.value == "binary" and b is not None:
+            if setting.value == "binary" and b is not None and e is not None:
                 named = segments.under(r.group, r.doc, r.layer, a, b, e) or ["marked"]
             for label in named:
                 marks.setdefault(a, []).append([label, b, e])
@@ -77,7 +77,8 @@ def export_disagreements(data: OutputData, dest: Path, settings: list[str] | Non
     out = []
     chosen = [data.setting(s) for s in settings] if settings else data.settings
     for setting in chosen:
-        segments = SegmentLabels(data.segments(setting.unit) if setting.kind == "units" and setting.value == "binary" else None)
+        units = setting.unit if setting.kind == "units" and setting.value == "binary" else None
+        segments = SegmentLabels(data.segments(units) if units is not None else None)
         records = [region_record(r, setting, texts.get(r.doc), segments) for r in setting_regions(data, setting, groups)]
         stem = safe_name(setting.name)
         for suffix in (".csv", ".jsonl"):

@@ -114,10 +114,8 @@ def export_rat(data: OutputData, dest: Path, settings: list[str] | None, groups:
         for group, mats in data.by_group(setting, groups):
             if any(m.crowd is not None for m in mats):
                 raise crowd_refusal("RAT .dat", mats[0])
-            parts = []
-            for m in mats:
-                rows, cols = _complete(m)
-                parts.append((m, rows, cols))
+            # per layer (and None: the layers together) its complete rows and their annotators
+            parts: list[tuple[Matrix | None, np.ndarray, np.ndarray]] = [(m, *_complete(m)) for m in mats]
             if len(mats) > 1:
                 same = all(list(p[2]) == list(parts[0][2]) for p in parts)
                 if same:
@@ -245,15 +243,17 @@ def _batched(rows: Iterable[tuple], size: int) -> Iterator[list[tuple]]:
 
 def _fleiss_rows(m: Matrix) -> tuple[list[str], list[list[object]], int, str]:
     """(categories, one row of counts per unit with a full set of raters, units left out, note)."""
-    if m.crowd is not None:
+    crowd = m.value_counts()
+    if crowd is not None:
         # crowd data: a unit's raters are whoever coded it; Fleiss needs one number of raters, the usual one
-        per_unit = m.counts.sum(axis=1)
+        counts, domain = crowd
+        per_unit = counts.sum(axis=1)
         raters = int(np.bincount(per_unit).argmax()) if per_unit.size else 0
         keep = np.flatnonzero(per_unit == raters) if raters else np.zeros(0, dtype=np.int64)
-        used = np.flatnonzero(m.counts[keep].sum(axis=0) > 0)
+        used = np.flatnonzero(counts[keep].sum(axis=0) > 0)
         names = np.array(m.item_names(), dtype=object)[keep]
-        rows = [[n, *r.tolist()] for n, r in zip(names, m.counts[keep][:, used])]
-        return [m.label(m.value_domain[c]) for c in used], rows, per_unit.size - keep.size, f"raters per unit: {raters} (crowd: {m.crowd:,} annotators)"
+        rows = [[n, *r.tolist()] for n, r in zip(names, counts[keep][:, used])]
+        return [m.label(domain[c]) for c in used], rows, per_unit.size - keep.size, f"raters per unit: {raters} (crowd: {m.crowd:,} annotators)"
     full, cols = _complete(m)
     counts, cats = category_counts(full)
     names = np.array(m.item_names(), dtype=object)[~np.any(np.isnan(m.values[:, cols]), axis=1)] if m.values.size else []

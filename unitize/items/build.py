@@ -61,6 +61,10 @@ class ItemResult:
     items_by_group: dict[str, dict[str, int]]
 
 
+#: a group's cells: item -> annotator -> (value, index of its record; -1: conflicting records)
+_Rows = dict[str, dict[str, tuple[str | None, int]]]
+
+
 def _label_finding(code: str, rec: ItemLabel, message: str, action: str) -> Finding:
     return finding(code, message, action, file=rec.source, record=str(rec.line) if rec.line is not None else None, doc=rec.item,
                    group=rec.group, annotator=rec.annotator)
@@ -102,7 +106,7 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
     findings: list[Finding] = []
     fate: list[str | None] = [None] * len(labels)
     # group -> item -> annotator -> (value, record index or -1 for a conflict)
-    cells: dict[str, dict[str, dict[str, tuple[str | None, int]]]] = {g: defaultdict(dict) for g in present}
+    cells: dict[str, _Rows] = {g: defaultdict(dict) for g in present}
     conflicts: dict[tuple[str, str, str], list[int]] = {}
 
     for i, rec in enumerate(labels):
@@ -133,8 +137,8 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         conflicts[key] = [first, i]
         row[rec.annotator] = (None, -1)
     for (_group, item, annotator), members in conflicts.items():
-        for m in members:
-            fate[m] = "conflicting"
+        for r in members:
+            fate[r] = "conflicting"
         values = ", ".join(f"{labels[m].label!r} (line {labels[m].line})" for m in members)
         findings.append(
             _label_finding("conflicting-labels", labels[members[0]], f"item {item!r} has different labels from {annotator}: {values}",
@@ -149,7 +153,7 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         if spec.applies_when:
             parent_name, opening = spec.applies_when
             parent_spec = options.spec(parent_name)
-            opens = set()
+            opens: set[str | None] = set()
             for v in opening:
                 try:
                     c = canonical(parent_spec, v)
@@ -216,22 +220,23 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
         m = matrices[name]
         out.extend(_split(m) if m.spec.multi == "split" else [m])
     # every label that was not otherwise settled sits in a cell of a group that no annotator reached
-    for i, f in enumerate(fate):
-        if f is None:
-            fate[i] = "item_not_kept"
-    accounting = {"read": len(labels), **dict(sorted(Counter(fate).items()))}
+    settled = [f if f is not None else "item_not_kept" for f in fate]
+    accounting = {"read": len(labels), **dict(sorted(Counter(settled).items()))}
     return ItemResult(annotators=list(annotators), groups=out, findings=findings, accounting=accounting, items_by_group=items_by_group)
 
 
-def _apply_condition(group, spec, table, parent, opens, parent_multi, annotators, labels, fate, findings):
+def _apply_condition(group: str, spec: GroupSpec, table: _Rows, parent: _Rows, opens: set[str | None], parent_multi: bool,
+                     annotators: list[str], labels: list[ItemLabel], fate: list[str | None], findings: list[Finding]
+                     ) -> tuple[list[str], _Rows, int, _Rows]:
     """Cells of a conditional group: NOT_APPLICABLE where the annotator's upper answer did not open it.
 
     Returns the items chosen by ``reach``, their rows, how many items some annotator
     reached, and the rows of every candidate item (for the group's own conditional groups).
     """
+    assert spec.applies_when is not None  # only a conditional group is conditioned
     parent_name = spec.applies_when[0]
-    result: dict[str, dict[str, tuple[str | None, int]]] = {}
-    conditioned: dict[str, dict[str, tuple[str | None, int]]] = {}
+    result: _Rows = {}
+    conditioned: _Rows = {}
     position = {a: i for i, a in enumerate(annotators)}
     candidates = sorted(set(table) | set(parent), key=item_key)
     reached_any: list[str] = []

@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..schema import items_schema, units_schema
-from ..unitizers import UnitSpace
+from ..unitizers import Approach, Mode, UnitSpace
 from .frames import Frame
 
 #: per annotator, a layer's merged segments as inclusive frame rows and their label codes
@@ -52,12 +52,16 @@ class GroupMarks:
 
 
 class StoredSetting(Protocol):
-    """What a layout's reading half needs of a setting (:class:`unitize.dataset.Setting` has it)."""
+    """What a layout's reading half needs of a setting (:class:`unitize.dataset.Setting` has it), read only."""
 
-    unit: str | None
-    value: str
-    annotators: tuple[str, ...]
-    not_annotated: str | None
+    @property
+    def unit(self) -> str | None: ...
+    @property
+    def value(self) -> str: ...
+    @property
+    def annotators(self) -> tuple[str, ...]: ...
+    @property
+    def not_annotated(self) -> str | None: ...
 
 
 class Layout(ABC):
@@ -78,10 +82,16 @@ class Layout(ABC):
 
         return get, (self.name,)
 
+    def items_name(self) -> str:
+        """The item matrices' dataset name (``items_dataset``); an error for a layout that holds no item labels."""
+        if self.items_dataset is None:
+            raise NotImplementedError(f"the {self.name} layout holds no item labels")
+        return self.items_dataset
+
     # -- writing --
 
     @abstractmethod
-    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: str, mode: str, layers: Sequence[str]) -> Iterator[pa.Table]:
+    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: Mode, layers: Sequence[str]) -> Iterator[pa.Table]:
         """A group's unit-matrix tables of one setting: per layer, or one of every layer in combined mode."""
 
     def metadata(self, layers: Sequence[str]) -> dict[str, Any]:

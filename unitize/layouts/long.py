@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from ..codes import constant, sorted_codes
 from ..errors import DataError
-from ..unitizers import cumulative, label_codes, label_dictionary, mark
+from ..unitizers import Approach, Mode, cumulative, label_codes, label_dictionary, mark
 from .base import GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
 
@@ -38,7 +38,7 @@ class Long(Layout):
     columnar = False
     items_dataset = "items-long"
 
-    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: str, mode: str, layers: Sequence[str]) -> Iterator[pa.Table]:
+    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: Mode, layers: Sequence[str]) -> Iterator[pa.Table]:
         yield from LongRows(g, schema, approach).tables(mode, list(layers))
 
     def item_table(self, group: str, items: list[str], cells: list[dict[str, str | None]], annotators: list[str],
@@ -70,7 +70,7 @@ class LongRows:
     A *pair* is a (document, annotator) with rows: the annotators with a submission for the document.
     """
 
-    def __init__(self, g: GroupMarks, schema: pa.Schema, approach: str):
+    def __init__(self, g: GroupMarks, schema: pa.Schema, approach: Approach):
         self.g, self.schema, self.approach = g, schema, approach
         frame = g.frame
         self.n_a = len(g.annotators)
@@ -91,7 +91,7 @@ class LongRows:
         cuts.append(p_pos.size)
         return list(zip(cuts[:-1], cuts[1:]))
 
-    def segments(self, layer: str, labelled: bool) -> tuple[np.ndarray, ...]:
+    def segments(self, layer: str, labelled: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(pair, u0, u1 local to the document, label) of a layer's segments that have rows."""
         per = self.g.segments(layer, labelled)
         r0 = np.concatenate([s[0] for s in per]).astype(np.int64) if per else np.zeros(0, np.int64)
@@ -108,7 +108,7 @@ class LongRows:
         ok = self.pair_code[p] == code
         return p[ok], (r0 - row_base[pos])[ok], (r1 - row_base[pos])[ok], lab[ok]
 
-    def values(self, segs: tuple[np.ndarray, ...], a: int, b: int, labelled: bool) -> Any:
+    def values(self, segs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], a: int, b: int, labelled: bool) -> Any:
         """The values of the rows of pairs ``[a, b)``."""
         p, u0, u1, lab = segs
         sel = (p >= a) & (p < b)
@@ -139,14 +139,14 @@ class LongRows:
         ]
         return pa.Table.from_arrays(columns, schema=self.schema)
 
-    def tables(self, mode: str, layers: list[str]) -> Iterator[pa.Table]:
+    def tables(self, mode: Mode, layers: list[str]) -> Iterator[pa.Table]:
         batches = self.batches()
         if mode == "combined":
             layer_order = self.g.layer_order
-            segs = [self.segments(layer, False) for layer in layer_order]
+            per_layer = [self.segments(layer, False) for layer in layer_order]
             for a, b in batches:
                 combined = np.zeros(int(self.n[a:b].sum()), dtype=np.uint8)
-                for bit, s in enumerate(segs):
+                for bit, s in enumerate(per_layer):
                     combined |= self.values(s, a, b, False) << np.uint8(bit)
                 yield self.table("+".join(layer_order), a, b, combined)
             return

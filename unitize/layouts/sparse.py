@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -28,13 +29,13 @@ import pyarrow.compute as pc
 
 from ..codes import dictionary, sorted_codes
 from ..errors import DataError
-from ..unitizers import UnitSpace, cumulative
+from ..unitizers import Approach, UnitSpace, cumulative
 from .base import AnnotatorSegments, GroupMarks, StoredSetting
 from .frames import Frame, ranges, row_columns
 from .wide import Wide
 
 
-def sparse_rows(frame: Frame, segments: list[tuple[np.ndarray, np.ndarray]], approach: str, null_docs: np.ndarray) -> np.ndarray:
+def sparse_rows(frame: Frame, segments: list[tuple[np.ndarray, np.ndarray]], approach: Approach, null_docs: np.ndarray) -> np.ndarray:
     """The sorted frame rows of a sparse matrix: the units marked by ``segments`` (``(r0, r1)`` frame rows,
     inclusive, of every annotator and layer: all their units for ``interval``, the ends for ``boundary``)
     and every unit of the documents ``null_docs`` (a mask over ``frame.docs``: some annotator is missing)."""
@@ -66,7 +67,7 @@ class Sparse(Wide):
     def metadata(self, layers: Sequence[str]) -> dict[str, Any]:
         return {"layers": list(layers)}
 
-    def _rows(self, g: GroupMarks, layer_segs: list[AnnotatorSegments], approach: str,
+    def _rows(self, g: GroupMarks, layer_segs: list[AnnotatorSegments], approach: Approach,
               missing: dict[str, np.ndarray]) -> tuple[np.ndarray | None, dict[str, pa.Array], int, Callable[[np.ndarray], np.ndarray]]:
         some_missing = np.logical_or.reduce(list(missing.values())) if missing else np.zeros(len(g.frame.docs), bool)
         rows = sparse_rows(g.frame, [(s[0], s[1]) for segs in layer_segs for s in segs], approach, some_missing)
@@ -84,7 +85,7 @@ class UniverseCounts(Protocol):
     """What reading a sparse group needs of an output directory's unit universe
     (:class:`unitize.dataset.sparse.Universe` reads it from the files)."""
 
-    path: Any
+    path: Path
 
     def groups(self) -> dict[str, list[str]]: ...
 

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..codes import constant
-from ..unitizers import label_codes, label_dictionary, mark
+from ..unitizers import Approach, Mode, label_codes, label_dictionary, mark
 from .base import AnnotatorSegments, GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
 
@@ -25,9 +25,9 @@ class Wide(Layout):
     name = "wide"
     help = "a column per annotator, a row per unit"
     columnar = True
-    items_dataset = "items"
+    items_dataset: str | None = "items"  # None in Sparse, which writes no item labels
 
-    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: str, mode: str, layers: Sequence[str]) -> Iterator[pa.Table]:
+    def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: Mode, layers: Sequence[str]) -> Iterator[pa.Table]:
         missing = g.missing()
         if mode == "combined":
             layer_segs = [g.segments(layer, False) for layer in g.layer_order]
@@ -36,13 +36,13 @@ class Wide(Layout):
             for layer in layers:
                 yield self._table(g, schema, approach, layer, missing, [g.segments(layer, mode == "labels")], mode == "labels")
 
-    def _rows(self, g: GroupMarks, layer_segs: list[AnnotatorSegments], approach: str,
+    def _rows(self, g: GroupMarks, layer_segs: list[AnnotatorSegments], approach: Approach,
               missing: dict[str, np.ndarray]) -> tuple[np.ndarray | None, dict[str, pa.Array], int, Callable[[np.ndarray], np.ndarray]]:
         """The rows a table has: (each row's document position, or None for every unit in frame order; the
         per-row columns; how many rows; frame row → table row)."""
         return None, g.frame.columns, g.frame.total, lambda r: r
 
-    def _table(self, g: GroupMarks, schema: pa.Schema, approach: str, layer: str, missing: dict[str, np.ndarray],
+    def _table(self, g: GroupMarks, schema: pa.Schema, approach: Approach, layer: str, missing: dict[str, np.ndarray],
                layer_segs: list[AnnotatorSegments], labelled: bool) -> pa.Table:
         """One table: ``layer_segs`` holds per layer (bit) the annotators' segments."""
         row_doc, cols, total, place = self._rows(g, layer_segs, approach, missing)

@@ -16,10 +16,15 @@ never an exception.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 import numpy as np
 
 from .value import Value, nan, require
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def _annotators_with_data(values: np.ndarray) -> np.ndarray:
@@ -32,7 +37,7 @@ def complete_rows(values: np.ndarray) -> np.ndarray:
     return values[:, cols][~np.any(np.isnan(values[:, cols]), axis=1)]
 
 
-def quiet(fn, *args, **kw):
+def quiet(fn: Callable[P, T], *args: P.args, **kw: P.kwargs) -> T:
     """``fn(*args, **kw)`` with its warnings and NumPy floating-point warnings silenced."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

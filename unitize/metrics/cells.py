@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from .bootstrap import Options
 from .placed import Placed
@@ -40,6 +40,15 @@ class MeasureOptions:
     gamma: GammaOptions = field(default_factory=GammaOptions)
 
 
+T = TypeVar("T")
+
+
+class Memo(Protocol):
+    """``memo(key, build)``: what ``build()`` gives, built once per key (while one cell is measured)."""
+
+    def __call__(self, key: tuple[Any, ...], build: Callable[[], T], /) -> T: ...
+
+
 #: ``approach`` of :meth:`SegmentCell.placed` that means "the setting's own"
 SETTING = "setting"
 
@@ -60,7 +69,7 @@ class SegmentCell:
     approach: str | None
     labelled: bool  # segments are valued by their label (a labels setting), else one value per layer
     place: Callable[[str, str | None], list[Placed] | Value]
-    memo: Callable[[tuple, Callable[[], Any]], Any]
+    memo: Memo
     shared: dict[Any, Any]
 
     def placed(self, name: str, approach: str | None = SETTING) -> list[Placed] | Value:

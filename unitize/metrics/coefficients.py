@@ -18,6 +18,7 @@ measure is a NaN with the reason, never an exception. Formulas:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import comb
 
 import numpy as np
@@ -165,7 +166,7 @@ def scott_table(table: np.ndarray) -> np.ndarray:
         return (np.trace(p, axis1=-2, axis2=-1) - p_e) / (1 - p_e)
 
 
-def _per_pair(s: Stats, name: str, fn) -> list[Value]:
+def _per_pair(s: Stats, name: str, fn: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]]) -> list[Value]:
     if not s.annotators:
         return [nan(f"{name} needs each annotator's own coding; crowd data has value counts only")]
     pairs = _pairs(s)
@@ -180,8 +181,8 @@ def _per_pair(s: Stats, name: str, fn) -> list[Value]:
         elif used.size < 2:
             out.append(nan(f"no variation: both gave every unit the value {s.domain[used[0]]:g}", units_used=n, pair=pair))
         else:
-            value, se = fn(table[np.ix_(used, used)])
-            value, se = float(value), (None if se is None else float(se))
+            raw, raw_se = fn(table[np.ix_(used, used)])
+            value, se = float(raw), (None if raw_se is None else float(raw_se))
             if not np.isfinite(value):
                 out.append(nan(f"{name} is undefined: one annotator used a single value", units_used=n, pair=pair))
             else:

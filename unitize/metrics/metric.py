@@ -74,6 +74,10 @@ class Band:
     source: str
     cuts: tuple[tuple[float | None, str, str], ...]
 
+    def lower_bounds(self) -> tuple[float, ...]:
+        """The cuts' lower bounds, highest first (the last cut, open below, has none)."""
+        return tuple(low for low, _, _ in self.cuts if low is not None)
+
     def of(self, value: float | None) -> tuple[str, str] | None:
         """(mark, name) of a value on this scale; None without a value."""
         if value is None or (isinstance(value, float) and np.isnan(value)):

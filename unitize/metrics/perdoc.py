@@ -48,6 +48,13 @@ def _named(out: list[Value], per_doc: Sequence[tuple[str, Stats]]) -> list[Value
     return out
 
 
+def _filled(out: list[Value | None]) -> list[Value]:
+    """``out`` once every document has its value (each is set: a NaN, or the document's group's result)."""
+    done = [v for v in out if v is not None]
+    assert len(done) == len(out), "a document was left without a value"
+    return done
+
+
 def _annotated(s: Stats) -> int:
     """Annotators with data."""
     return int((s.by_raters.sum(axis=0).sum(axis=1) > 0).sum())
@@ -85,7 +92,7 @@ def _alphas(stats: Sequence[Stats]) -> list[Value]:
                 out[i] = nan("no expected disagreement", units_used=used)
             else:
                 out[i] = Value(a, units_used=used, params={"level": "nominal"})
-    return out  # type: ignore[return-value]
+    return _filled(out)
 
 
 def _diagonal(x: np.ndarray) -> np.ndarray:
@@ -104,8 +111,8 @@ def _fleiss(stats: Sequence[Stats]) -> list[Value]:
         if isinstance(complete, Value):
             out[i] = complete
             continue
-        r, pat, w, n = complete
-        groups[s.domain.size].append((i, r, n, w @ pat, w @ (pat * (pat - 1)).sum(axis=1)))
+        raters, pat, w, units = complete
+        groups[s.domain.size].append((i, raters, units, w @ pat, w @ (pat * (pat - 1)).sum(axis=1)))
     for members in groups.values():
         r = np.array([x[1] for x in members], np.int64)
         n = np.array([x[2] for x in members], np.int64)
@@ -126,4 +133,4 @@ def _fleiss(stats: Sequence[Stats]) -> list[Value]:
                 continue
             params = {} if s.annotators else {"raters_per_unit": ri, "from": "value counts"}
             out[i] = Value(float(kappa[k]), units_used=ni, std_err=float(se[k]), params=params)
-    return out  # type: ignore[return-value]
+    return _filled(out)

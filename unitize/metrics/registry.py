@@ -234,8 +234,8 @@ def summary_metric(computed: Sequence[str], rows: Iterable[dict] | None = None) 
     """The summary's metric when none is named: of the metrics computed that a summary can take, the
     first by summary rank that has a value in ``rows`` (results rows of whole cells) — alpha-U for
     span data, alpha where alpha-U has none (item labels, crowd data) — else the first by rank."""
-    ranked = sorted((m for m in resolve(n for n in computed if n in _BY_NAME) if m.summary_rank is not None),
-                    key=lambda m: m.summary_rank)  # type: ignore[arg-type, return-value]
+    rankable = [(m.summary_rank, m) for m in resolve(n for n in computed if n in _BY_NAME) if m.summary_rank is not None]
+    ranked = [m for _, m in sorted(rankable, key=lambda pair: pair[0])]
     if not ranked:
         return None
     if rows is not None:

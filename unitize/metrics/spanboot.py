@@ -30,9 +30,10 @@ edge gaps (alpha-U), never the segments.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 
@@ -203,8 +204,9 @@ class _Category:
         self.sums = np.stack([self.length, self.observed, self.units.sum(axis=1), chosen, pairs,
                               self.weighted.sum(axis=1), _product(self.weighted, ul), edges], axis=1)
         longest = ul[-1] if ul.size else 0.0
-        self.short_first, self.short_last = (lead + 1 < longest).any(axis=1), (trail + 1 < longest).any(axis=1)  # (D,)
-        self.pair_short = None
+        # (D,) each; asarray: NumPy's stubs type a reduction along an axis as "a scalar or an array"
+        self.short_first, self.short_last = np.asarray((lead + 1 < longest).any(axis=1)), np.asarray((trail + 1 < longest).any(axis=1))
+        self.pair_short: np.ndarray | Literal[True] | None = None  # True: look at every join
         if n_docs > 1 and self.full.size and (trail.min(axis=0) + lead.min(axis=0) + 1 < longest).any():
             if n_docs * n_docs * self.full.size <= _PAIR_TABLE:  # which document pairs meet in a short gap
                 self.pair_short = ((trail[:, None, :] + lead[None, :, :] + 1) < longest).any(axis=2).ravel()
@@ -350,7 +352,7 @@ def _drawn(opts: Options, n_docs: int, chunk: int) -> tuple[tuple[int, np.ndarra
                  for start in range(0, opts.replicates, chunk))
 
 
-def _chunks(opts: Options, n_docs: int, chunk: int):
+def _chunks(opts: Options, n_docs: int, chunk: int) -> tuple[tuple[int, np.ndarray, np.ndarray], ...]:
     """(first replicate, drawn documents, draw counts) of each chunk of replicates; kept for the next
     cell while small (every cell of a run with the same number of documents draws the same)."""
     if opts.replicates * n_docs <= _KEEP_DRAWS:
@@ -358,7 +360,7 @@ def _chunks(opts: Options, n_docs: int, chunk: int):
     return _drawn.__wrapped__(opts, n_docs, chunk)
 
 
-def alpha_u_replicates(per_category: dict[str, Sequence[Stretch]], opts: Options, labels: dict[str, str] | None = None,
+def alpha_u_replicates(per_category: Mapping[str, Sequence[Stretch]], opts: Options, labels: dict[str, str] | None = None,
                        cache: dict | None = None, key: tuple = ()) -> dict[tuple[str | None, str | None], np.ndarray]:
     """Alpha-U on every replicate (row key (None, None)) and, with ``labels`` (category -> row label),
     each category's alpha-U; replicates in chunks so that the gap arrays stay under ``_CELLS`` elements. A category's
@@ -381,7 +383,8 @@ def alpha_u_replicates(per_category: dict[str, Sequence[Stretch]], opts: Options
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(e > 0, 1 - o / np.where(e > 0, e, 1), np.nan)
 
-    out = {(None, None): alpha(sum(d_o.values()), sum(d_e.values()))}
+    nothing = np.zeros(opts.replicates)  # sum's start, so that a sum of arrays is an array
+    out: dict[tuple[str | None, str | None], np.ndarray] = {(None, None): alpha(sum(d_o.values(), nothing), sum(d_e.values(), nothing))}
     for c, label in (labels or {}).items():
         out[(None, label)] = alpha(d_o[c], d_e[c])
     return out

@@ -27,6 +27,7 @@ overall, per label, per document — is a sum of them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from typing import NamedTuple
@@ -161,7 +162,7 @@ def _tagged(v: Value, **kw: str) -> Value:
     return v
 
 
-def _pair_rows(pairs, matched: np.ndarray, first: np.ndarray, second: np.ndarray) -> list[Value]:
+def _pair_rows(pairs: Sequence[tuple[str, str]], matched: np.ndarray, first: np.ndarray, second: np.ndarray) -> list[Value]:
     rows = []
     for (a, b), tp, x, y in zip(pairs, matched.tolist(), first.tolist(), second.tolist()):
         params = {"matched": tp, "a": x, "b": y}

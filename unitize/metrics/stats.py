@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -224,8 +225,8 @@ PROFILES = 1 << 20
 def profile_keys(columns: Sequence[np.ndarray], v: int) -> np.ndarray:
     """Per unit, the joint profile Σ_a (code_a + 1)·(V + 1)^a (0 = nobody coded it)."""
     n = columns[0].size if columns else 0
-    dtype = np.int32 if (v + 1) ** len(columns) < 2**31 else np.int64
-    key = np.zeros(n, dtype)
+    dtype: type[np.signedinteger[Any]] = np.int32 if (v + 1) ** len(columns) < 2**31 else np.int64
+    key: np.ndarray = np.zeros(n, dtype)
     for a, col in enumerate(columns):
         key += (col.astype(dtype) + 1) * dtype((v + 1) ** a)
     return key
@@ -329,9 +330,20 @@ def codes(values: np.ndarray, domain: np.ndarray | None = None) -> tuple[list[np
     return out, dom
 
 
-def from_matrix(m) -> Stats:
-    """Statistics of a :class:`~unitize.dataset.directory.Matrix` (wide values or crowd value counts)."""
-    if m.counts is not None:
-        return from_counts(m.counts, m.value_domain)
+class CodedMatrix(Protocol):
+    """What :func:`from_matrix` reads of a matrix (:class:`unitize.dataset.Matrix` has it)."""
+
+    @property
+    def values(self) -> np.ndarray: ...
+    @property
+    def annotators(self) -> Sequence[str]: ...
+    def value_counts(self) -> tuple[np.ndarray, np.ndarray] | None: ...
+
+
+def from_matrix(m: CodedMatrix) -> Stats:
+    """Statistics of a :class:`~unitize.dataset.Matrix` (wide values or crowd value counts)."""
+    crowd = m.value_counts()
+    if crowd is not None:
+        return from_counts(*crowd)
     columns, dom = codes(m.values)
     return from_codes(columns, dom, m.annotators)

@@ -218,7 +218,7 @@ def _sums(p: Placed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m, n_docs, w = len(p.annotators), len(p.docs), len(p.values) + 1
     doc, val = p.doc, p.value + 1
     size = p.end - p.begin
-    pairs = np.zeros(n_docs * w * w, np.int64)
+    pairs: np.ndarray = np.zeros(n_docs * w * w, np.int64)
     reach = np.zeros(size.size, np.int64)  # P: what each unit shares with the other annotators' units
     groups = p.by_annotator()
     for i in range(m):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from ..errors import UnitizeError
@@ -32,7 +33,7 @@ class MissingDependency(UnitizeError):
     """A metric's package is not installed."""
 
 
-def require(module: str, extra: str):
+def require(module: str, extra: str) -> ModuleType:
     """Import ``module`` or say which extra installs it."""
     try:
         return importlib.import_module(module)

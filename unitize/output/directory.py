@@ -90,13 +90,19 @@ class OutputDir:
         self.owned = owned
         self._claim = claim_output(path, kind=kind, owned=owned)
         self.path = self._claim.path
-        self.staging: Path | None = sibling(self.path, "staging")
+        self._staging: Path | None = sibling(self.path, "staging")
         try:
             self.staging.mkdir()
         except OSError as exc:
             self._claim.release()
             raise OutputError(f"cannot create the staging directory {self.staging}: {exc.strerror or exc}") from None
         self.outputs: list[dict[str, Any]] = []
+
+    @property
+    def staging(self) -> Path:
+        """The staging directory, where this run writes until :meth:`commit` swaps it in (or :meth:`abort` removes it)."""
+        assert self._staging is not None, "the output was already committed or aborted"
+        return self._staging
 
     def file(self, relative: str) -> Path:
         """Where to write ``relative`` during the run (inside the staging area)."""
@@ -159,7 +165,7 @@ class OutputDir:
         except BaseException:
             self.abort()
             raise
-        self.staging = None
+        self._staging = None
         pause("commit:swapped")
         try:
             fsync(out.parent)
@@ -172,9 +178,9 @@ class OutputDir:
         self._claim.release()
 
     def abort(self) -> None:
-        if self.staging is not None:
-            shutil.rmtree(self.staging, ignore_errors=True)
-            self.staging = None
+        if self._staging is not None:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None
         self._claim.release()
 
 

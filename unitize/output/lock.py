@@ -17,7 +17,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # not POSIX: no locking
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # the module exists on POSIX only; None: locking is skipped
 
 _guard = threading.Lock()
 #: lock file -> [its descriptor, how many times this process holds it]

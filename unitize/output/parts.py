@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import pyarrow as pa
 
@@ -50,25 +50,33 @@ def partitions(units: Sequence[int], limit: int = PARTITION_UNITS) -> list[tuple
     return list(zip(cuts[:-1], cuts[1:]))
 
 
-class TableSource(Protocol):
+#: a setting as a partition writes it: (dataset name, Arrow schema, …what the partition's source needs besides)
+PartSpec = tuple[str, pa.Schema, *tuple[Any, ...]]
+S = TypeVar("S", bound=PartSpec)
+S_contra = TypeVar("S_contra", bound=PartSpec, contravariant=True)
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class TableSource(Protocol[S_contra]):
     """The data of one partition: ``tables_of(specs)`` yields (setting name, table), each setting's tables in order."""
 
-    def tables_of(self, specs: list[Any]) -> Iterable[tuple[str, pa.Table]]: ...
+    def tables_of(self, specs: Sequence[S_contra]) -> Iterable[tuple[str, pa.Table]]: ...
 
 
 @dataclass
-class PartTask:
+class PartTask(Generic[S]):
     """One work partition: its number, where to write, the settings and the partition's data."""
 
     index: int
     #: the run's staging directory (the parts go below it)
     staging: str
-    #: per setting: (name, schema, …) as the source takes them; the first two entries are the name and schema
-    specs: list[Any]
-    source: TableSource
+    #: per setting: (name, schema, …) as the source takes them
+    specs: list[S]
+    source: TableSource[S]
 
 
-def write_partition(task: PartTask) -> list[tuple[str, int]]:
+def write_partition(task: PartTask[S]) -> list[tuple[str, int]]:
     """Write every setting's part of one partition; return (relative path, rows) per setting, in ``specs`` order."""
     streams = {}
     for spec in task.specs:
@@ -94,7 +102,7 @@ class InProcess:
     def __init__(self, threads: int = 1):
         self.workers = max(1, threads)
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         if self.workers == 1:
             return [fn(item) for item in items]
         from concurrent.futures import ThreadPoolExecutor
@@ -109,13 +117,13 @@ class ItemSlices:
 
     tables: dict[str, list[pa.Table]]
 
-    def tables_of(self, specs: list[Any]) -> Iterable[tuple[str, pa.Table]]:
+    def tables_of(self, specs: Sequence[PartSpec]) -> Iterable[tuple[str, pa.Table]]:
         for spec in specs:
             for table in self.tables.get(spec[0], ()):
                 yield spec[0], table
 
 
-def item_slices(datasets: list[tuple[str, pa.Schema, Callable[[], Iterable[pa.Table]]]], limit: int = PART_ROWS) -> list[ItemSlices]:
+def item_slices(datasets: Sequence[tuple[str, pa.Schema, Callable[[], Iterable[pa.Table]]]], limit: int = PART_ROWS) -> list[ItemSlices]:
     """Item matrices cut into parts of at most ``limit`` consecutive rows (each dataset on its own; at least one part)."""
     parts: list[ItemSlices] = []
     for name, _, tables in datasets:

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from .._version import __version__
 from ..config import Settings
+from ..executors import TaskMap
 from ..model import Corpus, Finding
 from ..progress import Progress, Sized, no_progress
 from ..schema import FORMAT_VERSION
@@ -43,7 +44,7 @@ class RunResult(Protocol):
         """Counts a person (or a script) wants after a run (the manifest's ``summary``)."""
         ...
 
-    def part_tasks(self, staging: Path) -> list[PartTask]:
+    def part_tasks(self, staging: Path) -> list[PartTask[Any]]:
         """One task per work partition of the unit matrices (:mod:`.parts`), writing below ``staging``."""
         ...
 
@@ -68,7 +69,7 @@ def write_run(
     threads: int = 2,
     run_info: dict[str, Any] | None = None,
     run_started: float | None = None,
-    executor: Any = None,
+    executor: TaskMap | None = None,
 ) -> dict[str, Any]:
     """Write every output of a run into ``out``; return the manifest.
 
@@ -87,7 +88,7 @@ def write_run(
         for relative, table in result.side_tables():
             target.write_table(relative, table)
         target.write_jsonl("report.jsonl", (f.as_dict() for f in result.findings))
-        manifest = {
+        manifest: dict[str, Any] = {  # JSON, as manifest.json holds it
             "format_version": FORMAT_VERSION,
             "tool": {"name": "unitize", "version": __version__},
             "libraries": _versions(),
@@ -109,7 +110,7 @@ def write_run(
     return manifest
 
 
-def _write_units(target: OutputDir, todo: list[PartTask], progress: Progress, executor: Any) -> dict[str, int]:
+def _write_units(target: OutputDir, todo: list[PartTask[Any]], progress: Progress, executor: TaskMap) -> dict[str, int]:
     """Every part of every setting, written by ``executor``; the rows written per setting."""
     if isinstance(executor, InProcess):
         done = executor.map(write_partition, progress(Sized(todo, len(todo)), "writing unit matrices"))

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from ..dataset.directory import OutputData, Setting
-from ..dataset.regions import Cells, doc_texts, regions, setting_cells
+from ..dataset.regions import Cells, Region, doc_texts, regions, setting_cells
 from . import study as _study
 from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
 
@@ -70,7 +70,8 @@ def _present(c: Cells) -> list[tuple[int, int]]:
     return list(zip((pairs // k).tolist(), (pairs % k).tolist()))
 
 
-def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[str, str], values: dict, layers: dict[str, list[str]]) -> list[dict[str, Any]]:
+def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[str, str], values: _study.SummaryValues,
+                layers: dict[str, list[str]]) -> list[dict[str, Any]]:
     rows = []
     for group, tot in per_group.items():
         mine = {lay: v for (s, g, lay), v in values.items() if s == setting.name and g == group}
@@ -122,7 +123,8 @@ def _docs_of(data: OutputData, setting: Setting) -> list[str]:
     return [d for _, table in data.stored_tables(setting) for d in pc.unique(table.column("doc_id")).to_pylist()]
 
 
-def _units_setting(data, setting, si, names, docs, doc_index, doc_groups, values) -> dict[str, Any]:
+def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, docs: list[dict[str, Any]], doc_index: dict[str, int],
+                   doc_groups: list[set[int]], values: _study.SummaryValues) -> dict[str, Any]:
     """One unit setting: regions into the document payloads; per-document stats, rankings and matrices."""
     stats: dict[tuple[int, int], np.ndarray] = {}
     per_group: dict[str, np.ndarray] = {}
@@ -136,14 +138,15 @@ def _units_setting(data, setting, si, names, docs, doc_index, doc_groups, values
             runs = [[names.idx("annotators", a), v, b, e, int(empty)] for a, rs in r.runs.items() for v, b, e, empty in rs]
             docs[doc_index[r.doc]]["regions"].setdefault(str(si), []).append([gi, li, r.begin, r.end, runs])
         for k, row in enumerate(doc_stats(c)):
-            if local[k] is None:
+            di = local[k]
+            if di is None:
                 continue
-            doc_groups[local[k]].add(gi)
-            stats[(gi, local[k])] = stats.get((gi, local[k]), 0) + row
+            doc_groups[di].add(gi)
+            stats[(gi, di)] = stats.get((gi, di), 0) + row
             per_group[c.group] = per_group.get(c.group, 0) + row
         for k, a in _present(c):
-            if local[k] is not None:
-                present = docs[local[k]]["present"].setdefault(setting.unit, {}).setdefault(str(gi), [])
+            if (di := local[k]) is not None:
+                present = docs[di]["present"].setdefault(setting.unit, {}).setdefault(str(gi), [])
                 ai = names.idx("annotators", c.annotators[a])
                 if ai not in present:
                     present.append(ai)
@@ -177,5 +180,5 @@ def _item_group(c: Cells, index: int) -> dict[str, Any]:
             "pairs": pair_matrix(c)}
 
 
-def _item_row(r) -> list[Any]:
+def _item_row(r: Region) -> list[Any]:
     return [r.doc, [[a, v] for a, rs in r.runs.items() for v, *_ in rs]]

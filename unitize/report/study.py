@@ -7,7 +7,7 @@ import json
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pyarrow.parquet as pq
 
@@ -67,13 +67,20 @@ def study(data: OutputData) -> dict[str, Any]:
     }
 
 
+class _Count(TypedDict):
+    """Records that went one way (a reason) and how many."""
+
+    reason: str
+    n: int
+
+
 def exclusions(data: OutputData) -> list[dict[str, Any]]:
     """Per unit type (or the label records), where the records went: kept, and excluded by reason, with shares."""
     acc = data.manifest.get("accounting", {})
     out = []
     for unit, a in (acc.get("by_unit") or {}).items():
         total = int(a.get("records") or 0)
-        rows = [{"reason": "in segments", "n": int(a.get("in_segments") or 0)}]
+        rows: list[_Count] = [{"reason": "in segments", "n": int(a.get("in_segments") or 0)}]
         rows += [{"reason": k, "n": int(v)} for k, v in sorted((a.get("excluded") or {}).items(), key=lambda kv: -kv[1])]
         out.append({"what": f"{unit} units: records of the selected layers", "total": total,
                     "rows": [dict(r, share=r["n"] / total if total else None) for r in rows]})
@@ -127,7 +134,11 @@ def results(data: OutputData) -> dict[str, Any] | None:
     return {"columns": names, "rows": rows, "metrics": metrics, "summary_metric": registry.summary_metric(metrics, whole)}
 
 
-def summary_values(res: dict[str, Any] | None) -> dict[tuple[str, str, str], float | None]:
+#: (setting, group, layer) -> the summary metric's value
+SummaryValues = dict[tuple[str, str, str], float | None]
+
+
+def summary_values(res: dict[str, Any] | None) -> SummaryValues:
     """(setting, group, layer) -> the summary metric's value (whole-layer rows: no pair, label or doc)."""
     if not res or not res["summary_metric"]:
         return {}

@@ -48,7 +48,7 @@ def share(comparable: int, disagreeing: int) -> float | None:
     return disagreeing / comparable if comparable else None
 
 
-def rank_docs(stats: Sequence[Sequence[int]], names: Sequence[str]) -> list[int]:
+def rank_docs(stats: Sequence[Sequence[int] | np.ndarray], names: Sequence[str]) -> list[int]:
     """Indexes of documents, worst first: highest disagreement share, then most regions, then name.
     Documents with nothing comparable come last."""
     def key(i: int) -> tuple:
@@ -85,9 +85,9 @@ def pair_matrix(c: Cells) -> dict[str, Any] | None:
     if k < 2 or k > MAX_PAIR_ANNOTATORS:
         return None
     codes, v = dense(c), max(len(c.values), 1)
-    n = [[None] * k for _ in range(k)]
-    observed = [[None] * k for _ in range(k)]
-    kappa = [[None] * k for _ in range(k)]
+    n: list[list[int | None]] = [[None] * k for _ in range(k)]
+    observed: list[list[float | None]] = [[None] * k for _ in range(k)]
+    kappa: list[list[float | None]] = [[None] * k for _ in range(k)]
     for i in range(k):
         for j in range(i + 1, k):
             both = (codes[:, i] >= 0) & (codes[:, j] >= 0)
