@@ -13,10 +13,12 @@ import difflib
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import UnitizeError
+from ..output import OutputWarning
 from . import agree, common, convert, convert_format, export, formats, info, init, report, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 
@@ -87,6 +89,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PIPE
 
 
+def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+    """A warning of unitize's on standard error, one line, without Python's file and line."""
+    if issubclass(category, OutputWarning):
+        print(f"unitize: warning: {message}", file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, *_), file=sys.stderr, end="")  # type: ignore[arg-type]
+
+
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -96,7 +106,10 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return COMMANDS[args.command].run(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", OutputWarning)
+            warnings.showwarning = _show_warning
+            return COMMANDS[args.command].run(args)
     except BrokenPipeError:
         raise
     except UnitizeError as exc:  # the user can fix it: the message says how
