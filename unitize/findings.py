@@ -11,7 +11,7 @@ INFO = "info"
 
 #: code -> (severity, what it means). Codes are a public contract: never rename one.
 CODES: dict[str, tuple[str, str]] = {
-    "file-unreadable": (ERROR, "an input file could not be read or parsed (malformed XML, empty file, wrong root, no permission)"),
+    "file-unreadable": (ERROR, "an input file or folder could not be read or parsed (malformed XML, empty file, wrong root, no permission)"),
     "filename-pattern": (ERROR, "a file name does not match the configured pattern, leaves a part empty, or is not UTF-8"),
     "duplicate-file": (ERROR, "two annotation files for the same (document, annotator, group)"),
     "raw-text-missing": (ERROR, "no raw text file for a document that has annotations"),

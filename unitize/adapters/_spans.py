@@ -20,7 +20,7 @@ from ..text import DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
 from ..traits import FormatTraits
 from . import AdapterError
 from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
-from .files import clean_name, shown_name
+from .files import clean_name, files_under, shown_name
 
 #: the one group of span-tool data
 GROUP = "all"
@@ -74,7 +74,7 @@ def annotation_sources(
     if annotations.is_file() and zipfile.is_zipfile(annotations):
         shown = shown_name(annotations, base, corpus)
         return [(f"{shown}!{inner}", inner, raw) for inner, raw in zip_members(annotations, shown, corpus, suffixes, max_unzipped_mb)]
-    paths = [annotations] if annotations.is_file() else sorted(p for p in annotations.rglob("*") if p.name.endswith(suffixes) and p.is_file())
+    paths = [annotations] if annotations.is_file() else [p for p in files_under(annotations, base, corpus, lambda n: n.endswith(suffixes)) if p.is_file()]
     out = []
     for path in paths:
         name = shown_name(path, base, corpus)

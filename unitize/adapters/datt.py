@@ -32,7 +32,7 @@ from ..text import TextConventions
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from .datt_parse import LAYERS, FileResult, read_file_star
-from .files import index_texts, printable, read_texts, relative
+from .files import files_under, index_texts, printable, read_texts, relative
 from .groups import regroup
 
 #: default: doc id, annotator, then the connective as everything after the second underscore.
@@ -91,7 +91,7 @@ def read(
     seen: dict[tuple[str, str, str], str] = {}
     folder = relative(annotations, base)
     # sorted as Paths sort (by their parts), without a Python comparison per pair
-    for path in sorted(annotations.rglob("*.xml"), key=_parts):
+    for path in sorted(files_under(annotations, base, corpus, lambda n: n.endswith(".xml")), key=_parts):
         if not path.is_file():
             continue
         subject = path.relative_to(annotations).as_posix()
