@@ -404,7 +404,7 @@ def test_zip_sizes_and_ratio_are_bounded_before_inflating(tmp_path, capsys):
     study = tmp_path / "study.toml"
     study.write_text('[input]\nformat = "doccano"\nannotations = "big.zip"\nmax_unzipped_mb = 0\n[output]\ndir = "o"\n', encoding="utf-8")
     assert main(["convert", str(study)]) == 2
-    assert "[input] max_unzipped_mb must be a positive number of megabytes, not 0" in capsys.readouterr().err
+    assert "[input] max_unzipped_mb must be from 0.001 to 1,000,000, not 0" in capsys.readouterr().err
 
 
 # --- found by the fuzzer, to be fixed outside the adapters (findings.py, items/build.py) ---------------

@@ -33,8 +33,10 @@ MAX_OFFSET = 2**62
 _MAX_DIGITS = len(str(MAX_OFFSET))
 #: JSON nested deeper than this is refused (annotation exports nest fewer than 10 levels)
 MAX_JSON_DEPTH = 100
-#: default bound on what one ZIP archive may inflate to, in MB ([input] max_unzipped_mb)
+#: default bound on what one ZIP archive may inflate to, in MB ([input] max_unzipped_mb), and the
+#: bounds the option may be set within (a megabyte is 10**6 bytes)
 MAX_UNZIPPED_MB = 512
+MIN_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT = 0.001, 1_000_000
 #: a member above :data:`_RATIO_FLOOR` bytes inflating more than this many times is refused (a ZIP bomb)
 MAX_ZIP_RATIO = 200
 _RATIO_FLOOR = 1 << 20

@@ -19,7 +19,7 @@ from ..model import Corpus, Document, InputFile, Span
 from ..text import DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
 from ..traits import FormatTraits
 from . import AdapterError
-from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
+from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, offset_value, zip_members
 from .files import clean_name, files_under, shown_name
 
 #: the one group of span-tool data
@@ -69,8 +69,10 @@ def annotation_sources(
     shown as ``archive!member``, bounded by ``max_unzipped_mb``; see
     :func:`~unitize.adapters._safe.zip_members`). Unreadable files and members are reported.
     """
-    if isinstance(max_unzipped_mb, bool) or not isinstance(max_unzipped_mb, (int, float)) or not max_unzipped_mb > 0:
-        raise AdapterError(f"[input] max_unzipped_mb must be a positive number of megabytes, not {max_unzipped_mb!r}")
+    if isinstance(max_unzipped_mb, bool) or not isinstance(max_unzipped_mb, (int, float)) or not MIN_UNZIPPED_MB <= max_unzipped_mb <= MAX_UNZIPPED_MB_LIMIT:
+        raise AdapterError(
+            f"[input] max_unzipped_mb must be a number of megabytes from {MIN_UNZIPPED_MB:g} to {MAX_UNZIPPED_MB_LIMIT:,}, not {max_unzipped_mb!r}"
+        )
     if annotations.is_file() and zipfile.is_zipfile(annotations):
         shown = shown_name(annotations, base, corpus)
         return [(f"{shown}!{inner}", inner, raw) for inner, raw in zip_members(annotations, shown, corpus, suffixes, max_unzipped_mb)]

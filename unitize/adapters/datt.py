@@ -232,11 +232,11 @@ ADAPTER = Adapter(
         ),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "groups": Option("list", None, "only these connectives", example=["ama", "ve"]),
-        "workers": Option("int", None, "processes used to parse files (default: automatic)", example=4),
+        "workers": Option("int", None, "processes used to parse files (default: automatic; never more than the cores)", example=4, minimum=1),
         "group_by": Option(
             "str", TRAITS.group_by, "the sampling unit: connective (the file name's), type, sense or none", choices=("connective", "type", "sense", "none")
         ),
-        "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
+        "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1, minimum=1),
     },
     traits=TRAITS,
 )

@@ -121,7 +121,7 @@ class RelationFormat:
             "group_by": Option(
                 "str", TRAITS.group_by, "the sampling unit agreement is measured over: none (one group), connective, type or sense", choices=GROUP_BY
             ),
-            "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
+            "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1, minimum=1),
             "types": Option("list", None, "only these relation types (default all)", example=["Explicit", "Implicit"]),
             "groups": Option("list", None, "only these groups", example=["but", "because"]),
             "glob": Option("str", self.glob, "which files under an annotator's directory are annotation files"),

@@ -31,7 +31,7 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import OFFSET_UNITS, TextConventions
 from . import Adapter, AdapterError, Option
-from ._safe import MAX_UNZIPPED_MB, InputError, load_json
+from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, InputError, load_json
 from ._spans import (
     GROUP,
     SPAN_TRAITS,
@@ -210,7 +210,8 @@ ADAPTER = Adapter(
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "max_unzipped_mb": Option(
-            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
+            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read",
+            minimum=MIN_UNZIPPED_MB, maximum=MAX_UNZIPPED_MB_LIMIT,
         ),
     },
     traits=replace(SPAN_TRAITS, layers=("Entity",)),

@@ -36,7 +36,7 @@ from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
 from . import Adapter, AdapterError, Option
-from ._safe import MAX_UNZIPPED_MB, parse_offset
+from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, parse_offset
 from ._spans import GROUP, SPAN_TRAITS, add_input, annotation_sources, decode_file, malformed
 
 _FORMAT = re.compile(r"^#FORMAT=WebAnno TSV (3(?:\.\d+)?)\s*$")
@@ -324,7 +324,8 @@ ADAPTER = Adapter(
         "annotator": Option("str", "annotator", "annotator of .tsv files not in a <doc>/<user>.tsv layout"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "max_unzipped_mb": Option(
-            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
+            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read",
+            minimum=MIN_UNZIPPED_MB, maximum=MAX_UNZIPPED_MB_LIMIT,
         ),
     },
     traits=replace(SPAN_TRAITS, tokenizer="given"),

@@ -51,6 +51,21 @@ def csv_list(choices: Sequence[str] | None = None):
     return parse
 
 
+def bounded_int(low: int, high: int):
+    """An argparse type: a whole number from ``low`` to ``high`` (else exit 2 saying so)."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{number} is not from {low:,} to {high:,}")
+        return number
+
+    return parse
+
+
 def annotators_arg(value: str) -> list[str] | dict[str, Path]:
     """``A,B`` (a selection) or ``A=DIR,B=DIR`` (each annotator's directory)."""
     items = csv_list()(value)
