@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..errors import UnitizeError
 from ..output import OutputWarning
-from . import agree, common, convert, convert_format, export, formats, info, init, report, validate
+from . import agree, common, convert, convert_format, export, formats, info, init, report, screen, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
+from .screen import escaped_output
 
 #: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``, optional
 #: ``EXAMPLES``: the end of its --help), in help order
@@ -80,8 +81,9 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: l
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        code = _main(argv)
-        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        with escaped_output():  # names and labels from the data never act on the terminal
+            code = _main(argv)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return code
     except BrokenPipeError:  # the reader went away (`unitize formats | head -1`): end quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -133,4 +135,4 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_INTERNAL
 
 
-__all__ = ["COMMANDS", "build_parser", "common", "main"]
+__all__ = ["COMMANDS", "build_parser", "common", "main", "screen"]

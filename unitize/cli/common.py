@@ -32,6 +32,7 @@ from ..config import (
 from ..findings import ERROR
 from . import flags
 from .flags import describe
+from .screen import raw
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_STRICT = 0, 1, 2, 3
 
@@ -254,7 +255,7 @@ def make_progress(enabled: bool):
 
     def progress(items: Iterable, desc: str) -> Iterable:
         total = len(items) if hasattr(items, "__len__") else None
-        return tqdm(items, desc=desc, total=total, leave=False, file=sys.stderr, dynamic_ncols=True)
+        return tqdm(items, desc=desc, total=total, leave=False, file=raw(sys.stderr), dynamic_ncols=True)  # it moves the cursor
 
     return progress
 
