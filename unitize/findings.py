@@ -43,6 +43,7 @@ CODES: dict[str, tuple[str, str]] = {
     "conflicting-labels": (ERROR, "one (group, item, annotator) given different labels; the cell is left null"),
     "label-undeclared": (ERROR, "a label outside the values declared for its group; the cell is left null"),
     "label-not-numeric": (ERROR, "a label of an ordinal or interval group that is not a number nor a declared value; left null"),
+    "label-too-long": (ERROR, "a label longer than the bound (1,000 characters; flat labels: max_label_chars): the span left out, the cell left null"),
     "label-not-applicable": (WARNING, "a label for a conditional group the annotator's upper-level answer did not open; set to not applicable"),
     "not-applicable": (INFO, "a conditional group does not apply to an item for some annotators (their upper-level answer did not open it)"),
     "items-kept": (INFO, "how many items of a group every annotator labelled, and how many the item-set choice keeps"),
@@ -63,6 +64,7 @@ EXCLUDING = {
     "token-offsets-missing",
     "record-malformed",
     "duplicate-record",
+    "label-too-long",
 }
 
 

@@ -36,13 +36,13 @@ from ._spans import (
     GROUP,
     SPAN_TRAITS,
     add_input,
-    annotation_sources,
     decode_file,
     is_offset,
     malformed,
     put_document,
     to_codepoints,
 )
+from .sources import Unreadable, annotation_sources
 
 #: the text is inside each record (the file's BOM dropped); offsets are code points (the ``offsets`` option: early
 #: versions counted UTF-16)
@@ -70,12 +70,21 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
         return
     except InputError:
         pass
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(_lines(text), 1):
         if line.strip():
             try:
                 yield number, load_json(line)
             except InputError as exc:
                 yield number, exc
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` (split at line feeds) one at a time, never all at once."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def _list(value: Any) -> list:
@@ -129,10 +138,16 @@ def read(
     corpus = Corpus(format="doccano")
     seen: dict[tuple[str, str], str] = {}
     sources = annotation_sources(annotations, base, corpus, (".jsonl", ".json"), max_unzipped_mb)
-    for name, inner, raw in (progress or no_progress)(sources, "reading annotations"):
-        file_user = Path(inner).stem
+    for source in (progress or no_progress)(sources, "reading annotations"):
+        name, file_user = source.name, Path(source.inner).stem
+        try:
+            raw = source.read()  # one file (or ZIP member) at a time, inflated as it is read
+        except Unreadable as exc:
+            corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=name))
+            continue
         add_input(corpus, name, raw, "annotations")
         decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding)
+        del raw  # the text is what is read from here on
         if decoded is None:
             continue
         for number, obj in _records(decoded.text):
