@@ -17,7 +17,6 @@ discontinuous element. The group (sampling unit) is the connective of the file n
 from __future__ import annotations
 
 import gc
-import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
@@ -25,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..executors import cores
 from ..findings import finding
 from ..model import Corpus, InputFile, Submission
 from ..progress import Progress, Sized, no_progress
@@ -149,7 +149,7 @@ def read(
         seen[key] = name
         jobs.append((str(path), name, doc, annotator, group))
 
-    n_workers = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1)
+    n_workers = min(workers, cores()) if workers is not None else (min(cores(), 8) if len(jobs) >= PARALLEL_THRESHOLD else 1)
     with _no_cyclic_gc():
         if n_workers > 1 and len(jobs) > 1:
             with ProcessPoolExecutor(max_workers=n_workers) as pool:
