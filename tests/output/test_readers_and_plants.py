@@ -53,7 +53,7 @@ def test_a_reader_writing_elsewhere_keeps_convert_out_until_it_is_done(tmp_path,
     out, dest = tmp_path / "out", tmp_path / "agr"
     assert convert(out) == 0
     before = assert_complete(out)
-    reader = spawn(["agree", str(out), "--dest", str(dest), "--metric", "alpha-u", "-q"], "claimed", seconds=3)
+    reader = spawn(["agree", str(out), "--dest", str(dest), "--metric", "alpha-u", "-q"], "claimed", seconds=2)
     assert convert(out, "--units", "word") == 2  # refused at once, the directory untouched
     assert "another unitize command is reading" in capsys.readouterr().err
     assert main(["export", str(out), "--to", "rat", "--dest", str(tmp_path / "rat")]) == 0  # readers share the lock
@@ -64,12 +64,25 @@ def test_a_reader_writing_elsewhere_keeps_convert_out_until_it_is_done(tmp_path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["again", "agr", "out", "rat"]  # no lock file left
 
 
+@pytest.mark.parametrize("reader", [["export", "--to", "rat"], ["report", "-q"]])
+def test_every_reader_writing_elsewhere_keeps_convert_out(tmp_path, capsys, reader):
+    out, dest = tmp_path / "out", tmp_path / "dest"
+    assert convert(out) == 0
+    proc = spawn([reader[0], str(out), "--dest", str(dest), *reader[1:]], "claimed", seconds=2)
+    assert convert(out, "--units", "word") == 2
+    assert "another unitize command is reading" in capsys.readouterr().err
+    finish(proc)
+    assert assert_complete(out)["settings"]["pairs"] == [["char", "interval"]]
+    assert main([reader[0], str(out), "--dest", str(tmp_path / "again"), *reader[1:]]) == 0
+    assert tree(dest) == tree(tmp_path / "again")  # the files of the one output there was
+
+
 def test_a_reader_writing_elsewhere_waits_for_no_writer(tmp_path, capsys):
     out = tmp_path / "out"
     assert convert(out) == 0
     writer = spawn(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "--tokenizer", "regex", "--units", "word",
                     "--approaches", "interval", "-q"],
-                   "claimed", seconds=3)
+                   "claimed", seconds=2)
     busy = f"another unitize run is writing to {out} (pid {writer.pid})"
     assert main(["agree", str(out), "--dest", str(tmp_path / "agr"), "-q"]) == 2
     assert busy in capsys.readouterr().err

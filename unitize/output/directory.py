@@ -132,8 +132,9 @@ class OutputDir:
     def commit(self) -> None:
         """Put this run's output in place of the previous one, in one step; release the directory.
 
-        The user's own files in the previous output (anything not :attr:`owned`)
-        are carried over as hard links first; the previous run's outputs all go,
+        The user's own files in the previous output (anything not :attr:`owned`,
+        and the files inside ``agreement/``, ``exports/`` and ``report/`` that unitize
+        did not write: :mod:`.derived`) are carried over as hard links first; the previous run's outputs all go,
         also those this run does not write (an item run leaves no stale
         ``segments/`` of an earlier span run). On any failure before the swap the
         previous output is untouched; once swapped, the leftovers are cleaned up
