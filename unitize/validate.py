@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .findings import finding, span_finding
+from .findings import UNPLACED, finding, span_finding
 from .model import Corpus, Finding, Span, Submission
 from .text import collapse_whitespace
 
@@ -44,7 +44,7 @@ def check_spans(corpus: Corpus, *, boundaries: bool = False) -> tuple[list[Findi
     docs = corpus.documents
     for i, span in enumerate(corpus.spans):
         if not span.valid:
-            fate[i] = "offset-invalid"  # the adapter reported it
+            fate[i] = span.attrs.get(UNPLACED, "offset-invalid")  # the adapter reported it
             continue
         doc = docs.get(span.doc_id)
         text = doc.text if doc is not None else None
