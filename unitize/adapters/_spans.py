@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from ..model import Corpus, Document, InputFile, Span
 from ..text import DecodedText, DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
 from ..traits import FormatTraits
 from . import AdapterError
-from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
+from ._safe import MAX_UNZIPPED_MB, InputError, load_json, offset_value, zip_members
 from .files import clean_name, shown_name
 
 #: the one group of span-tool data
@@ -152,3 +153,13 @@ def to_codepoints(text: str, offsets: list[int], unit: OffsetUnit) -> list[int]:
 def is_offset(value: Any) -> bool:
     """A usable offset from JSON: a non-negative integer (not a bool), bounded (see :func:`~unitize.adapters._safe.offset_value`)."""
     return offset_value(value) is not None
+
+
+def json_lines(text: str) -> Iterator[tuple[int, Any]]:
+    """(line number, object) of every non-blank line of a JSON Lines text; (line, the error) for a line that is not JSON."""
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip():
+            try:
+                yield number, load_json(line)
+            except InputError as exc:
+                yield number, exc

@@ -39,6 +39,7 @@ from ._spans import (
     annotation_sources,
     decode_file,
     is_offset,
+    json_lines,
     malformed,
     put_document,
     to_codepoints,
@@ -70,12 +71,7 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
         return
     except InputError:
         pass
-    for number, line in enumerate(text.split("\n"), 1):
-        if line.strip():
-            try:
-                yield number, load_json(line)
-            except InputError as exc:
-                yield number, exc
+    yield from json_lines(text)
 
 
 def _list(value: Any) -> list:

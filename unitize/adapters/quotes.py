@@ -24,7 +24,6 @@ counted and left out; none is dropped silently.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,8 +33,8 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
 from . import Adapter, AdapterError, Option
-from ._safe import InputError, load_json, offset_value
-from ._spans import GROUP, SPAN_TRAITS, add_input, annotation_sources, decode_file, malformed, put_document
+from ._safe import offset_value
+from ._spans import GROUP, SPAN_TRAITS, add_input, annotation_sources, decode_file, json_lines, malformed, put_document
 from .files import index_texts, read_texts
 from .locate import AMBIGUOUS, EXACT, FUZZY, MATCHING, NORMALIZED, NOT_FOUND, Locator
 
@@ -64,15 +63,6 @@ class _Record:
     doc: str
     annotator: str
     spans: list[_Quote] = field(default_factory=list)
-
-
-def _lines(text: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.split("\n"), 1):
-        if line.strip():
-            try:
-                yield number, load_json(line)
-            except InputError as exc:
-                yield number, exc
 
 
 def _int(value: Any) -> int | None:
@@ -131,7 +121,7 @@ def read(
         decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding)
         if decoded is None:
             continue
-        for number, obj in _lines(decoded.text):
+        for number, obj in json_lines(decoded.text):
             doc = next((obj.get(k) for k in _DOC_KEYS if isinstance(obj, dict) and obj.get(k) is not None), None)
             if isinstance(obj, Exception) or not isinstance(obj, dict) or doc is None:
                 why = str(obj) if isinstance(obj, Exception) else "not an object with a 'doc' (or 'doc_id', 'id')"
