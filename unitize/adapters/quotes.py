@@ -34,9 +34,10 @@ from ..progress import Progress, no_progress
 from ..text import TextConventions
 from . import Adapter, AdapterError, Option
 from ._safe import offset_value
-from ._spans import GROUP, SPAN_TRAITS, add_input, annotation_sources, decode_file, json_lines, malformed, put_document
+from ._spans import GROUP, SPAN_TRAITS, decoded_sources, json_lines, malformed, put_document
 from .files import index_texts, read_texts
 from .locate import AMBIGUOUS, EXACT, FUZZY, MATCHING, NORMALIZED, NOT_FOUND, Locator
+from .sources import annotation_sources
 
 #: the records' own texts (and ``<doc>.txt`` files): line breaks as they are, a BOM dropped, code points
 TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(".txt",), encoding="utf-8")
@@ -116,11 +117,9 @@ def read(
     corpus = Corpus(format="quotes")
     records: list[_Record] = []
     seen: dict[tuple[str, str], str] = {}
-    for name, inner, raw in (progress or no_progress)(annotation_sources(annotations, base, corpus, (".jsonl",)), "reading quotes"):
-        add_input(corpus, name, raw, "annotations")
-        decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding)
-        if decoded is None:
-            continue
+    sources = annotation_sources(annotations, base, corpus, (".jsonl",))
+    for source, decoded in decoded_sources((progress or no_progress)(sources, "reading quotes"), corpus, TEXT, encoding=encoding):
+        name, inner = source.name, source.inner
         for number, obj in json_lines(decoded.text):
             doc = next((obj.get(k) for k in _DOC_KEYS if isinstance(obj, dict) and obj.get(k) is not None), None)
             if isinstance(obj, Exception) or not isinstance(obj, dict) or doc is None:
