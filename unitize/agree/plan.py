@@ -26,7 +26,7 @@ from ..dataset import OutputData
 from ..executors import Executor, executor_of
 from ..metrics import Options
 from ..metrics.alttest import pass_probability
-from ..output import atomic_write_text
+from ..output import atomic_write_text, locks_output
 from . import alttest
 from .measure import measure
 from .plots import PlotError
@@ -50,6 +50,7 @@ def _sized(row: dict[str, Any], factor: float, items: bool) -> tuple[int, str]:
     return max(1, round(base * factor)), "items" if items else "documents"
 
 
+@locks_output
 def plan(out: Path | str, *, metrics: Sequence[str] | None = None, settings: Sequence[str] | None = None, groups: Sequence[str] | None = None,
          level: float = 0.95, replicates: int = 200, seed: int = 0, target: float = 0.05, candidates: Sequence[str] | None = None,
          humans: Sequence[str] | None = None, alt: Any = None, plot: bool = False, executor: Executor | str | None = None) -> Plan:

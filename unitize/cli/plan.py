@@ -8,7 +8,8 @@ from pathlib import Path
 from .. import metrics as registry
 from ..agree import AltOptions
 from ..agree.plan import FACTORS, plan
-from .common import EXIT_OK, EXIT_USAGE, add_executor_option, csv_list, print_error
+from .agree import MAX_SAMPLES
+from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, print_error
 
 HELP = "how many documents or items to annotate: interval widths and alt-test power at ½× … 8× a pilot"
 EXAMPLES = """examples (OUT is a pilot's output directory of `unitize convert`):
@@ -26,8 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
     p.add_argument("--target", type=float, default=0.05, metavar="W", help="the interval half-width wanted (default 0.05)")
     p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="the interval's level (default 0.95)")
-    p.add_argument("--bootstrap", type=int, default=200, metavar="N", help="replicates at each size (default 200)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0): the same pilot and seed give the same plan")
+    p.add_argument("--bootstrap", type=bounded_int(1, MAX_SAMPLES), default=200, metavar="N", help="replicates at each size (default 200)")
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=0, help="random seed (default 0): the same pilot and seed give the same plan")
     p.add_argument("--candidates", type=csv_list(), metavar="NAME[,NAME]", help="candidates (as unitize agree): adds the alt-test's pass probability")
     p.add_argument("--humans", type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
     p.add_argument("--epsilon", type=float, default=registry.ALT_TEST.epsilon, metavar="E", help="the alt-test's ε (as unitize agree)")
