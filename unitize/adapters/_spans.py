@@ -127,6 +127,22 @@ def malformed(corpus: Corpus, source: str, line: int | None, message: str, actio
     corpus.findings.append(finding("record-malformed", message, action, file=source, record=None if line is None else f"line {line}", **where))
 
 
+
+def first_record(corpus: Corpus, seen: dict[tuple[str, str], str], wanted: set[str] | None, doc: str, who: str, source: str, line: int) -> bool:
+    """Whether a JSON Lines record of (``doc``, ``who``) is read: its annotator selected (else counted as not
+    selected) and no earlier record for the pair in ``seen`` (else a ``duplicate-record``); ``seen`` is updated."""
+    if wanted is not None and who not in wanted:
+        corpus.skipped_by_selection += 1
+        corpus.not_selected.add(who)
+        return False
+    if (doc, who) in seen:
+        corpus.findings.append(finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})",
+                                       "record left out", file=source, record=f"line {line}", doc=doc, group=GROUP, annotator=who))
+        return False
+    seen[(doc, who)] = source
+    return True
+
+
 def put_document(corpus: Corpus, doc: str, text: str, source: str, **kw: Any) -> None:
     """Add a document whose text came inside an annotation file; a later, different copy is reported."""
     seen = corpus.documents.get(doc)

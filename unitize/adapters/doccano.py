@@ -36,6 +36,7 @@ from ._spans import (
     GROUP,
     SPAN_TRAITS,
     decoded_sources,
+    first_record,
     is_offset,
     json_lines,
     malformed,
@@ -141,17 +142,8 @@ def read(
             users = {str(u) if u is not None else file_user for *_, u, _ in entities} or {file_user}
             links = _relations(obj)
             for who in sorted(users):
-                if wanted is not None and who not in wanted:
-                    corpus.skipped_by_selection += 1
-                    corpus.not_selected.add(who)
+                if not first_record(corpus, seen, wanted, doc, who, name, number):
                     continue
-                if (doc, who) in seen:
-                    corpus.findings.append(
-                        finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})", "record left out",
-                                file=name, record=f"line {number}", doc=doc, group=GROUP, annotator=who)
-                    )
-                    continue
-                seen[(doc, who)] = name
                 mine = [e for e in entities if (str(e[3]) if e[3] is not None else file_user) == who]
                 _add_spans(corpus, mine, text, offsets, who, doc, layer, name, number, links)
                 corpus.submissions.append(Submission(name, who, doc, GROUP, len(mine)))

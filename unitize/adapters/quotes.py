@@ -34,7 +34,7 @@ from ..progress import Progress, no_progress
 from ..text import TextConventions
 from . import Adapter, AdapterError, Option
 from ._safe import offset_value
-from ._spans import GROUP, SPAN_TRAITS, decoded_sources, json_lines, malformed, put_document
+from ._spans import GROUP, SPAN_TRAITS, decoded_sources, first_record, json_lines, malformed, put_document
 from .files import index_texts, read_texts
 from .locate import AMBIGUOUS, EXACT, FUZZY, MATCHING, NORMALIZED, NOT_FOUND, Locator
 from .sources import annotation_sources
@@ -131,15 +131,8 @@ def read(
             if isinstance(spans, str):
                 malformed(corpus, name, number, f"record of {doc}: {spans}", "record left out; correct the line", doc=doc, annotator=who)
                 continue
-            if wanted is not None and who not in wanted:
-                corpus.skipped_by_selection += 1
-                corpus.not_selected.add(who)
+            if not first_record(corpus, seen, wanted, doc, who, name, number):
                 continue
-            if (doc, who) in seen:
-                corpus.findings.append(finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})",
-                                               "record left out", file=name, record=f"line {number}", doc=doc, group=GROUP, annotator=who))
-                continue
-            seen[(doc, who)] = name
             if isinstance(obj.get("text"), str):
                 put_document(corpus, doc, obj["text"], name)
             records.append(_Record(name, number, doc, who, spans))
