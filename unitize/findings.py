@@ -37,6 +37,12 @@ CODES: dict[str, tuple[str, str]] = {
     "text-copy-differs": (WARNING, "annotators' copies of one document's text differ; the first copy is used"),
     "duplicate-record": (ERROR, "a second annotation record for the same (document, annotator)"),
     "tag-sequence": (WARNING, "a BIO tag that does not continue a span of its type (I- without B-); read as a span start"),
+    # quotes located in the text (format quotes): every quote's outcome
+    "quote-exact": (INFO, "a quote found verbatim in the text"),
+    "quote-normalized": (INFO, "a quote found once whitespace, typographic quotes and dashes, and case were normalized"),
+    "quote-fuzzy": (WARNING, "a quote placed at its best fuzzy match (the message gives the score)"),
+    "quote-ambiguous": (WARNING, "a quote found at several places with nothing saying which; placed by the left-to-right rule"),
+    "quote-not-found": (ERROR, "a quote found nowhere in the text (exactly, normalized or fuzzily, as far as [input] matching goes)"),
     # flat labels (items × annotators)
     "item-set-mismatch": (WARNING, "an annotator file lacks items other annotator files have (null for that annotator)"),
     "duplicate-label": (INFO, "the same (group, item, annotator) label given twice with the same value; kept once"),
@@ -64,8 +70,15 @@ EXCLUDING = {
     "token-offsets-missing",
     "record-malformed",
     "duplicate-record",
+    "quote-not-found",
     "label-too-long",
 }
+
+#: a quote's outcome (:data:`unitize.adapters.locate.OUTCOMES`) -> its finding code
+QUOTE_CODES = {outcome: f"quote-{outcome}" for outcome in ("exact", "normalized", "fuzzy", "ambiguous", "not-found")}
+QUOTE_OUTCOME = {code: outcome for outcome, code in QUOTE_CODES.items()}
+#: the attribute of a span its adapter could not place: the finding code that says why (the span's fate)
+UNPLACED = "unplaced"
 
 
 def finding(code: str, message: str, action: str, **where: str | None) -> Finding:

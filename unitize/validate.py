@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from .adapters._safe import MAX_LABEL_CHARS
-from .findings import finding, span_finding
+from .findings import UNPLACED, finding, span_finding
 from .model import Corpus, Finding, Span, Submission
 from .text import collapse_whitespace
 
@@ -45,7 +45,7 @@ def check_spans(corpus: Corpus, *, boundaries: bool = False) -> tuple[list[Findi
     docs = corpus.documents
     for i, span in enumerate(corpus.spans):
         if not span.valid:
-            fate[i] = "offset-invalid"  # the adapter reported it
+            fate[i] = span.attrs.get(UNPLACED, "offset-invalid")  # the adapter reported it
             continue
         if span.label is not None and len(span.label) > MAX_LABEL_CHARS:
             fate[i] = "label-too-long"

@@ -220,3 +220,14 @@ def test_a_rerun_keeps_the_users_files_in_the_derived_folders(tmp_path):
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert not [p for p in left if p.startswith(("agreement/", "exports/", "report/")) and p not in mine], left
     assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["settings"]["pairs"] == [["word", "interval"]]
+
+
+def test_the_alt_test_and_plan_files_are_unitizes_the_users_beside_them_are_not(tmp_path):
+    from unitize.output.derived import user_files
+
+    for relative in ("agreement/results.parquet", "agreement/roles.csv", "agreement/alt_test.csv", "agreement/alt_test_humans.csv",
+                     "agreement/my-notes.md", "plan/plan.csv", "plan/plan.png", "plan/plan.svg", "plan/budget.xlsx"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text("x", encoding="utf-8")
+    assert user_files(tmp_path / "agreement", "agreement") == ["my-notes.md"]  # a rerun leaves the earlier alt-test out
+    assert user_files(tmp_path / "plan", "plan") == ["budget.xlsx"]

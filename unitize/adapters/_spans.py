@@ -8,6 +8,7 @@ numbers of entities by nature).
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,9 @@ from ..findings import finding
 from ..model import Corpus, Document, InputFile, Span
 from ..text import DecodedText, DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
 from ..traits import FormatTraits
-from ._safe import offset_value
+from ._safe import InputError, load_json, offset_value
 from .files import clean_name, shown_name  # noqa: F401 (clean_name: the span readers take it from here)
+from .sources import Source, Unreadable
 
 #: the one group of span-tool data
 GROUP = "all"
@@ -89,6 +91,24 @@ def decode_file(
     return decoded
 
 
+def decoded_sources(
+    sources: Iterable[Source], corpus: Corpus, conventions: TextConventions, *, encoding: str | None = None
+) -> Iterator[tuple[Source, DecodedText]]:
+    """Each annotation file read whole, one at a time (a ZIP member inflated as it is read), recorded as an
+    input and decoded; a file that cannot be read or decoded is reported and passed over."""
+    for source in sources:
+        try:
+            raw = source.read()
+        except Unreadable as exc:
+            corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=source.name))
+            continue
+        add_input(corpus, source.name, raw, "annotations")
+        decoded = decode_file(raw, source.name, corpus, conventions, encoding=encoding)
+        del raw  # the text is what is read from here on
+        if decoded is not None:
+            yield source, decoded
+
+
 def text_document(doc_id: str, text: str, source: str, **kw: Any) -> Document:
     """A document whose text came from inside an annotation file or table (sha256 of its UTF-8,
     unless ``kw`` gives the file's own)."""
@@ -105,6 +125,22 @@ def bad_span(annotator: str, doc: str, record: str, layer: str, label: str | Non
 def malformed(corpus: Corpus, source: str, line: int | None, message: str, action: str = "line left out; correct it", **where: str | None) -> None:
     """Report a record (line) an adapter could not parse."""
     corpus.findings.append(finding("record-malformed", message, action, file=source, record=None if line is None else f"line {line}", **where))
+
+
+
+def first_record(corpus: Corpus, seen: dict[tuple[str, str], str], wanted: set[str] | None, doc: str, who: str, source: str, line: int) -> bool:
+    """Whether a JSON Lines record of (``doc``, ``who``) is read: its annotator selected (else counted as not
+    selected) and no earlier record for the pair in ``seen`` (else a ``duplicate-record``); ``seen`` is updated."""
+    if wanted is not None and who not in wanted:
+        corpus.skipped_by_selection += 1
+        corpus.not_selected.add(who)
+        return False
+    if (doc, who) in seen:
+        corpus.findings.append(finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})",
+                                       "record left out", file=source, record=f"line {line}", doc=doc, group=GROUP, annotator=who))
+        return False
+    seen[(doc, who)] = source
+    return True
 
 
 def put_document(corpus: Corpus, doc: str, text: str, source: str, **kw: Any) -> None:
@@ -129,3 +165,22 @@ def to_codepoints(text: str, offsets: list[int], unit: OffsetUnit) -> list[int]:
 def is_offset(value: Any) -> bool:
     """A usable offset from JSON: a non-negative integer (not a bool), bounded (see :func:`~unitize.adapters._safe.offset_value`)."""
     return offset_value(value) is not None
+
+
+def json_lines(text: str) -> Iterator[tuple[int, Any]]:
+    """(line number, object) of every non-blank line of a JSON Lines text; (line, the error) for a line that is not JSON."""
+    for number, line in enumerate(_lines(text), 1):
+        if line.strip():
+            try:
+                yield number, load_json(line)
+            except InputError as exc:
+                yield number, exc
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` (split at line feeds) one at a time, never all at once."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]

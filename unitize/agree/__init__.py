@@ -11,6 +11,8 @@ setting, group, layer, metric — and annotator pair for Cohen's kappa),
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,8 +33,13 @@ from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
 from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign, temporary
 from ..progress import Progress
 from ..schema import results_schema
+from . import alttest
 from .measure import as_json_lines, measure
 from .plots import PlotError, box_plots
+from .roles import COLUMNS as ROLE_COLUMNS
+from .roles import Roles, ceiling, comparisons
+from .roles import resolve as resolve_roles
+from .roles import rows_of as roles_rows
 from .summary import GROUP_NAMES, describe, scale_note, screen_table, summary_rows, to_csv, to_markdown
 
 #: every metric's name, and those computed when none are named (the registry's, :mod:`unitize.metrics`)
@@ -50,10 +57,16 @@ class AgreeResult:
     summary_metric: str | None = None
     group: str = "Group"  # what a group is (the summary's first column)
     ci: Options | None = None
+    roles: Roles | None = None  # with candidates: the humans (whom ``results`` measure) and the candidate families
+    comparisons: list[dict[str, Any]] = field(default_factory=list)  # the rows of roles.csv
+    alt_tests: list[Any] = field(default_factory=list)  # (setting, score, AltResult) of each candidate, with --alt-test
 
     def screen(self) -> list[str]:
-        """The compact table of the summary metric for the screen (setting × layer)."""
-        return screen_table(self.results, self.summary_metric, self.group, self.ci) if self.summary_metric else []
+        """The compact table of the summary metric for the screen (setting × layer), the human ceiling and the alt-test."""
+        lines = screen_table(self.results, self.summary_metric, self.group, self.ci) if self.summary_metric else []
+        if self.roles is not None and self.summary_metric:
+            lines += ceiling(self.comparisons, self.summary_metric)
+        return lines + alttest.verdict_lines(self.alt_tests)
 
 
 def _atomic_parquet(table: pa.Table, path: Path) -> None:
@@ -107,8 +120,17 @@ def agree(
     by_annotator: bool = False,
     progress: Progress | None = None,
     executor: Executor | str | None = None,
+    candidates: Sequence[str] | None = None,
+    humans: Sequence[str] | None = None,
+    alt_test: bool = False,
+    alt: AltOptions | None = None,
 ) -> AgreeResult:
     """Measure, then write the results table, the summary and (optionally) the plots.
+
+    With candidates (``candidates``, else the study file's ``[roles]``; :mod:`.roles`), the results
+    table measures the humans alone, ``roles.csv`` every human pair, candidate–human pair and
+    family of runs, and ``alt_test`` runs the Alternative Annotator Test of every candidate
+    (``alt_test.csv``, ``alt_test_humans.csv``; its options in ``alt``).
 
     ``executor`` — an :class:`~unitize.executors.Executor` or a spec (``local``,
     ``processes[:N]``, ``dask[:ADDRESS]``; default local) — measures (setting, groups)
@@ -128,10 +150,25 @@ def agree(
     for metric in chosen:
         if metric.requires is not None:
             require(*metric.requires)
+    roles = resolve_roles(data, candidates, humans)
+    if alt_test and roles is None:
+        raise RunError("the alt-test compares candidates with humans: name them with --candidates NAME[,NAME] or [roles] candidates")
+    if alt_test:
+        require("scipy.stats", "agree")
+    alt = alt or AltOptions()
     pool, owned = executor_of(executor)
+    compared: list[dict[str, Any]] = []
+    tested: list[Any] = []
     try:
-        results = measure(data, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
+        measured = OutputData(out, roles.humans) if roles is not None else data
+        results = measure(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
                           by_annotator=by_annotator, progress=progress, executor=pool)
+        for comparison, family, who in comparisons(roles) if roles is not None else []:
+            table = measure(OutputData(out, who), metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
+            compared += roles_rows(table, comparison, family, who)
+        if alt_test and roles is not None:
+            tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
+                                 q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(ci), settings=settings)
     finally:
         if owned:
             pool.close()
@@ -146,13 +183,48 @@ def agree(
         atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title, scale_note(summary_metric)))
         atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
         written += [dest / "summary.md", dest / "summary.csv"]
+    if roles is not None:
+        atomic_write_text(dest / "roles.csv", csv_text(ROLE_COLUMNS, compared))
+        written.append(dest / "roles.csv")
+    if alt_test:
+        verdicts, per_human = alttest.tables(tested)
+        atomic_write_text(dest / "alt_test.csv", csv_text(alttest.COLUMNS, verdicts))
+        atomic_write_text(dest / "alt_test_humans.csv", csv_text(alttest.HUMAN_COLUMNS, per_human))
+        written += [dest / "alt_test.csv", dest / "alt_test_humans.csv"]
     if plot:
         written += box_plots(results, dest / "plots")
-    return AgreeResult(results=results, dest=dest, files=written, summary_metric=summary_metric, group=group, ci=ci)
+    return AgreeResult(results=results, dest=dest, files=written, summary_metric=summary_metric, group=group, ci=ci, roles=roles,
+                       comparisons=compared, alt_tests=tested)
+
+
+@dataclass(frozen=True)
+class AltOptions:
+    """The alt-test's options (``--alt-score``, ``--epsilon``, ``--fdr``, ``--min-instances``); defaults as declared
+    (``unitize.metrics.ALT_TEST``). ρ's interval takes ``--ci``'s level, replicates and seed, else 0.95, 1000, 0."""
+
+    score: str | None = None  # None: the default score of the setting's kind of data
+    epsilon: float = registry.ALT_TEST.epsilon
+    fdr: float = registry.ALT_TEST.q
+    min_instances: int = registry.ALT_TEST.min_instances
+
+    def ci(self, ci: Options | None) -> Options:
+        return ci or Options()
+
+
+def csv_text(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+    """A CSV file's text: the header, then each row's values (empty for None)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if row.get(c) is None else row[c] for c in columns])
+    return buffer.getvalue()
 
 
 __all__ = [
     "AgreeResult",
+    "AltOptions",
+    "Roles",
     "AlphaU",
     "Options",
     "DEFAULT_METRICS",

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..errors import UnitizeError
 from ..output import OutputWarning
-from . import agree, common, convert, convert_format, export, formats, info, init, report, screen, validate
+from . import agree, common, convert, convert_format, export, formats, info, init, plan, report, screen, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 from .screen import escaped_output
 
@@ -34,6 +34,7 @@ COMMANDS = {
     "formats": formats,
     "export": export,
     "agree": agree,
+    "plan": plan,
     "report": report,
 }
 #: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do

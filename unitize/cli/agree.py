@@ -11,19 +11,22 @@ from pathlib import Path
 import pyarrow as pa
 
 from .. import metrics as registry
-from ..agree import Options, agree, as_json_lines, diagnostics
+from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics
 from ..errors import UnitizeError
+from ..metrics.alttest import EPSILON_GUIDANCE
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, make_progress, print_error
 
 #: the most bootstrap replicates or gamma samples asked for on the command line
 MAX_SAMPLES = 1_000_000
 
+alt = registry.ALT_TEST
 HELP = "measure agreement on an output directory: results table, summary, plots"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize agree out                                            # the default metrics ({defaults}), into out/agreement/
   unitize agree out --metric alpha-u,alpha --settings word-interval,word-boundary --plot
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
   unitize agree out --executor processes:2                     # (setting, groups) tasks in 2 processes; same results
+  unitize agree out --candidates gpt-run1..2 --alt-test        # models as annotators: human ceiling, stability, alt-test
 """.format(defaults=", ".join(registry.default()))
 
 
@@ -52,6 +55,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by-annotator", action="store_true", help="also per annotator, each against the others (rows with an annotator)")
     p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
     add_executor_option(p)
+    g = p.add_argument_group("models as annotators (candidates; the study file's [roles] by default)")
+    g.add_argument("--candidates", type=csv_list(), metavar="NAME[,NAME]",
+                   help="candidate annotators (models): a name, FAMILY=A+B (runs of one model) or a range NAME1..5; the results "
+                        "then measure the humans alone, and roles.csv every human pair, candidate-human pair and family of runs")
+    g.add_argument("--humans", type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
+    g.add_argument("--alt-test", action="store_true",
+                   help=f"the {alt.title} ({alt.source}) of every candidate: alt_test.csv, alt_test_humans.csv (needs unitize[agree])")
+    g.add_argument("--epsilon", type=float, metavar="E",
+                   help=f"the alt-test's cost-benefit margin ε (default {alt.epsilon:g}; the paper's guidance: "
+                        + ", ".join(f"{v:g} {k}" for k, v in EPSILON_GUIDANCE.items()) + " annotators)")
+    g.add_argument("--alt-score", choices=registry.alt_scores(), metavar="S",
+                   help="the alt-test's alignment score: " + "; ".join(f"{s.name} ({s.help})" for s in alt.scores)
+                        + f" (default {alt.default_score('items').name} for item labels, {alt.default_score('units').name} for spans)")
+    g.add_argument("--fdr", type=float, metavar="Q", help=f"the alt-test's false discovery rate, Benjamini–Yekutieli (default {alt.q:g})")
+    g.add_argument("--min-instances", type=int, metavar="N",
+                   help=f"the alt-test skips a human with fewer instances shared with a candidate and another human (default {alt.min_instances})")
     p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -67,6 +86,12 @@ def run(args: argparse.Namespace) -> int:
             print_error("--ci takes a level between 0 and 1 (e.g. 0.95) and --bootstrap a positive number of replicates")
             return EXIT_USAGE
         ci = Options(level=level, replicates=args.bootstrap or 1000, seed=args.seed or 0)
+    if (args.epsilon is not None and not 0 <= args.epsilon < 1) or (args.fdr is not None and not 0 < args.fdr < 1) \
+            or (args.min_instances is not None and args.min_instances < 2):
+        print_error("--epsilon takes a margin from 0 to 1 (e.g. 0.2), --fdr a level between 0 and 1, --min-instances 2 or more")
+        return EXIT_USAGE
+    given = {k: v for k, v in (("score", args.alt_score), ("epsilon", args.epsilon), ("fdr", args.fdr),
+                               ("min_instances", args.min_instances)) if v is not None}
     try:
         result = agree(
             args.out,
@@ -83,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
             by_annotator=args.by_annotator,
             progress=make_progress(not args.quiet and not args.json and sys.stderr.isatty()),
             executor=args.executor,
+            candidates=args.candidates,
+            humans=args.humans,
+            alt_test=args.alt_test,
+            alt=AltOptions(**given),
         )
     except UnitizeError as exc:
         print_error(exc)

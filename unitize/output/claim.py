@@ -25,10 +25,11 @@ from .derived import carry_derived
 from .swap import LEGACY_STAGING, lock_file, pause, recover, stamped, top_names
 
 #: outputs a run owns; anything else in an output directory is left alone
-#: (``agreement``, ``exports`` and ``report`` are made later from the data by `unitize agree` / `export` / `report`;
+#: (``agreement``, ``exports``, ``report`` and ``plan`` are made later from the data by `unitize agree` / `export` / `report` / `plan`;
 #: a new run leaves unitize's files in them out, since they would describe the previous data, and carries
 #: the user's files in them over: :mod:`.derived`)
-OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report", "manifest.json")
+OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl",
+         "agreement", "exports", "report", "plan", "manifest.json")
 
 
 class Claim:

@@ -1,7 +1,7 @@
 """The folders other commands make inside an output directory, and which files in them are unitize's.
 
-``agreement/`` (``unitize agree``), ``exports/<format>/`` (``unitize export``) and
-``report/`` (``unitize report``) describe the data of the run they were made from:
+``agreement/`` (``unitize agree``), ``exports/<format>/`` (``unitize export``),
+``report/`` (``unitize report``) and ``plan/`` (``unitize plan``) describe the data of the run they were made from:
 a new ``convert`` leaves unitize's files in them out of its output, and a new
 ``export`` or ``report`` replaces its folder whole. A file a user put there
 (``agreement/my-notes.md``, ``exports/my-own-analysis.R``) is not unitize's to
@@ -12,8 +12,10 @@ export or report folder).
 What unitize writes there, declared once:
 
 - ``agreement/``: ``results.parquet``, ``results.csv``, ``summary.md``,
-  ``summary.csv`` and the plots, ``plots/<name>.png`` with ``plots/<name>.svg``
-  (always both);
+  ``summary.csv``, with candidates ``roles.csv`` and the alt-test's ``alt_test.csv``
+  and ``alt_test_humans.csv``, and the plots, ``plots/<name>.png`` with
+  ``plots/<name>.svg`` (always both);
+- ``plan/``: ``plan.csv``, ``plan.png`` and ``plan.svg``;
 - ``exports/<format>/``: ``index.csv`` and every file it lists;
 - ``report/`` whose ``index.html`` begins with :data:`REPORT_MARKER`:
   ``index.html``, ``data/overview.js``, ``data/docs/<n>.js``,
@@ -29,9 +31,11 @@ import shutil
 from pathlib import Path
 
 #: the folders of an output directory made later from its data (names at its top level)
-DERIVED = ("agreement", "exports", "report")
+DERIVED = ("agreement", "exports", "report", "plan")
 #: the files ``unitize agree`` writes in its folder (besides the plots)
-AGREEMENT_FILES = ("results.parquet", "results.csv", "summary.md", "summary.csv")
+AGREEMENT_FILES = ("results.parquet", "results.csv", "summary.md", "summary.csv", "roles.csv", "alt_test.csv", "alt_test_humans.csv")
+#: the files ``unitize plan`` writes in its folder
+PLAN_FILES = ("plan.csv", "plan.png", "plan.svg")
 #: the first line of every report's index.html: how an earlier report is recognised
 REPORT_MARKER = "<!-- unitize report -->"
 #: the index every export folder holds, naming its files (column ``file``, relative to the folder)
@@ -80,7 +84,7 @@ def _agreement_files(names: list[str]) -> set[str]:
 def user_files(folder: Path, kind: str | None = None) -> list[str]:
     """The files under ``folder`` (relative paths) that unitize did not write there.
 
-    ``kind``: ``"agreement"``, ``"exports"`` or ``"report"`` for those folders of an
+    ``kind``: ``"agreement"``, ``"exports"``, ``"report"`` or ``"plan"`` for those folders of an
     output directory; ``None`` for a folder an export or report replaces (recognised
     by its index). A folder unitize does not recognise holds only the user's files.
     """
@@ -98,6 +102,8 @@ def user_files(folder: Path, kind: str | None = None) -> list[str]:
         return out
     if kind == "agreement":
         ours = _agreement_files(names)
+    elif kind == "plan":
+        ours = set(PLAN_FILES)
     elif is_export(folder):
         ours = _export_files(folder)
     elif is_report(folder):

@@ -93,7 +93,7 @@ def build(data: OutputData) -> Report:
     values = _study.summary_values(res)
     overview: dict[str, Any] = {
         "study": _study.study(data), "exclusions": _study.exclusions(data), "findings": _study.findings(data.path),
-        "agreement": res, "bands": _study.bands(), "settings": [], "items": [],
+        "quotes": _study.quotes(data), "agreement": res, "alt_test": _study.alt_test(data), "bands": _study.bands(), "settings": [], "items": [],
     }
     doc_groups: list[set[int]] = [set() for _ in ids]
     items: list[dict[str, Any]] = []

@@ -148,6 +148,9 @@
       main.appendChild(table(["where the records went", { text: "records", num: 1 }, { text: "share", num: 1 }],
         x.rows.map(function (r) { return [r.reason, fmt(r.n), pct(r.share)]; }), { caption: x.what + " (" + fmt(x.total) + ")" }));
     });
+    if (o.quotes && o.quotes.length) main.appendChild(table(["outcome", { text: "quotes", num: 1 }, { text: "share", num: 1 }, "finding"],
+      o.quotes.map(function (q) { return [q.outcome, fmt(q.n), pct(q.share), q.code]; }),
+      { caption: "Where the quotes were found in the texts (format quotes; each quote's outcome is a finding below)", cls: "quotes" }));
     if (o.findings.length) main.appendChild(table(["finding", "severity", { text: "rows", num: 1 }, "what unitize did", "first messages"],
       o.findings.map(function (f) { return [f.code, f.severity, fmt(f.n), f.action, f.examples.map(function (e) { return (e.doc ? e.doc + ": " : "") + (e.message || ""); }).join("\n")]; }),
       { caption: "Findings in report.jsonl, by code" }));
@@ -205,12 +208,33 @@
       holder.appendChild(pager(shown.length, state.page, function (p) { state.page = p; draw(); }));
     }
     draw();
+    altTestSection(main);
     if (o.plots.length) {
       main.appendChild(el("h3", { text: "Plots (agreement/plots)" }));
       main.appendChild(el("div", { cls: "plots" }, o.plots.map(function (p) {
         return el("figure", null, [el("img", { src: "plots/" + p, alt: "box plot " + p.replace(/\.png$/, "") }), el("figcaption", { cls: "muted", text: p })]);
       })));
     }
+  }
+
+  function altTestSection(main) {
+    var t = R.overview.alt_test;
+    if (!t) return;
+    main.appendChild(el("h3", { id: "alt-test", text: t.title + " (agreement/alt_test.csv)" }));
+    main.appendChild(el("p", { cls: "muted", text: "Can a candidate (a model) replace a human? Each human is left out in turn, and the candidate and that human are scored against the remaining humans on every instance. ω, the winning rate, is the share of humans whose one-sided test at the margin ε is rejected (the human is not better than the candidate by ε); the candidate passes when ω ≥ " + t.passing + ". ρ, the advantage probability, is the share of instances on which the candidate scores at least as well as the human, averaged over the humans, with its bootstrap interval. " + t.source + "." }));
+    main.appendChild(table(["setting", "candidate", "score", { text: "ε", num: 1 }, { text: "humans tested", num: 1 }, { text: "instances", num: 1 }, { text: "ω", num: 1 }, { text: "ρ", num: 1 }, "verdict"],
+      t.verdicts.map(function (v) {
+        var verdict = v.passed ? "passed" : (v.humans ? "failed" : "not tested");
+        return [v.setting, v.candidate, v.score, fmt(v.epsilon, 2), fmt(v.humans), fmt(v.instances), fmt(v.winning_rate, 2),
+          el("span", null, [fmt(v.advantage_probability, 2), v.advantage_ci_low !== null ? el("span", { cls: "ci", text: " [" + fmt(v.advantage_ci_low, 2) + ", " + fmt(v.advantage_ci_high, 2) + "]" }) : null]),
+          el("span", { cls: "band " + (v.passed ? "b-good" : "b-bad"), text: verdict })];
+      }), { caption: "The verdict per setting and candidate", cls: "alt-test" }));
+    if (t.humans.length) main.appendChild(table(["setting", "candidate", "human", { text: "instances", num: 1 }, { text: "candidate wins", num: 1 }, { text: "human wins", num: 1 }, { text: "p-value", num: 1 }, "rejected"],
+      t.humans.map(function (h) {
+        var tested = h.candidate_wins !== null;
+        return [h.setting, h.candidate, h.human, fmt(h.instances), fmt(h.candidate_wins), fmt(h.human_wins), fmt(h.p_value),
+          !tested ? "skipped (too few instances)" : (h.rejected ? "yes" : (h.p_value === null ? "no (p-value NaN)" : "no"))];
+      }), { caption: "Each human's test (agreement/alt_test_humans.csv; Benjamini–Yekutieli over the humans)", cls: "alt-humans" }));
   }
 
   /* ---------- where it disagrees ---------- */
