@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import UnitizeError
-from . import agree, common, convert, convert_format, export, formats, info, init, report, validate
+from . import adjudicate, agree, common, convert, convert_format, export, formats, info, init, report, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 
 #: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``, optional
@@ -32,6 +32,7 @@ COMMANDS = {
     "export": export,
     "agree": agree,
     "report": report,
+    "adjudicate": adjudicate,
 }
 #: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do
 EXIT_PIPE = 128 + 13

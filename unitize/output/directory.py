@@ -12,9 +12,11 @@ half-written file inside the output directory.
 from __future__ import annotations
 
 import contextlib
+import csv
 import functools
 import hashlib
 import inspect
+import io
 import json
 import os
 import shutil
@@ -34,9 +36,11 @@ PARQUET_WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_lev
 
 _DELTA = "DELTA_BINARY_PACKED"
 #: outputs a run owns; anything else in an output directory is left alone
-#: (``agreement``, ``exports`` and ``report`` are made later from the data by `unitize agree` / `export` / `report`;
+#: (``agreement``, ``exports``, ``report`` and ``adjudication`` are made later from the data by `unitize agree` / `export` /
+#: `report` / `adjudicate`;
 #: a new run removes them, since they would describe the previous data)
-OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report", "manifest.json")
+OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report",
+         "adjudication", "manifest.json")
 
 
 def parquet_options(schema: pa.Schema) -> dict[str, Any]:
@@ -284,7 +288,7 @@ def _left_over_names(folder: Path, owned: tuple[str, ...]) -> Callable[[str], bo
 
 
 _PACKAGE = Path(__file__).resolve().parents[1]
-_COMMANDS = {"run": "unitize convert", "conversion": "unitize convert-format"}
+_COMMANDS = {"run": "unitize convert", "conversion": "unitize convert-format", "gold": "unitize adjudicate --to"}
 
 
 def _check_place(out: Path, *, writing: bool) -> None:
@@ -364,6 +368,14 @@ def atomic_write_text(path: Path, text: str) -> None:
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
     os.replace(tmp, path)
+
+
+def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
+    """Rows as CSV text (``\\n`` line ends), for :func:`atomic_write_text` or a staged folder."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
+    writer.writerows(rows)
+    return buf.getvalue()
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
