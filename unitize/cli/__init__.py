@@ -2,6 +2,7 @@
 
 Exit codes: 0 done (findings may exist, see the report), 2 usage or
 configuration error, 3 input errors under ``--strict`` (nothing written),
+4 a quality gate not passed (``unitize agree --fail-below``: a value below its floor),
 1 an internal error (a bug: please report it), 141 standard output closed
 by its reader (``| head``), quietly.
 """
