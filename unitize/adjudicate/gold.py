@@ -9,7 +9,10 @@ the annotators, in the same unit space.
 
 Relation formats (whose annotators give relations, the traits' ``count_rule``) pair the gold
 spans of one (group, document) into relations by their rank in the text: the first ``Arg1``
-with the first ``Arg2``. Other formats give every gold span a record of its own.
+with the first ``Arg2``. Other formats give every gold span a record of its own. An output
+directory holds no relation types or senses, so where the format groups by connective the
+relations (the annotators' too) say their group as the inserted connective of an ``Implicit``
+relation: the files read back into the same groups.
 
 Writing goes through the writer registry (:func:`unitize.writers.writers`), so every format a
 writer exists for is a target. Raw texts are copied from where the study read them when
@@ -67,6 +70,11 @@ def documents(data: OutputData, scratch: Path) -> tuple[dict[str, Document], int
     return out, rewritten
 
 
+def _attrs(traits: FormatTraits, group: str) -> dict[str, Any]:
+    """A relation's attributes where the format groups by connective: the group as the inserted connective."""
+    return {"type": "Implicit", "inserted": group} if traits.count_rule and traits.group_by == "connective" else {}
+
+
 def _records(spans: list[GoldSpan], relations: bool) -> list[str]:
     """A record id per gold span: relations pair by rank within (group, document, layer)."""
     rank: dict[tuple[str, ...], int] = defaultdict(int)
@@ -86,7 +94,7 @@ def span_corpus(data: OutputData, setting: Setting, spans: list[GoldSpan], name:
     ordered = sorted(spans, key=lambda g: (g.group, g.doc, g.begin, g.end, g.layer, g.label or ""))
     corpus = Corpus(format=str(data.manifest.get("settings", {}).get("format") or "unitize"), documents=docs, traits=traits)
     for g, record in zip(ordered, _records(ordered, traits.count_rule)):
-        corpus.spans.append(Span(name, g.doc, g.group, record, g.layer, 0, g.begin, g.end, g.label, source=SOURCE))
+        corpus.spans.append(Span(name, g.doc, g.group, record, g.layer, 0, g.begin, g.end, g.label, _attrs(traits, g.group), SOURCE))
     present = data.universe.annotators()
     per_doc: dict[tuple[str, str], int] = defaultdict(int)
     for s in corpus.spans:
@@ -107,7 +115,7 @@ def _add_annotators(data: OutputData, setting: Setting, corpus: Corpus, present:
         columns = [table.column(c).to_pylist() for c in ("group", "doc_id", "layer", "annotator", "label", "begin", "end", "records")]
         for k, (group, doc, layer, annotator, label, begin, end, records) in enumerate(zip(*columns)):
             record = records[0] if records else f"segment-{k}"
-            corpus.spans.append(Span(annotator, doc, group, record, layer, 0, begin, end, label, source=SOURCE))
+            corpus.spans.append(Span(annotator, doc, group, record, layer, 0, begin, end, label, _attrs(corpus.traits, group), SOURCE))
             counts[(annotator, group, doc)].add(record)
     for (group, doc), annotators in sorted(present.items()):
         for annotator in annotators:

@@ -14,6 +14,7 @@ optional extra ``unitize[crowd]``; not re-implemented here): ``dawid-skene`` (Da
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -61,7 +62,9 @@ class Method:
         tied = np.zeros(v.units, bool)
         if len(frame):
             model: Any = getattr(aggregation, str(self.model))(**MODEL_OPTIONS.get(self.name, {}))
-            model.fit(frame)
+            with warnings.catch_warnings():  # crowd-kit's own pandas deprecations, not the user's business
+                warnings.simplefilter("ignore")
+                model.fit(frame)
             probas = model.probas_
             columns = np.asarray(probas.columns, dtype=np.int64)
             rows = np.asarray(probas.index, dtype=np.int64)
@@ -75,8 +78,8 @@ class Method:
         return Decision(v, chosen, confidence, tied, np.asarray(chosen.any(axis=1), dtype=bool))
 
 
-#: fixed options of the model methods (the seed makes MACE's result the same on every run)
-MODEL_OPTIONS: dict[str, dict[str, Any]] = {"dawid-skene": {"n_iter": 100}, "mace": {"n_iter": 100, "random_state": 0}}
+#: fixed options of the model methods (one seeded restart: MACE gives the same result on every run, in seconds)
+MODEL_OPTIONS: dict[str, dict[str, Any]] = {"dawid-skene": {"n_iter": 100}, "mace": {"n_restarts": 1, "n_iter": 50, "random_state": 0}}
 
 UNITS_AND_ITEMS = frozenset({"units", "items"})
 ITEMS = frozenset({"items"})
