@@ -14,10 +14,15 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
+from ..dataset.adjudication import read_adjudication
 from ..dataset.directory import OutputData, Setting
 from ..dataset.regions import Cells, Region, doc_texts, regions, setting_cells
 from . import study as _study
 from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
+
+
+#: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
+REVIEW_ROWS = 2000
 
 
 @dataclass
@@ -94,6 +99,7 @@ def build(data: OutputData) -> Report:
     overview: dict[str, Any] = {
         "study": _study.study(data), "exclusions": _study.exclusions(data), "findings": _study.findings(data.path),
         "agreement": res, "bands": _study.bands(), "settings": [], "items": [],
+        "adjudication": read_adjudication(data.path, limit=REVIEW_ROWS),
     }
     doc_groups: list[set[int]] = [set() for _ in ids]
     items: list[dict[str, Any]] = []
