@@ -91,3 +91,14 @@ def test_every_layout_gives_the_same_adjudication(name: str, tmp_path: Path) -> 
         review = [{k: v for k, v in r.items() if k != "setting"} for r in result.review]
         seen[layout] = (result.setting, units.to_pylist(), result.spans, review)
     assert seen["wide"] == seen["sparse"] == seen["long"]
+
+
+def test_the_tables_follow_the_contract(wide: dict[str, Path]) -> None:
+    import json
+
+    spec = json.loads((ROOT / "schemas" / "adjudication.arrow.json").read_text(encoding="utf-8"))["tables"]
+    for name, tables in (("brat-mini", ("units", "spans")), ("labels-mini", ("items",))):
+        adjudicate(wide[name], "majority")
+        for table in tables:
+            schema = pq.read_schema(wide[name] / "adjudication" / spec[table]["file"])
+            assert schema.names == [f["name"] for f in spec[table]["fields"]]

@@ -35,7 +35,7 @@ from ..errors import OutputError, RunError, UnitizeError
 from ..findings import sort_key
 from ..model import ItemLabel
 from ..output import OutputDir, ParquetStream, atomic_write_text, csv_text, locks_output, read_manifest, refuse_foreign, run_section, staged_folder
-from ..schema import FORMAT_VERSION
+from ..schema import FORMAT_VERSION, adjudication_schema
 from ..writers import writers
 from ..writers.common import study_toml
 from . import gold as golden
@@ -49,14 +49,7 @@ REVIEW_BELOW = 0.75
 #: what a gold folder written by ``--to`` holds (a rerun with ``force`` replaces it)
 GOLD_OWNED = ("annotations", "texts", "study.toml", "report.jsonl", "manifest.json")
 
-UNITS_SCHEMA = pa.schema([("group", pa.string()), ("doc_id", pa.string()), ("layer", pa.string()), ("unit", pa.int32()),
-                          ("begin", pa.int32()), ("end", pa.int32()), ("gold", pa.string()), ("votes", pa.int32()),
-                          ("coders", pa.int32()), ("confidence", pa.float64()), ("tied", pa.bool_()), ("review", pa.bool_())])
-ITEMS_SCHEMA = pa.schema([("group", pa.string()), ("item", pa.string()), ("gold", pa.string()), ("votes", pa.int32()),
-                          ("coders", pa.int32()), ("confidence", pa.float64()), ("tied", pa.bool_()), ("review", pa.bool_())])
-SPANS_SCHEMA = pa.schema([("group", pa.string()), ("doc_id", pa.string()), ("layer", pa.string()), ("label", pa.string()),
-                          ("unit_begin", pa.int32()), ("unit_end", pa.int32()), ("begin", pa.int32()), ("end", pa.int32()),
-                          ("confidence", pa.float64())])
+UNITS_SCHEMA, ITEMS_SCHEMA, SPANS_SCHEMA = (adjudication_schema(t) for t in ("units", "items", "spans"))
 
 
 @dataclass
@@ -188,6 +181,7 @@ def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: f
             totals["review_units"] += int(review.sum())
     finally:
         stream.close()
+    result.spans.sort(key=lambda g: (g.group, g.doc, g.begin, g.end, g.layer, g.label or ""))
     extra = {id(q.region): q for _, qs in found for q in qs}
     regions = ordered(data, ((c, [q.region for q in qs]) for c, qs in found))
     result.review = [region_record(r, setting, texts.get(r.doc), segments) | extra[id(r)].extra() for r in regions]
