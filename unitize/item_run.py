@@ -162,5 +162,8 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
         },
         "labels": result.accounting,
     }
+    too_long = sum(1 for f in corpus.findings if f.code == "label-too-long")
+    if too_long:  # (counted among not_labelled in "labels": the reader left those cells null)
+        accounting["records"]["labels_too_long"] = too_long
     return ItemsUnitized(settings=settings, corpus=corpus, options=options, result=result, findings=findings, accounting=accounting,
                          item_layouts=chosen)

@@ -121,18 +121,28 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(tdb: Path, tmp_path: Path
     assert not (tdb / "adjudication").exists()
 
 
-def test_the_folder_is_replaced_whole_and_a_foreign_one_refused(tdb: Path, tmp_path: Path) -> None:
+def test_the_folder_is_replaced_whole_keeping_the_users_files_and_a_foreign_one_refused(tdb: Path, tmp_path: Path) -> None:
     work = tmp_path / "tdb"
     shutil.copytree(tdb, work)
     adjudicate(work, "majority")
-    assert sorted(p.name for p in (work / "adjudication").iterdir()) == ["review.csv", "review.jsonl", "spans.parquet", "summary.json", "units.parquet"]
-    adjudicate(work, "unanimous")
+    ours = ["review.csv", "review.jsonl", "spans.parquet", "summary.json", "units.parquet"]
+    assert sorted(p.name for p in (work / "adjudication").iterdir()) == ours
+    (work / "adjudication" / "decisions.md").write_text("mine", encoding="utf-8")
+    adjudicate(work, "unanimous")  # a rerun replaces the command's files, not the user's
     assert '"method": "unanimous"' in (work / "adjudication" / "summary.json").read_text(encoding="utf-8")
+    assert (work / "adjudication" / "decisions.md").read_text(encoding="utf-8") == "mine"
+    # a rerun of convert leaves the command's files out, the user's in; adjudicate then writes beside them
+    assert main(["convert", str(EXAMPLES / "tdb-mini" / "study.toml"), "--out", str(work), "-q"]) == 0
+    assert sorted(p.name for p in (work / "adjudication").iterdir()) == ["decisions.md"]
+    adjudicate(work, "majority")
+    assert sorted(p.name for p in (work / "adjudication").iterdir()) == sorted([*ours, "decisions.md"])
+    # a folder holding a file named as one of the command's, without its summary, is not replaced
     shutil.rmtree(work / "adjudication")
     (work / "adjudication").mkdir()
-    (work / "adjudication" / "notes.txt").write_text("mine", encoding="utf-8")
+    (work / "adjudication" / "units.parquet").write_text("not ours", encoding="utf-8")
     with pytest.raises(UnitizeError, match="is not an earlier adjudication"):
         adjudicate(work, "majority")
+    assert [p.name for p in (work / "adjudication").iterdir()] == ["units.parquet"]
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,7 @@ from ..errors import OutputError, RunError, UnitizeError
 from ..findings import sort_key
 from ..model import ItemLabel
 from ..output import OutputDir, ParquetStream, atomic_write_text, csv_text, locks_output, read_manifest, refuse_foreign, run_section, staged_folder
+from ..output.derived import is_adjudication
 from ..schema import FORMAT_VERSION, adjudication_schema
 from ..writers import writers
 from ..writers.common import study_toml
@@ -130,7 +131,7 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
     if chosen_method.model is not None:
         registry.crowd_kit()  # before any work: say how to install it
     final = data.path / files.FOLDER
-    refuse_foreign(final, files.is_adjudication, "an earlier adjudication (no summary.json)")
+    refuse_foreign(final, _replaceable, f"an earlier adjudication (no {files.SUMMARY}, and files named as this command's)")
     started = time.time()
     with staged_folder(final, "adjudication") as staging:
         result = _adjudicate(data, chosen, chosen_method, min_share, review_below, staging)
@@ -200,6 +201,12 @@ def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: f
                       "annotators": list(setting.annotators), **totals, "gold_spans": len(result.spans),
                       "review_regions": len(result.review)}
     return result
+
+
+def _replaceable(folder: Path) -> bool:
+    """Whether ``OUT/adjudication`` may be replaced: an earlier adjudication, or only files of the user's (as a rerun of
+    ``convert`` leaves them), none named like one of the command's; the user's files are kept (:func:`staged_folder`)."""
+    return is_adjudication(folder) or not any((folder / name).exists() or (folder / name).is_symlink() for name in files.FILES)
 
 
 def _finite(record: dict[str, Any]) -> dict[str, Any]:

@@ -18,18 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..output.derived import ADJUDICATION_FILES as FILES
+from ..output.derived import is_adjudication
 
 #: the folder of an output directory that holds an adjudication
 FOLDER = "adjudication"
-UNITS, SPANS, REVIEW_CSV, REVIEW_JSONL, SUMMARY = "units.parquet", "spans.parquet", "review.csv", "review.jsonl", "summary.json"
-FILES = (UNITS, SPANS, REVIEW_CSV, REVIEW_JSONL, SUMMARY)
+UNITS, SPANS, REVIEW_CSV, REVIEW_JSONL, SUMMARY = FILES
 #: the columns the review queue adds to a region's row (:data:`unitize.dataset.region_rows.COLUMNS`)
 REVIEW_COLUMNS = ("gold", "confidence", "tied", "why")
-
-
-def is_adjudication(folder: Path) -> bool:
-    """Whether ``folder`` holds an adjudication (its ``summary.json``)."""
-    return (Path(folder) / SUMMARY).is_file()
 
 
 def read_adjudication(out: Path, limit: int | None = None) -> dict[str, Any] | None:

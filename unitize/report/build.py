@@ -20,7 +20,6 @@ from ..dataset.regions import Cells, Region, doc_texts, regions, setting_cells
 from . import study as _study
 from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
 
-
 #: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
 REVIEW_ROWS = 2000
 
