@@ -24,7 +24,7 @@ LAYERS = [
     {"matrices", "dataset"},
     {"span_run", "item_run", "writers"},
     {"run"},
-    {"conversion", "agree", "export", "report"},
+    {"conversion", "agree", "export", "report", "adjudicate"},
     {"cli"},
     {"__init__", "__main__"},
 ]

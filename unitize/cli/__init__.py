@@ -2,6 +2,7 @@
 
 Exit codes: 0 done (findings may exist, see the report), 2 usage or
 configuration error, 3 input errors under ``--strict`` (nothing written),
+4 a quality gate not passed (``unitize agree --fail-below``: a value below its floor),
 1 an internal error (a bug: please report it), 141 standard output closed
 by its reader (``| head``), quietly.
 """
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..errors import UnitizeError
 from ..output import OutputWarning
-from . import agree, common, convert, convert_format, export, formats, info, init, plan, report, screen, validate
+from . import adjudicate, agree, common, convert, convert_format, export, formats, info, init, plan, report, screen, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 from .screen import escaped_output
 
@@ -36,6 +37,7 @@ COMMANDS = {
     "agree": agree,
     "plan": plan,
     "report": report,
+    "adjudicate": adjudicate,
 }
 #: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do
 EXIT_PIPE = 128 + 13

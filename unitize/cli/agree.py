@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from .. import metrics as registry
-from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics
+from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics, gate
 from ..errors import UnitizeError
 from ..metrics.alttest import EPSILON_GUIDANCE
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, make_progress, print_error
@@ -27,11 +27,19 @@ EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
   unitize agree out --executor processes:2                     # (setting, groups) tasks in 2 processes; same results
   unitize agree out --candidates gpt-run1..2 --alt-test        # models as annotators: human ceiling, stability, alt-test
+  unitize agree out --fail-below alpha=0.67,ac1=0.8            # a CI gate: exit code 4 when a value is below its floor
 """.format(defaults=", ".join(registry.default()))
 
 
 def _resampled(how: registry.Resampling) -> str:
     return ", ".join(m.name for m in registry.where(resampling=how))
+
+
+def _floors(text: str) -> list[gate.Floor]:
+    try:
+        return gate.parse(text)
+    except UnitizeError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--fail-below: ")) from None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,6 +62,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
     p.add_argument("--by-annotator", action="store_true", help="also per annotator, each against the others (rows with an annotator)")
     p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
+    p.add_argument("--fail-below", type=_floors, metavar="M=F,N=G",
+                   help=f"a quality gate: exit with code {gate.EXIT_GATE} when a whole-layer value of metric M is below F (or "
+                        "not measured), naming each; e.g. alpha=0.67,ac1=0.8 (metrics with one value per layer: "
+                        f"{', '.join(registry.summarizable())})")
+    p.add_argument("--on", choices=gate.ON, default="value",
+                   help="with --fail-below: check the value, or the lower end of its bootstrap interval (ci-lower; implies --ci 0.95)")
     add_executor_option(p)
     g = p.add_argument_group("models as annotators (candidates; the study file's [roles] by default)")
     g.add_argument("--candidates", type=csv_list(), metavar="NAME[,NAME]",
@@ -78,6 +92,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     metrics = args.metric or list(registry.default())
+    floors: list[gate.Floor] = args.fail_below or []
+    metrics += [f.metric for f in floors if f.metric not in metrics]  # a gated metric is measured
+    if args.on == "ci-lower":
+        if not floors:
+            print_error("--on ci-lower goes with --fail-below METRIC=FLOOR")
+            return EXIT_USAGE
+        gate.check_resampled(floors)
+        if args.ci is None and args.bootstrap is None:
+            args.ci = 0.95
     gamma = {k: v for k, v in (("n_samples", args.gamma_samples), ("seed", args.seed)) if v is not None}
     ci = None
     if args.ci is not None or args.bootstrap is not None:
@@ -119,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         for line in as_json_lines(result.results):
             print(line)
-        return EXIT_OK
+        return gate_exit(result.results, floors, args.on)
     if not args.quiet:
         table = result.results
         nans = sum(1 for v in table.column("value").to_pylist() if v != v)
@@ -138,6 +161,23 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         for line in notes(table):
             print(line)
+    return gate_exit(result.results, floors, args.on)
+
+
+def gate_exit(table: pa.Table, floors: list[gate.Floor], on: str) -> int:
+    """The exit code of the quality gate (0 without one); what failed goes to standard error."""
+    if not floors:
+        return EXIT_OK
+    failures, checked = gate.check(table.to_pylist(), floors, on)
+    spec = ",".join(f"{f.metric}={f.floor:g}" for f in floors)
+    if not checked:
+        print_error(f"quality gate --fail-below {spec}: no whole-layer result of {', '.join(f.metric for f in floors)} to check")
+        return gate.EXIT_GATE
+    if failures:
+        print_error(f"quality gate --fail-below {spec} (on {on}) failed: {len(failures)} of {checked} results below the floor")
+        for f in failures:
+            print(f"  {f.line()}", file=sys.stderr)
+        return gate.EXIT_GATE
     return EXIT_OK
 
 

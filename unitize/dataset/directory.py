@@ -306,6 +306,20 @@ class OutputData:
         for group, mats in itertools.groupby(self.matrices(setting, groups), key=lambda m: m.group):
             yield group, list(mats)
 
+    # -- documents --
+
+    def documents(self) -> list[dict[str, Any]]:
+        """``documents.parquet``'s rows (source, bytes, sha256, encoding, newline, bom, text, …) sorted by
+        doc_id; empty when the directory has none (item data)."""
+        path = self.path / "documents.parquet"
+        if not path.is_file():
+            return []
+        try:
+            rows = pq.read_table(path).to_pylist()
+        except (OSError, pa.ArrowException) as exc:
+            raise DataError(f"{path} cannot be read: {exc}") from None
+        return sorted(rows, key=lambda r: r["doc_id"])
+
     # -- segments --
 
     def segments(self, unit: str, groups: Sequence[str] | None = None) -> pa.Table | None:

@@ -25,11 +25,11 @@ from .derived import carry_derived
 from .swap import LEGACY_STAGING, lock_file, pause, recover, stamped, top_names
 
 #: outputs a run owns; anything else in an output directory is left alone
-#: (``agreement``, ``exports``, ``report`` and ``plan`` are made later from the data by `unitize agree` / `export` / `report` / `plan`;
-#: a new run leaves unitize's files in them out, since they would describe the previous data, and carries
-#: the user's files in them over: :mod:`.derived`)
-OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl",
-         "agreement", "exports", "report", "plan", "manifest.json")
+#: (``agreement``, ``exports``, ``report``, ``plan`` and ``adjudication`` are made later from the data by `unitize agree` /
+#: `export` / `report` / `plan` / `adjudicate`; a new run leaves unitize's files in them out, since they would describe the
+#: previous data, and carries the user's files in them over: :mod:`.derived`)
+OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report",
+         "plan", "adjudication", "manifest.json")
 
 
 class Claim:
@@ -190,7 +190,7 @@ def _left_over_names(folder: Path, owned: tuple[str, ...]) -> Callable[[str], bo
 
 
 _PACKAGE = Path(__file__).resolve().parents[1]
-_COMMANDS = {"run": "unitize convert", "conversion": "unitize convert-format"}
+_COMMANDS = {"run": "unitize convert", "conversion": "unitize convert-format", "gold": "unitize adjudicate --to"}
 
 
 def _check_place(out: Path, *, writing: bool) -> None:

@@ -1,9 +1,10 @@
 """The folders other commands make inside an output directory, and which files in them are unitize's.
 
 ``agreement/`` (``unitize agree``), ``exports/<format>/`` (``unitize export``),
-``report/`` (``unitize report``) and ``plan/`` (``unitize plan``) describe the data of the run they were made from:
-a new ``convert`` leaves unitize's files in them out of its output, and a new
-``export`` or ``report`` replaces its folder whole. A file a user put there
+``report/`` (``unitize report``), ``plan/`` (``unitize plan``) and ``adjudication/``
+(``unitize adjudicate``) describe the data of the run they were made from: a new
+``convert`` leaves unitize's files in them out of its output, and a new ``export``,
+``report`` or ``adjudicate`` replaces its folder whole. A file a user put there
 (``agreement/my-notes.md``, ``exports/my-own-analysis.R``) is not unitize's to
 remove: :func:`user_files` names every file that is not unitize's, and it is
 carried into the new output (:func:`carry_derived`, and ``staged_folder`` for an
@@ -19,7 +20,8 @@ What unitize writes there, declared once:
 - ``exports/<format>/``: ``index.csv`` and every file it lists;
 - ``report/`` whose ``index.html`` begins with :data:`REPORT_MARKER`:
   ``index.html``, ``data/overview.js``, ``data/docs/<n>.js``,
-  ``data/items/<n>.js`` and ``plots/<name>.png``.
+  ``data/items/<n>.js`` and ``plots/<name>.png``;
+- ``adjudication/`` that holds a ``summary.json``: :data:`ADJUDICATION_FILES`.
 """
 
 from __future__ import annotations
@@ -31,11 +33,13 @@ import shutil
 from pathlib import Path
 
 #: the folders of an output directory made later from its data (names at its top level)
-DERIVED = ("agreement", "exports", "report", "plan")
+DERIVED = ("agreement", "exports", "report", "plan", "adjudication")
 #: the files ``unitize agree`` writes in its folder (besides the plots)
 AGREEMENT_FILES = ("results.parquet", "results.csv", "summary.md", "summary.csv", "roles.csv", "alt_test.csv", "alt_test_humans.csv")
 #: the files ``unitize plan`` writes in its folder
 PLAN_FILES = ("plan.csv", "plan.png", "plan.svg")
+#: the files ``unitize adjudicate`` writes in its folder; the last, ``summary.json``, marks an adjudication
+ADJUDICATION_FILES = ("units.parquet", "spans.parquet", "review.csv", "review.jsonl", "summary.json")
 #: the first line of every report's index.html: how an earlier report is recognised
 REPORT_MARKER = "<!-- unitize report -->"
 #: the index every export folder holds, naming its files (column ``file``, relative to the folder)
@@ -62,6 +66,11 @@ def is_report(folder: Path) -> bool:
         return False
 
 
+def is_adjudication(folder: Path) -> bool:
+    """Whether ``folder`` holds an adjudication unitize wrote (its ``summary.json``)."""
+    return (Path(folder) / ADJUDICATION_FILES[-1]).is_file()
+
+
 def is_export(folder: Path) -> bool:
     return (folder / EXPORT_INDEX).is_file()
 
@@ -84,9 +93,9 @@ def _agreement_files(names: list[str]) -> set[str]:
 def user_files(folder: Path, kind: str | None = None) -> list[str]:
     """The files under ``folder`` (relative paths) that unitize did not write there.
 
-    ``kind``: ``"agreement"``, ``"exports"``, ``"report"`` or ``"plan"`` for those folders of an
-    output directory; ``None`` for a folder an export or report replaces (recognised
-    by its index). A folder unitize does not recognise holds only the user's files.
+    ``kind``: ``"agreement"``, ``"exports"``, ``"report"``, ``"plan"`` or ``"adjudication"`` for
+    those folders of an output directory; ``None`` for a folder an export, report or adjudication
+    replaces (recognised by its index, marker or summary). A folder unitize does not recognise holds only the user's files.
     """
     if not folder.is_dir() or folder.is_symlink():
         return []
@@ -108,6 +117,8 @@ def user_files(folder: Path, kind: str | None = None) -> list[str]:
         ours = _export_files(folder)
     elif is_report(folder):
         ours = {n for n in names if _REPORT_DATA.fullmatch(n)}
+    elif kind == "adjudication" or is_adjudication(folder):
+        ours = set(ADJUDICATION_FILES)
     else:
         ours = set()
     return [n for n in names if n not in ours]

@@ -12,7 +12,9 @@ half-written file inside the output directory.
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -232,6 +234,14 @@ def atomic_write_text(path: Path, text: str) -> None:
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
     os.replace(tmp, path)
+
+
+def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
+    """Rows as CSV text (``\\n`` line ends), for :func:`atomic_write_text` or a staged folder."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
+    writer.writerows(rows)
+    return buf.getvalue()
 
 
 def temporary(path: Path) -> Path:

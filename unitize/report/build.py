@@ -14,10 +14,14 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
+from ..dataset.adjudication import read_adjudication
 from ..dataset.directory import OutputData, Setting
 from ..dataset.regions import Cells, Region, doc_texts, regions, setting_cells
 from . import study as _study
 from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
+
+#: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
+REVIEW_ROWS = 2000
 
 
 @dataclass
@@ -93,7 +97,8 @@ def build(data: OutputData) -> Report:
     values = _study.summary_values(res)
     overview: dict[str, Any] = {
         "study": _study.study(data), "exclusions": _study.exclusions(data), "findings": _study.findings(data.path),
-        "quotes": _study.quotes(data), "agreement": res, "alt_test": _study.alt_test(data), "bands": _study.bands(), "settings": [], "items": [],
+        "quotes": _study.quotes(data), "agreement": res, "alt_test": _study.alt_test(data), "bands": _study.bands(), "settings": [],
+        "items": [], "adjudication": read_adjudication(data.path, limit=REVIEW_ROWS),
     }
     doc_groups: list[set[int]] = [set() for _ in ids]
     items: list[dict[str, Any]] = []

@@ -120,6 +120,7 @@
       if (r.view === "where") where(main, r.params);
       else if (r.view === "doc") docView(main, r.arg, r.params);
       else if (r.view === "labels") labelsView(main, r.params);
+      else if (r.view === "gold") goldView(main);
       else overview(main);
     } catch (e) { showError("The report could not draw this view: " + e.message); throw e; }
   }
@@ -127,6 +128,7 @@
     var o = R.overview;
     document.getElementById("loading") && document.getElementById("loading").remove();
     if (o.items && o.items.length) document.getElementById("nav-labels").hidden = false;
+    if (o.adjudication) document.getElementById("nav-gold").hidden = false;
     document.getElementById("footer").textContent = "Made by " + o.study.tool + " from the output directory " + o.out + ". Keys in the document view: n next document, p previous.";
     window.addEventListener("hashchange", route);
     document.addEventListener("keydown", keys);
@@ -453,6 +455,29 @@
     if (to === null || to === undefined) return;
     ev.preventDefault();
     location.hash = hashFor("doc", to, { s: R.current.st.name, g: R.order && R.order.group ? R.order.group : null });
+  }
+
+  /* ---------- gold and review (OUT/adjudication, from unitize adjudicate) ---------- */
+  function goldView(main) {
+    var a = R.overview.adjudication;
+    main.appendChild(el("h2", { id: "gold", text: "Gold and review queue" }));
+    if (!a) { main.appendChild(el("p", { cls: "notice", text: "No adjudication: run `unitize adjudicate " + R.overview.out + "` and then `unitize report " + R.overview.out + "` again." })); return; }
+    var s = a.summary;
+    var facts = [["method", s.method + (s.min_share ? " (min share " + s.min_share + ")" : "")], ["setting", s.setting],
+      ["gold", s.kind === "units" ? fmt(s.gold_spans) + " gold spans" : fmt(s.resolved) + " of " + fmt(s.coded) + " items with a gold label"],
+      ["units", fmt(s.units) + " (" + fmt(s.coded) + " coded, " + fmt(s.tied) + " tied, " + fmt(s.review_units) + " up for review)"],
+      ["review queue", fmt(s.review_regions) + " regions: confidence below " + s.review_below + ", tied, or no gold (adjudication/review.csv)"],
+      ["written as", s.to ? s.to + " in " + s.dest + " (annotator " + s.annotator + ")" : null]];
+    main.appendChild(el("dl", { cls: "facts" }, facts.filter(function (f) { return f[1] !== null && f[1] !== undefined; }).reduce(function (x, f) { return x.concat([el("dt", { text: f[0] }), el("dd", { text: String(f[1]) })]); }, [])));
+    var rows = a.review;
+    if (!rows.length) { main.appendChild(el("p", { cls: "muted", text: "Nothing to review: every decision rests on enough votes." })); return; }
+    if (rows.length < s.review_regions) main.appendChild(el("p", { cls: "muted", text: "The first " + fmt(rows.length) + " regions; all of them are in adjudication/review.csv." }));
+    pagedTable(main, ["#", "group", "document", "layer", { text: "characters", num: 1 }, "text", "gold", { text: "confidence", num: 1 }, "why", "labels"], rows, function (r, i) {
+      var di = R.overview.docs.ids.indexOf(r.doc);
+      return [String(i + 1), r.group, di >= 0 ? docLink(di, r.setting, r.group, r.doc) : r.doc, r.layer, r.begin === null ? "" : r.begin + "–" + r.end,
+        r.text === null ? "" : r.text.slice(0, 200), r.gold.join(" / ") || "—", fmt(r.confidence), r.why.join("; "),
+        Object.keys(r.labels).map(function (k) { return k + "=" + r.labels[k].join("/"); }).join("; ")];
+    }, "review");
   }
 
   /* ---------- flat labels ---------- */
