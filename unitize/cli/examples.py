@@ -49,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
             print_error("--copy needs an example's name: unitize examples NAME --copy DIR (`unitize examples` lists them)")
             return EXIT_USAGE
         width = max(map(len, studies), default=0)
-        for name, folder in studies.items():
-            print(f"{name:<{width}}  {title(folder)}")
+        for name, study in studies.items():
+            print(f"{name:<{width}}  {title(study)}")
         print("\nshow one: unitize examples NAME; try one: unitize examples NAME --copy DIR")
         return EXIT_OK
     folder = studies.get(args.name)
