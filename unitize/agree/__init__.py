@@ -12,7 +12,9 @@ setting, group, layer, metric — and annotator pair for Cohen's kappa),
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,7 +35,7 @@ from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
 from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign, temporary
 from ..progress import Progress
 from ..schema import results_schema
-from . import alttest
+from . import alttest, diagnostics
 from .measure import as_json_lines, measure
 from .plots import PlotError, box_plots
 from .roles import COLUMNS as ROLE_COLUMNS
@@ -60,6 +62,12 @@ class AgreeResult:
     roles: Roles | None = None  # with candidates: the humans (whom ``results`` measure) and the candidate families
     comparisons: list[dict[str, Any]] = field(default_factory=list)  # the rows of roles.csv
     alt_tests: list[Any] = field(default_factory=list)  # (setting, score, AltResult) of each candidate, with --alt-test
+    kept: pa.Table | None = None  # a subset run: the earlier rows of the same output it carried over (in results.parquet too)
+
+    @property
+    def written(self) -> pa.Table:
+        """Every row of ``results.parquet``: this run's and, for a subset run, the earlier ones kept."""
+        return self.results if self.kept is None else merge_results(self.kept, self.results)
 
     def screen(self) -> list[str]:
         """The compact table of the summary metric for the screen (setting × layer), the human ceiling and the alt-test."""
@@ -79,6 +87,50 @@ def _atomic_csv(table: pa.Table, path: Path) -> None:
     tmp = temporary(path)
     pacsv.write_csv(table, tmp)
     os.replace(tmp, path)
+
+
+#: the results table's metadata key that names the output the rows were measured on
+OUTPUT_KEY = b"unitize.output"
+
+
+def output_identity(manifest: dict[str, Any], humans: Sequence[str] | None = None) -> str:
+    """What identifies the matrices results were measured on: a digest of the manifest's files and their checksums
+    (and of the humans, when candidates are set apart)."""
+    files = sorted((f.get("path"), f.get("sha256")) for f in manifest.get("outputs", []))
+    return hashlib.sha256(json.dumps([files, sorted(humans) if humans is not None else None]).encode()).hexdigest()
+
+
+def earlier_results(dest: Path, identity: str) -> pa.Table | None:
+    """The results in ``dest`` measured on the same output (``identity``), or ``None`` (none, unreadable, or of another output)."""
+    path = dest / "results.parquet"
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException):
+        return None
+    metadata = table.schema.metadata or {}
+    if metadata.get(OUTPUT_KEY, b"").decode() != identity or not table.schema.equals(RESULT_SCHEMA, check_metadata=False):
+        return None
+    return table
+
+
+def carried_over(earlier: pa.Table, new: pa.Table) -> pa.Table:
+    """The earlier rows of every (setting, group, metric) that ``new`` does not hold."""
+    def keys(t: pa.Table) -> list[tuple[Any, Any, Any]]:
+        return list(zip(t["setting"].to_pylist(), t["group"].to_pylist(), t["metric"].to_pylist(), strict=True))
+
+    measured = set(keys(new))
+    return earlier.filter(pa.array([key not in measured for key in keys(earlier)], pa.bool_())).cast(new.schema)
+
+
+def merge_results(kept: pa.Table, new: pa.Table) -> pa.Table:
+    """``kept`` and ``new`` in one table, in a whole run's order: by setting, then group (both sorted), a cell's
+    rows in the order they come (``kept``'s first)."""
+    rows = pa.concat_tables([kept, new])
+    cells = list(zip(rows["setting"].to_pylist(), rows["group"].to_pylist(), strict=True))
+    order = sorted(range(len(cells)), key=lambda i: (cells[i][0] or "", cells[i][1] or "", i))
+    merged = rows.take(pa.array(order, pa.int64())).to_pylist()
+    diagnostics.redo_across_approaches(merged)  # an interval setting of one run, its boundary setting of another
+    return pa.Table.from_pylist(merged, schema=new.schema)
 
 
 def _whole_cells(results: pa.Table) -> list[dict[str, Any]]:
@@ -172,13 +224,22 @@ def agree(
     finally:
         if owned:
             pool.close()
-    summary_metric = summary_metric or registry.summary_metric(metrics, _whole_cells(results))
+    identity = output_identity(data.manifest, roles.humans if roles is not None else None)
+    kept = None
+    if settings is not None or groups is not None:  # a subset run adds to the results of the same output, never erases them
+        earlier = earlier_results(dest, identity)
+        if earlier is not None:
+            kept = carried_over(earlier, results)
+    result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept)
+    rows = result.written.replace_schema_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode()})
+    computed = list(dict.fromkeys(rows["metric"].to_pylist())) if kept is not None else list(metrics)  # a subset run: all of them
+    summary_metric = summary_metric or registry.summary_metric(computed, _whole_cells(rows))
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
-    _atomic_parquet(results, written[0])
-    _atomic_csv(results, written[1])
+    _atomic_parquet(rows, written[0])
+    _atomic_csv(rows, written[1])
     if summary_metric is not None:
-        columns, body, footer = summary_rows(results, summary_metric, group)
+        columns, body, footer = summary_rows(rows, summary_metric, group)
         title = f"Agreement summary: {describe(summary_metric)} per {group.lower()} (Yalçınkaya 2010, Table 22 layout)"
         atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title, scale_note(summary_metric)))
         atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
@@ -192,9 +253,9 @@ def agree(
         atomic_write_text(dest / "alt_test_humans.csv", csv_text(alttest.HUMAN_COLUMNS, per_human))
         written += [dest / "alt_test.csv", dest / "alt_test_humans.csv"]
     if plot:
-        written += box_plots(results, dest / "plots")
-    return AgreeResult(results=results, dest=dest, files=written, summary_metric=summary_metric, group=group, ci=ci, roles=roles,
-                       comparisons=compared, alt_tests=tested)
+        written += box_plots(rows, dest / "plots")
+    result.files, result.summary_metric = written, summary_metric
+    return result
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,14 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..errors import UnitizeError
 from ..output import OutputWarning
-from . import adjudicate, agree, common, convert, convert_format, export, formats, info, init, plan, report, screen, validate
+from . import adjudicate, agree, common, convert, convert_format, examples, export, formats, info, init, plan, report, screen, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 from .screen import escaped_output
 
 #: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``, optional
 #: ``EXAMPLES``: the end of its --help), in help order
 COMMANDS = {
+    "examples": examples,
     "init": init,
     "convert": convert,
     "validate": validate,
@@ -47,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="unitize",
         description="Turn multi-annotator annotations into unit matrices for inter-annotator agreement.",
-        epilog="start here:\n  unitize formats                        # which format is yours\n"
+        epilog="start here:\n  unitize examples                       # the bundled studies, to try first\n"
+        "  unitize formats                        # which format is yours\n"
         "  unitize init --format NAME DIR         # a commented study.toml from your data\n"
         "  unitize convert DIR/study.toml         # then: unitize agree OUT\n"
         "Every command has --help with examples.",

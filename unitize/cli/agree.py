@@ -147,6 +147,8 @@ def run(args: argparse.Namespace) -> int:
         table = result.results
         nans = sum(1 for v in table.column("value").to_pylist() if v != v)
         print(f"{table.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
+        if result.kept is not None and result.kept.num_rows:
+            print(f"  and {result.kept.num_rows} earlier results of this output kept (the settings, groups and metrics this run did not measure)")
         for f in result.files:
             if f.suffix != ".svg" and f.parent == result.dest:
                 print(f"  {f}")

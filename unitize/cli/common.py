@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence, Sized
 from pathlib import Path
@@ -257,9 +258,17 @@ def make_progress(enabled: bool) -> Progress | None:
         return None
     from tqdm import tqdm
 
+    stream = raw(sys.stderr)  # the bar moves the cursor itself
+    try:
+        known_width = os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, OSError, ValueError):
+        known_width = False
+
     def progress(items: Iterable[T], desc: str) -> Iterable[T]:
         total = len(items) if isinstance(items, Sized) else None
-        return tqdm(items, desc=desc, total=total, leave=False, file=raw(sys.stderr), dynamic_ncols=True)  # it moves the cursor
+        # a terminal that reports no width (a pseudo-terminal never sized) gets 80 columns: tqdm would draw nothing
+        width = {"dynamic_ncols": True} if known_width else {"ncols": 80}
+        return tqdm(items, desc=desc, total=total, leave=False, file=stream, **width)
 
     return progress
 

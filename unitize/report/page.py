@@ -15,6 +15,7 @@ from typing import Any
 
 from ..dataset.directory import OutputData
 from ..output import REPORT_MARKER, is_report, refuse_foreign, staged_folder
+from ..progress import Progress, no_progress
 from .build import Report
 from .study import plots
 
@@ -45,7 +46,7 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def write_report(built: Report, final: Path, data: OutputData) -> Path:
+def write_report(built: Report, final: Path, data: OutputData, progress: Progress = no_progress) -> Path:
     """Write the report folder ``final`` (staged beside it, then swapped in)."""
     refuse_foreign(final, is_report, "an earlier report (no unitize index.html)")
     with staged_folder(final, "report") as staging:
@@ -54,7 +55,7 @@ def write_report(built: Report, final: Path, data: OutputData) -> Path:
         overview = dict(built.overview, out=str(data.path.name))
         # the staging folder is swapped in whole, so its files need no atomic writes of their own
         (staging / "data" / "overview.js").write_text(script(overview, "overview"), encoding="utf-8")
-        for i, doc in enumerate(built.docs):
+        for i, doc in enumerate(progress(built.docs, "report: writing documents")):
             (staging / "data" / "docs" / f"{i}.js").write_text(script(doc, "doc", i), encoding="utf-8")
         for i, group in enumerate(built.items):
             (staging / "data" / "items" / f"{i}.js").write_text(script(group, "items", i), encoding="utf-8")
