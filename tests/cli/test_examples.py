@@ -5,17 +5,18 @@ from __future__ import annotations
 from unitize.cli import main
 from unitize.cli.examples import bundled
 
-NAMES = ["bio-mini", "brat-mini", "crowd-mini", "inception-mini", "labels-mini", "tdb-mini"]
+NAMES = ["bio-mini", "brat-mini", "crowd-mini", "inception-mini", "labels-mini", "models-mini", "tdb-mini"]
 
 
 def test_the_list_names_every_bundled_study_with_its_title(capsys):
     assert list(bundled()) == NAMES
     assert main(["examples"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[:6] == [f"{n:<14}  {t}" for n, t in zip(NAMES, ["a CoNLL BIO pair", "a brat project, three annotators",
+    assert lines[:7] == [f"{n:<14}  {t}" for n, t in zip(NAMES, ["a CoNLL BIO pair", "a brat project, three annotators",
                                                                   "a crowd span table, four workers",
                                                                   "an INCEpTION project export, three annotators",
-                                                                  "flat labels, three annotators", "a hand-crafted DATT example corpus"],
+                                                                  "flat labels, three annotators", "three humans and two runs of a model",
+                                                                  "a hand-crafted DATT example corpus"],
                                                             strict=True)]
 
 
