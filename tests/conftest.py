@@ -99,3 +99,19 @@ def ted_turkish_pair(tmp_path: Path) -> list[str]:
     path.write_bytes("\n".join(lines).encode("utf-8"))
     return ["--format", "pdtb3", "--annotators", f"gold={annotations / 'gold'},copy={annotations / 'copy'}",
             "--texts", str(source / "raw" / "01"), "--tokenizer", "regex", "--group-by", "type"]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """Say at the start whether the real data is there: without it, the tests that read it are skipped."""
+    if CORPORA.is_dir():
+        return f"real data: {CORPORA}"
+    return (f"real data: {CORPORA} NOT FOUND — the tests on real corpora will be skipped; "
+            "clone the repository beside ../shared to run them")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    """Count at the end the tests skipped for want of ../shared, so that a green run without it is not mistaken for a full one."""
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "../shared" in str(getattr(r, "longrepr", ""))]
+    if skipped:
+        terminalreporter.write_line(f"{len(skipped)} tests on real data skipped: {CORPORA} is not beside the repository",
+                                    yellow=True, bold=True)

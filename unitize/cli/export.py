@@ -26,6 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
     p.add_argument("--positions", choices=POSITIONS, default="units", help="pygamma: unit (token) numbers or characters")
     p.add_argument("--json", action="store_true", help="print the files written as JSON")
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -33,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions)
     if args.json:
         print(json.dumps({"dest": str(dest), "files": [vars(f) for f in files]}, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if args.quiet:
         return EXIT_OK
     left = sum(f.left_out for f in files)
     print(f"{len(files)} files written to {dest} (index: {dest / 'index.csv'})")
