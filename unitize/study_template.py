@@ -21,11 +21,16 @@ from typing import Any
 from .adapters import Adapter
 from .config import ITEM_GROUP_OPTIONS, ITEMS_OPTIONS, UNITIZE_OPTIONS, Option, dump_key, dump_value
 from .model import Corpus
+from .tokenize import guess_language
 
 #: where inline comments start
 COMMENT_COLUMN = 40
 #: how many names or labels a comment lists before "… (n more)"
 SHOWN = 12
+#: documents whose text tells init their language
+LANGUAGE_SAMPLE = 200
+LANGUAGE_NAMES = {"en": "English", "de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "nl": "Dutch", "pt": "Portuguese",
+                  "tr": "Turkish"}
 
 
 @dataclass
@@ -44,6 +49,8 @@ class Inspection:
     findings: Counter = field(default_factory=Counter)
     #: why the data could not be read (then the rest is empty)
     error: str | None = None
+    #: the texts' language when they tell it (:func:`unitize.tokenize.guess_language`), for the word tokenizer
+    language: str | None = None
 
 
 def inspect(corpus: Corpus) -> Inspection:
@@ -60,6 +67,7 @@ def inspect(corpus: Corpus) -> Inspection:
         return found
     found.annotators = sorted({s.annotator for s in corpus.spans} | {s.annotator for s in corpus.submissions})
     found.documents = len(corpus.documents) or len({s.doc_id for s in corpus.submissions})
+    found.language = guess_language([d.text for d in list(corpus.documents.values())[:LANGUAGE_SAMPLE] if d.text])
     found.groups = sorted({s.group for s in corpus.spans} | {s.group for s in corpus.submissions})
     for s in corpus.spans:
         found.labels.setdefault(s.layer, Counter())[s.label if s.label is not None else "*"] += 1
@@ -158,6 +166,9 @@ def _unitize(adapter: Adapter, given: dict[str, Any], found: Inspection) -> list
                 extra = f"this format has {shorten(list(traits.layers or layers))}"
         elif key == "tokenizer" and traits.tokenizer is not None:
             default, extra = traits.tokenizer, "the format's tokens"
+        elif key == "tokenizer" and found.language is not None and key not in given:
+            given = {**given, key: f"spacy:{found.language}"}
+            extra = f"the texts look {LANGUAGE_NAMES.get(found.language, found.language)}; spacy:xx when they are not"
         elif key == "modes" and any(set(labels) - {"*"} for labels in found.labels.values()):
             extra = "the spans have labels: add \"labels\" for label matrices"
         elif key == "keep_missing" and found.incomplete and key not in given:

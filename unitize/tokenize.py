@@ -81,3 +81,34 @@ def get_tokenizer(spec: str) -> Tokenizer:
             raise TokenizerError("tokenizer 'spacy:' needs a language code, e.g. 'spacy:tr'")
         return _spacy_tokenizer(lang)
     raise TokenizerError(f"unknown tokenizer {spec!r}; use 'spacy:<lang>', 'regex' or 'whitespace'")
+
+
+#: the commonest short words of languages spaCy has blank pipelines for (lowercase), to tell a study's language
+FUNCTION_WORDS = {
+    "en": {"the", "and", "of", "to", "is", "in", "that", "it", "was", "for", "with", "on", "as", "are", "this", "be", "at", "by", "not", "you"},
+    "de": {"der", "die", "und", "das", "ist", "nicht", "ein", "eine", "zu", "den", "mit", "sich", "auf", "für", "von", "dem", "des", "im", "auch", "es"},
+    "fr": {"le", "la", "les", "et", "des", "est", "une", "un", "du", "que", "pas", "pour", "dans", "qui", "sur", "au", "avec", "ce", "il", "elle"},
+    "es": {"el", "la", "los", "las", "y", "que", "es", "en", "un", "una", "por", "con", "para", "del", "se", "no", "lo", "al", "como", "su"},
+    "it": {"il", "la", "che", "di", "e", "è", "un", "una", "per", "non", "del", "della", "con", "sono", "gli", "le", "si", "al", "nel", "lo"},
+    "nl": {"de", "het", "een", "en", "van", "is", "dat", "niet", "op", "te", "met", "voor", "zijn", "die", "er", "ook", "aan", "als", "maar", "bij"},
+    "pt": {"o", "a", "os", "as", "e", "que", "de", "do", "da", "não", "um", "uma", "para", "com", "em", "no", "na", "se", "por", "é"},
+    "tr": {"ve", "bir", "bu", "da", "de", "için", "ile", "çok", "ama", "gibi", "daha", "ne", "o", "var", "olarak", "kadar", "en", "mi", "değil", "sonra"},
+}
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def guess_language(texts: list[str], *, sample_words: int = 20_000, share: float = 0.05) -> str | None:
+    """The language of ``texts`` among :data:`FUNCTION_WORDS`' when its function words make at least ``share``
+    of the first ``sample_words`` words and twice as many as any other's; else ``None`` (unknown: keep ``xx``)."""
+    words: list[str] = []
+    for text in texts:
+        words += (w.lower() for w in _WORD.findall(text))
+        if len(words) >= sample_words:
+            break
+    if len(words) < 20:
+        return None
+    words = words[:sample_words]
+    hits = sorted(((sum(w in vocabulary for w in words), lang) for lang, vocabulary in FUNCTION_WORDS.items()), reverse=True)
+    (best, lang), (second, _) = hits[0], hits[1]
+    return lang if best >= share * len(words) and best >= 2 * second else None
+
