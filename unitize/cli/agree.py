@@ -7,28 +7,38 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
-from .. import metrics as registry
-from ..agree import Options, agree, as_json_lines, diagnostics
 from ..errors import UnitizeError
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, csv_list, make_progress, print_error
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 HELP = "measure agreement on an output directory: results table, summary, plots"
-EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
+_EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize agree out                                            # the default metrics ({defaults}), into out/agreement/
   unitize agree out --metric alpha-u,alpha --settings word-interval,word-boundary --plot
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
   unitize agree out --executor processes:2                     # (setting, groups) tasks in 2 processes; same results
-""".format(defaults=", ".join(registry.default()))
+"""
 
 
-def _resampled(how: registry.Resampling) -> str:
-    return ", ".join(m.name for m in registry.where(resampling=how))
+def __getattr__(name: str) -> str:
+    """``EXAMPLES``, the end of the command's --help, made when asked: it names the default metrics (the registry's)."""
+    if name == "EXAMPLES":
+        from .. import metrics as registry
+
+        return _EXAMPLES.format(defaults=", ".join(registry.default()))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .. import metrics as registry
+
+    def _resampled(how: registry.Resampling) -> str:
+        return ", ".join(m.name for m in registry.where(resampling=how))
+
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
     p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
                    help=f"metrics (default {', '.join(registry.default())}): {', '.join(registry.names())}")
@@ -55,6 +65,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import metrics as registry
+    from ..agree import Options, agree, as_json_lines, diagnostics
+
     metrics = args.metric or list(registry.default())
     gamma = {k: v for k, v in (("n_samples", args.gamma_samples), ("seed", args.seed)) if v is not None}
     ci = None

@@ -7,7 +7,6 @@ import json
 import time
 from pathlib import Path
 
-from ..report import report
 from .common import EXIT_OK
 
 HELP = "write a static HTML report: agreement, where annotators disagree, every document's text with its tracks"
@@ -26,6 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report import report
+
     started = time.perf_counter()
     folder, built = report(args.out, args.dest)
     index = folder.resolve() / "index.html"
