@@ -73,3 +73,15 @@ def test_the_package_imports_its_api_when_asked() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
     assert out.stdout.split() == ["False", "unitize.run", "load_toml", "unitize.config", "True"]
+
+
+def test_the_default_agree_loads_no_scipy_nor_arrow_group_by(tmp_path) -> None:
+    """Cochran's Q's p-value is in closed form, the relation records are gathered with NumPy: the default
+    metrics on span data load neither scipy nor pyarrow.acero and pyarrow.dataset (pandas cannot be
+    asserted here: pyarrow imports it, when installed, the first time it builds an array)."""
+    out = tmp_path / "out"
+    study = ROOT / "unitize" / "examples" / "tdb-mini" / "study.toml"
+    subprocess.run([sys.executable, "-m", "unitize", "convert", str(study), "--out", str(out), "-q"], cwd=ROOT, timeout=300, check=True)
+    modules = loaded(["agree", str(out), "-q"])
+    assert "unitize.agree.spans" in modules
+    assert not {m for m in modules if m.split(".")[0] == "scipy" or m.startswith(("pyarrow.acero", "pyarrow.dataset"))}
