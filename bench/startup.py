@@ -6,10 +6,9 @@ pyarrow.parquet"``, what any command that touches a matrix pays anyway) and then
 command, once with the working tree and, with ``--ref REF``, once with that git ref
 (exported with ``git archive``), so that the floor and both versions meet the same load
 on a shared machine. Reports the median wall time of each over ``--repeat`` rounds and
-its ratio to the floor's median, and the peak RSS of each (the largest over the rounds:
-``ru_maxrss`` from ``os.wait4``, the figure ``/usr/bin/time -v`` reports as "Maximum
-resident set size", read without a wrapper process in the timed run). The CLI is launched as ``bench/identity.py`` does
-(the given tree first on ``sys.path``). Results: stdout and ``bench/results/startup.json``.
+its ratio to the floor's median, and likewise the median peak RSS (every run goes through
+``/usr/bin/time``: its "Maximum resident set size"). The CLI is launched as
+``bench/identity.py`` does (the given tree first on ``sys.path``). Results: stdout and ``bench/results/startup.json``.
 
 By default Python may write its bytecode caches (``__pycache__``) and one unmeasured
 round writes them first, as after ``pip install``; ``--compile`` instead runs copies of
@@ -41,23 +40,24 @@ sys.path.insert(0, str(BENCH_DIR))
 from identity import LAUNCH  # noqa: E402  (sibling module: runs the CLI of a given folder)
 
 FLOOR = "import numpy, pyarrow.parquet"
+TIME = "/usr/bin/time"  # GNU time: the peak RSS of each run
 COMMANDS = "--help;formats;convert --help;agree --help"
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one fresh process."""
+def timed(cmd: list[str], env: dict[str, str], peak_file: Path) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one fresh process, run under ``/usr/bin/time``.
+
+    The peak comes from GNU time, a small C process that forks the command: ``ru_maxrss``
+    read here with ``os.wait4`` would count this benchmark's own pages, since Python
+    starts a child with ``vfork`` and Linux carries the high-water mark across ``exec``.
+    The wrapper costs every run, the floor's too, the same millisecond."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=str(REPO_DIR), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    assert proc.stderr is not None
-    err = proc.stderr.read()  # the help texts are short: the pipe never fills before the exit
-    _, status, usage = os.wait4(proc.pid, 0)
+    r = subprocess.run([TIME, "-f", "%M", "-o", str(peak_file), *cmd], env=env, cwd=str(REPO_DIR),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     elapsed = time.perf_counter() - t0
-    proc.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    proc.returncode = code
-    if code not in (0, 2):  # 2: the top-level --help of some versions exits as a usage error
-        raise SystemExit(f"{shlex.join(cmd)} failed ({code}):\n{err[-3000:]}")
-    return elapsed, usage.ru_maxrss
+    if r.returncode not in (0, 2):  # 2: the top-level --help of some versions exits as a usage error
+        raise SystemExit(f"{shlex.join(cmd)} failed ({r.returncode}):\n{r.stderr[-3000:]}")
+    return elapsed, int(peak_file.read_text().split()[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,25 +92,26 @@ def main(argv: list[str] | None = None) -> int:
         for version, root in trees.items():
             runs[f"{version}: unitize {shlex.join(words)}"] = [python, "-c", LAUNCH, str(root), *words]
     times: dict[str, list[float]] = {name: [] for name in runs}
-    peaks: dict[str, int] = dict.fromkeys(runs, 0)
+    peaks: dict[str, list[int]] = {name: [] for name in runs}
     for i in range(args.repeat + 1):
         for name, cmd in runs.items():
-            elapsed, peak = timed(cmd, env)
+            elapsed, peak = timed(cmd, env, Path(tmp.name) / "peak")
             if i:  # round 0 writes the bytecode caches (or, with --compile, warms the file-system cache)
                 times[name].append(elapsed)
-                peaks[name] = max(peaks[name], peak)
+                peaks[name].append(peak)
     floor = statistics.median(times["floor"])
-    floor_peak = peaks["floor"]
+    floor_peak = statistics.median(peaks["floor"])
     rows = []
     print(f"{'median s':>9} {'x floor':>8} {'peak MiB':>9} {'x floor':>8}  run ({args.repeat} rounds{', compiled from source' if args.compile else ''})")
     for name, values in times.items():
         median = statistics.median(values)
+        peak_kib = statistics.median(peaks[name])
         rows.append({
             "run": name, "median_s": round(median, 4), "ratio": round(median / floor, 2),
-            "peak_mib": round(peaks[name] / 1024, 1), "peak_ratio": round(peaks[name] / floor_peak, 2),
+            "peak_mib": round(peak_kib / 1024, 1), "peak_ratio": round(peak_kib / floor_peak, 2),
             "walls": [round(v, 4) for v in values],
         })
-        print(f"{median:9.3f} {median / floor:8.2f} {peaks[name] / 1024:9.1f} {peaks[name] / floor_peak:8.2f}  {name}")
+        print(f"{median:9.3f} {median / floor:8.2f} {peak_kib / 1024:9.1f} {peak_kib / floor_peak:8.2f}  {name}")
     args.results.parent.mkdir(parents=True, exist_ok=True)
     info = {"python": python, "ref": args.ref, "repeat": args.repeat, "compile": args.compile, "load": os.getloadavg(), "runs": rows}
     args.results.write_text(json.dumps(info, indent=2) + "\n")
