@@ -13,24 +13,50 @@ The Python API mirrors the CLI, one plain function per step::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ._version import __version__
-from .config import ConfigError, Settings, load_rat, load_toml, override  # noqa: E402
-from .errors import RunError  # noqa: E402
-from .item_run import ItemsUnitized  # noqa: E402
-from .matrices import Unitized  # noqa: E402
-from .model import Corpus, Document, Finding, ItemLabel, Span, Submission  # noqa: E402
-from .run import convert, read_corpus, summary, unitize, write_output  # noqa: E402
-
-load_settings = load_toml
+import importlib
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     import pyarrow as pa
 
+    from ._version import __version__
+    from .config import ConfigError, Settings, load_rat, load_toml, override
+    from .config import load_toml as load_settings
     from .dataset.directory import OutputData
+    from .errors import RunError
+    from .item_run import ItemsUnitized
+    from .matrices import Unitized
+    from .model import Corpus, Document, Finding, ItemLabel, Span, Submission
+    from .run import convert, read_corpus, summary, unitize, write_output
+
+#: public name -> (module, its name there): imported when first asked, so that ``import unitize`` (and every
+#: command, whose modules are below this package) does not load the whole run (pyarrow.compute, the layouts…)
+_LAZY = {
+    "__version__": ("._version", "__version__"),
+    **{name: (".config", name) for name in ("ConfigError", "Settings", "load_rat", "load_toml", "override")},
+    "load_settings": (".config", "load_toml"),
+    "RunError": (".errors", "RunError"),
+    "ItemsUnitized": (".item_run", "ItemsUnitized"),
+    "Unitized": (".matrices", "Unitized"),
+    **{name: (".model", name) for name in ("Corpus", "Document", "Finding", "ItemLabel", "Span", "Submission")},
+    **{name: (".run", name) for name in ("convert", "read_corpus", "summary", "unitize", "write_output")},
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name of the API, imported from its module on first use (PEP 562)."""
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    value = getattr(importlib.import_module(module, __name__), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 def densify(out: Path | str | OutputData, setting: str, *, group: str | None = None, layer: str | None = None) -> pa.Table:

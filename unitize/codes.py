@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 
 def sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
     """Distinct strings, sorted, and per row the index into them (dictionary columns stay encoded)."""
+    import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
+
     chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c) for c in column.chunks]
     dictionaries = [c.dictionary.to_pylist() for c in chunks]
     values = sorted({v for d in dictionaries for v in d})

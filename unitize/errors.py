@@ -27,3 +27,8 @@ class OutputError(UnitizeError):
 
 class DataError(OutputError):
     """An output directory whose tables do not follow the contract."""
+
+
+class OutputWarning(UserWarning):
+    """Something beside an output directory that unitize left alone (the CLI prints it as a warning;
+    defined here, not in :mod:`unitize.output`, so that the CLI can set its filter without loading the writers)."""

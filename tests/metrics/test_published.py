@@ -109,7 +109,6 @@ def test_scott_and_gwet() -> None:
 
 
 def test_cochran_q() -> None:
-    pytest.importorskip("scipy.stats", reason="Cochran's Q's p-value needs scipy (pip install 'unitize[agree]')")
     v = one("cochran-q", cell(cochran_1950(), binary=True))
     assert v.value == pytest.approx(8.05, abs=0.005) and v.df == 3 and v.units_used == 69
 

@@ -12,13 +12,14 @@ import threading
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import Any
-
-from lxml import etree
+from typing import TYPE_CHECKING, Any
 
 from ..findings import finding
 from ..model import Finding, Span
 from ._safe import parse_offset
+
+if TYPE_CHECKING:
+    from lxml import etree  # imported by the functions that parse: the format's declaration (LAYERS) does not need it
 
 #: element name -> canonical layer name (both Supp and Sup spellings occur)
 LAYERS = {
@@ -51,6 +52,8 @@ _PARSERS = threading.local()
 
 
 def _parser() -> etree.XMLParser:
+    from lxml import etree
+
     parser = getattr(_PARSERS, "parser", None)
     if parser is None:
         parser = _PARSERS.parser = etree.XMLParser(**_PARSER_OPTIONS)
@@ -119,6 +122,8 @@ def _parse_offset(el: etree._Element | None) -> int | None:
 
 def read_file(path: str, name: str, doc: str, annotator: str, group: str) -> FileResult:
     """Parse one DATT file into span columns; never raises on bad content."""
+    from lxml import etree
+
     out = FileResult()
     where = {"file": name, "doc": doc, "group": group, "annotator": annotator}
     try:
@@ -191,6 +196,8 @@ def _read_relation(
             continue
         layer = LAYERS.get(tag)
         if layer is None:
+            from lxml import etree
+
             attrs[f"xml:{tag}"] = etree.tostring(element, encoding="unicode", with_tail=False)
             out.findings.append(
                 finding(

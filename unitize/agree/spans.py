@@ -54,6 +54,15 @@ def stack(mats: list[Matrix], layer: str) -> Matrix:
     )
 
 
+def _codes(column: pa.Array | pa.ChunkedArray) -> tuple[list[Any], np.ndarray]:
+    """The distinct values of ``column`` (a null one of them) and each row's index into them
+    (NumPy and a dictionary encoding: no Arrow group-by, which loads pyarrow.acero, dataset and pandas)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    encoded = pc.dictionary_encode(column, null_encoding="encode")
+    return encoded.dictionary.to_pylist(), encoded.indices.to_numpy()  # no null index (nulls encoded): zero-copy
+
+
 def _on_domain(counts: np.ndarray, values: np.ndarray, domain: np.ndarray) -> np.ndarray:
     out = np.zeros((counts.shape[0], domain.size), dtype=counts.dtype)
     out[:, np.searchsorted(domain, values)] = counts
@@ -63,8 +72,8 @@ def _on_domain(counts: np.ndarray, values: np.ndarray, domain: np.ndarray) -> np
 class Segments:
     """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and relation counts.
 
-    The relation records per (group, layer, annotator) are gathered with Arrow's group-by; the
-    per-segment arrays only when a span metric first asks for them.
+    The relation records per (group, layer, annotator) are gathered with NumPy over dictionary codes;
+    the per-segment arrays only when a span metric first asks for them.
     """
 
     def __init__(self, table: pa.Table | None):
@@ -76,11 +85,23 @@ class Segments:
         if table is None or table.num_rows == 0:
             return
         records = table.column("records").combine_chunks()
-        keys = table.select(["group", "layer", "annotator"]).take(pc.list_parent_indices(records))
-        flat = keys.append_column("record", pc.list_flatten(records))
-        distinct = flat.group_by(["group", "layer", "annotator"]).aggregate([("record", "distinct")])
-        for g, layer, a, recs in zip(*(distinct.column(c).to_pylist() for c in ("group", "layer", "annotator", "record_distinct"))):
-            self.records[(g, layer)][a].update(recs)
+        values = pc.list_flatten(records)
+        parents = pc.list_parent_indices(records)
+        if values.null_count:  # a null record is no record
+            valid = pc.is_valid(values)
+            values, parents = values.filter(valid), parents.filter(valid)
+        if not len(values):
+            return
+        names, codes = zip(*(_codes(table.column(c)) for c in ("group", "layer", "annotator")))
+        # one key a row (its group, layer and annotator), then the distinct (key, record) pairs, sorted by key
+        rows, key = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
+        distinct_records, record_codes = _codes(values)
+        pairs = np.unique(np.stack([key.reshape(-1)[parents.to_numpy()], record_codes], axis=1), axis=0)
+        record_names = np.asarray(distinct_records, dtype=object)
+        starts = np.flatnonzero(np.r_[True, pairs[1:, 0] != pairs[:-1, 0]])
+        for start, end in zip(starts, [*starts[1:], len(pairs)]):
+            g, layer, a = (n[c] for n, c in zip(names, rows[pairs[start, 0]]))
+            self.records[(g, layer)][a].update(record_names[pairs[start:end, 1]].tolist())
 
     def memo(self, m: Matrix | Continuum, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """What the span metrics derive from one cell (placed segments, statistics), built once while

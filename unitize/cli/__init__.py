@@ -5,6 +5,12 @@ configuration error, 3 input errors under ``--strict`` (nothing written),
 4 a quality gate not passed (``unitize agree --fail-below``: a value below its floor),
 1 an internal error (a bug: please report it), 141 standard output closed
 by its reader (``| head``), quietly.
+
+A command costs what it does, not what the others do: :func:`main` adds the
+arguments of the command being run only (the top-level ``--help`` needs each
+command's one-line ``HELP`` and nothing more), and a command module imports its
+machinery inside its functions, so importing it for its ``HELP`` loads no
+NumPy, pyarrow or adapter (``tests/cli/test_startup.py`` holds this).
 """
 
 from __future__ import annotations
@@ -15,11 +21,9 @@ import os
 import sys
 import traceback
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from .._version import __version__
-from ..errors import UnitizeError
-from ..output import OutputWarning
+from ..errors import OutputWarning, UnitizeError
 from . import adjudicate, agree, common, convert, convert_format, examples, export, formats, info, init, plan, report, screen, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 from .screen import escaped_output
@@ -44,7 +48,23 @@ COMMANDS = {
 EXIT_PIPE = 128 + 13
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """``--version``: the version is read when asked for, not whenever a parser is built."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        from .._version import version
+
+        print(f"unitize {version()}")
+        parser.exit()
+
+
+def build_parser(commands: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of the command line; ``commands``: only these commands get their arguments (default all),
+    the others their one-line help alone (what the top-level ``--help`` shows)."""
+    chosen = set(COMMANDS if commands is None else commands)
     parser = argparse.ArgumentParser(
         prog="unitize",
         description="Turn multi-annotator annotations into unit matrices for inter-annotator agreement.",
@@ -55,19 +75,20 @@ def build_parser() -> argparse.ArgumentParser:
         "Every command has --help with examples.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"unitize {__version__}")
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, command in COMMANDS.items():
-        command.add_arguments(
-            sub.add_parser(
-                name,
-                help=command.HELP,
-                description=command.HELP[:1].upper() + command.HELP[1:] + ".",
-                epilog=getattr(command, "EXAMPLES", None),
-                formatter_class=argparse.RawDescriptionHelpFormatter,
-            )
-        )
+        p = sub.add_parser(name, help=command.HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+        if name in chosen:
+            p.description = command.HELP[:1].upper() + command.HELP[1:] + "."
+            p.epilog = getattr(command, "EXAMPLES", None)
+            command.add_arguments(p)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` runs: its first word that is not an option (the top level's options take no value)."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: list[str]) -> None:
@@ -105,7 +126,8 @@ def _show_warning(message: Warning | str, category: type[Warning], *_: object, *
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser([name] if (name := _command(argv)) in COMMANDS else [])
     args, extra = parser.parse_known_args(argv)
     if extra:
         _unrecognized(parser, args.command, extra)

@@ -6,9 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from ..adjudicate import REVIEW_BELOW, adjudicate
-from ..adjudicate.methods import METHODS, names
-from ..writers import writers
 from .common import EXIT_OK
 
 HELP = "make a gold standard from the annotators (majority, threshold, unanimous, dawid-skene, mace), with a review queue"
@@ -21,6 +18,10 @@ EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..adjudicate import REVIEW_BELOW
+    from ..adjudicate.methods import METHODS, names
+    from ..writers import writers
+
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
     p.add_argument("--method", choices=names(), default="majority",
                    help="; ".join(f"{m.name}: {m.help}" for m in METHODS) + " (default majority)")
@@ -41,6 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..adjudicate import adjudicate
+
     result = adjudicate(args.out, args.method, setting=args.setting, min_share=args.min_share, review_below=args.review_below,
                         to=args.to, gold_dest=args.dest, annotator=args.annotator, with_annotators=args.with_annotators,
                         force=args.force)

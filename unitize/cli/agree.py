@@ -7,35 +7,42 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
-from .. import metrics as registry
-from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics, gate
 from ..errors import UnitizeError
-from ..metrics.alttest import EPSILON_GUIDANCE
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, make_progress, print_error
 
 #: the most bootstrap replicates or gamma samples asked for on the command line
 MAX_SAMPLES = 1_000_000
 
-alt = registry.ALT_TEST
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ..agree import gate
+
 HELP = "measure agreement on an output directory: results table, summary, plots"
-EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
+_EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize agree out                                            # the default metrics ({defaults}), into out/agreement/
   unitize agree out --metric alpha-u,alpha --settings word-interval,word-boundary --plot
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
   unitize agree out --executor processes:2                     # (setting, groups) tasks in 2 processes; same results
   unitize agree out --candidates gpt-run1..2 --alt-test        # models as annotators: human ceiling, stability, alt-test
   unitize agree out --fail-below alpha=0.67,ac1=0.8            # a CI gate: exit code 4 when a value is below its floor
-""".format(defaults=", ".join(registry.default()))
+"""
 
 
-def _resampled(how: registry.Resampling) -> str:
-    return ", ".join(m.name for m in registry.where(resampling=how))
+def __getattr__(name: str) -> str:
+    """``EXAMPLES``, the end of the command's --help, made when asked: it names the default metrics (the registry's)."""
+    if name == "EXAMPLES":
+        from .. import metrics as registry
+
+        return _EXAMPLES.format(defaults=", ".join(registry.default()))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _floors(text: str) -> list[gate.Floor]:
+    from ..agree import gate
+
     try:
         return gate.parse(text)
     except UnitizeError as exc:
@@ -43,6 +50,15 @@ def _floors(text: str) -> list[gate.Floor]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .. import metrics as registry
+    from ..agree import gate
+    from ..metrics.alttest import EPSILON_GUIDANCE
+
+    alt = registry.ALT_TEST
+
+    def _resampled(how: registry.Resampling) -> str:
+        return ", ".join(m.name for m in registry.where(resampling=how))
+
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
     p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
                    help=f"metrics (default {', '.join(registry.default())}): {', '.join(registry.names())}")
@@ -91,6 +107,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import metrics as registry
+    from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics, gate
+
     metrics = args.metric or list(registry.default())
     floors: list[gate.Floor] = args.fail_below or []
     metrics += [f.metric for f in floors if f.metric not in metrics]  # a gated metric is measured
@@ -170,6 +189,8 @@ def gate_exit(table: pa.Table, floors: list[gate.Floor], on: str) -> int:
     """The exit code of the quality gate (0 without one); what failed goes to standard error."""
     if not floors:
         return EXIT_OK
+    from ..agree import gate
+
     failures, checked = gate.check(table.to_pylist(), floors, on)
     spec = ",".join(f"{f.metric}={f.floor:g}" for f in floors)
     if not checked:

@@ -1,4 +1,8 @@
-"""What the commands share: exit codes, list arguments, the study options, settings from flags, output on screen."""
+"""What the commands share: exit codes, list arguments, the study options, settings from flags, output on screen.
+
+Importing it loads none of the machinery (settings, adapters, findings): each function imports what it
+needs when it runs, so that a command's module stays cheap to import (see :mod:`unitize.cli`).
+"""
 
 from __future__ import annotations
 
@@ -7,35 +11,15 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence, Sized
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..adapters import Adapter, get_adapter
-from ..config import (
-    APPROACHES,
-    ASSIGNMENTS,
-    DISCONTINUOUS,
-    ITEMS_OPTIONS,
-    LAYERS_FROM,
-    LAYOUTS,
-    MODES,
-    UNITIZE_OPTIONS,
-    UNITS,
-    ConfigError,
-    Settings,
-    absolute,
-    apply_set,
-    from_mapping,
-    load_rat,
-    load_toml,
-    override,
-    working_directory,
-)
-from ..findings import ERROR
-from ..model import Finding
 from ..progress import Progress
-from . import flags
-from .flags import describe
 from .screen import raw
+
+if TYPE_CHECKING:
+    from ..adapters import Adapter
+    from ..config import Settings
+    from ..model import Finding
 
 T = TypeVar("T")
 
@@ -74,6 +58,8 @@ def bounded_int(low: int, high: int):
 
 def annotators_arg(value: str) -> list[str] | dict[str, Path]:
     """``A,B`` (a selection) or ``A=DIR,B=DIR`` (each annotator's directory)."""
+    from ..config import absolute
+
     items = csv_list()(value)
     pairs = [item.partition("=") for item in items]
     if not any(sep for _, sep, _ in pairs):
@@ -81,18 +67,6 @@ def annotators_arg(value: str) -> list[str] | dict[str, Path]:
     if not all(sep and name and path for name, sep, path in pairs):
         raise argparse.ArgumentTypeError("mix of NAME and NAME=DIR items; give NAME=DIR for every annotator")
     return {name: absolute(path) for name, _, path in pairs}
-
-
-def _unitize_help(key: str) -> str:
-    return describe(UNITIZE_OPTIONS[key])
-
-
-def _items_help(key: str) -> str:
-    return describe(ITEMS_OPTIONS[key])
-
-
-#: the layouts an item matrix can be written in
-ITEM_LAYOUTS = ITEMS_OPTIONS["layouts"].choices
 
 
 EXECUTOR_HELP = (
@@ -112,6 +86,16 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
 
     ``config``: the study file argument and ``--rat-config``; ``run``: ``--strict``, ``--json``, ``--quiet``, ``--debug``.
     """
+    from ..config import APPROACHES, ASSIGNMENTS, DISCONTINUOUS, ITEMS_OPTIONS, LAYERS_FROM, LAYOUTS, MODES, UNITIZE_OPTIONS, UNITS
+    from . import flags
+
+    def _unitize_help(key: str) -> str:
+        return flags.describe(UNITIZE_OPTIONS[key])
+
+    def _items_help(key: str) -> str:
+        return flags.describe(ITEMS_OPTIONS[key])
+
+    item_layouts = ITEMS_OPTIONS["layouts"].choices  # the layouts an item matrix can be written in
     if config:
         p.usage = "%(prog)s [STUDY.toml | --rat-config FILE | --format NAME --annotations PATH] [options]"
         p.add_argument("config", nargs="?", type=Path, help="study configuration (TOML); flags override its keys")
@@ -155,7 +139,7 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
     g.add_argument("--annotator-column", dest="annotator", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
     g.add_argument("--label-columns", type=csv_list(), metavar="A,B", help="label columns, each a group")
     g.add_argument("--missing", type=csv_list(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
-    g.add_argument("--layouts", type=csv_list(ITEM_LAYOUTS), metavar=",".join(ITEM_LAYOUTS), help=_items_help("layouts"))
+    g.add_argument("--layouts", type=csv_list(item_layouts), metavar=",".join(item_layouts), help=_items_help("layouts"))
     g.add_argument("--complete", action="store_true", default=None, help="keep only items every annotator labelled")
     flags.add_generated(p, "format options (the other [input] keys; which format has which: unitize formats --format NAME)")
     p.add_argument(
@@ -174,6 +158,9 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
 def input_flags(args: argparse.Namespace, adapter: Adapter) -> dict[str, Any]:
     """The [input] keys given as flags, read for ``adapter``'s format (paths made absolute against the working
     directory); a flag for a key the format does not have is an error naming the format's options."""
+    from ..config import absolute
+    from . import flags
+
     inp: dict[str, Any] = {}
     for key in ("annotations", "texts", "parses"):
         value = getattr(args, key)
@@ -205,6 +192,9 @@ def input_flags(args: argparse.Namespace, adapter: Adapter) -> dict[str, Any]:
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings from a config file (TOML or RAT), changed by ``--set``, overridden by flags."""
+    from ..adapters import get_adapter
+    from ..config import ConfigError, absolute, apply_set, from_mapping, load_rat, load_toml, override, working_directory
+
     if args.config and args.rat_config:
         raise ConfigError("give either a TOML configuration or --rat-config, not both")
     sets = args.set or []
@@ -274,6 +264,8 @@ def make_progress(enabled: bool) -> Progress | None:
 
 
 def print_findings(findings: Iterable[Finding], limit: int = 10) -> None:
+    from ..findings import ERROR
+
     errors = [f for f in findings if f.severity == ERROR]
     for f in errors[:limit]:
         where = " ".join(x for x in (f.file, f"record {f.record}" if f.record else None) if x)

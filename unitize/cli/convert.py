@@ -7,8 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..config import ConfigError
-from ..run import convert
 from .common import EXIT_OK, EXIT_STRICT, add_executor_option, add_study_options, human_summary, make_progress, print_findings, settings_from_args
 
 HELP = "read, validate, unitize and write an output directory"
@@ -29,6 +27,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..config import ConfigError
+    from ..run import convert
+
     settings = settings_from_args(args)
     if settings.out is None:
         raise ConfigError("no output directory: set [output] dir in the configuration or give --out")

@@ -7,9 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..config import absolute
-from ..conversion import convert_format
-from ..findings import ERROR
 from .common import EXIT_OK, EXIT_STRICT, add_study_options, conversion_summary, make_progress, print_findings, settings_from_args
 
 HELP = "read discourse annotations (datt, pdtb2, pdtb3, conll16) and write them as datt or pdtb3, with the raw texts and a study.toml"
@@ -22,6 +19,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..config import absolute
+    from ..conversion import convert_format
+    from ..findings import ERROR
+
     settings = settings_from_args(args)
     progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
     corpus, findings, manifest = convert_format(settings, args.to, absolute(args.out), strict=args.strict, progress=progress)

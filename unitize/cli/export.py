@@ -6,7 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from ..export import FORMATS, POSITIONS, export
 from .common import EXIT_OK, csv_list
 
 HELP = "write an output directory in the shape another tool reads"
@@ -19,6 +18,8 @@ EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..export import FORMATS, POSITIONS
+
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
     p.add_argument("--to", required=True, choices=FORMATS, help="export format")
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/exports/FORMAT)")
@@ -31,6 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..export import export
+
     dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions)
     if args.json:
         print(json.dumps({"dest": str(dest), "files": [vars(f) for f in files]}, ensure_ascii=False, indent=2))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from ..adapters import Adapter, available, get_adapter
-from ..config import dump_key, dump_value
 from .common import EXIT_OK
-from .flags import describe, flag
+
+if TYPE_CHECKING:
+    from ..adapters import Adapter
 
 HELP = "list the input formats; --format NAME: its options with help and an example"
 
@@ -19,12 +20,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def example(adapter: Adapter) -> list[str]:
     """Two command lines: init on a folder, and convert from flags alone."""
+    from .flags import flag
+
     needed = [key for key in ("annotations", "texts", "roster") if key in adapter.options]
     words = [f"{flag(key)} {adapter.options[key].example or key}" for key in needed]
     return [f"unitize init --format {adapter.name} DIR", " ".join(["unitize convert --format", adapter.name, *words, "--out out"])]
 
 
 def details(adapter: Adapter) -> list[str]:
+    from ..config import dump_key, dump_value
+    from .flags import describe, flag
+
     lines = [f"{adapter.name}: {adapter.description}", "", "[input] options (study key = default or example; flag):"]
     for key, option in adapter.options.items():
         value = option.default if option.default is not None else option.example
@@ -36,6 +42,9 @@ def details(adapter: Adapter) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..adapters import available, get_adapter
+    from .flags import describe, flag
+
     if args.format:
         print("\n".join(details(get_adapter(args.format))))
         return EXIT_OK

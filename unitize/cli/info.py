@@ -6,9 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from ..dataset.directory import format_version
-from ..output import read_manifest
-from ..schema import setting_name
 from .common import EXIT_OK, conversion_summary, human_summary
 
 HELP = "summarize an output directory"
@@ -21,6 +18,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..dataset.directory import format_version
+    from ..output import read_manifest
+    from ..schema import setting_name
+
     manifest = read_manifest(args.out)
     if manifest.get("kind") != "conversion":
         format_version(manifest, args.out)  # a newer format is refused, naming the upgrade

@@ -16,15 +16,13 @@ import hashlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..adapters import Adapter, available, get_adapter
-from ..config import CROWD_ABOVE, ConfigError, Settings, absolute, apply_set
-from ..output import atomic_write_text
-from ..run import read_corpus
-from ..study_template import Inspection, inspect, render, summary
-from . import flags
 from .common import EXIT_OK, EXIT_USAGE, add_study_options, input_flags, make_progress, print_error
+
+if TYPE_CHECKING:
+    from ..adapters import Adapter
+    from ..study_template import Inspection
 
 HELP = "look at your annotations and write a commented study.toml for them (then: unitize convert)"
 EXAMPLES = """examples:
@@ -57,6 +55,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _given(args: argparse.Namespace, adapter: Adapter, study: Path) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], Path | None]:
     """[input], [unitize] and [items] values given as flags or --set, and [output] dir."""
+    from ..config import absolute, apply_set
+    from . import flags
+
     inp = input_flags(args, adapter)
     uni = {key: getattr(args, key) for key in _UNITIZE_FLAGS if getattr(args, key) is not None}
     items = {key: getattr(args, key) for key in _ITEMS_FLAGS if getattr(args, key) is not None}
@@ -115,6 +116,10 @@ def _output_dir(study: Path, given: dict[str, Any]) -> Path:
 
 def _read(adapter: Adapter, given: dict[str, Any], study: Path, quiet: bool) -> Inspection:
     """Read the data once with the format's adapter; what it found, or why it could not."""
+    from ..config import ConfigError, Settings, absolute
+    from ..run import read_corpus
+    from ..study_template import Inspection, inspect
+
     progress = make_progress(not quiet and sys.stderr.isatty())
     try:
         corpus = read_corpus(Settings(format=adapter.name, input=given, base=study.parent), progress)
@@ -153,6 +158,11 @@ def _shell(path: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..adapters import available, get_adapter
+    from ..config import CROWD_ABOVE, ConfigError, absolute
+    from ..output import atomic_write_text
+    from ..study_template import render, summary
+
     if not args.format:
         raise ConfigError(f"init needs --format; one of: {', '.join(available())} (unitize formats describes them)")
     adapter = get_adapter(args.format)

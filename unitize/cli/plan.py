@@ -5,9 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import metrics as registry
-from ..agree import AltOptions
-from ..agree.plan import FACTORS, plan
 from .agree import MAX_SAMPLES
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, print_error
 
@@ -20,6 +17,8 @@ EXAMPLES = """examples (OUT is a pilot's output directory of `unitize convert`):
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .. import metrics as registry
+
     p.add_argument("out", type=Path, help="a pilot study's output directory")
     p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
                    help="metrics to plan (default the default metrics that have an interval); the first gives the recommendation")
@@ -41,6 +40,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..agree import AltOptions
+    from ..agree.plan import FACTORS, plan
+
     if not args.target > 0 or not 0 < args.ci < 1 or args.bootstrap < 10:
         print_error("--target takes a positive half-width, --ci a level between 0 and 1, --bootstrap 10 or more replicates")
         return EXIT_USAGE

@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-from ..report import report
 from .common import EXIT_OK, make_progress
 
 HELP = "write a static HTML report: agreement, where annotators disagree, every document's text with its tracks"
@@ -27,6 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..report import report
+
     started = time.perf_counter()
     folder, built = report(args.out, args.dest, progress=make_progress(not args.quiet and not args.json and sys.stderr.isatty()))
     index = folder.resolve() / "index.html"

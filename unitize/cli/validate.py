@@ -7,8 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from ..output import atomic_write_text
-from ..run import read_corpus, summary, unitize
 from .common import EXIT_OK, EXIT_STRICT, add_study_options, human_summary, make_progress, print_findings, settings_from_args
 
 HELP = "read and validate only; print the findings, write no matrices"
@@ -20,6 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..output import atomic_write_text
+    from ..run import read_corpus, summary, unitize
+
     settings = settings_from_args(args)
     progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
     unitized = unitize(read_corpus(settings, progress), settings, progress)

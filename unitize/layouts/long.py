@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..codes import constant, sorted_codes
 from ..errors import DataError
@@ -193,6 +192,8 @@ def value_counts(table: pa.Table, index: LongIndex, numeric: bool) -> tuple[pa.T
 
     A null value (a label that did not apply) counts for nothing.
     """
+    import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
+
     value = table.column("value")
     if numeric:
         v = np.asarray(pc.cast(value, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)

@@ -25,7 +25,6 @@ from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..codes import dictionary, sorted_codes
 from ..errors import DataError
@@ -199,6 +198,8 @@ def dense_group(setting: StoredSetting, layers: Sequence[str], universe: Univers
 
 def _values(column: pa.ChunkedArray, at: np.ndarray, rows: int, not_annotated: str) -> pa.Array:
     """An annotator column spread onto ``rows`` dense rows (implicit rows 0, or ``not_annotated`` for labels)."""
+    import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
+
     null = np.zeros(rows, dtype=bool)
     if pa.types.is_dictionary(column.type) or pa.types.is_string(column.type):
         names, codes = sorted_codes(pc.fill_null(pc.cast(column, pa.string()), "\x00")) if len(column) else ([], np.zeros(0, np.int64))

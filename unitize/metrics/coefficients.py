@@ -13,18 +13,21 @@ measure is a NaN with the reason, never an exception. Formulas:
   contingency table; Cohen's standard error as statsmodels (Fleiss, Cohen & Everitt 1969).
 - Gwet's AC1 and AC2 (Gwet 2008, 2014; irrCAC's ``gwet.ac1.raw`` with missing
   ratings) and the percent agreement (AC1's p_a).
-- Cochran's Q (Cochran 1950) on binary data over the units every annotator coded.
+- Cochran's Q (Cochran 1950) on binary data over the units every annotator coded, its
+  p-value the chi-square survival function at k − 1 degrees of freedom (:func:`chi2_sf`,
+  closed form for integer degrees of freedom: no scipy).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from math import comb
 
 import numpy as np
 
 from .stats import Stats
-from .value import Value, nan, require
+from .value import Value, nan
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -282,9 +285,46 @@ def percent(s: Stats) -> Value:
     return Value(res[0], units_used=res[2])
 
 
+#: below this half of x, e^(-x/2) is a normal float and the terms of :func:`chi2_sf` come by recurrence from it
+_RECURRENCE_BELOW = 700.0
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """P(X > x) for X chi-square distributed with ``df`` degrees of freedom, a positive integer.
+
+    The regularized upper incomplete gamma function Q(df/2, x/2) in closed form, with h = x/2:
+    for even df, e^(-h) Σ_{j < df/2} h^j / j!; for odd df, erfc(√h) + e^(-h) Σ_{j < (df-1)/2}
+    h^(j+1/2) / Γ(j + 3/2). Every term is positive, so nothing cancels: each term comes from
+    the one before (one rounding each), from e^(-h), or, where e^(-h) would underflow, from its
+    logarithm. Equal to ``scipy.stats.chi2.sf`` to 1e-12 relative wherever that is a normal float
+    (above 1e-300; ``tests/metrics/test_coefficients.py``), and on the bundled examples to 1e-14.
+    """
+    if df < 1 or df != int(df):
+        raise ValueError(f"degrees of freedom must be a positive integer, not {df!r}")
+    if math.isnan(x):
+        return math.nan
+    if x <= 0:
+        return 1.0
+    if math.isinf(x):
+        return 0.0
+    h = x / 2
+    shift = 0.5 if df % 2 else 0.0  # h^(j+shift) / Γ(j+shift+1)
+    head = math.erfc(math.sqrt(h)) if shift else 0.0
+    n = df // 2  # the terms of the sum
+    if h < _RECURRENCE_BELOW:
+        term = math.exp(-h) * (2.0 * math.sqrt(h / math.pi) if shift else 1.0)  # j = 0; Γ(3/2) = √π / 2
+        terms = []
+        for j in range(n):
+            if j:
+                term *= h / (j + shift)
+            terms.append(term)
+        return head + math.fsum(terms)
+    log_h = math.log(h)
+    return head + math.fsum(math.exp((j + shift) * log_h - h - math.lgamma(j + shift + 1.0)) for j in range(n))
+
+
 def cochran_q(s: Stats, binary: bool) -> Value:
     """Cochran's Q with df and p-value, over units every annotator with data coded; binary data only."""
-    chi2 = require("scipy.stats", "agree").chi2
     if not binary or not set(s.domain.tolist()) <= {0.0, 1.0}:
         return nan("Cochran's Q needs binary (0/1) values")
     if not s.annotators:
@@ -301,4 +341,4 @@ def cochran_q(s: Stats, binary: bool) -> Value:
     cols = data[:, one[0]].astype(np.float64)
     total = cols.sum()
     q = (k - 1) * (k * (cols**2).sum() - total**2) / (k * total - (w * rows.astype(np.float64) ** 2).sum())
-    return Value(float(q), units_used=n, df=float(k - 1), p_value=float(chi2.sf(q, k - 1)))
+    return Value(float(q), units_used=n, df=float(k - 1), p_value=chi2_sf(float(q), k - 1))

@@ -157,7 +157,6 @@ METRICS: tuple[Metric, ...] = (
         help="Cochran's Q test of the annotators' marginal homogeneity (0/1 data), with df and p-value",
         family=Family.CODING, scale=Scale.STATISTIC, rows=Rows.ONE, band=None, identity=True,
         breakdowns=_NONE, resampling=Resampling.NONE, formula=lambda s, level, binary: [coefficients.cochran_q(s, binary)],
-        requires=("scipy.stats", "agree"),
     ),
     SegmentMetric(
         name="gamma", title="gamma", letter="G", summary_rank=7,

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..errors import OutputError
+from ..errors import OutputError, OutputWarning
 from . import lock
 from .derived import carry_derived
 from .swap import LEGACY_STAGING, lock_file, pause, recover, stamped, top_names
@@ -101,10 +101,6 @@ class Claim:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
-
-
-class OutputWarning(UserWarning):
-    """Something beside an output directory that unitize left alone (the CLI prints it as a warning)."""
 
 
 #: output directories this process has claimed exclusively (resolved path -> claims held)
