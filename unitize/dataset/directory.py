@@ -35,6 +35,7 @@ from ..schema import FORMAT_VERSION
 from .matrix import layer_rows, matrix
 from .model import LEVELS, Matrix, Setting
 from .parts import Index, PartFiles
+from .segments import SegmentFile
 from .universe import Universe
 
 
@@ -284,6 +285,11 @@ class OutputData:
             yield group, list(mats)
 
     # -- segments --
+
+    def segment_file(self, unit: str, columns: Sequence[str] | None = None) -> SegmentFile | None:
+        """``segments/<unit>.parquet`` to read group by group (:class:`~.segments.SegmentFile`), or None when absent."""
+        path = self.path / "segments" / f"{unit}.parquet"
+        return SegmentFile(path, columns) if path.is_file() else None
 
     def segments(self, unit: str, groups: Sequence[str] | None = None) -> pa.Table | None:
         """``segments/<unit>.parquet`` with plain string columns, or None when absent; with ``groups`` only

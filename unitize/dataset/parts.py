@@ -39,6 +39,7 @@ class PartFiles:
         self._runs: dict[tuple[int, int], dict[str, tuple[int, int]] | None] = {}
         #: per part: the last row group decoded, (row group, columns, table), while a later group needs it
         self._kept: dict[int, tuple[int, tuple[str, ...], pa.Table]] = {}
+        self._schema: pa.Schema | None = None
 
     def file(self, k: int) -> pq.ParquetFile:
         if k not in self._files:
@@ -51,7 +52,9 @@ class PartFiles:
     @property
     def schema(self) -> pa.Schema:
         """The Arrow schema of the first part (every part's)."""
-        return self.file(0).schema_arrow
+        if self._schema is None:
+            self._schema = self.file(0).schema_arrow  # built anew on every access of the property: kept
+        return self._schema
 
     def index(self) -> Index:
         """group -> (part, the part's row groups holding its rows), from the statistics where they say it."""
@@ -59,7 +62,7 @@ class PartFiles:
             index: Index = {}
             for k in range(len(self.paths)):
                 pf = self.file(k)
-                col = pf.schema_arrow.get_field_index("group")
+                col = pf.schema_arrow.get_field_index("group") if k else self.schema.get_field_index("group")
                 here: dict[str, list[int]] = {}
                 for i in range(pf.num_row_groups):
                     stats = pf.metadata.row_group(i).column(col).statistics
