@@ -62,7 +62,7 @@ def _labels(folder: Path, items: int, pool: int, per_item: int, seed: int) -> di
     os.replace(tmp, path)
     (folder / "study.toml").write_text(
         '[input]\nformat = "labels"\nannotations = "labels.csv"\nitem = "item"\nannotator = "worker"\nlabels = ["label"]\n\n'
-        '[items]\nlayouts = ["long"]\n\n[output]\ndir = "out"\n',
+        '[output]\ndir = "out"\n',  # the default layout: auto must choose long for a crowd
         encoding="utf-8",
     )
     return {"items": items, "pool": pool, "per_item": per_item, "label_records": rows, "bytes": path.stat().st_size}

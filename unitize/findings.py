@@ -11,7 +11,7 @@ INFO = "info"
 
 #: code -> (severity, what it means). Codes are a public contract: never rename one.
 CODES: dict[str, tuple[str, str]] = {
-    "file-unreadable": (ERROR, "an input file could not be read or parsed (malformed XML, empty file, wrong root, no permission)"),
+    "file-unreadable": (ERROR, "an input file or folder could not be read or parsed (malformed XML, empty file, wrong root, no permission)"),
     "filename-pattern": (ERROR, "a file name does not match the configured pattern, leaves a part empty, or is not UTF-8"),
     "duplicate-file": (ERROR, "two annotation files for the same (document, annotator, group)"),
     "raw-text-missing": (ERROR, "no raw text file for a document that has annotations"),
@@ -43,6 +43,7 @@ CODES: dict[str, tuple[str, str]] = {
     "conflicting-labels": (ERROR, "one (group, item, annotator) given different labels; the cell is left null"),
     "label-undeclared": (ERROR, "a label outside the values declared for its group; the cell is left null"),
     "label-not-numeric": (ERROR, "a label of an ordinal or interval group that is not a number nor a declared value; left null"),
+    "label-too-long": (ERROR, "a label longer than the bound (1,000 characters; flat labels: max_label_chars): the span left out, the cell left null"),
     "label-not-applicable": (WARNING, "a label for a conditional group the annotator's upper-level answer did not open; set to not applicable"),
     "not-applicable": (INFO, "a conditional group does not apply to an item for some annotators (their upper-level answer did not open it)"),
     "items-kept": (INFO, "how many items of a group every annotator labelled, and how many the item-set choice keeps"),
@@ -63,6 +64,7 @@ EXCLUDING = {
     "token-offsets-missing",
     "record-malformed",
     "duplicate-record",
+    "label-too-long",
 }
 
 

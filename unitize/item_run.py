@@ -2,7 +2,8 @@
 
 :func:`unitize_items` builds the matrices of a corpus of
 :class:`~unitize.model.ItemLabel` records (:mod:`unitize.items`); the writer
-puts them in ``units/items/`` (wide) and/or ``units/items-long/`` (long).
+puts them in ``units/items/`` (wide) and/or ``units/items-long/`` (long); ``auto`` picks one by
+the shape of the data (:func:`unitize.layouts.choose_items`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class ItemsUnitized:
     result: ItemResult
     findings: list[Finding]
     accounting: dict[str, Any]
+    item_layouts: list[Layout]  # the layouts the item matrices are written in ([items] layouts, auto decided)
 
     @property
     def annotators(self) -> list[str]:
@@ -51,11 +53,6 @@ class ItemsUnitized:
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == ERROR]
-
-    @property
-    def item_layouts(self) -> list[Layout]:
-        """The layouts the item matrices are written in (``[items] layouts``)."""
-        return [layouts.get(name) for name in self.options.layouts]
 
     def metadata(self, layout: Layout) -> dict[str, Any]:
         """The ``unitize`` schema metadata of a layout's matrix (see schemas/items.arrow.json)."""
@@ -140,13 +137,19 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
     options = parse_options(settings.items)
     annotators = list(settings.input.get("annotators") or sorted({r.annotator for r in corpus.items}, key=item_key))
     clash = RESERVED & set(annotators)
-    if clash and any(layouts.get(name).columnar for name in options.layouts):
+    if clash and any(name != layouts.AUTO and layouts.get(name).columnar for name in options.layouts):
         raise ConfigError(
             f"annotator name(s) {', '.join(sorted(clash))} clash with the wide item matrix's columns; use layouts = [\"long\"]"
         )
     if "" in annotators:
         raise ConfigError("a record has an empty annotator; check [input] annotator (the annotator column)")
     result = build(corpus.items, annotators, options)
+    items = sum(len(m.items) for m in result.groups)
+    chosen = layouts.choose_items(
+        options.layouts, annotators=len(annotators), items=items, cells=sum(len(row) for m in result.groups for row in m.cells),
+        clash=bool(clash),
+    )
+    layouts.refuse_too_wide_items(chosen, annotators=len(annotators), items=items)
     findings = sorted(corpus.findings + result.findings, key=sort_key)
     accounting = {
         "files": {
@@ -159,4 +162,8 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
         },
         "labels": result.accounting,
     }
-    return ItemsUnitized(settings=settings, corpus=corpus, options=options, result=result, findings=findings, accounting=accounting)
+    too_long = sum(1 for f in corpus.findings if f.code == "label-too-long")
+    if too_long:  # (counted among not_labelled in "labels": the reader left those cells null)
+        accounting["records"]["labels_too_long"] = too_long
+    return ItemsUnitized(settings=settings, corpus=corpus, options=options, result=result, findings=findings, accounting=accounting,
+                         item_layouts=chosen)

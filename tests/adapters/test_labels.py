@@ -20,6 +20,7 @@ from tests.conftest import CORPORA, ROOT, needs_shared
 from unitize.adapters import AdapterError
 from unitize.cli import main
 from unitize.config import ConfigError, Settings, load_toml
+from unitize.errors import RunError
 from unitize.items import NOT_APPLICABLE, ItemOptions, build
 from unitize.layouts import LONG, WIDE
 from unitize.model import ItemLabel
@@ -603,6 +604,51 @@ def test_adapter_options_are_checked(tmp_path, options, message):
 def test_annotator_named_item_needs_the_long_layout(tmp_path):
     write(tmp_path, {"l.csv": "id,who,x\n1,item,p\n1,b,q\n"})
     with pytest.raises(ConfigError, match="clash with the wide item matrix's columns"):
-        run(tmp_path, "l.csv", item="id", annotator="who", labels=["x"])
-    _, _, out = run(tmp_path, "l.csv", {"layouts": ["long"]}, item="id", annotator="who", labels=["x"])
-    assert [(r["annotator"], r["value"]) for r in rows(out, "long")] == [("b", "q"), ("item", "p")]
+        run(tmp_path, "l.csv", {"layouts": ["wide"]}, item="id", annotator="who", labels=["x"])
+    for items in ({"layouts": ["long"]}, {}):  # auto stores it long
+        unitized, _, out = run(tmp_path, "l.csv", items, item="id", annotator="who", labels=["x"])
+        assert [layout.name for layout in unitized.item_layouts] == ["long"]
+        assert [(r["annotator"], r["value"]) for r in rows(out, "long")] == [("b", "q"), ("item", "p")]
+        assert not (out / "units" / "setting=items").exists()
+
+
+def _crowd(root: Path, workers: int, per_item: int, items: int = 20) -> None:
+    lines = ["item,worker,label"] + [
+        f"i{i},w{(i * per_item + k) % workers},{'ab'[(i + k) % 2]}" for i in range(items) for k in range(per_item)
+    ]
+    write(root, {"l.csv": "\n".join(lines) + "\n"})
+
+
+@pytest.mark.parametrize(
+    ("workers", "per_item", "chosen"),
+    [
+        (40, 3, "long"),  # a crowd: 40 workers, 3 an item — the wide matrix would be 92 % nulls
+        (40, 40, "wide"),  # a panel of 40, everyone labels everything
+        (33, 17, "wide"),  # just over half of 33 workers an item: dense enough
+        (33, 16, "long"),  # just under half
+        (32, 2, "wide"),  # 32 workers or fewer: wide, however sparse
+    ],
+)
+def test_auto_item_layout_follows_the_shape_of_the_data(tmp_path, workers, per_item, chosen):
+    _crowd(tmp_path, workers, per_item)
+    unitized, manifest, out = run(tmp_path, "l.csv", item="item", annotator="worker", labels=["label"])
+    assert [layout.name for layout in unitized.item_layouts] == [chosen]
+    assert unitized.accounting["labels"]["labelled"] == 20 * per_item
+    assert sorted(p.name for p in (out / "units").iterdir()) == [f"setting=items{'-long' if chosen == 'long' else ''}"]
+
+
+def test_auto_item_layout_decides_alone(tmp_path):
+    _crowd(tmp_path, 3, 2)
+    with pytest.raises(ConfigError, match='"auto" decides alone'):
+        run(tmp_path, "l.csv", {"layouts": ["auto", "long"]}, item="item", annotator="worker", labels=["label"])
+
+
+def test_a_wide_item_matrix_past_the_cap_is_refused(tmp_path, monkeypatch):
+    from unitize import layouts
+
+    _crowd(tmp_path, 40, 40)
+    monkeypatch.setattr(layouts, "MAX_WIDE_CELLS", 799)  # 20 items × 40 annotators = 800 cells
+    with pytest.raises(RunError, match=r"a wide item matrix would hold 800 cells \(20 items × 40 annotators\)"):
+        run(tmp_path, "l.csv", {"layouts": ["wide"]}, item="item", annotator="worker", labels=["label"])
+    unitized, _, _ = run(tmp_path, "l.csv", item="item", annotator="worker", labels=["label"])
+    assert [layout.name for layout in unitized.item_layouts] == ["long"]

@@ -8,7 +8,6 @@ numbers of entities by nature).
 from __future__ import annotations
 
 import hashlib
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +17,8 @@ from ..findings import finding
 from ..model import Corpus, Document, InputFile, Span
 from ..text import DecodedText, DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
 from ..traits import FormatTraits
-from . import AdapterError
-from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
-from .files import clean_name, shown_name
+from ._safe import offset_value
+from .files import clean_name, shown_name  # noqa: F401 (clean_name: the span readers take it from here)
 
 #: the one group of span-tool data
 GROUP = "all"
@@ -43,11 +41,16 @@ def _read_bytes(path: Path, name: str, corpus: Corpus) -> bytes | None:
         return None
 
 
-def add_input(corpus: Corpus, name: str, raw: bytes, role: str) -> str:
+def add_input(corpus: Corpus, name: str, raw: bytes | bytearray, role: str) -> str:
     """Record an input file in the manifest list; return its sha256."""
     sha = hashlib.sha256(raw).hexdigest()
-    corpus.inputs.append(InputFile(path=name, role=role, size=len(raw), sha256=sha))
+    record_input(corpus, name, len(raw), sha, role)
     return sha
+
+
+def record_input(corpus: Corpus, name: str, size: int, sha256: str, role: str) -> None:
+    """Record an input file (its size and sha256 counted as it was read) in the manifest list."""
+    corpus.inputs.append(InputFile(path=name, role=role, size=size, sha256=sha256))
 
 
 def read_input(path: Path, base: Path, corpus: Corpus, role: str) -> tuple[str, bytes | None]:
@@ -59,34 +62,8 @@ def read_input(path: Path, base: Path, corpus: Corpus, role: str) -> tuple[str, 
     return name, raw
 
 
-def annotation_sources(
-    annotations: Path, base: Path, corpus: Corpus, suffixes: tuple[str, ...], max_unzipped_mb: float = MAX_UNZIPPED_MB
-) -> list[tuple[str, str, bytes]]:
-    """(shown name, path inside the input, bytes) of every annotation file, not yet recorded as inputs.
-
-    ``annotations`` is one file, a directory (files ending in one of ``suffixes``,
-    recursively), or a ZIP archive (its members ending in one of ``suffixes``,
-    shown as ``archive!member``, bounded by ``max_unzipped_mb``; see
-    :func:`~unitize.adapters._safe.zip_members`). Unreadable files and members are reported.
-    """
-    if isinstance(max_unzipped_mb, bool) or not isinstance(max_unzipped_mb, (int, float)) or not max_unzipped_mb > 0:
-        raise AdapterError(f"[input] max_unzipped_mb must be a positive number of megabytes, not {max_unzipped_mb!r}")
-    if annotations.is_file() and zipfile.is_zipfile(annotations):
-        shown = shown_name(annotations, base, corpus)
-        return [(f"{shown}!{inner}", inner, raw) for inner, raw in zip_members(annotations, shown, corpus, suffixes, max_unzipped_mb)]
-    paths = [annotations] if annotations.is_file() else sorted(p for p in annotations.rglob("*") if p.name.endswith(suffixes) and p.is_file())
-    out = []
-    for path in paths:
-        name = shown_name(path, base, corpus)
-        raw = _read_bytes(path, name, corpus)
-        if raw is not None:
-            inner = path.name if path == annotations else path.relative_to(annotations).as_posix()
-            out.append((name, clean_name(inner), raw))
-    return out
-
-
 def decode_file(
-    raw: bytes,
+    raw: bytes | bytearray,
     name: str,
     corpus: Corpus,
     conventions: TextConventions = IN_FILE,

@@ -31,18 +31,18 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import OFFSET_UNITS, OffsetUnit, TextConventions, is_offset_unit
 from . import Adapter, AdapterError, Option
-from ._safe import MAX_UNZIPPED_MB, InputError, load_json
+from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, InputError, load_json
 from ._spans import (
     GROUP,
     SPAN_TRAITS,
     add_input,
-    annotation_sources,
     decode_file,
     is_offset,
     malformed,
     put_document,
     to_codepoints,
 )
+from .sources import Unreadable, annotation_sources
 
 #: the text is inside each record (the file's BOM dropped); offsets are code points (the ``offsets`` option: early
 #: versions counted UTF-16)
@@ -70,12 +70,21 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
         return
     except InputError:
         pass
-    for number, line in enumerate(text.split("\n"), 1):
+    for number, line in enumerate(_lines(text), 1):
         if line.strip():
             try:
                 yield number, load_json(line)
             except InputError as exc:
                 yield number, exc
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` (split at line feeds) one at a time, never all at once."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def _list(value: Any) -> list:
@@ -129,10 +138,16 @@ def read(
     corpus = Corpus(format="doccano")
     seen: dict[tuple[str, str], str] = {}
     sources = annotation_sources(annotations, base, corpus, (".jsonl", ".json"), max_unzipped_mb)
-    for name, inner, raw in (progress or no_progress)(sources, "reading annotations"):
-        file_user = Path(inner).stem
+    for source in (progress or no_progress)(sources, "reading annotations"):
+        name, file_user = source.name, Path(source.inner).stem
+        try:
+            raw = source.read()  # one file (or ZIP member) at a time, inflated as it is read
+        except Unreadable as exc:
+            corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=name))
+            continue
         add_input(corpus, name, raw, "annotations")
         decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding)
+        del raw  # the text is what is read from here on
         if decoded is None:
             continue
         for number, obj in _records(decoded.text):
@@ -210,7 +225,8 @@ ADAPTER = Adapter(
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "max_unzipped_mb": Option(
-            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
+            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read",
+            minimum=MIN_UNZIPPED_MB, maximum=MAX_UNZIPPED_MB_LIMIT,
         ),
     },
     traits=replace(SPAN_TRAITS, layers=("Entity",)),

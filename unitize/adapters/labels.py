@@ -21,6 +21,10 @@ value is ``Feature=value+Feature=value`` in the order of the feature names
 (empty features left out). Every value is read as text, exactly as written
 (``00123`` stays ``00123``): empty cells and the ``missing`` tokens mean *not
 labelled*. A JSON list value is a set of labels, kept sorted and ``+``-joined.
+A label longer than ``max_label_chars`` is a ``label-too-long`` finding (the cell
+left null), an item id or annotator name that long makes the record malformed; a
+file that cannot be read (empty, no header, not the columns the others have) is a
+``file-unreadable`` finding, and the other files are read.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from ..model import Corpus, InputFile, ItemLabel
 from ..progress import Progress
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
-from ._safe import InputError, csv_source, load_json, read_parquet
+from ._safe import MAX_LABEL_CHARS, InputError, csv_source, load_json, read_parquet
 from .files import clean_name, shown_name
 from .suggest import suggest_labels
 
@@ -61,15 +65,18 @@ def _text(value: Any) -> str | None:
     return text if text.strip() else None
 
 
-def _records(path: Path, file_format: str, encoding: str, delimiter: str | None) -> tuple[list[str] | None, Iterator[tuple[int, dict[str, Any]]]]:
-    """The header (``None`` when records carry their own keys) and (line or record number, record) pairs."""
+def _records(
+    path: Path, raw: bytes, file_format: str, encoding: str, delimiter: str | None
+) -> tuple[list[str] | None, Iterator[tuple[int, dict[str, Any]]]]:
+    """The header (``None`` when records carry their own keys) and (line or record number, record) pairs
+    of the file ``path`` whose bytes are ``raw``."""
     if file_format in ("csv", "tsv"):
-        text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
+        text = raw.decode(encoding).removeprefix("\ufeff")
         reader = csv.reader(csv_source(text), delimiter=delimiter or ("\t" if file_format == "tsv" else ","))
         try:
             header = next(reader)
         except StopIteration:
-            return [], iter(())
+            raise InputError("an empty file (no header line)") from None
 
         def rows() -> Iterator[tuple[int, dict[str, Any]]]:
             start = reader.line_num
@@ -87,7 +94,8 @@ def _records(path: Path, file_format: str, encoding: str, delimiter: str | None)
     if file_format == "parquet":
         columns, table_rows = read_parquet(path)
         return columns, ((i + 1, r) for i, r in enumerate(table_rows))
-    text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
+    text = raw.decode(encoding).removeprefix("\ufeff")
+    del raw
     if file_format == "json":
         data = load_json(text)
         if isinstance(data, dict):
@@ -136,6 +144,7 @@ def read(
     delimiter: str | None = None,
     annotators: list[str] | None = None,
     groups: list[str] | None = None,
+    max_label_chars: int,
     base: Path,
     progress: Progress | None = None,
 ) -> Corpus:
@@ -182,6 +191,7 @@ def read(
         text = _text(value)
         return None if text is None or text.strip() in missing_tokens else text
 
+    unusable: list[AdapterError] = []  # files whose columns are not the mapping's, when others may be
     for path in files:
         name = shown_name(path, base, corpus)
         fmt = file_format or FILE_FORMATS.get(path.suffix.lower())
@@ -189,19 +199,28 @@ def read(
             raise AdapterError(f"{name}: cannot tell the file format from the extension; set [input] file_format")
         try:
             raw = path.read_bytes()
-            header, found = _records(path, fmt, encoding, delimiter)
+            size, sha256 = len(raw), hashlib.sha256(raw).hexdigest()
+            header, found = _records(path, raw, fmt, encoding, delimiter)
+            del raw  # the records hold what is needed of it
             records = list(found)
         except (OSError, ValueError) as exc:  # ValueError: undecodable text, InputError (JSON, CSV, Parquet)
             corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
             continue
-        corpus.inputs.append(InputFile(path=name, role="annotations", size=len(raw), sha256=hashlib.sha256(raw).hexdigest()))
         file_annotator = clean_name(path.stem) if shape == "per-annotator" and not annotator else None
         needed = _needed_columns(shape, item, annotator if not file_annotator else None, labels, annotator_columns, bundles)
-        if header is not None:
-            _require(name, header, needed)
-        elif any("\0bad" not in r for _, r in records) and not any(item in r for _, r in records):  # unreadable records are reported below
-            fields = sorted({k for _, r in records for k in r if not k.startswith(chr(0))})
-            raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(fields) or '(none)'}")
+        try:
+            if header is not None:
+                _require(name, header, needed)
+            elif any("\0bad" not in r for _, r in records) and not any(item in r for _, r in records):  # unreadable records are reported below
+                fields = sorted({k for _, r in records for k in r if not k.startswith(chr(0))})
+                raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(fields) or '(none)'}")
+        except AdapterError as exc:
+            if len(files) == 1:
+                raise
+            unusable.append(exc)  # one annotator's odd file: reported, the others read (all of them odd: the mapping is wrong)
+            corpus.findings.append(finding("file-unreadable", str(exc), "file left out; fix its header or remove it", file=name))
+            continue
+        corpus.inputs.append(InputFile(path=name, role="annotations", size=size, sha256=sha256))
         wide_columns = None
         if shape == "wide":
             drop = {item, *(ignore or [])}
@@ -224,6 +243,8 @@ def read(
             iid = item_id(record.get(item)) if problem is None else None
             if problem is None and iid is None:
                 problem = f"the item field {item!r} is empty"
+            if problem is None and iid is not None and len(iid) > max_label_chars:
+                problem = f"the item id has {len(iid):,} characters, more than max_label_chars = {max_label_chars:,}"
             if problem is None:
                 try:
                     cells = _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label)
@@ -236,6 +257,16 @@ def read(
                 continue
             seen_items.add(iid)
             for grp, who, value in cells:
+                if len(who) > max_label_chars:
+                    corpus.findings.append(finding("record-malformed", f"{name} line {line}: an annotator name of {len(who):,} characters",
+                                                   "label left out; fix the line", file=name, record=str(line)))
+                    continue
+                if value is not None and len(value) > max_label_chars:
+                    corpus.findings.append(finding(
+                        "label-too-long", f"{name} line {line}: a label of {len(value):,} characters (more than max_label_chars = "
+                        f"{max_label_chars:,}): {value[:40]!r}…", "cell left null; a label is a category name: fix the cell or raise "
+                        "[input] max_label_chars", file=name, record=str(line), doc=iid, group=grp, annotator=who))
+                    value = None
                 if (selected_annotators is not None and who not in selected_annotators) or (selected_groups is not None and grp not in selected_groups):
                     skipped += 1
                     if selected_annotators is not None and who not in selected_annotators:
@@ -244,6 +275,8 @@ def read(
                 corpus.items.append(ItemLabel(group=grp, item=iid, annotator=who, label=value, source=name, line=line))
         items_by_file[name] = seen_items
     corpus.skipped_by_selection = skipped
+    if unusable and not items_by_file:
+        raise unusable[0]
     if shape == "per-annotator" and len(items_by_file) > 1:
         _compare_item_sets(items_by_file, corpus)
     return corpus
@@ -385,6 +418,9 @@ ADAPTER = Adapter(
         "delimiter": Option("str", None, "CSV field delimiter (default , for csv and TAB for tsv)", example=";"),
         "annotators": Option("list", None, "only these annotators", example=["ayse", "burak"]),
         "groups": Option("list", None, "only these groups", example=["sentiment"]),
+        "max_label_chars": Option(
+            "int", MAX_LABEL_CHARS, "the longest label (and item id, annotator name) read; a longer one is reported, its cell left null", minimum=1
+        ),
     },
     traits=FormatTraits(kind="items"),
     suggest=suggest_labels,

@@ -28,7 +28,7 @@ from ..errors import DataError, RunError
 from ..executors import Executor, executor_of
 from ..metrics import Options, require
 from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
-from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign
+from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign, temporary
 from ..progress import Progress
 from ..schema import results_schema
 from .measure import as_json_lines, measure
@@ -57,13 +57,13 @@ class AgreeResult:
 
 
 def _atomic_parquet(table: pa.Table, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary(path)
     pq.write_table(table, tmp, **PARQUET_WRITE_OPTIONS)
     os.replace(tmp, path)
 
 
 def _atomic_csv(table: pa.Table, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary(path)
     pacsv.write_csv(table, tmp)
     os.replace(tmp, path)
 

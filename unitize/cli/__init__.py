@@ -13,12 +13,15 @@ import difflib
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import UnitizeError
-from . import agree, common, convert, convert_format, export, formats, info, init, report, validate
+from ..output import OutputWarning
+from . import agree, common, convert, convert_format, export, formats, info, init, report, screen, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
+from .screen import escaped_output
 
 #: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``, optional
 #: ``EXAMPLES``: the end of its --help), in help order
@@ -78,13 +81,22 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: l
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        code = _main(argv)
-        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        with escaped_output():  # names and labels from the data never act on the terminal
+            code = _main(argv)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return code
     except BrokenPipeError:  # the reader went away (`unitize formats | head -1`): end quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_PIPE
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+    """A warning of unitize's on standard error, one line, without Python's file and line."""
+    if issubclass(category, OutputWarning):
+        print(f"unitize: warning: {message}", file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, *_), file=sys.stderr, end="")  # type: ignore[arg-type]
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -96,7 +108,10 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return COMMANDS[args.command].run(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", OutputWarning)
+            warnings.showwarning = _show_warning
+            return COMMANDS[args.command].run(args)
     except BrokenPipeError:
         raise
     except UnitizeError as exc:  # the user can fix it: the message says how
@@ -120,4 +135,4 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_INTERNAL
 
 
-__all__ = ["COMMANDS", "build_parser", "common", "main"]
+__all__ = ["COMMANDS", "build_parser", "common", "main", "screen"]

@@ -13,7 +13,10 @@ import pyarrow as pa
 from .. import metrics as registry
 from ..agree import Options, agree, as_json_lines, diagnostics
 from ..errors import UnitizeError
-from .common import EXIT_OK, EXIT_USAGE, add_executor_option, csv_list, make_progress, print_error
+from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, make_progress, print_error
+
+#: the most bootstrap replicates or gamma samples asked for on the command line
+MAX_SAMPLES = 1_000_000
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
@@ -39,15 +42,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="metric of the summary table (default: the first of alpha-u, alpha, … that has a value: alpha-u for "
                         "span data, alpha for item labels and crowd data)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
-    p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
+    p.add_argument("--gamma-samples", type=bounded_int(1, MAX_SAMPLES), metavar="N", help="gamma: number of sampled continua (default 30)")
     p.add_argument("--ci", type=float, metavar="LEVEL",
                    help="bootstrap confidence intervals at this level (e.g. 0.95): units resampled for "
                         f"{_resampled(registry.Resampling.UNITS)}; documents for {_resampled(registry.Resampling.DOCUMENTS)}")
-    p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
+    p.add_argument("--bootstrap", type=bounded_int(1, MAX_SAMPLES), metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
     p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
     p.add_argument("--by-annotator", action="store_true", help="also per annotator, each against the others (rows with an annotator)")
-    p.add_argument("--seed", type=int, help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
     add_executor_option(p)
     p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")

@@ -34,6 +34,7 @@ from ..model import Finding
 from ..progress import Progress
 from . import flags
 from .flags import describe
+from .screen import raw
 
 T = TypeVar("T")
 
@@ -51,6 +52,21 @@ def csv_list(choices: Sequence[str] | None = None) -> Callable[[str], list[str]]
         if len(set(items)) != len(items):
             raise argparse.ArgumentTypeError(f"{value!r} names an item twice")
         return items
+
+    return parse
+
+
+def bounded_int(low: int, high: int):
+    """An argparse type: a whole number from ``low`` to ``high`` (else exit 2 saying so)."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{number} is not from {low:,} to {high:,}")
+        return number
 
     return parse
 
@@ -243,7 +259,7 @@ def make_progress(enabled: bool) -> Progress | None:
 
     def progress(items: Iterable[T], desc: str) -> Iterable[T]:
         total = len(items) if isinstance(items, Sized) else None
-        return tqdm(items, desc=desc, total=total, leave=False, file=sys.stderr, dynamic_ncols=True)
+        return tqdm(items, desc=desc, total=total, leave=False, file=raw(sys.stderr), dynamic_ncols=True)  # it moves the cursor
 
     return progress
 

@@ -77,8 +77,11 @@ RUN_OPTIONS: dict[str, Option] = {
 }
 #: the [items] table of flat labels (format labels); ITEM_GROUP_OPTIONS are the keys of each [items.groups.<group>]
 ITEMS_OPTIONS: dict[str, Option] = {
-    "layouts": Option("list", [layouts.WIDE.name], "item matrices to write: " + " and/or ".join(
-        f"{name} ({layouts.get(name).help})" for name in layouts.names(items=True)), choices=layouts.names(items=True)),
+    "layouts": Option("list", [layouts.AUTO], "item matrices to write: " + " and/or ".join(
+        f"{name} ({layouts.get(name).help})" for name in layouts.names(items=True))
+        + f", or {layouts.AUTO} alone (long when more than {layouts.LONG_ABOVE} annotators label fewer than half of"
+        " the items each, or the wide matrix would be too big; else wide)",
+        choices=(layouts.AUTO, *layouts.names(items=True))),
     "complete": Option("bool", False, "keep only the items every annotator labelled"),
     "strip": Option("bool", False, "for every group: trim spaces around labels"),
     "casefold": Option("bool", False, "for every group: compare labels case-insensitively"),

@@ -8,6 +8,7 @@ handling and value normalisation. Errors are :class:`~unitize.config.ConfigError
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,8 @@ NOT_APPLICABLE = "#n/a"
 #: the value of a split multi-label group's cell: label chosen / labelled without it
 SPLIT_VALUES = ("0", "1")
 LEVELS = ("nominal", "ordinal", "interval")
-#: the layouts an item matrix can be written in (unitize.layouts)
-LAYOUTS = _layouts.names(items=True)
+#: the layouts an item matrix can be written in (unitize.layouts), and ``auto``
+LAYOUTS = (_layouts.AUTO, *_layouts.names(items=True))
 REACH = ("any", "every")
 MULTI = ("set", "split")
 #: in a multi-label value the labels are sorted and joined with this
@@ -48,7 +49,7 @@ class GroupSpec:
 class ItemOptions:
     """The ``[items]`` table, parsed: output layouts, item-set choice, per-group specs."""
 
-    layouts: tuple[str, ...] = (_layouts.WIDE.name,)
+    layouts: tuple[str, ...] = (_layouts.AUTO,)
     complete: bool = False
     groups: dict[str, GroupSpec] = field(default_factory=dict)
     default: GroupSpec = field(default_factory=GroupSpec)
@@ -87,6 +88,8 @@ def _group_spec(table: Any, where: str, default: GroupSpec) -> GroupSpec:
     if values is not None:
         if not isinstance(values, list) or not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
             raise ConfigError(f"{where} values must be a non-empty list of labels")
+        if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+            raise ConfigError(f"{where} values must be labels or finite numbers, not {[v for v in values if isinstance(v, float) and not math.isfinite(v)]!r}")
         values = tuple(str(v) for v in values)
         if len(set(values)) != len(values):
             raise ConfigError(f"{where} values lists a label twice")
@@ -130,11 +133,13 @@ def parse_options(table: dict[str, Any] | None) -> ItemOptions:
     unknown = set(table) - _ITEMS_KEYS
     if unknown:
         raise ConfigError(f"unknown key(s) in [items]: {', '.join(sorted(unknown))}; known: {', '.join(sorted(_ITEMS_KEYS))}")
-    layouts = table.get("layouts", [_layouts.WIDE.name])
+    layouts = table.get("layouts", [_layouts.AUTO])
     if isinstance(layouts, str):
         layouts = [layouts]
     if not isinstance(layouts, list) or not layouts or not set(layouts) <= set(LAYOUTS) or len(set(layouts)) != len(layouts):
         raise ConfigError(f"[items] layouts must be a list of distinct values from {', '.join(LAYOUTS)}, not {layouts!r}")
+    if _layouts.AUTO in layouts and len(layouts) > 1:
+        raise ConfigError(f'[items] layouts: "{_layouts.AUTO}" decides alone; give it alone or name the layouts, not {layouts!r}')
     default = GroupSpec(
         mapping=_mapping(table["map"], "[items]") if "map" in table else {},
         casefold=_bool(table, "casefold", "[items]", False),

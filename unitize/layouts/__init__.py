@@ -4,7 +4,7 @@ A layout is storage only: what a unit's value is and who is missing where comes 
 study, so every layout of a run gives the same agreement. Each one owns its rows
 (:meth:`Layout.unit_tables`, :meth:`Layout.item_table`), its schema and metadata, and its
 reading half (in its module); consumers ask its traits (``columnar``, ``implicit_rows``, …),
-never its name. :func:`choose` is the ``auto`` policy. A new layout is a module here and one
+never its name. :func:`choose` and :func:`choose_items` are the ``auto`` policy. A new layout is a module here and one
 line in :data:`LAYOUTS`.
 """
 
@@ -52,6 +52,30 @@ def choose(requested: str, *, annotators: int, dense_rows: int) -> Layout:
     return SPARSE if dense_rows > SPARSE_ABOVE_ROWS else WIDE
 
 
+def choose_items(requested: tuple[str, ...], *, annotators: int, items: int, cells: int, clash: bool) -> list[Layout]:
+    """The layouts of an item run: ``requested``, or for ``auto`` long when a wide matrix would be
+    mostly empty (more than :data:`LONG_ABOVE` annotators, fewer than half of them per item: a crowd
+    table), too big (more than :data:`MAX_WIDE_CELLS` cells) or an annotator takes a reserved column
+    name (``clash``); else wide. ``items`` counts the rows of every group, ``cells`` the labels kept."""
+    if requested != (AUTO,):
+        return [get(name) for name in requested]
+    dense = items * annotators
+    if clash or dense > MAX_WIDE_CELLS or (annotators > LONG_ABOVE and 2 * cells < dense):
+        return [LONG]
+    return [WIDE]
+
+
+def refuse_too_wide_items(chosen: list[Layout], *, annotators: int, items: int) -> None:
+    """Refuse a columnar item matrix of more than :data:`MAX_WIDE_CELLS` cells (items × annotators)."""
+    cells = items * annotators
+    for layout in chosen:
+        if layout.columnar and cells > MAX_WIDE_CELLS:
+            raise RunError(
+                f"a {layout.name} item matrix would hold {cells:,} cells ({items:,} items × {annotators:,} annotators), "
+                f"more than {MAX_WIDE_CELLS:,}; use layouts = [\"{LONG.name}\"] (or [\"{AUTO}\"]): a row per label"
+            )
+
+
 def refuse_too_wide(layout: Layout, cells: dict[tuple[str, str], int], annotators: int) -> None:
     """Refuse a columnar dense matrix (wide) whose largest group would not fit in memory: ``cells`` is
     units × annotators per (unit type, group)."""
@@ -79,7 +103,9 @@ __all__ = [
     "Layout",
     "StoredSetting",
     "choose",
+    "choose_items",
     "get",
     "names",
     "refuse_too_wide",
+    "refuse_too_wide_items",
 ]

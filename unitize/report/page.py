@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ..dataset.directory import OutputData
-from ..output import refuse_foreign, staged_folder
+from ..output import REPORT_MARKER, is_report, refuse_foreign, staged_folder
 from .build import Report
 from .study import plots
 
-#: the first line of every report's index.html: how an earlier report is recognised
-MARKER = "<!-- unitize report -->"
+#: the first line of every report's index.html: how an earlier report is recognised (declared in unitize.output)
+MARKER = REPORT_MARKER
 
 
 def static(name: str) -> str:
@@ -47,7 +47,7 @@ def _escape(text: str) -> str:
 
 def write_report(built: Report, final: Path, data: OutputData) -> Path:
     """Write the report folder ``final`` (staged beside it, then swapped in)."""
-    refuse_foreign(final, _is_report, "an earlier report (no unitize index.html)")
+    refuse_foreign(final, is_report, "an earlier report (no unitize index.html)")
     with staged_folder(final, "report") as staging:
         (staging / "data" / "docs").mkdir(parents=True)
         (staging / "data" / "items").mkdir(parents=True)
@@ -65,12 +65,3 @@ def write_report(built: Report, final: Path, data: OutputData) -> Path:
                 shutil.copyfile(p, staging / "plots" / p.name)
         (staging / "index.html").write_text(index_html(f"unitize report: {data.path.name}"), encoding="utf-8")
     return final
-
-
-def _is_report(folder: Path) -> bool:
-    index = folder / "index.html"
-    try:
-        with index.open(encoding="utf-8") as fh:
-            return fh.readline().strip() == MARKER
-    except (OSError, UnicodeDecodeError):
-        return False
