@@ -18,11 +18,16 @@ Usage::
     python bench/agree.py --small --metrics 'u-alpha,default+u-alpha+span-f1'    # M+N: timed in one run
 
 The floor (row ``floor``) is this script's ``--floor OUT`` in a fresh process
-(``--floor-of WIDE``: on another output directory, the wide one of a sparse ``--out``):
-read every wide unit matrix with pyarrow (group, layer and annotator columns)
-and compute nominal alpha per (setting, group, layer) from per-unit value
-counts with NumPy ``bincount`` — what any implementation must at least do.
-Each metric's ``x floor`` column is its wall time over the floor's.
+(``--floor-of WIDE``: on another output directory): read every part file of every
+unit matrix with pyarrow, row group by row group (layer and annotator columns; the
+group from the row group's statistics when it holds one group), and compute nominal
+alpha per (setting, group, layer) from per-unit value counts with NumPy ``bincount``,
+added up over row groups — what any implementation must at least do. A sparse
+matrix's implicit units (every annotator 0) are counted from ``universe.parquet``
+and ``documents.parquet``, not built. Each metric's ``x floor`` column is its wall
+time over the floor's; ``in-proc s`` and its ``x floor`` leave out the interpreter's
+start-up and imports (agree runs in this script, ``--timed-agree``, timed around
+the CLI call; the floor timed after its imports).
 
 Results go to stdout and ``bench/results/agree-latest.json``.
 """
@@ -52,35 +57,117 @@ def _alpha(n_v, observed):
         return 1 - (n - 1) * (n - observed) / (n**2 - (n_v**2).sum(axis=1))
 
 
-def _floor_wide(pf, names):
-    """Row group by row group (one group each): layer indices and annotator columns as int16
-    (null = −1); per unit the count of each value; per layer the coincidences with bincount."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
+class _Cells:
+    """Per (group, layer) cell, what nominal alpha needs, added up over row groups: the observed
+    coincidences of equal values and each value's pairable total."""
 
-    cells = 0
-    for i in range(pf.metadata.num_row_groups):
-        table = pf.read_row_group(i, columns=["layer", *names])
-        layer = table.column("layer").combine_chunks()
-        lcode, n_layers = layer.indices.to_numpy(), len(layer.dictionary)
-        cols = [pc.fill_null(pc.cast(table.column(a), pa.int16()), -1).combine_chunks().to_numpy() for a in names]
-        values = np.flatnonzero(sum(np.bincount(c + 1, minlength=2) for c in cols)[1:])
-        m = np.zeros(lcode.size, np.int8)
+    def __init__(self):
+        self.observed: dict = {}
+        self.totals: dict = {}
+
+    def add(self, key, cols, names):
+        """Rows of int16 code columns (null = -1) whose cell is ``names[key]``: per unit the count of each
+        value, per cell the coincidences with bincount."""
+        import numpy as np
+
+        n = len(names)
+        m = np.zeros(key.size, np.int8)
         for c in cols:
             m += c >= 0
         pair = m >= 2
         w = np.where(pair, 1.0 / np.maximum(m - 1, 1), 0.0)
-        observed = np.zeros(n_layers)
-        marg = []
-        for v in values:
-            n_v = np.zeros(lcode.size, np.int8)
+        top = max((int(c.max()) for c in cols if c.size), default=-1)
+        for v in range(top + 1):
+            n_v = np.zeros(key.size, np.int8)
             for c in cols:
                 n_v += c == v
-            observed += np.bincount(lcode, weights=n_v * (n_v - 1) * w, minlength=n_layers)
-            marg.append(np.bincount(lcode, weights=n_v * pair, minlength=n_layers))
-        cells += int(np.isfinite(_alpha(np.stack(marg, axis=1), observed)).sum())
-    return cells
+            observed = np.bincount(key, weights=n_v * (n_v - 1) * w, minlength=n)
+            total = np.bincount(key, weights=n_v * pair, minlength=n)
+            for i, name in enumerate(names):
+                self.observed[name] = self.observed.get(name, 0.0) + observed[i]
+                self.totals.setdefault(name, {})
+                self.totals[name][v] = self.totals[name].get(v, 0.0) + total[i]
+
+    def implicit(self, name, units, annotators):
+        """``units`` more units of a cell on which every one of ``annotators`` gave 0."""
+        if annotators >= 2 and units:
+            self.observed[name] = self.observed.get(name, 0.0) + units * annotators
+            self.totals.setdefault(name, {})
+            self.totals[name][0] = self.totals[name].get(0, 0.0) + units * annotators
+
+    def finite(self):
+        """How many cells have a finite alpha."""
+        import numpy as np
+
+        count = 0
+        for name, totals in self.totals.items():
+            n_v = np.array([list(totals.values())], dtype=np.float64)
+            count += int(np.isfinite(_alpha(n_v, np.array([self.observed[name]]))).sum())
+        return count
+
+
+def _row_group_cells(pf, i, columns):
+    """A row group's columns, and per row its (group, layer) cell: from the group statistics when the
+    row group holds one group (no group column read), else from the group column too."""
+    import numpy as np
+
+    meta = pf.metadata.row_group(i)
+    stats = meta.column(pf.schema_arrow.get_field_index("group")).statistics
+    single = stats is not None and stats.has_min_max and stats.min == stats.max
+    table = pf.read_row_group(i, columns=columns + ([] if single else ["group"]))
+    layer = table.column("layer").combine_chunks()
+    lcode = layer.indices.to_numpy().astype(np.int64)
+    if single:
+        return table, lcode, [(stats.min, x) for x in layer.dictionary.to_pylist()]
+    group = table.column("group").combine_chunks()
+    gcode = group.indices.to_numpy().astype(np.int64)
+    n_l = len(layer.dictionary)
+    names = [(g, x) for g in group.dictionary.to_pylist() for x in layer.dictionary.to_pylist()]
+    return table, gcode * n_l + lcode, names
+
+
+def _codes(table, names):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return [pc.fill_null(pc.cast(table.column(a), pa.int16()), -1).combine_chunks().to_numpy() for a in names]
+
+
+def _floor_wide(files, names):
+    """Every row group once: (group, layer) cells, annotator columns as int16 (null = -1), nominal
+    alpha per cell from per-unit value counts."""
+    cells = _Cells()
+    for pf in files:
+        for i in range(pf.metadata.num_row_groups):
+            table, key, cell_names = _row_group_cells(pf, i, ["layer", *names])
+            cells.add(key, _codes(table, names), cell_names)
+    return cells.finite()
+
+
+def _floor_sparse(files, names, meta, out):
+    """A sparse setting's stored rows, every row group once; per (group, layer) the implicit units
+    (every annotator 0) counted from universe.parquet and documents.parquet, not built."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    docs = pq.ParquetFile(out / "documents.parquet").read(columns=["doc_id", "chars", "tokens"])
+    size = dict(zip(docs.column("doc_id").to_pylist(), docs.column("tokens" if meta.get("unit") == "word" else "chars").to_pylist()))
+    universe = pq.ParquetFile(out / "universe.parquet").read(columns=["group", "doc_id"])
+    units: dict = {}
+    for g, d in zip(universe.column("group").to_pylist(), universe.column("doc_id").to_pylist()):
+        units[g] = units.get(g, 0) + (size.get(d) or 0)
+    cells = _Cells()
+    stored: dict = {}
+    for pf in files:
+        for i in range(pf.metadata.num_row_groups):
+            table, key, cell_names = _row_group_cells(pf, i, ["layer", *names])
+            cells.add(key, _codes(table, names), cell_names)
+            for name, n in zip(cell_names, np.bincount(key, minlength=len(cell_names)).tolist()):
+                stored[name] = stored.get(name, 0) + n
+    for g, n in units.items():
+        for layer in meta.get("layers") or []:
+            cells.implicit((g, layer), n - stored.get((g, layer), 0), len(names))
+    return cells.finite()
 
 
 def _floor_long(pf):
@@ -115,24 +202,58 @@ def _floor_long(pf):
 
 
 def floor(out: Path, settings: list[str] | None = None) -> int:
-    """Nominal alpha per (setting, group, layer) from the Parquet columns: the reading floor."""
+    """Nominal alpha per (setting, group, layer) from the Parquet columns: the reading floor. Prints the
+    cells with a value and the seconds it took after its imports (the in-process time)."""
     import json as _json
+    import time
 
+    import numpy  # noqa: F401 (imported before the clock starts, as agree's in-process time leaves its imports out)
+    import pyarrow.compute  # noqa: F401
     import pyarrow.parquet as pq
 
+    started = time.perf_counter()
     cells = 0
     # format 2: units/setting=<name>/part-<NNNNN>.parquet (every part); format 1: units/<name>/part-0.parquet
     paths = sorted((out / "units").glob("setting=*/part-*.parquet")) or sorted((out / "units").glob("*/part-0.parquet"))
+    by_setting: dict = {}
     for path in paths:
-        if settings and path.parent.name.removeprefix("setting=") not in settings:
+        by_setting.setdefault(path.parent.name.removeprefix("setting="), []).append(path)
+    for name, parts in by_setting.items():
+        if settings and name not in settings:
             continue
-        pf = pq.ParquetFile(path)
-        meta = _json.loads(pf.schema_arrow.metadata[b"unitize"])
-        if meta.get("kind", "units") != "units" or meta.get("layout") == "sparse":
-            continue  # the floor reads dense matrices: give it the wide output
-        cells += _floor_long(pf) if meta.get("layout") == "long" else _floor_wide(pf, meta["annotators"])
+        files = [pq.ParquetFile(p) for p in parts]
+        meta = _json.loads(files[0].schema_arrow.metadata[b"unitize"])
+        if meta.get("kind", "units") != "units":
+            continue
+        if meta.get("layout") == "sparse":
+            cells += _floor_sparse(files, meta["annotators"], meta, out)
+        elif meta.get("layout") == "long":
+            cells += sum(_floor_long(pf) for pf in files)
+        else:
+            cells += _floor_wide(files, meta["annotators"])
     print(cells)
+    print(json.dumps({"in_process_s": time.perf_counter() - started}))
     return 0
+
+
+def timed_agree(argv: list[str]) -> int:
+    """``unitize agree ARGV`` in this process, timed after its imports: prints {"in_process_s": ...}."""
+    import time
+
+    import unitize.agree  # noqa: F401 (the imports are start-up, not the in-process time)
+    from unitize.cli import main as cli
+
+    started = time.perf_counter()
+    code = cli(["agree", *argv])
+    print(json.dumps({"in_process_s": time.perf_counter() - started}))
+    return code
+
+
+def _in_process(stdout: str) -> float | None:
+    for line in reversed(stdout.strip().splitlines()):
+        if line.startswith("{") and "in_process_s" in line:
+            return json.loads(line)["in_process_s"]
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,11 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reconvert", action="store_true", help="convert again even if the output exists")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--floor", type=Path, metavar="OUT", help=argparse.SUPPRESS)
+    ap.add_argument("--timed-agree", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     ap.add_argument("--floor-of", type=Path, metavar="WIDE",
                     help="measure the floor on this (wide) output directory, e.g. when --out is a sparse one")
     ap.add_argument("--args", default="", help="extra arguments for every agree run (e.g. '--bootstrap 1000')")
     ap.add_argument("--settings", help="only these settings (units/<name>), for the floor and every agree run")
     args = ap.parse_args(argv)
+    if args.timed_agree is not None:
+        return timed_agree(args.timed_agree)
     if args.floor:
         return floor(args.floor, args.settings.split(",") if args.settings else None)
 
@@ -185,11 +309,13 @@ def main(argv: list[str] | None = None) -> int:
         if r["exit_code"] != 0:
             print(f"floor: failed\n{tail(r['stderr'])}", file=sys.stderr)
             return 1
-        runs.append({"metric": "floor", "wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_bytes": r["peak_rss_bytes"], "result_rows": None})
+        runs.append({"metric": "floor", "wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_bytes": r["peak_rss_bytes"], "result_rows": None,
+                     "in_process_s": _in_process(r["stdout"])})
         for name in metrics + ["all-default"]:
             chosen = ",".join(x for m in name.split("+") for x in (DEFAULT if m in ("all-default", "default") else [m]))
             dest = logs / f"dest-{name}"
-            cmd = [args.python, "-m", "unitize", "agree", str(out), "--metric", chosen, "--dest", str(dest), "-q", *only, *args.args.split()]
+            cmd = [args.python, str(Path(__file__).resolve()), "--timed-agree", str(out), "--metric", chosen, "--dest", str(dest), "-q", *only,
+                   *args.args.split()]
             r = run_child(cmd, env=env, cwd=REPO_DIR, log_dir=logs, name=name, timeout=None)
             if r["exit_code"] != 0:
                 print(f"{name}: failed\n{tail(r['stderr'])}", file=sys.stderr)
@@ -197,13 +323,16 @@ def main(argv: list[str] | None = None) -> int:
             import pyarrow.parquet as pq
 
             n = pq.read_metadata(dest / "results.parquet").num_rows
-            runs.append({"metric": name, "wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_bytes": r["peak_rss_bytes"], "result_rows": n})
-        base = runs[0]["wall_s"]
-        print(f"\n{'metric':<14} {'wall s':>8} {'x floor':>8} {'cpu s':>8} {'peak RSS':>10} {'rows':>7}")
+            runs.append({"metric": name, "wall_s": r["wall_s"], "cpu_s": r["cpu_s"], "peak_rss_bytes": r["peak_rss_bytes"], "result_rows": n,
+                         "in_process_s": _in_process(r["stdout"])})
+        base, inner = runs[0]["wall_s"], runs[0]["in_process_s"]
+        print(f"\n{'metric':<14} {'wall s':>8} {'x floor':>8} {'in-proc s':>9} {'x floor':>8} {'cpu s':>8} {'peak RSS':>10} {'rows':>7}")
         for x in runs:
             x["x_floor"] = x["wall_s"] / base if base else None
-            print(f"{x['metric']:<14} {fmt(x['wall_s']):>8} {x['x_floor']:>8.2f} {fmt(x['cpu_s']):>8} "
-                  f"{human_bytes(x['peak_rss_bytes']):>10} {x['result_rows'] if x['result_rows'] is not None else '-':>7}")
+            x["x_floor_in_process"] = x["in_process_s"] / inner if inner and x["in_process_s"] is not None else None
+            ratio = f"{x['x_floor_in_process']:.2f}" if x["x_floor_in_process"] is not None else "-"
+            print(f"{x['metric']:<14} {fmt(x['wall_s']):>8} {x['x_floor']:>8.2f} {fmt(x['in_process_s'] or 0):>9} {ratio:>8} "
+                  f"{fmt(x['cpu_s']):>8} {human_bytes(x['peak_rss_bytes']):>10} {x['result_rows'] if x['result_rows'] is not None else '-':>7}")
         RESULTS_DIR.mkdir(parents=True, exist_ok=True)
         report = {"corpus": str(corpus) if corpus else None, "out": str(out), "settings": args.settings, "args": args.args, "unit_rows": rows, "segments": manifest["summary"]["segments"], "runs": runs}
         (RESULTS_DIR / "agree-latest.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

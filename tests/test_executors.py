@@ -239,7 +239,7 @@ def test_task_weights_count_a_groups_rows_in_every_part(tmp_path):
     assert len(setting.parts) > 1
     names = data.groups(setting)
     counts = Counter(pq.read_table(out / "units" / "setting=char-interval", columns=["group"]).column("group").to_pylist())
-    assert group_rows(setting, names) == [counts[n] for n in names]
+    assert group_rows(data, setting, names) == [counts[n] for n in names]
 
 
 def test_worker_processes_are_bounded_by_the_cores(monkeypatch, tmp_path):

@@ -6,27 +6,54 @@ import numpy as np
 import pyarrow as pa
 
 
-def sorted_codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
-    """Distinct strings, sorted, and per row the index into them (dictionary columns stay encoded)."""
+def sorted_codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndarray]:
+    """Distinct strings, sorted, and per row the index into them (dictionary columns stay encoded).
+
+    Vectorised: the chunks' dictionaries are pooled and sorted once by Arrow (UTF-8 bytes sort as
+    code points, as Python sorts ``str``), and each chunk's indices are remapped with one NumPy
+    ``take`` through its dictionary's place in the sorted values — no Python lookup per
+    dictionary value. Rows must not be null."""
     import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
 
-    chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c) for c in column.chunks]
-    dictionaries = [c.dictionary.to_pylist() for c in chunks]
-    values = sorted({v for d in dictionaries for v in d})
-    index = {v: i for i, v in enumerate(values)}
-    parts = [
-        c.indices.to_numpy(zero_copy_only=False) if d == values  # a sorted dictionary: its indices are the codes
-        else np.array([index[v] for v in d], dtype=np.int64)[c.indices.to_numpy(zero_copy_only=False)] if d
-        else np.zeros(len(c), np.int64)
-        for c, d in zip(chunks, dictionaries)
-    ]
-    codes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    used = np.flatnonzero(np.bincount(codes, minlength=len(values)))  # a dictionary may hold values no row uses
-    if used.size == len(values):
-        return values, codes
-    lut = np.zeros(len(values), dtype=np.int64)
+    chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c)
+              for c in (column.chunks if isinstance(column, pa.ChunkedArray) else [column])]
+    dictionaries = [c.dictionary for c in chunks]
+    if not dictionaries:
+        return [], np.zeros(0, dtype=np.int64)
+    first = dictionaries[0]
+    if all(d.equals(first) for d in dictionaries[1:]):
+        pool = first
+    else:
+        pool = pa.concat_arrays([d if d.type == first.type else d.cast(first.type) for d in dictionaries])
+    pool = pc.unique(pool)
+    values = pool.take(pc.array_sort_indices(pool))
+    parts = []
+    luts: list[tuple[pa.Array, np.ndarray | None]] = []  # per distinct dictionary: its values' codes (None: they are the codes)
+    for c in chunks:
+        lut = _codes_of(c.dictionary, values, luts)
+        indices = c.indices.to_numpy(zero_copy_only=False)
+        parts.append(indices if lut is None else lut[indices])
+    codes = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    names = values.to_pylist()
+    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))  # a dictionary may hold values no row uses
+    if used.size == len(names):
+        return names, codes
+    lut = np.zeros(len(names), dtype=np.int64)
     lut[used] = np.arange(used.size)
-    return [values[i] for i in used.tolist()], lut[codes]
+    return [names[i] for i in used.tolist()], lut[codes]
+
+
+def _codes_of(dictionary: pa.Array, values: pa.Array, seen: list[tuple[pa.Array, np.ndarray | None]]) -> np.ndarray | None:
+    """The codes of a dictionary's values among the sorted ``values`` (None: the dictionary is ``values``),
+    looked up once per distinct dictionary (``seen``)."""
+    import pyarrow.compute as pc
+
+    for d, lut in seen:
+        if d is dictionary or d.equals(dictionary):
+            return lut
+    lut = None if dictionary.equals(values) else pc.index_in(dictionary, value_set=values).to_numpy(zero_copy_only=False).astype(np.int64)
+    seen.append((dictionary, lut))
+    return lut
 
 
 def decode(table: pa.Table) -> pa.Table:

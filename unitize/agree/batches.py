@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..codes import sorted_codes
 from ..dataset.directory import OutputData
@@ -88,13 +87,8 @@ def batched(setting: Setting) -> bool:
 
 
 def group_rows(data: OutputData, setting: Setting, group: str, parts: tuple[int, int] | None = None) -> int:
-    """Rows of the row groups that hold a group's rows (an upper bound: a row group may hold several groups)."""
-    total = 0
-    for k, ids in data._row_groups(setting).get(group, []):
-        if parts is None or parts[0] <= k < parts[1]:
-            meta = pq.ParquetFile(setting.parts[k]).metadata
-            total += sum(meta.row_group(i).num_rows for i in ids)
-    return total
+    """Rows of a group (in the parts ``[k0, k1)``), as the part files' index counts them."""
+    return data.parts(setting).rows(group, parts)
 
 
 def batches(data: OutputData, setting: Setting, group: str, columns: Sequence[str] | None, parts: tuple[int, int] | None = None,
@@ -120,11 +114,11 @@ def batches(data: OutputData, setting: Setting, group: str, columns: Sequence[st
     for k, ids in index:
         if not lo <= k < hi:
             continue
-        meta = pq.ParquetFile(setting.parts[k]).metadata
+        files = data.parts(setting)
         runs: list[list[int]] = [[]]
         held = 0
         for i in ids:
-            rows = meta.row_group(i).num_rows
+            rows = files.row_group_rows(k, i)
             if runs[-1] and held + rows > limit:
                 runs.append([])
                 held = 0

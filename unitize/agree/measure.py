@@ -24,11 +24,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from .. import metrics as registry
 from ..dataset import Matrix, OutputData, Setting, layer_rows
 from ..dataset.matrix import matrix as data_matrix
+from ..dataset.segments import SegmentFile
 from ..errors import RunError
 from ..executors import Executor
 from ..layouts import long as long_layout
@@ -262,9 +262,9 @@ def measure(
                              gamma=registry.GammaOptions(**(gamma or {})))
     rows: list[dict[str, Any]] = []
     if executor is None or not executor.parallel:
-        segment_cache: dict[str, Segments | None] = {}
+        shared: dict[str, dict[Any, Any]] = {}
         for setting in chosen:
-            rows += _setting_rows(data, setting, groups, chosen_metrics, options, segment_cache, progress)
+            rows += _setting_rows(data, setting, groups, chosen_metrics, options, shared, progress)
     else:  # (setting, groups) tasks, each opening the directory itself; rows concatenated in the local order
         jobs = tasks.plan(data, chosen, groups, executor.workers)
         names = tuple(m.name for m in chosen_metrics)
@@ -290,7 +290,7 @@ def measure_task(task: Task) -> tasks.TaskResult:
     data = OutputData(Path(path), selected)
     if parts is not None:
         return batches.group_part(data, data.setting(name), groups[0], None, options.by_doc, parts)
-    return _setting_rows(data, data.setting(name), groups, registry.resolve(names), options, {}, None, keep=groups)
+    return _setting_rows(data, data.setting(name), groups, registry.resolve(names), options, {}, None)
 
 
 def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str, batches.LayerPart], metrics: Sequence[Metric],
@@ -298,24 +298,66 @@ def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str,
     """The rows of a group whose parts several tasks measured (narrow enough to pivot: read whole, here)."""
     reduced = batches.finish(data, setting, found)
     if reduced is None:
-        return _setting_rows(data, setting, [group], metrics, options, {}, None, keep=[group])
-    segs = Segments(data.segments(setting.unit, [group])) if setting.kind == "units" and setting.unit else None
+        return _setting_rows(data, setting, [group], metrics, options, {}, None)
+    source = _segment_source(data, setting, metrics)
+    segs = Segments(source.group(group)) if source is not None else None
     return [row for cell in _reduced(setting, group, reduced) for row in _rows(setting, cell, metrics, segs, options)]
 
 
+#: the segments' columns every cell needs (its relations: records per annotator and layer) ...
+RELATION_COLUMNS = ("group", "layer", "annotator", "records")
+#: ... and those the segment metrics place on the continuum
+SPAN_COLUMNS = (*RELATION_COLUMNS, "doc_id", "label", "unit_begin", "unit_end")
+
+
+def _segment_source(data: OutputData, setting: Setting, metrics: Sequence[Metric], records: bool = True) -> SegmentFile | None:
+    """The setting's segments, to read group by group: every column a span metric needs, or (coding
+    metrics only) the relations' alone — ``records`` False: no records, the relations counted before
+    (and with coding metrics alone, nothing); None for item data or without ``segments/<unit>.parquet``."""
+    if setting.kind != "units" or not setting.unit:
+        return None
+    spans = any(m.family is not registry.Family.CODING for m in metrics)
+    if not spans and not records:
+        return None
+    columns = SPAN_COLUMNS if spans else RELATION_COLUMNS
+    return data.segment_file(setting.unit, columns if records else [c for c in columns if c != "records"])
+
+
+class _GroupSegments:
+    """Each group's :class:`Segments` of a setting, read with the group; the relation counts of a group
+    are kept per unit type for the run (a few integers), so a later setting of the same unit reads no
+    records — and with coding metrics alone, no segments at all."""
+
+    def __init__(self, data: OutputData, setting: Setting, metrics: Sequence[Metric], shared: dict[str, dict[Any, Any]]):
+        unit = setting.unit or ""
+        self.kept = shared.setdefault(unit, {})  # spanboot's, across cells
+        self.counts: dict[str, dict[frozenset[str], int] | None] = shared.setdefault(f"{unit}:relations", {})
+        self.full = _segment_source(data, setting, metrics)
+        self.lean: SegmentFile | None = None
+        self.data, self.setting, self.metrics = data, setting, metrics
+
+    def of(self, group: str) -> Segments | None:
+        if self.full is None:
+            return None
+        counts = self.counts.get(group)
+        if counts is None:
+            segs = Segments(self.full.group(group), self.kept)
+            self.counts[group] = segs.relation_counts(group)
+            return segs
+        if self.lean is None:
+            self.lean = _segment_source(self.data, self.setting, self.metrics, records=False)
+        return Segments(self.lean.group(group) if self.lean is not None else None, self.kept, counts)
+
+
 def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
-                  options: MeasureOptions, segment_cache: dict[str, Segments | None],
-                  progress: Progress | None, keep: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """The result rows of one setting's groups (all, or ``groups``), groups sorted; ``keep``: only
-    these groups' segments are read into :class:`Segments` (a task's share)."""
+                  options: MeasureOptions, shared: dict[str, dict[Any, Any]], progress: Progress | None) -> list[dict[str, Any]]:
+    """The result rows of one setting's groups (all, or ``groups``), groups sorted. Each group's segments
+    are read with it (:class:`~unitize.dataset.segments.SegmentFile`: one forward pass over the file), so
+    memory holds one group's, never the study's; ``shared`` keeps per unit type what cells reuse across
+    groups and settings (:attr:`Segments.shared`)."""
     rows: list[dict[str, Any]] = []
-    segs = None
-    if setting.kind == "units" and setting.unit:
-        if setting.unit not in segment_cache:
-            table = data.segments(setting.unit, keep)
-            segment_cache[setting.unit] = Segments(table) if table is not None else None
-        segs = segment_cache[setting.unit]
-    fast = columns.fast(setting, pq.read_schema(setting.path))
+    source = _GroupSegments(data, setting, metrics, shared)
+    fast = columns.fast(setting, data.schema(setting))
     spans = any(m.family is not registry.Family.CODING for m in metrics)
     needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
     # large crowd groups come reduced; a sparse group as stored, its implicit units counted
@@ -323,6 +365,7 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
     for group, table, layers, codes in tables:
+        segs = source.of(group)
         cells = cells_of(setting, group, table, layers, codes, fast, options.by_doc) if codes is not None else _reduced(setting, group, table)
         for cell in cells:
             rows += _rows(setting, cell, metrics, segs, options)

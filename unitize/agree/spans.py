@@ -9,9 +9,9 @@ matrices end to end for the "both" row.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any, TypeVar
 
 import numpy as np
@@ -54,15 +54,6 @@ def stack(mats: list[Matrix], layer: str) -> Matrix:
     )
 
 
-def _codes(column: pa.Array | pa.ChunkedArray) -> tuple[list[Any], np.ndarray]:
-    """The distinct values of ``column`` (a null one of them) and each row's index into them
-    (NumPy and a dictionary encoding: no Arrow group-by, which loads pyarrow.acero, dataset and pandas)."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    encoded = pc.dictionary_encode(column, null_encoding="encode")
-    return encoded.dictionary.to_pylist(), encoded.indices.to_numpy()  # no null index (nulls encoded): zero-copy
-
-
 def _on_domain(counts: np.ndarray, values: np.ndarray, domain: np.ndarray) -> np.ndarray:
     out = np.zeros((counts.shape[0], domain.size), dtype=counts.dtype)
     out[:, np.searchsorted(domain, values)] = counts
@@ -70,38 +61,43 @@ def _on_domain(counts: np.ndarray, values: np.ndarray, domain: np.ndarray) -> np
 
 
 class Segments:
-    """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and relation counts.
+    """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and relation counts —
+    in ``unitize agree``, one group's (:meth:`~unitize.dataset.directory.OutputData.segment_file`).
 
     The relation records per (group, layer, annotator) are gathered with NumPy over dictionary codes;
-    the per-segment arrays only when a span metric first asks for them.
+    the per-segment arrays only when a span metric first asks for them. ``shared`` outlives the
+    object (what a run keeps across cells and groups: alpha-U's bootstrap per category, spanboot).
     """
 
-    def __init__(self, table: pa.Table | None):
+    def __init__(self, table: pa.Table | None, shared: dict[Any, Any] | None = None, counts: dict[frozenset[str], int] | None = None):
         self.table = table
+        self._counts = counts  # the relations per set of layers, counted before (:meth:`relation_counts`): no records read
         self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
         self._memo: dict[Any, Any] = {}
-        self.shared: dict[Any, Any] = {}  # kept across cells: alpha-U's bootstrap per category (spanboot)
-        self.records: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-        if table is None or table.num_rows == 0:
+        self.shared: dict[Any, Any] = {} if shared is None else shared
+        #: the distinct (group, layer, annotator, record) of the segments, as codes into the names below
+        self._groups: list[str] = []
+        self._layers: list[str] = []
+        self._cells = np.zeros(0, np.int64)  # per distinct record: (group · layers + layer) · annotators + annotator
+        self._records = np.zeros(0, np.int64)  # per distinct record: its code among the records
+        if table is None or table.num_rows == 0 or counts is not None:
             return
         records = table.column("records").combine_chunks()
-        values = pc.list_flatten(records)
-        parents = pc.list_parent_indices(records)
-        if values.null_count:  # a null record is no record
-            valid = pc.is_valid(values)
-            values, parents = values.filter(valid), parents.filter(valid)
-        if not len(values):
+        parent = pc.list_parent_indices(records).to_numpy()
+        flat = pc.list_flatten(records)
+        if flat.null_count:  # a null record is no record
+            valid = pc.is_valid(flat)
+            flat, parent = flat.filter(valid), parent[valid.to_numpy(zero_copy_only=False)]
+        if not len(flat):
             return
-        names, codes = zip(*(_codes(table.column(c)) for c in ("group", "layer", "annotator")))
-        # one key a row (its group, layer and annotator), then the distinct (key, record) pairs, sorted by key
-        rows, key = np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)
-        distinct_records, record_codes = _codes(values)
-        pairs = np.unique(np.stack([key.reshape(-1)[parents.to_numpy()], record_codes], axis=1), axis=0)
-        record_names = np.asarray(distinct_records, dtype=object)
-        starts = np.flatnonzero(np.r_[True, pairs[1:, 0] != pairs[:-1, 0]])
-        for start, end in zip(starts, [*starts[1:], len(pairs)]):
-            g, layer, a = (n[c] for n, c in zip(names, rows[pairs[start, 0]]))
-            self.records[(g, layer)][a].update(record_names[pairs[start:end, 1]].tolist())
+        self._groups, g = sorted_codes(table.column("group"))
+        self._layers, lay = sorted_codes(table.column("layer"))
+        annotators, a = sorted_codes(table.column("annotator"))
+        cell = ((g.astype(np.int64) * len(self._layers) + lay) * len(annotators) + a)[parent]
+        code = pc.dictionary_encode(flat).indices.to_numpy().astype(np.int64)
+        distinct = _distinct(cell * (int(code.max()) + 1) + code)
+        self._cells, self._records = np.divmod(distinct, int(code.max()) + 1)
+        self._n_annotators = len(annotators)
 
     def memo(self, m: Matrix | Continuum, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """What the span metrics derive from one cell (placed segments, statistics), built once while
@@ -119,11 +115,32 @@ class Segments:
         return self._by_key
 
     def relations(self, group: str, layers: Iterable[str]) -> int | None:
-        per: dict[str, set[str]] = defaultdict(set)
-        for layer in layers:
-            for a, recs in self.records.get((group, layer), {}).items():
-                per[a] |= recs
-        return max((len(v) for v in per.values()), default=0)
+        """The most relations (distinct source records) any annotator has in ``layers`` of ``group``."""
+        if self._counts is not None:  # one group's, counted before
+            present = frozenset().union(*self._counts)
+            return self._counts.get(frozenset(layers) & present, 0)
+        wanted = [self._layers.index(x) for x in layers if x in self._layers]
+        if group not in self._groups or not wanted or not self._cells.size:
+            return 0
+        n = self._n_annotators
+        layer_of = self._cells // n
+        mine = np.isin(layer_of, [self._groups.index(group) * len(self._layers) + x for x in wanted])
+        pairs = _distinct((self._cells[mine] % n) * (int(self._records.max()) + 1) + self._records[mine])
+        return int(np.bincount(pairs // (int(self._records.max()) + 1), minlength=n).max()) if pairs.size else 0
+
+    def relation_counts(self, group: str, most: int = 6) -> dict[frozenset[str], int] | None:
+        """:meth:`relations` of ``group`` for every set of its layers (those with segments), to be handed to the
+        next :class:`Segments` of the same group and unit type, which then needs no records; None above ``most`` layers."""
+        layers = sorted({self._layers[i] for i in np.unique(self._cells // self._n_annotators) % len(self._layers)}) if self._cells.size else []
+        if len(layers) > most or self._counts is not None:
+            return self._counts if self._counts is not None else None
+        return {frozenset(c): int(self.relations(group, c) or 0) for k in range(1, len(layers) + 1) for c in combinations(layers, k)}
+
+
+def _distinct(x: np.ndarray) -> np.ndarray:
+    """The distinct values of an integer array, sorted (a sort and a comparison: faster than a hash for these sizes)."""
+    x = np.sort(x)
+    return x[np.concatenate(([True], x[1:] != x[:-1]))] if x.size else x
 
 
 def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, np.ndarray]]:

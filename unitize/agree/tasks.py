@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-import pyarrow.parquet as pq
-
 from ..dataset.directory import OutputData
 from ..dataset.model import Setting
 from . import batches
@@ -52,7 +50,7 @@ def plan(data: OutputData, chosen: Sequence[Setting], groups: Sequence[str] | No
         names = [g for g in data.groups(setting) if groups is None or g in groups]
         if not names:
             continue
-        weights = group_rows(setting, names)
+        weights = group_rows(data, setting, names)
         for run in cut(names, weights, n):
             small: list[str] = []
             for name in run:
@@ -101,21 +99,8 @@ def cut(names: list[T], weights: list[int], parts: int) -> list[list[T]]:
     return runs
 
 
-def group_rows(setting: Setting, names: list[str]) -> list[int]:
-    """Rows per group from the footer's row-group statistics (a row group of one group counts whole;
-    one spanning several counts 1 for each); 1 for every group where no footer says more."""
-    rows = dict.fromkeys(names, 0)
-    for path in setting.parts or (setting.path,):  # every part: a group's rows are spread over them
-        try:
-            meta = pq.ParquetFile(path).metadata
-        except (OSError, ValueError):  # a file this reader cannot open: its groups count alike
-            continue
-        col = meta.schema.to_arrow_schema().get_field_index("group")
-        for i in range(meta.num_row_groups):
-            rg = meta.row_group(i)
-            stats = rg.column(col).statistics if col >= 0 else None
-            if stats is not None and stats.has_min_max and stats.min == stats.max:
-                name = stats.min.decode() if isinstance(stats.min, bytes) else stats.min
-                if name in rows:
-                    rows[name] += rg.num_rows
-    return [rows[n] or 1 for n in names]
+def group_rows(data: OutputData, setting: Setting, names: list[str]) -> list[int]:
+    """Rows per group, as the part files' index counts them (from the footers' statistics, and a row
+    group holding several groups from its ``group`` column); 1 for a group without rows."""
+    files = data.parts(setting)
+    return [files.rows(n) or 1 for n in names]

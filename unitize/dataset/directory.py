@@ -36,6 +36,8 @@ from ..output import read_manifest
 from ..schema import FORMAT_VERSION
 from .matrix import layer_rows, matrix
 from .model import LEVELS, Matrix, Setting
+from .parts import Index, PartFiles
+from .segments import SegmentFile
 from .universe import Universe
 
 
@@ -81,12 +83,13 @@ def _columns(layout: layouts.Layout, kind: str) -> tuple[str, ...]:
     return tuple(schema.names)
 
 
-def read_setting(path: Path, parts: Sequence[Path] = ()) -> Setting:
-    """Describe one unit-matrix dataset from the schema metadata of its first part ``path``."""
-    try:
-        schema = pq.read_schema(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise DataError(f"{path} cannot be read: {exc}") from None
+def read_setting(path: Path, parts: Sequence[Path] = (), schema: pa.Schema | None = None) -> Setting:
+    """Describe one unit-matrix dataset from the schema metadata of its first part ``path`` (``schema``: already read)."""
+    if schema is None:
+        try:
+            schema = pq.read_schema(path)
+        except (OSError, pa.ArrowException) as exc:
+            raise DataError(f"{path} cannot be read: {exc}") from None
     meta = _metadata(schema, path)
     kind = meta.get("kind", "units")
     name = meta.get("layout", WIDE.name)  # format 1: every table was wide
@@ -151,7 +154,11 @@ class OutputData:
         if not datasets:
             where = "units/setting=*/part-*.parquet" if self.format_version >= 2 else "units/*/part-0.parquet"
             raise DataError(f"{self.path} holds no unit matrices ({where})")
-        self.settings = [read_setting(parts[0], parts) for parts in datasets.values()]
+        self._parts: dict[Path, PartFiles] = {}
+        self.settings = []
+        for parts in datasets.values():
+            files = self._parts[parts[0]] = PartFiles(parts)
+            self.settings.append(read_setting(parts[0], parts, files.schema))
         self.selected: tuple[str, ...] | None = None if annotators is None else tuple(annotators)
         if self.selected is not None:
             keep = set(self.selected)
@@ -159,7 +166,6 @@ class OutputData:
         self.layers: list[str] = list(self.manifest.get("settings", {}).get("layers") or [])
         self.universe = Universe(self.path)
         self._segments: dict[str, pa.Table | None] = {}
-        self._index: dict[Path, dict[str, list[tuple[int, list[int]]]]] = {}
 
     def setting(self, name: str) -> Setting:
         for s in self.settings:
@@ -169,29 +175,19 @@ class OutputData:
 
     # -- unit matrices --
 
-    def _row_groups(self, setting: Setting) -> dict[str, list[tuple[int, list[int]]]]:
+    def parts(self, setting: Setting) -> PartFiles:
+        """The part files of a setting, each opened once (:class:`~.parts.PartFiles`)."""
+        if setting.path not in self._parts:
+            self._parts[setting.path] = PartFiles(setting.parts or (setting.path,))
+        return self._parts[setting.path]
+
+    def schema(self, setting: Setting) -> pa.Schema:
+        """The Arrow schema of a setting's parts (read once)."""
+        return self.parts(setting).schema
+
+    def _row_groups(self, setting: Setting) -> Index:
         """group -> (part, the part's Parquet row groups holding its rows), from the statistics where they say it."""
-        if setting.path not in self._index:
-            index: dict[str, list[tuple[int, list[int]]]] = {}
-            for k, part in enumerate(setting.parts):
-                try:
-                    pf = pq.ParquetFile(part)
-                except (OSError, pa.ArrowException) as exc:
-                    raise DataError(f"{part} cannot be read: {exc}") from None
-                col = pf.schema_arrow.get_field_index("group")
-                here: dict[str, list[int]] = {}
-                for i in range(pf.num_row_groups):
-                    stats = pf.metadata.row_group(i).column(col).statistics
-                    if stats is not None and stats.has_min_max and stats.min == stats.max:
-                        names = [stats.min.decode() if isinstance(stats.min, bytes) else stats.min]
-                    else:
-                        names = sorted_codes(pf.read_row_group(i, columns=["group"]).column(0))[0]
-                    for name in names:
-                        here.setdefault(name, []).append(i)
-                for name, ids in here.items():
-                    index.setdefault(name, []).append((k, ids))
-            self._index[setting.path] = index
-        return self._index[setting.path]
+        return self.parts(setting).index()
 
     def groups(self, setting: Setting) -> list[str]:
         if setting.layout.implicit_rows:  # a group without a mark or a missing annotator may have no stored row
@@ -202,7 +198,7 @@ class OutputData:
         """A group's rows (dense: a sparse setting's implicit rows restored), sorted by (layer, doc_id, unit)."""
         wanted = list(columns) if columns else None
         if setting.layout.implicit_rows and wanted is not None:
-            wanted = [c for c in pq.read_schema(setting.path).names if c in set(wanted) | {"group", "doc_id", "layer", "unit"}]
+            wanted = [c for c in self.schema(setting).names if c in set(wanted) | {"group", "doc_id", "layer", "unit"}]
         table = self._stored_rows(setting, group, wanted)
         if setting.layout.implicit_rows:
             table = dense_group(setting, setting.layers, self.universe, group, table, wanted)
@@ -212,7 +208,7 @@ class OutputData:
         """A group's rows as stored (wide: sorted by (layer, doc_id, unit); sparse: in part order)."""
         pieces = [self._read_part(setting, k, ids, group, wanted) for k, ids in self._row_groups(setting).get(group, [])]
         if not pieces:
-            pieces = [pq.read_schema(setting.path).empty_table().select(wanted) if wanted else pq.read_schema(setting.path).empty_table()]
+            pieces = [self.schema(setting).empty_table().select(wanted) if wanted else self.schema(setting).empty_table()]
         table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
         if len(pieces) > 1 and setting.kind == "units" and not setting.layout.implicit_rows:  # parts hold runs of documents: layers back together
             names, codes = sorted_codes(table.column("layer"))
@@ -229,7 +225,7 @@ class OutputData:
         docs, units = [d for d, k in zip(docs, keep) if k], units[keep]
         order = {layer: i for i, layer in enumerate(self.layers)}
         layers = sorted(setting.layers, key=lambda x: (order.get(x, len(order)), x)) if units.sum() else []
-        wanted = [c for c in pq.read_schema(setting.path).names if c in set(columns) | {"group", "doc_id", "layer"}] if columns else None
+        wanted = [c for c in self.schema(setting).names if c in set(columns) | {"group", "doc_id", "layer"}] if columns else None
         table = self._stored_rows(setting, group, wanted)
         codes = np.zeros(0, np.int64)
         if table.num_rows:
@@ -243,15 +239,11 @@ class OutputData:
         return Stored(group, table, docs, units, layers, dense), codes
 
     def _read_part(self, setting: Setting, k: int, ids: list[int], group: str, columns: list[str] | None) -> pa.Table:
-        table = pq.ParquetFile(setting.parts[k]).read_row_groups(ids, columns=columns)
-        if self.selected is not None and not setting.layout.columnar and table.num_rows:  # a row per annotator: the selected ones'
+        """A group's rows in some row groups of part ``k`` (:meth:`.parts.PartFiles.read`); with selected
+        annotators, only their rows in a layout of a row per annotator."""
+        table = self.parts(setting).read(k, ids, group, columns)
+        if self.selected is not None and not setting.layout.columnar and table.num_rows:
             table = table.filter(pc.is_in(pc.cast(table.column("annotator"), pa.string()), pa.array(self.selected, pa.string())))
-        column = table.column("group")
-        if all(pa.types.is_dictionary(c.type) and c.dictionary.to_pylist() == [group] for c in column.chunks):
-            return table  # every row is the group's (a dictionary of one value: no pass over the rows)
-        names, codes = sorted_codes(column)
-        if names != [group]:
-            table = table.take(pa.array(np.nonzero(codes == names.index(group))[0]))
         return table
 
     def group_tables(
@@ -322,6 +314,11 @@ class OutputData:
 
     # -- segments --
 
+    def segment_file(self, unit: str, columns: Sequence[str] | None = None) -> SegmentFile | None:
+        """``segments/<unit>.parquet`` to read group by group (:class:`~.segments.SegmentFile`), or None when absent."""
+        path = self.path / "segments" / f"{unit}.parquet"
+        return SegmentFile(path, columns) if path.is_file() else None
+
     def segments(self, unit: str, groups: Sequence[str] | None = None) -> pa.Table | None:
         """``segments/<unit>.parquet`` with plain string columns, or None when absent; with ``groups`` only
         their rows (a pushed-down filter: row groups whose statistics exclude them are not read), not cached."""
@@ -359,7 +356,7 @@ def densify(out: Path | str | OutputData, setting: str, *, group: str | None = N
                 raise DataError(f"{data.path}: setting {setting!r}, group {name!r} has no layer {layer!r}; layers are: {', '.join(names)}")
             table = table.take(pa.array(np.flatnonzero(codes == names.index(layer))))
         tables.append(table)
-    schema = pq.read_schema(chosen.path)
+    schema = data.schema(chosen)
     if not tables:
         return schema.empty_table()
     return pa.concat_tables([t.cast(schema) if t.schema != schema else t for t in tables])

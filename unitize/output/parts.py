@@ -10,6 +10,16 @@ within the part. Every part is written, even without rows, so the numbering is
 contiguous and depends on the data alone, never on the executor. Item
 matrices are cut into parts of at most :data:`PART_ROWS` consecutive rows (:func:`item_slices`).
 
+A part's row groups are sized for reading, not by how the rows were made: the
+tables of consecutive (group, layer)s are gathered into one row group until it
+holds at least :data:`ROW_GROUP_MIN` rows, and a larger table is cut every
+:data:`ROW_GROUP_MAX` rows (:class:`RowGroups`). A reader finds a group's rows
+from the ``group`` column's statistics (a row group whose minimum is its maximum
+holds one group; the rows are sorted by group, so a row group of several holds
+each one's rows as a run), and reads a part in a few large row groups instead of
+one small one per (group, layer) — on the sparse layout, hundreds of a few
+hundred rows each.
+
 A task holds only its partition's data (NumPy arrays, names, Arrow schemas,
 the staging paths): an executor may run :func:`write_partition` in another
 process or on another machine that sees the staging directory.
@@ -30,6 +40,10 @@ from .directory import ParquetStream
 PARTITION_UNITS = 1 << 20
 #: rows per part of an item matrix (crowd data: millions of items stay in bounded parts)
 PART_ROWS = 1 << 20
+#: a row group gathers whole tables until it holds at least this many rows ...
+ROW_GROUP_MIN = 1 << 16
+#: ... and holds at most this many (a larger table is cut)
+ROW_GROUP_MAX = 1 << 20
 
 
 def part_path(setting: str, index: int) -> str:
@@ -76,12 +90,50 @@ class PartTask(Generic[S]):
     source: TableSource[S]
 
 
+class RowGroups:
+    """A part's tables written in row groups of :data:`ROW_GROUP_MIN` to :data:`ROW_GROUP_MAX` rows
+    (the last one may be smaller): whole tables gathered, a larger one cut; the rows stay in order."""
+
+    def __init__(self, stream: ParquetStream):
+        self.stream = stream
+        self._pending: list[pa.Table] = []
+        self._held = 0
+
+    @property
+    def rows(self) -> int:
+        return self.stream.rows + self._held
+
+    def write(self, table: pa.Table) -> None:
+        if not table.num_rows:
+            return
+        self._pending.append(table.cast(self.stream.schema) if table.schema != self.stream.schema else table)
+        self._held += table.num_rows
+        while self._held >= ROW_GROUP_MAX:
+            gathered = pa.concat_tables(self._pending)
+            self.stream.write(gathered.slice(0, ROW_GROUP_MAX))
+            rest = gathered.slice(ROW_GROUP_MAX)
+            self._pending, self._held = ([rest] if rest.num_rows else []), rest.num_rows
+        if self._held >= ROW_GROUP_MIN:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self.stream.write(self._pending[0] if len(self._pending) == 1 else pa.concat_tables(self._pending))
+        self._pending, self._held = [], 0
+
+    def close(self) -> None:
+        try:
+            self._flush()
+        finally:
+            self.stream.close()
+
+
 def write_partition(task: PartTask[S]) -> list[tuple[str, int]]:
     """Write every setting's part of one partition; return (relative path, rows) per setting, in ``specs`` order."""
     streams = {}
     for spec in task.specs:
         relative = part_path(spec[0], task.index)
-        streams[spec[0]] = (relative, ParquetStream(Path(task.staging) / relative, spec[1]))
+        streams[spec[0]] = (relative, RowGroups(ParquetStream(Path(task.staging) / relative, spec[1])))
     try:
         for name, table in task.source.tables_of(task.specs):
             streams[name][1].write(table)

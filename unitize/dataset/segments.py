@@ -1,0 +1,92 @@
+"""``segments/<unit>.parquet`` read one group at a time, in one forward pass over the file.
+
+The segments are sorted by (group, layer, doc_id, annotator, unit_begin), so a group's
+segments are one run of rows. :class:`SegmentFile` first reads only the ``group`` column
+(dictionary codes, batch by batch) to find each group's run, then hands out a group's rows
+from a cursor that moves forward through the file a batch at a time: groups asked in file
+order (sorted, as every consumer walks them) cost one pass, and memory holds one batch and
+one group's segments, never the study's. A group asked out of order restarts the cursor at
+the row group holding it (found from the row groups' sizes); a file whose groups are not
+one run each still reads right, run by run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..codes import decode, sorted_codes
+from ..errors import DataError
+
+#: rows decoded at a time
+BATCH = 1 << 16
+
+
+class SegmentFile:
+    """One unit type's segments, read group by group (only ``columns``, all when None)."""
+
+    def __init__(self, path: Path, columns: Sequence[str] | None = None):
+        self.path = Path(path)
+        try:
+            self._file = pq.ParquetFile(self.path, buffer_size=1 << 20, pre_buffer=False)
+        except (OSError, pa.ArrowException) as exc:
+            raise DataError(f"{self.path} cannot be read: {exc}") from None
+        self._schema = self._file.schema_arrow
+        self.columns = [c for c in self._schema.names if columns is None or c in columns]
+        meta = self._file.metadata
+        self._starts = np.cumsum([0] + [meta.row_group(i).num_rows for i in range(meta.num_row_groups)])
+        self._runs: dict[str, list[tuple[int, int]]] | None = None
+        self._batches: Iterator[pa.RecordBatch] | None = None
+        self._at = 0  # the first row of ``_batch``
+        self._batch: pa.RecordBatch | None = None
+
+    def runs(self) -> dict[str, list[tuple[int, int]]]:
+        """Per group, its runs of rows (start, stop) in file order: one run each in a sorted file."""
+        if self._runs is None:
+            runs: dict[str, list[tuple[int, int]]] = {}
+            at, last = 0, None
+            for batch in self._file.iter_batches(batch_size=BATCH, columns=["group"]):
+                names, codes = sorted_codes(batch.column(0))
+                change = np.flatnonzero(np.diff(codes)) + 1
+                for start, stop in zip(np.concatenate(([0], change)).tolist(), np.concatenate((change, [codes.size])).tolist()):
+                    name = names[int(codes[start])]
+                    if name == last:  # the run goes on from the previous batch
+                        runs[name][-1] = (runs[name][-1][0], at + stop)
+                    else:
+                        runs.setdefault(name, []).append((at + start, at + stop))
+                    last = name
+                at += codes.size
+            self._runs = runs
+        return self._runs
+
+    def groups(self) -> list[str]:
+        return sorted(self.runs())
+
+    def group(self, name: str) -> pa.Table:
+        """A group's segments (``columns``; strings decoded), in file order; no rows when it has none."""
+        pieces = [self._rows(a, b) for a, b in self.runs().get(name, [])]
+        pieces = [p for piece in pieces for p in piece]
+        if not pieces:
+            return decode(pa.Table.from_batches([], pa.schema([self._schema.field(c) for c in self.columns])))
+        return decode(pa.Table.from_batches(pieces))
+
+    def _rows(self, a: int, b: int) -> list[pa.RecordBatch]:
+        """Rows ``[a, b)`` as slices of the cursor's batches (the cursor left at the batch holding row ``b``)."""
+        if self._batch is None or a < self._at:
+            first = int(np.searchsorted(self._starts, a, side="right")) - 1
+            self._batches = self._file.iter_batches(batch_size=BATCH, row_groups=range(first, len(self._starts) - 1), columns=self.columns)
+            self._at, self._batch = int(self._starts[first]), next(self._batches, None)
+        out = []
+        while self._batch is not None and self._at < b:
+            end = self._at + self._batch.num_rows
+            if end > a:
+                lo = max(a, self._at) - self._at
+                out.append(self._batch.slice(lo, min(b, end) - self._at - lo))
+            if end > b:
+                break
+            self._at, self._batch = end, next(self._batches, None) if self._batches is not None else None
+        return out
