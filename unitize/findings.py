@@ -36,6 +36,7 @@ CODES: dict[str, tuple[str, str]] = {
     "fragments-overlap": (WARNING, "fragments of one discontinuous annotation overlap each other"),
     "text-copy-differs": (WARNING, "annotators' copies of one document's text differ; the first copy is used"),
     "duplicate-record": (ERROR, "a second annotation record for the same (document, annotator)"),
+    "labels-ignored": (WARNING, "the spans carry several labels but no setting has the labels mode: the matrices ignore which label a span has"),
     "tag-sequence": (WARNING, "a BIO tag that does not continue a span of its type (I- without B-); read as a span start"),
     # quotes located in the text (format quotes): every quote's outcome
     "quote-exact": (INFO, "a quote found verbatim in the text"),

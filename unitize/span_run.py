@@ -18,7 +18,7 @@ from . import layouts
 from .config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
 from .errors import RunError
 from .executors import Executor
-from .findings import QUOTE_CODES, QUOTE_OUTCOME, sort_key, span_finding
+from .findings import QUOTE_CODES, QUOTE_OUTCOME, finding, sort_key, span_finding
 from .matrices import Unitized
 from .model import Corpus, Finding, Span
 from .progress import Progress, no_progress
@@ -68,7 +68,7 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     layouts.refuse_too_wide(layout, _group_cells(spaces, validation, len(annotators)), len(annotators))
     layers = sorted(set(settings.layers))
     live = _Fragments(corpus, settings, validation, layers, annotators)
-    findings = list(validation.findings) + live.dropped_findings()
+    findings = list(validation.findings) + live.dropped_findings() + _labels_ignored(settings, corpus, live.names["labels"])
     results: dict[str, UnitResult] = {}
     for unit in settings.units:
         results[unit] = resolve_segments(unit, spaces[unit], corpus, live.frag, live.segs, live.names)
@@ -138,6 +138,18 @@ def _check_layers(settings: Settings, corpus: Corpus) -> None:
             f"layer(s) {', '.join(map(repr, unknown))} do not occur in format {corpus.format!r}; "
             f"its layers are {', '.join(sorted(known))}" + (f" ({'; '.join(hints)})" if hints else "")
         )
+
+
+def _labels_ignored(settings: Settings, corpus: Corpus, labels: list[str]) -> list[Finding]:
+    """``labels-ignored`` when a span tool's spans (layers found in the data, not a discourse scheme's
+    arguments, whose labels are senses) carry two labels or more and no setting is a label matrix."""
+    named = [label for label in labels if label != UNLABELLED]
+    if len(named) < 2 or "labels" in settings.modes or settings.layers_from == "label" or corpus.traits.default_layers != "found":
+        return []
+    shown = ", ".join(named[:6]) + (f", … ({len(named) - 6} more)" if len(named) > 6 else "")
+    return [finding("labels-ignored", f"the spans carry {len(named)} labels ({shown}) but no setting has the labels mode: "
+                    "agreement on these matrices counts two spans of different labels over the same units as agreement",
+                    "add \"labels\" to [unitize] modes (or --modes separate,labels) for label matrices")]
 
 
 def _label(span: Span) -> str:

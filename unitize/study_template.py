@@ -170,7 +170,12 @@ def _unitize(adapter: Adapter, given: dict[str, Any], found: Inspection) -> list
             given = {**given, key: f"spacy:{found.language}"}
             extra = f"the texts look {LANGUAGE_NAMES.get(found.language, found.language)}; spacy:xx when they are not"
         elif key == "modes" and any(set(labels) - {"*"} for labels in found.labels.values()):
-            extra = "the spans have labels: add \"labels\" for label matrices"
+            named = sorted({label for labels in found.labels.values() for label in labels} - {"*"})
+            if len(named) >= 2 and traits.default_layers == "found" and key not in given:
+                given = {**given, key: [*option.default, "labels"]}  # a span tool's labels: agreement on which label, too
+                extra = f"the spans have {len(named)} labels: a label matrix beside the 0/1 one"
+            else:
+                extra = "the spans have labels: add \"labels\" for label matrices"
         elif key == "keep_missing" and found.incomplete and key not in given:
             extra = f"{found.incomplete} of {found.documents} documents lack some annotator"
             if not traits.count_rule and 2 * found.incomplete > found.documents:

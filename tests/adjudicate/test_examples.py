@@ -75,7 +75,7 @@ def test_the_examples_gold_in_numbers(wide: dict[str, Path]) -> None:
         "brat-mini": ("word-interval-labels", 13, 7),
         "inception-mini": ("word-interval-labels", 9, 5),
         "bio-mini": ("word-interval-labels", 6, 3),  # two annotators: every difference is an even split
-        "crowd-mini": ("word-interval", 5, 6),
+        "crowd-mini": ("word-interval-labels", 5, 6),
         "labels-mini": ("items", 0, 12),
     }
 

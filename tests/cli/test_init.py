@@ -117,7 +117,7 @@ def test_init_guesses_a_crowd_table(tmp_path, capsys):
         "columns": {"doc": "comment_id", "text": "comment_text", "annotator": "worker", "key": "annotation", "label": "type", "begin": "start"},
     }
     # four workers, three per comment: RAT's missing-annotator rule would leave out every comment; the comments are English
-    assert data["unitize"] == {"keep_missing": True, "tokenizer": "spacy:en"}
+    assert data["unitize"] == {"keep_missing": True, "modes": ["separate", "labels"], "tokenizer": "spacy:en"}
     assert main(["convert", str(tmp_path / "study.toml"), "-q"]) == 0
     assert units_rows(tmp_path / "out") > 0
 

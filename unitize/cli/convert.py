@@ -44,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
             print_findings(unitized.findings)
         return EXIT_STRICT
     data = {**manifest["summary"], "out": str(settings.out), "accounting": manifest["accounting"]}
+    if not args.quiet and not args.json:
+        for f in unitized.findings:
+            if f.code == "labels-ignored":  # one per study, about the settings rather than a record: said on screen
+                print(f"warning: {f.message}; {f.action}", file=sys.stderr)
     if args.json:
         print(json.dumps({"status": "ok", **data}, ensure_ascii=False, indent=2))
     elif not args.quiet:
