@@ -193,8 +193,10 @@ def test_summary_metric_and_wording_follow_the_data(out, tmp_path):
     res = agree(brat, metrics=["alpha", "alpha-u"])
     assert (res.summary_metric, res.group) == ("alpha-u", "Group")
     md = (brat / "agreement" / "summary.md").read_text(encoding="utf-8")
-    assert md.startswith("# Agreement summary: alpha-u per group")
-    assert "| Group | Annotator # | File # | Annotation # | AWB_Entity | AWI_Entity | AWBL_Entity | AWIL_Entity |" in md
+    assert md.startswith("# Agreement summary: alpha-u per group\n")  # no thesis table named: an entity study is not a discourse bank
+    assert "| Group | Annotator # | Document # | AWB_Entity | AWI_Entity | AWBL_Entity | AWIL_Entity |" in md
+    assert md.rstrip().endswith("Columns: A = alpha-u; W/C = word/character units; B/I = boundary/interval approach; "
+                                "L = the label matrix; after _ the layer.")
     labels = tmp_path / "labels"
     assert main(["convert", str(EXAMPLE.parent / "labels-mini" / "study.toml"), "--out", str(labels), "-q"]) == 0
     res = agree(labels, metrics=["alpha-u", "alpha", "fleiss"])

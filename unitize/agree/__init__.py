@@ -42,7 +42,7 @@ from .roles import COLUMNS as ROLE_COLUMNS
 from .roles import Roles, ceiling, comparisons
 from .roles import resolve as resolve_roles
 from .roles import rows_of as roles_rows
-from .summary import GROUP_NAMES, describe, scale_note, screen_table, summary_rows, to_csv, to_markdown
+from .summary import GROUP_NAMES, legend, scale_note, screen_table, summary_rows, title, to_csv, to_markdown
 
 #: every metric's name, and those computed when none are named (the registry's, :mod:`unitize.metrics`)
 METRICS = registry.names()
@@ -240,8 +240,8 @@ def agree(
     _atomic_csv(rows, written[1])
     if summary_metric is not None:
         columns, body, footer = summary_rows(rows, summary_metric, group)
-        title = f"Agreement summary: {describe(summary_metric)} per {group.lower()} (Yalçınkaya 2010, Table 22 layout)"
-        atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title, scale_note(summary_metric)))
+        atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title(summary_metric, group), scale_note(summary_metric),
+                                                             legend(summary_metric, items=columns[1:3] == ["Annotator #", "Item #"])))
         atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
         written += [dest / "summary.md", dest / "summary.csv"]
     if roles is not None:

@@ -72,6 +72,21 @@ def overall(r: dict[str, Any]) -> bool:
 GROUP_NAMES = {"connective": "Connective", "none": "Group", "type": "Type", "sense": "Sense", "doc": "Document", "label": "Label"}
 
 
+def title(metric: str, group: str) -> str:
+    """The summary's title: the thesis's Table 22 named for a discourse bank (groups are connectives) only."""
+    thesis = " (Yalçınkaya 2010, Table 22 layout)" if group == "Connective" else ""
+    return f"Agreement summary: {describe(metric)} per {group.lower()}{thesis}"
+
+
+def legend(metric: str, items: bool = False) -> str:
+    """What the value columns' names say: ``AWB_Arg1`` is the metric's letter, the unit, the approach (and L for a
+    label matrix), then the layer; an item column is the letter and the setting."""
+    if items:
+        return f"Columns: {letter(metric)} = {metric}, then the setting."
+    return (f"Columns: {letter(metric)} = {metric}; W/C = word/character units; B/I = boundary/interval approach; "
+            "L = the label matrix; after _ the layer.")
+
+
 def summary_rows(
     results: pa.Table, metric: str, group: str = "Connective"
 ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -87,12 +102,15 @@ def summary_rows(
         key=lambda s: (list(UNIT_LETTERS).index(s[0]) if s[0] in UNIT_LETTERS else 9, s[0], MODE_LETTERS.get(s[3] or "", ""), s[1] or "", s[2] or ""),
     )
     columns = [column_name(metric, u, a, layer, name, mode) for u, a, name, mode in settings for layer in layers]
-    counted = ["Annotator #", "Item #"] if items else ["Annotator #", "File #", "Annotation #"]
+    # a discourse bank's counts as the thesis names them; elsewhere documents (files mean nothing to a span tool) and
+    # no "Annotation #" (relations: a span tool has none)
+    counted = ["Annotator #", "Item #"] if items else ["Annotator #", "File #", "Annotation #"] if group == "Connective" else [
+        "Annotator #", "Document #"]
     groups: dict[str, dict[str, Any]] = {}
     for r in rows:
         g = groups.setdefault(r["group"], {group: r["group"], **dict.fromkeys(counted, 0)})
         g["Annotator #"] = max(g["Annotator #"], r["annotators"] or 0)
-        for name, key in (("File #", "documents"), ("Annotation #", "relations"), ("Item #", "units")):
+        for name, key in (("File #", "documents"), ("Document #", "documents"), ("Annotation #", "relations"), ("Item #", "units")):
             if name in g:
                 g[name] = max(g[name], r[key] or 0)
         if "+" not in r["layer"]:
@@ -120,11 +138,12 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def to_markdown(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str, Any]], title: str, note: str | None = None) -> str:
+def to_markdown(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str, Any]], title: str, note: str | None = None,
+                key: str = "") -> str:
     lines = [f"# {title}", "", "| " + " | ".join(columns) + " |", "|" + "|".join("---" if i == 0 else "---:" for i in range(len(columns))) + "|"]
     for row in body + footer:
         lines.append("| " + " | ".join(_cell(row.get(c)).replace("|", "\\|") for c in columns) + " |")
-    lines += ["", note or scale_note(""), ""]
+    lines += ["", note or scale_note(""), *([key] if key else []), ""]
     return "\n".join(lines)
 
 
