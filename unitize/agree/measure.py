@@ -17,6 +17,7 @@ which the statistics pass gives where it reads the columns: no matrix is built f
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -75,6 +76,18 @@ def _annotators(cell: _Cell) -> int:
     return int((cell.stats.annotator_counts().sum(axis=1) > 0).sum())
 
 
+#: the end of a reason that names a value by its code ("every unit the value 2")
+_VALUE_CODE = re.compile(r"the value (\d+)$")
+
+
+def _in_words(reason: str | None, categories: list[str] | None) -> str | None:
+    """A reason of label data naming the label, not its code (``the value 2`` -> ``the label 'PER'``)."""
+    found = _VALUE_CODE.search(reason) if reason is not None and categories is not None else None
+    if found is None or categories is None or reason is None or int(found.group(1)) >= len(categories):
+        return reason
+    return f"{reason[:found.start()]}the label {categories[int(found.group(1))]!r}"
+
+
 def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segments | None, options: MeasureOptions) -> list[dict[str, Any]]:
     base = {
         "setting": setting.name,
@@ -102,7 +115,7 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segmen
                     **base,
                     "metric": metric.name,
                     "value": v.value,
-                    "reason": v.reason,
+                    "reason": _in_words(v.reason, cell.categories),
                     "units_used": v.units_used,
                     "std_err": v.std_err,
                     "df": v.df,
