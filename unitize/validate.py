@@ -88,7 +88,7 @@ def check_spans(corpus: Corpus, *, boundaries: bool = False) -> tuple[list[Findi
                     span_finding(
                         "span-boundary",
                         span,
-                        f"{span.layer} span {span.begin}..{span.end} (line {span.line}) {problem}: "
+                        f"{_span_name(span)} {span.begin}..{span.end} (line {span.line}) {problem}: "
                         f"{_short(text[span.begin : span.end])!r}",
                         "kept; check the offsets (word units snap a cut word to the whole word)",
                     )
@@ -130,6 +130,11 @@ def _short(s: str, limit: int = 60) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def _span_name(span: Span) -> str:
+    """How a message names a span: ``Arg1 span``, ``Entity span``; a layer named span is not said twice."""
+    return "span" if span.layer.lower() == "span" else f"{span.layer} span"
+
+
 def _offset_finding(span: Span, length: int | None) -> Finding:
     if span.begin > span.end:
         problem = f"begin {span.begin} is after end {span.end}"
@@ -138,7 +143,7 @@ def _offset_finding(span: Span, length: int | None) -> Finding:
     return span_finding(
         "offset-invalid",
         span,
-        f"{span.layer} span {span.fragment + 1} (line {span.line}): {problem}",
+        f"{_span_name(span)} {span.fragment + 1} (line {span.line}): {problem}",
         "span left out; correct its offsets (is the raw text the one that was annotated?)",
     )
 

@@ -441,3 +441,14 @@ def test_item_id_of_5000_digits(tmp_path, capsys):
     rc, _ = convert(capsys, "labels", tmp_path / "out", "--annotations", str(tmp_path / "l.csv"), "--item", "item", "--annotator-column", "who", "--label-columns", "sent",
                     "--max-label-chars", "10000")
     assert rc == 0
+
+
+def test_a_layer_named_span_is_not_said_twice():
+    from unitize.model import Span
+    from unitize.validate import _offset_finding
+
+    span = Span(doc_id="d", annotator="a", group="all", record="r", layer="span", fragment=0, begin=5, end=2, line=31110)
+    assert _offset_finding(span, 10).message == "span 1 (line 31110): begin 5 is after end 2"
+    entity = Span(doc_id="d", annotator="a", group="all", record="r", layer="Entity", fragment=0, begin=5, end=2, line=3)
+    assert _offset_finding(entity, 10).message.startswith(
+        "Entity span 1 (line 3)")
