@@ -356,7 +356,8 @@ def human_summary(
         )
         dense = data.get("dense_rows", {})
         for name, rows in data.get("unit_rows", {}).items():
-            more = f" ({dense[name]:,} in the dense matrix)" if dense.get(name, rows) != rows else ""
+            # sparse: fewer rows than units; long: a row per unit and annotator, more
+            more = f" stored (the dense matrix: {dense[name]:,} rows, one per unit and layer)" if dense.get(name, rows) != rows else ""
             print(f"  units/{name:<24} {rows:>12,} rows{more}")
         print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
     for line in lines:
