@@ -17,7 +17,7 @@ from ..dataset.directory import OutputData
 from ..output import REPORT_MARKER, is_report, refuse_foreign, staged_folder
 from ..progress import Progress, no_progress
 from .build import Report
-from .study import plots
+from .study import plots, study_name
 
 #: the first line of every report's index.html: how an earlier report is recognised (declared in unitize.output)
 MARKER = REPORT_MARKER
@@ -64,5 +64,5 @@ def write_report(built: Report, final: Path, data: OutputData, progress: Progres
             (staging / "plots").mkdir()
             for p in found:
                 shutil.copyfile(p, staging / "plots" / p.name)
-        (staging / "index.html").write_text(index_html(f"unitize report: {data.path.name}"), encoding="utf-8")
+        (staging / "index.html").write_text(index_html(f"unitize report: {study_name(data)}"), encoding="utf-8")
     return final

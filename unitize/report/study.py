@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, TypedDict
@@ -45,6 +46,23 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+def _as_counted(name: str) -> tuple[tuple[int, int, str], ...]:
+    """A name's key in the order people count: its runs of ASCII digits by value (``w2`` before ``w10``; compared by
+    length first, so no ``int()`` of thousands of digits)."""
+    return tuple((0, len(part.lstrip("0")), part.lstrip("0")) if part.isdigit() else (1, 0, part)
+                 for part in re.split(r"([0-9]+)", name) if part)
+
+
+def study_name(data: OutputData) -> str:
+    """What the study is called: its study file's folder (``brat-mini`` for ``brat-mini/study.toml``), else the file's
+    name, else the output directory's name."""
+    source = (data.manifest.get("settings") or {}).get("source")
+    if isinstance(source, str) and source.endswith(".toml"):
+        path = Path(source)
+        return path.parent.name if path.stem == "study" and path.parent.name else path.stem
+    return data.path.name
+
+
 def study(data: OutputData) -> dict[str, Any]:
     """Inputs, annotators, settings and counts from the manifest."""
     m = data.manifest
@@ -59,7 +77,7 @@ def study(data: OutputData) -> dict[str, Any]:
         "roles": dict(Counter(i.get("role") or "input" for i in inputs)),
         "documents": summary.get("documents"),
         "groups": summary.get("groups"),
-        "annotators": summary.get("annotators") or [],
+        "annotators": sorted(summary.get("annotators") or [], key=_as_counted),  # w2 before w10, as people count
         "layers": summary.get("layers") or settings.get("layers") or [],
         "tokenizer": settings.get("tokenizer"),
         "modes": settings.get("modes"),
