@@ -168,3 +168,35 @@ def test_gold_and_review_page_in_chromium(browser: Chromium, tmp_path: Path) -> 
     doc_ready(browser)
     assert browser.js("document.getElementById('doc-title').textContent") == f"Document {first['doc']}"
     assert browser.errors == []
+
+
+def test_the_overview_speaks_in_sentences(browser: Chromium, tmp_path: Path) -> None:
+    out, index = made(tmp_path, [str(EXAMPLE / "study.toml")])
+    open_view(browser, index.as_uri(), "document.querySelectorAll('table.agree tbody tr').length")
+    head = browser.js("Array.from(document.querySelectorAll('table.agree thead th')).map(t => t.textContent)")
+    rows = browser.js("Array.from(document.querySelectorAll('table.agree tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))")
+    notes = [r[head.index("notes and diagnostics")] for r in rows]
+    assert not [n for n in notes if '{"code"' in n or "diagnostics:" in n]  # no JSON: sentences
+    assert any(n.startswith("skewed prevalence: 0 is ") and "Alpha and kappa fall" in n for n in notes), notes
+    browser.js("const f = document.getElementById('agree-filter'); f.value = 'ki'; f.dispatchEvent(new Event('input'))")
+    browser.wait_for("Array.from(document.querySelectorAll('table.agree tbody tr')).every(r => r.cells[1].textContent.includes('ki'))")
+    rows = browser.js("Array.from(document.querySelectorAll('table.agree tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))")
+    ki = {(r[0], r[2]): r[head.index("notes and diagnostics")] for r in rows}
+    assert "boundary only disagreement: alpha-u 0.813 on the interval approach (word-interval), 0.664 on the boundary approach " \
+           "(word-boundary). Annotators agree on what is inside the spans" in ki[("word-interval", "Arg1")]
+    q = [r[head.index("cochran-q")] for r in rows if r[head.index("cochran-q")]]
+    assert q and all(cell.startswith("Q ") and "(df " in cell for cell in q if cell != "NaN"), q
+    assert browser.errors == []
+
+
+def test_a_reason_every_row_has_is_said_once(browser: Chromium, tmp_path: Path) -> None:
+    out, index = made(tmp_path, [str(EXAMPLE.parent / "crowd-mini" / "study.toml")])
+    open_view(browser, index.as_uri(), "document.querySelectorAll('table.agree tbody tr').length")
+    said = browser.js("Array.from(document.querySelectorAll('p.note')).map(p => p.textContent).filter(t => t.startsWith('In every row'))")
+    assert said == ["In every row: alpha-u — no document is coded by every annotator.",
+                    "In every row: fleiss — no unit is coded by every annotator."]
+    head = browser.js("Array.from(document.querySelectorAll('table.agree thead th')).map(t => t.textContent)")
+    notes = browser.js("Array.from(document.querySelectorAll('table.agree tbody tr')).map(r => r.cells[%d].textContent)"
+                       % head.index("notes and diagnostics"))
+    assert len(notes) == 8 and not [n for n in notes if "coded by every annotator" in n and "cochran-q" not in n]
+    assert browser.errors == []

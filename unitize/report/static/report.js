@@ -84,6 +84,19 @@
     }
     return null;
   }
+  // reason -> the metrics it is given for, when every one of the rows (two or more) gives it for them
+  function commonReasons(rows, c) {
+    var out = new Map();
+    if (rows.length < 2) return out;
+    var first = rows[0];
+    Object.keys(first.m).forEach(function (m) {
+      var why = first.m[m][c.reason];
+      if (!why) return;
+      if (rows.every(function (r) { return r.m[m] && r.m[m][c.reason] === why; })) { if (!out.has(why)) out.set(why, []); out.get(why).push(m); }
+    });
+    return out;
+  }
+
   function valueCell(metric, v, lo, hi, reason) {
     var b = bandOf(metric, v), kids = [fmt(v)];
     if (b) kids.push(el("span", { cls: "band " + b.cls, title: b.name, text: b.mark }));
@@ -172,7 +185,7 @@
     })));
     var c = {}; a.columns.forEach(function (n, i) { c[n] = i; });
     var skip = ["pair", "label", "doc", "annotator_a"].filter(function (n) { return n in c; });
-    var known = ["setting", "group", "layer", "metric", "value", "ci_low", "ci_high", "reason", "annotators", "documents", "relations", "units", "units_used", "std_err", "df", "p_value", "pair", "annotator_a", "annotator_b", "label", "doc", "level", "params", "unit", "approach", "mode"];
+    var known = ["setting", "group", "layer", "metric", "value", "ci_low", "ci_high", "reason", "annotators", "documents", "relations", "units", "units_used", "std_err", "df", "p_value", "pair", "annotator_a", "annotator_b", "label", "doc", "level", "params", "unit", "approach", "mode", "diagnostics"];
     var extra = a.columns.filter(function (n) { return known.indexOf(n) < 0; });
     var keyed = new Map();
     a.rows.forEach(function (row) {
@@ -180,6 +193,12 @@
       var key = row[c.setting] + "\u0000" + row[c.group] + "\u0000" + row[c.layer];
       if (!keyed.has(key)) keyed.set(key, { setting: row[c.setting], group: row[c.group], layer: row[c.layer], m: {}, row: row, notes: [] });
       var k = keyed.get(key); k.m[row[c.metric]] = row;
+      if ("diagnostics" in c && row[c.diagnostics]) {  // sentences, each once per row: what was seen, then what to do
+        JSON.parse(row[c.diagnostics]).forEach(function (d) {
+          var said = d.code.replace(/-/g, " ") + ": " + d.detail + (d.suggestion ? ". " + d.suggestion.charAt(0).toUpperCase() + d.suggestion.slice(1) + "." : "");
+          if (k.notes.indexOf(said) < 0) k.notes.push(said);
+        });
+      }
       extra.forEach(function (n) { var v = row[c[n]]; if (v !== null && v !== "" && v !== undefined && k.notes.indexOf(n + ": " + v) < 0) k.notes.push(n + ": " + v); });
     });
     var metrics = a.metrics.filter(function (m) { return m !== "cohen" && m !== "scott"; });
@@ -194,19 +213,28 @@
       var shown = rows.filter(function (r) { return (!state.setting || r.setting === state.setting) && (!state.filter || String(r.group).indexOf(state.filter) >= 0); });
       holder.textContent = "";
       var head = ["setting", "group", "layer"].concat(metrics.map(function (m) { return { text: m, num: 1 }; }), [{ text: "units", num: 1 }, { text: "documents", num: 1 }, { text: "annotators", num: 1 }, "notes and diagnostics", "view"]);
+      // a reason every row shown has is said once, under the table; the others once per row, with the metrics it holds for
+      var everywhere = commonReasons(shown, c);
       var body = shown.slice(state.page * PAGE, state.page * PAGE + PAGE).map(function (r) {
-        var first = r.row, reasons = [];
+        var first = r.row, byReason = new Map();
         var cells = metrics.map(function (m) {
           var x = r.m[m]; if (!x) return "";
-          if (x[c.reason]) reasons.push(m + ": " + x[c.reason]);
-          return valueCell(m, x[c.value], "ci_low" in c ? x[c.ci_low] : null, "ci_high" in c ? x[c.ci_high] : null, x[c.reason]);
+          var why = x[c.reason];
+          if (why && !everywhere.has(why)) { if (!byReason.has(why)) byReason.set(why, []); byReason.get(why).push(m); }
+          if (m === "cochran-q" && x[c.value] !== null && x[c.value] === x[c.value]) {  // a test statistic, not a coefficient
+            return el("span", { title: "Cochran's Q: the statistic, its degrees of freedom and p-value" },
+                      ["Q " + fmt(x[c.value]) + (x[c.df] !== null ? " (df " + fmt(x[c.df]) : "") + (x[c.p_value] !== null ? ", p " + fmt(x[c.p_value]) + ")" : x[c.df] !== null ? ")" : "")]);
+          }
+          return valueCell(m, x[c.value], "ci_low" in c ? x[c.ci_low] : null, "ci_high" in c ? x[c.ci_high] : null, why);
         });
+        var reasons = Array.from(byReason, function (e) { return e[1].join(", ") + ": " + e[0]; });
         var st = unitSettings().filter(function (s) { return s.name === r.setting; })[0], g = st && st.groups.filter(function (x) { return x.group === r.group; })[0];
         var view = st && g && g.worst_doc !== null && g.worst_doc !== undefined ? docLink(g.worst_doc, r.setting, r.group, "worst document →") :
           (r.setting && o.items.length && !st ? link("items →", hashFor("labels", null, { g: r.group })) : link("where →", hashFor("where", null, { s: r.setting })));
         return [r.setting, r.group, r.layer].concat(cells, [fmt(first[c.units]), fmt(first[c.documents]), fmt(first[c.annotators]), reasons.concat(r.notes).join("\n"), view]);
       });
       holder.appendChild(table(head, body, { caption: "Agreement per setting × group × layer (agreement/results.parquet; " + shown.length + " rows; pairs, labels and documents in results.csv)", cls: "agree" }));
+      everywhere.forEach(function (ms, why) { holder.appendChild(el("p", { cls: "note", text: "In every row: " + ms.join(", ") + " — " + why + "." })); });
       holder.appendChild(pager(shown.length, state.page, function (p) { state.page = p; draw(); }));
     }
     draw();
