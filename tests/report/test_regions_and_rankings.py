@@ -102,6 +102,8 @@ def test_document_stats_and_ranking() -> None:
     assert stats.tolist() == [[8, 1, 1], [8, 4, 2], [0, 0, 0]]  # comparable, disagreeing, regions
     assert rank_docs(stats.tolist(), c.docs) == [1, 0, 2]  # d2 (4/8) before d1 (1/8); d3 (nothing comparable) last
     assert rank_docs([[10, 1, 1], [10, 1, 3], [0, 0, 0], [10, 1, 3]], ["w", "x", "y", "a"]) == [3, 1, 0, 2]
+    # units in disagreement first: a long text with 20 disputed units before a one-unit comment disputed whole
+    assert rank_docs([[1, 1, 1], [100, 20, 2], [40, 20, 5]], ["comment", "long", "mid"]) == [2, 1, 0]
 
 
 def test_group_ranking_puts_lowest_agreement_first_then_highest_share() -> None:

@@ -49,12 +49,13 @@ def share(comparable: int, disagreeing: int) -> float | None:
 
 
 def rank_docs(stats: Sequence[Sequence[int] | np.ndarray], names: Sequence[str]) -> list[int]:
-    """Indexes of documents, worst first: highest disagreement share, then most regions, then name.
+    """Indexes of documents, worst first: most units in disagreement, then highest disagreement share, then most
+    regions, then name (a one-unit comment wholly in dispute does not outrank a long text with hundreds).
     Documents with nothing comparable come last."""
     def key(i: int) -> tuple:
         comparable, disagreeing, regions = stats[i][:3]
         s = share(comparable, disagreeing)
-        return (s is None, -(s or 0.0), -regions, names[i])
+        return (s is None, -disagreeing, -(s or 0.0), -regions, names[i])
 
     return sorted(range(len(names)), key=key)
 
