@@ -171,7 +171,8 @@ def test_report_without_agreement_says_so_and_still_has_the_data_view(tdb: Path,
     overview = (dest / "data" / "overview.js").read_text(encoding="utf-8")
     payload = json.loads(overview[overview.index("{"):overview.rindex("}") + 1])
     assert payload["agreement"] is None and len(payload["docs"]["ids"]) == 3
-    assert sorted(p.name for p in (dest / "data" / "docs").iterdir()) == ["0.js", "1.js", "2.js"]
+    assert sorted(p.name for p in (dest / "data" / "docs").iterdir()) == ["0.js"] and payload["docs"]["bundles"] == [0]  # one bundle
+    assert (dest / "data" / "docs" / "0.js").read_text(encoding="utf-8").count("unitizeReport.load(\"doc\",") == 3
     html = (dest / "index.html").read_text(encoding="utf-8")
     assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html  # nothing from the network
     setting_names = [s["name"] for s in payload["settings"]]

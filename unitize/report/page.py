@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,33 @@ def script(payload: Any, kind: str, index: int | None = None) -> str:
     return f"unitizeReport.load({json.dumps(kind)},{json.dumps(index)},{body});\n"
 
 
+#: a bundle of document pages holds documents until it passes this size (a crowd study: a few files, not one per post)
+BUNDLE_BYTES = 1 << 20
+
+
+def write_bundles(scripts: Iterable[str], folder: Path, limit: int = BUNDLE_BYTES) -> list[int]:
+    """Write the documents' scripts, in order, into ``folder/<k>.js`` bundles of about ``limit`` bytes (a document
+    larger than that alone); the index of each bundle's first document."""
+    starts: list[int] = []
+    held: list[str] = []
+    size = 0
+
+    def flush() -> None:
+        if held:
+            (folder / f"{len(starts) - 1}.js").write_text("".join(held), encoding="utf-8")
+
+    for i, text in enumerate(scripts):
+        if held and size + len(text) > limit:
+            flush()
+            held, size = [], 0
+        if not held:
+            starts.append(i)
+        held.append(text)
+        size += len(text)
+    flush()
+    return starts
+
+
 def index_html(title: str) -> str:
     page = static("index.html")
     for key, value in (("/*STYLE*/", static("report.css")), ("/*SCRIPT*/", static("report.js"))):
@@ -52,11 +80,12 @@ def write_report(built: Report, final: Path, data: OutputData, progress: Progres
     with staged_folder(final, "report") as staging:
         (staging / "data" / "docs").mkdir(parents=True)
         (staging / "data" / "items").mkdir(parents=True)
-        overview = dict(built.overview, out=str(data.path.name))
         # the staging folder is swapped in whole, so its files need no atomic writes of their own
+        starts = write_bundles((script(doc, "doc", i) for i, doc in enumerate(progress(built.docs, "report: writing documents"))),
+                               staging / "data" / "docs")
+        overview = dict(built.overview, out=str(data.path.name))
+        overview["docs"] = {**overview.get("docs", {}), "bundles": starts}
         (staging / "data" / "overview.js").write_text(script(overview, "overview"), encoding="utf-8")
-        for i, doc in enumerate(progress(built.docs, "report: writing documents")):
-            (staging / "data" / "docs" / f"{i}.js").write_text(script(doc, "doc", i), encoding="utf-8")
         for i, group in enumerate(built.items):
             (staging / "data" / "items" / f"{i}.js").write_text(script(group, "items", i), encoding="utf-8")
         found = plots(data)

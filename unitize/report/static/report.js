@@ -15,17 +15,36 @@
     delete R.waiting[key];
   };
   R.failed = function (path) { showError("Could not load " + path + ". Is the report folder complete?"); };
+  // documents come in bundles (data/docs/<k>.js holds documents bundles[k] …): the bundle of a document
+  function bundleOf(index) {
+    var starts = R.overview && R.overview.docs && R.overview.docs.bundles;
+    if (!starts) return index;
+    var lo = 0, hi = starts.length - 1;
+    while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= index) lo = mid; else hi = mid - 1; }
+    return lo;
+  }
   function need(kind, index) {
     var store = kind === "doc" ? R.docs : R.items;
     if (store.has(index)) return Promise.resolve(store.get(index));
     return new Promise(function (resolve, reject) {
-      var key = kind + ":" + index, first = !R.waiting[key];
+      var key = kind + ":" + index;
       (R.waiting[key] = R.waiting[key] || []).push([resolve, reject]);
-      if (!first) return;
+      var file = "data/" + (kind === "doc" ? "docs/" + bundleOf(index) : "items/" + index) + ".js";
+      R.loading = R.loading || {};
+      if (R.loading[file]) return;  // the bundle is on its way: load() answers every document it holds
+      R.loading[file] = true;
       var s = document.createElement("script");
-      s.src = "data/" + (kind === "doc" ? "docs" : "items") + "/" + index + ".js";
-      s.onerror = function () { (R.waiting[key] || []).forEach(function (w) { w[1](new Error("could not load " + s.src)); }); delete R.waiting[key]; };
-      s.onload = function () { s.remove(); };
+      s.src = file;
+      s.onerror = function () {
+        delete R.loading[file];
+        Object.keys(R.waiting).forEach(function (k) {
+          var parts = k.split(":"), i = Number(parts[1]);
+          if (parts[0] === kind && (kind === "doc" ? bundleOf(i) === bundleOf(index) : i === index)) {
+            R.waiting[k].forEach(function (w) { w[1](new Error("could not load " + file)); }); delete R.waiting[k];
+          }
+        });
+      };
+      s.onload = function () { delete R.loading[file]; s.remove(); };
       document.head.appendChild(s);
     });
   }
@@ -350,7 +369,7 @@
     if (!ids.length) { main.appendChild(el("p", { text: "No documents: this output directory holds item labels only." })); return; }
     var di = arg === null ? (settingByName(params.get("s")) || { doc_order: [0] }).doc_order[0] || 0 : parseInt(arg, 10);
     if (!(di >= 0 && di < ids.length)) { showError("No document number " + arg + " in this report."); return; }
-    var status = el("p", { role: "status", text: "Loading document " + ids[di] + " (data/docs/" + di + ".js)…" });
+    var status = el("p", { role: "status", text: "Loading document " + ids[di] + " (data/docs/" + bundleOf(di) + ".js)…" });
     main.appendChild(status);
     need("doc", di).then(function (doc) {
       if (parse().view !== "doc" || (parse().arg !== null && parseInt(parse().arg, 10) !== di)) return;
