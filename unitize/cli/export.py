@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/setting=<name>), e.g. word-interval")
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
     p.add_argument("--positions", choices=POSITIONS, default="units", help="pygamma: unit (token) numbers or characters")
+    p.add_argument("--per-document", action=argparse.BooleanOptionalAction, default=None,
+                   help="pygamma: a file per document (positions from 0) rather than every document of a group on one "
+                        "continuum (default: per document when a group has more than 500 segments)")
     p.add_argument("--json", action="store_true", help="print the files written as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -34,7 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..export import export
 
-    dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions)
+    dest, files = export(args.out, args.to, args.dest, settings=args.settings, groups=args.groups, positions=args.positions,
+                         per_document=args.per_document)
     if args.json:
         print(json.dumps({"dest": str(dest), "files": [vars(f) for f in files]}, ensure_ascii=False, indent=2))
         return EXIT_OK

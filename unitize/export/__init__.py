@@ -59,6 +59,7 @@ def export(
     settings: list[str] | None = None,
     groups: list[str] | None = None,
     positions: str = "units",
+    per_document: bool | None = None,
 ) -> tuple[Path, list[Exported]]:
     """Export an output directory to format ``to``; return the folder and the files written.
 
@@ -72,7 +73,7 @@ def export(
     final = Path(dest) if dest is not None else data.path / "exports" / to
     refuse_foreign(final, lambda f: (f / "index.csv").is_file(), "an earlier export (no index.csv)")
     with staged_folder(final, "export") as staging:
-        files = _write_format(data, to, staging, settings, groups, positions)
+        files = _write_format(data, to, staging, settings, groups, positions, per_document)
         if not files:
             raise DataError(f"nothing to export as {to} from {data.path}: {_why_nothing(data, to, settings, groups)}")
         index: list[tuple[object, ...]] = [("file", "setting", "group", "layer", "rows", "left_out", "note")]
@@ -81,7 +82,8 @@ def export(
     return final, files
 
 
-def _write_format(data: OutputData, to: str, dest: Path, settings: list[str] | None, groups: list[str] | None, positions: str) -> list[Exported]:
+def _write_format(data: OutputData, to: str, dest: Path, settings: list[str] | None, groups: list[str] | None, positions: str,
+                  per_document: bool | None = None) -> list[Exported]:
     if settings:
         for name in settings:
             data.setting(name)  # an unknown setting is an error naming the known ones
@@ -100,7 +102,7 @@ def _write_format(data: OutputData, to: str, dest: Path, settings: list[str] | N
         return export_fleiss(data, dest, settings, groups)
     if to == "disagreements":
         return export_disagreements(data, dest, settings, groups)
-    return export_pygamma(data, dest, groups, positions)
+    return export_pygamma(data, dest, groups, positions, per_document)
 
 
 def _why_nothing(data: OutputData, to: str, settings: list[str] | None, groups: list[str] | None) -> str:

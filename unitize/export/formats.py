@@ -266,7 +266,14 @@ def export_fleiss(data: OutputData, dest: Path, settings: list[str] | None, grou
     return out
 
 
-def export_pygamma(data: OutputData, dest: Path, groups: list[str] | None, positions: str) -> list[Exported]:
+#: a group whose continuum holds more segments than this is exported a file per document by default (pygamma's
+#: gamma does not finish on a continuum of a few thousand units)
+PER_DOCUMENT_ABOVE = 500
+
+
+def export_pygamma(data: OutputData, dest: Path, groups: list[str] | None, positions: str, per_document: bool | None = None) -> list[Exported]:
+    """One CSV per (unit, group) — every document laid end to end — or, with ``per_document`` (default: when a
+    group has more than :data:`PER_DOCUMENT_ABOVE` segments), one per (unit, group, document), positions from 0."""
     if positions not in POSITIONS:
         raise ValueError(f"positions must be one of {', '.join(POSITIONS)}")
     docs_path = data.path / "documents.parquet"
@@ -284,25 +291,37 @@ def export_pygamma(data: OutputData, dest: Path, groups: list[str] | None, posit
         size = {d["doc_id"]: d[size_key] or 0 for d in docs}
         by_label = any(s.value == "label" for s in data.settings if s.unit == unit)
         rows = table.to_pylist()
+        key_b, key_e = ("begin", "end") if positions == "chars" else ("unit_begin", "unit_end")
+        note = f"positions: {positions if unit == 'word' else 'chars'}"
         for group in sorted({r["group"] for r in rows}):
             if groups is not None and group not in groups:
                 continue
             mine = [r for r in rows if r["group"] == group]
             doc_ids = sorted({r["doc_id"] for r in mine})
-            base, at = {}, 0
-            for d in doc_ids:
-                base[d] = at
-                at += size.get(d, 0)
-            lines, dropped = [], 0
-            key_b, key_e = ("begin", "end") if positions == "chars" else ("unit_begin", "unit_end")
-            for r in sorted(mine, key=lambda r: (r["annotator"], r["layer"], r["doc_id"], r["unit_begin"])):
-                b, e = base[r["doc_id"]] + r[key_b], base[r["doc_id"]] + r[key_e]
-                if e <= b:
-                    dropped += 1
-                    continue
-                category = (r["label"] or r["layer"]) if by_label else r["layer"]
-                lines.append((r["annotator"], category, b, e))
-            relative = names.take((unit, group), unit, safe_name(group), ".csv")
-            _write(dest, relative, csv_text(lines))
-            out.append(Exported(relative, unit, group, "*", len(lines), dropped, f"positions: {positions if unit == 'word' else 'chars'}"))
+            split = per_document if per_document is not None else len(mine) > PER_DOCUMENT_ABOVE
+            continua = [(d, [r for r in mine if r["doc_id"] == d], {d: 0}) for d in doc_ids] if split else [(None, mine, _laid_end_to_end(doc_ids, size))]
+            for doc, segments, base in continua:
+                lines, dropped = [], 0
+                for r in sorted(segments, key=lambda r: (r["annotator"], r["layer"], r["doc_id"], r["unit_begin"])):
+                    b, e = base[r["doc_id"]] + r[key_b], base[r["doc_id"]] + r[key_e]
+                    if e <= b:
+                        dropped += 1
+                        continue
+                    category = (r["label"] or r["layer"]) if by_label else r["layer"]
+                    lines.append((r["annotator"], category, b, e))
+                if doc is None:
+                    relative = names.take((unit, group), unit, safe_name(group), ".csv")
+                else:
+                    relative = names.take((unit, group, doc), f"{unit}/{safe_name(group)}", safe_name(doc), ".csv")
+                _write(dest, relative, csv_text(lines))
+                out.append(Exported(relative, unit, group, "*", len(lines), dropped, note + (f"; document {doc}" if doc is not None else "")))
     return out
+
+
+def _laid_end_to_end(doc_ids: list[str], size: dict[str, int]) -> dict[str, int]:
+    """Each document's first position when the documents follow each other on one continuum."""
+    base, at = {}, 0
+    for d in doc_ids:
+        base[d] = at
+        at += size.get(d, 0)
+    return base
