@@ -129,6 +129,7 @@ def test_brat_bad_input_is_reported_and_strict_exits_3(tmp_path: Path) -> None:
     found = sorted((f.code, f.file, f.record) for f in u.findings if f.severity != "info")
     assert found == [
         ("fragments-overlap", "proj/A/d1.ann", "T4"),
+        ("labels-ignored", None, None),  # PER and LOC, and no labels mode in these settings
         ("offset-invalid", "proj/A/d1.ann", "T2"),
         ("offset-invalid", "proj/A/d1.ann", "T3"),
         ("raw-text-missing", "proj/A/nodoc.ann", None),
