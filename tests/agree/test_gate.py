@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE
-from unitize.agree import gate
+from unitize.metrics import gate
 from unitize.cli import main
 from unitize.errors import UnitizeError
 

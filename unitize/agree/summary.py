@@ -65,7 +65,7 @@ def column_name(metric: str, unit: str, approach: str | None, layer: str, settin
 
 def overall(r: dict[str, Any]) -> bool:
     """A row of the whole (setting, group, layer): no label, document or annotator breakdown."""
-    return r.get("label") is None and r.get("doc") is None and r.get("annotator") is None
+    return registry.whole_row(r)
 
 
 #: ``group_by`` -> the summary's first column (the thesis's "Connective")

@@ -18,7 +18,7 @@ MAX_SAMPLES = 1_000_000
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..agree import gate
+    from ..metrics import gate
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
 _EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
@@ -41,7 +41,7 @@ def __getattr__(name: str) -> str:
 
 
 def _floors(text: str) -> list[gate.Floor]:
-    from ..agree import gate
+    from ..metrics import gate
 
     try:
         return gate.parse(text)
@@ -51,7 +51,7 @@ def _floors(text: str) -> list[gate.Floor]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .. import metrics as registry
-    from ..agree import gate
+    from ..metrics import gate
     from ..metrics.alttest import EPSILON_GUIDANCE
 
     alt = registry.ALT_TEST
@@ -108,7 +108,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import metrics as registry
-    from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics, gate
+    from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics
+    from ..metrics import gate
 
     metrics = args.metric or list(registry.default())
     floors: list[gate.Floor] = args.fail_below or []
@@ -189,7 +190,7 @@ def gate_exit(table: pa.Table, floors: list[gate.Floor], on: str) -> int:
     """The exit code of the quality gate (0 without one); what failed goes to standard error."""
     if not floors:
         return EXIT_OK
-    from ..agree import gate
+    from ..metrics import gate
 
     failures, checked = gate.check(table.to_pylist(), floors, on)
     spec = ",".join(f"{f.metric}={f.floor:g}" for f in floors)

@@ -33,6 +33,7 @@ from .registry import (
     summarizable,
     summary_metric,
     where,
+    whole_row,
 )
 from .value import MissingDependency, Value, nan, require
 
@@ -70,4 +71,5 @@ __all__ = [
     "summarizable",
     "summary_metric",
     "where",
+    "whole_row",
 ]

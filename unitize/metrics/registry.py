@@ -263,14 +263,15 @@ def summary_metric(computed: Sequence[str], rows: Iterable[dict] | None = None) 
     if not ranked:
         return None
     if rows is not None:
-        valued = {r["metric"] for r in rows if _whole(r) and r.get("value") is not None and r["value"] == r["value"]}
+        valued = {r["metric"] for r in rows if whole_row(r) and r.get("value") is not None and r["value"] == r["value"]}
         for m in ranked:
             if m.name in valued:
                 return m.name
     return ranked[0].name
 
 
-def _whole(row: dict) -> bool:
+def whole_row(row: dict) -> bool:
+    """A results row of a whole (setting, group, layer): no label, document or annotator breakdown."""
     return row.get("label") is None and row.get("doc") is None and row.get("annotator") is None
 
 

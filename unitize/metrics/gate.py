@@ -17,9 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import metrics as registry
 from ..errors import UnitizeError
-from .summary import overall
+from . import registry
 
 #: the exit code of ``unitize agree`` when a floor of ``--fail-below`` is not reached
 EXIT_GATE = 4
@@ -91,7 +90,7 @@ def check(rows: Iterable[dict[str, Any]], floors: list[Floor], on: str = "value"
     failures, checked = [], 0
     for r in rows:
         floor = by_metric.get(r["metric"])
-        if floor is None or not overall(r) or r.get("pair") not in (None, "mean"):
+        if floor is None or not registry.whole_row(r) or r.get("pair") not in (None, "mean"):
             continue
         checked += 1
         value = r.get("ci_low") if on == "ci-lower" else r.get("value")
