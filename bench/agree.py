@@ -213,8 +213,9 @@ def floor(out: Path, settings: list[str] | None = None) -> int:
 
     started = time.perf_counter()
     cells = 0
-    # format 2: units/setting=<name>/part-<NNNNN>.parquet (every part); format 1: units/<name>/part-0.parquet
-    paths = sorted((out / "units").glob("setting=*/part-*.parquet")) or sorted((out / "units").glob("*/part-0.parquet"))
+    # format 3: units|labels|long/setting=<name>/part-<NNNNN>.parquet; format 2: all in units/; format 1: units/<name>/part-0.parquet
+    paths = [p for folder in ("units", "labels", "long") for p in sorted((out / folder).glob("setting=*/part-*.parquet"))] \
+        or sorted((out / "units").glob("*/part-0.parquet"))
     by_setting: dict = {}
     for path in paths:
         by_setting.setdefault(path.parent.name.removeprefix("setting="), []).append(path)

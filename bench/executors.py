@@ -101,7 +101,8 @@ def run(cmd: list[str], env: dict[str, str]) -> dict:
 
 def units_digest(out: Path) -> str:
     h = hashlib.sha256()
-    for p in sorted((out / "units").rglob("*.parquet")) + sorted((out / "segments").rglob("*.parquet")):
+    matrices = [p for folder in ("units", "labels", "long") for p in sorted((out / folder).rglob("*.parquet"))]
+    for p in matrices + sorted((out / "segments").rglob("*.parquet")):
         h.update(p.relative_to(out).as_posix().encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]

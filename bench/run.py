@@ -151,7 +151,7 @@ def parse_json_stdout(text: str):
 
 def is_unit_path(rel: str) -> bool:
     parts = Path(rel).parts
-    return "units" in parts and rel.endswith(".parquet")
+    return bool({"units", "labels", "long"} & set(parts)) and rel.endswith(".parquet")
 
 
 def read_manifest(out_dir: Path) -> tuple[dict | None, list[dict], str | None]:
@@ -406,8 +406,7 @@ def main(argv=None) -> int:
         res["manifest_problem"] = problem
         res["manifest_outputs"] = len(manifest.get("outputs", [])) if isinstance(manifest, dict) else None
         unit_files = sorted({o["abspath"] for o in unit_outputs})
-        on_disk = sorted(str(p) for p in (out_dir / "units").glob("*/*.parquet")) \
-            if (out_dir / "units").is_dir() else []
+        on_disk = sorted(str(p) for folder in ("units", "labels", "long") for p in (out_dir / folder).glob("*/*.parquet"))
         if not unit_files and on_disk:
             print(f"[{name}] warning: no unit matrices listed in manifest outputs; "
                   f"using the {len(on_disk)} files under {out_dir / 'units'}")

@@ -54,7 +54,8 @@ PROSE_ONLY = {
 #: how many blocks may be marked <!-- not run: … --> over all pages
 MAX_NOT_RUN = 3
 #: imports a block may need from an optional extra: without it the block is skipped with this reason
-OPTIONAL = {"dask": "the dask extra (pip install 'unitize[dask]')", "pygamma_agreement": "the gamma extra"}
+OPTIONAL = {"dask": "the dask extra (pip install 'unitize[dask]')", "pygamma_agreement": "the gamma extra",
+            "pandas": "pandas (the agree or dask extra)", "polars": "polars (the test extra)"}
 
 
 # --- every page: languages, a tested block, links, paths and names --------------------------------------------
@@ -269,6 +270,27 @@ def _readme_units(scope: dict, ws: Path) -> None:
     shown = ast.literal_eval(re.search(r"units\.column_names\s+#\s*(\[.*\])", read(README)).group(1))
     assert scope["units"].column_names == shown
     assert set(scope["units"].column("group").to_pylist()) == {"ama"}
+
+
+def manifest_rows(out: Path) -> dict[str, int]:
+    return json.loads((out / "manifest.json").read_text(encoding="utf-8"))["summary"]["unit_rows"]
+
+
+@check("README.md", 'pd.read_parquet("out/units")')
+def _readme_whole(scope: dict, ws: Path) -> None:
+    want = manifest_rows(ws / "out")
+    assert scope["every"]["setting"].astype(str).value_counts().to_dict() == want
+    assert dict(zip(scope["stored"]["setting"].cast(str).to_list(), scope["stored"]["len"].to_list())) == want
+
+
+@check("docs/outputs.md", 'pd.read_parquet("brat-out/labels")')
+def _outputs_whole(scope: dict, ws: Path) -> None:
+    want = manifest_rows(ws / "brat-out")
+    got = {**{str(k): int(v) for k, v in scope["rows"].items()},
+           **scope["labels"]["setting"].astype(str).value_counts().to_dict()}
+    assert got == want and len(want) == 8
+    assert scope["units"]["ana"].dtype == "UInt8" or str(scope["units"]["ana"].dtype) in ("uint8", "UInt8", "float64")
+    assert "O" in set(scope["labels"]["ana"].astype(str)) and scope["found"].height == want["word-interval-labels"]
 
 
 @check("docs/python-api.md", "result = unitize(corpus, settings)")

@@ -2,7 +2,7 @@
 
 :func:`unitize_items` builds the matrices of a corpus of
 :class:`~unitize.model.ItemLabel` records (:mod:`unitize.items`); the writer
-puts them in ``units/items/`` (wide) and/or ``units/items-long/`` (long); ``auto`` picks one by
+puts them in ``units/setting=items/`` (wide) and/or ``long/setting=items-long/`` (long); ``auto`` picks one by
 the shape of the data (:func:`unitize.layouts.choose_items`).
 """
 

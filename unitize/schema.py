@@ -9,8 +9,15 @@ from typing import Any
 
 import pyarrow as pa
 
-#: the output format this unitize writes (manifest ``format_version``); readers take 1 … FORMAT_VERSION
-FORMAT_VERSION = 2
+#: the output format this unitize writes (manifest ``format_version``); readers take 1 … FORMAT_VERSION.
+#: 3: every matrix folder is one dataset of one schema (label settings in ``labels/``, the long item
+#: matrix in ``long/``); 2: every setting in ``units/setting=<name>/``; 1: ``units/<name>/part-0.parquet``
+FORMAT_VERSION = 3
+
+#: the folders of an output directory holding matrix datasets (format 3), each Hive-partitioned by setting and
+#: of one schema, so that every reader reads a folder whole: ``units`` (the 0/1 and bit-mask unit matrices,
+#: the wide item matrix), ``labels`` (the unit matrices of labels mode: label strings), ``long`` (the long item matrix)
+DATASETS = ("units", "labels", "long")
 
 _TYPES: dict[str, pa.DataType] = {
     "string": pa.string(),
@@ -94,5 +101,19 @@ def results_schema() -> pa.Schema:
 
 
 def setting_name(unit: str, approach: str, mode: str) -> str:
-    """The name of a setting's unit-matrix dataset, ``units/setting=<unit>-<approach>[-<mode>]/``."""
+    """The name of a setting's unit-matrix dataset, ``<folder>/setting=<unit>-<approach>[-<mode>]/`` (:func:`dataset_folder`)."""
     return f"{unit}-{approach}" + ("" if mode == "separate" else f"-{mode}")
+
+
+def dataset_folder(setting: str) -> str:
+    """The folder of :data:`DATASETS` a setting's matrices go in: ``labels`` for a labels-mode setting
+    (``<unit>-<approach>-labels``: label strings where the others hold 0/1), ``long`` for the long item
+    matrix (``items-long``: a row per cell where the wide one has a column per annotator), else ``units``."""
+    if setting.endswith("-labels"):
+        return "labels"
+    return "long" if setting == "items-long" else "units"
+
+
+def setting_path(setting: str) -> str:
+    """A setting's dataset folder relative to the output directory, ``<folder>/setting=<name>``."""
+    return f"{dataset_folder(setting)}/setting={setting}"

@@ -15,6 +15,7 @@ from unitize.cli import main
 from unitize.config import Settings
 from unitize.matrices import NOT_ANNOTATED
 from unitize.run import convert, read_corpus, unitize
+from unitize.schema import setting_path
 
 BRATIAA = CORPORA / "bratiaa-example" / "example-files" / "example-project"
 
@@ -106,7 +107,7 @@ def test_long_layout_rows_are_existing_pairs(small: Path, tmp_path: Path) -> Non
     ] + [("d2", "C", 0, 1), ("d2", "C", 1, 0)]
     meta = json.loads(t.schema.metadata[b"unitize"])
     assert (meta["layout"], meta["value"]) == ("long", "binary")
-    labels = pq.read_table(s.out / "units" / "setting=word-interval-labels")
+    labels = pq.read_table(s.out / setting_path("word-interval-labels"))
     assert column(labels, "value")[6:12] == ["PER", "PER", "PER", "LOC", "LOC+PER", "O"]
     # no annotator-missing findings: each document has its own annotators
     report = [json.loads(line) for line in (s.out / "report.jsonl").read_text().splitlines()]
@@ -197,7 +198,7 @@ def test_bratiaa_label_counts_match_an_independent_computation(unit: str, tmp_pa
     assert manifest["accounting"]["by_unit"][unit] == {
         "records": 1567, "in_segments": 1567, "excluded": {}, "segments": manifest["accounting"]["by_unit"][unit]["segments"]
     }
-    t = pq.read_table(tmp_path / "out" / "units" / f"setting={unit}-interval-labels")
+    t = pq.read_table(tmp_path / "out" / setting_path(f"{unit}-interval-labels"))
     assert sorted(set(column(t, "doc_id"))) == sorted(p.stem for p in (BRATIAA / "Lisa").glob("*.ann"))
     got: Counter = Counter()
     for annotator in unitized.annotators:

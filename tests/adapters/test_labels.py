@@ -26,6 +26,7 @@ from unitize.layouts import LONG, WIDE
 from unitize.model import ItemLabel
 from unitize.run import convert
 from unitize.schema import contract
+from unitize.schema import setting_path
 
 SCHEMAS = ROOT / "schemas"
 
@@ -51,12 +52,12 @@ def run(root: Path, annotations: str, items: dict | None = None, **inp):
 
 def rows(out: Path, layout: str = "wide") -> list[dict]:
     name = "items" if layout == "wide" else "items-long"
-    return pq.read_table(out / "units" / f"setting={name}" / "part-00000.parquet").to_pylist()
+    return pq.read_table(out / setting_path(name) / "part-00000.parquet").to_pylist()
 
 
 def meta(out: Path, layout: str = "wide") -> dict:
     name = "items" if layout == "wide" else "items-long"
-    return json.loads(pq.read_schema(out / "units" / f"setting={name}" / "part-00000.parquet").metadata[b"unitize"])
+    return json.loads(pq.read_schema(out / setting_path(name) / "part-00000.parquet").metadata[b"unitize"])
 
 
 def report(out: Path) -> list[dict]:
@@ -389,7 +390,7 @@ def test_contract_manifest_schema_and_byte_identical_reruns(tmp_path):
         jsonschema.validate(row, report_schema)
     spec = contract("items.arrow.json")["layouts"]
     for layout, name in (("wide", "items"), ("long", "items-long")):
-        schema = pq.read_schema(tmp_path / "out" / "units" / f"setting={name}" / "part-00000.parquet")
+        schema = pq.read_schema(tmp_path / "out" / setting_path(name) / "part-00000.parquet")
         fields = [(f.name, f.nullable) for f in schema]
         assert fields[: len(spec[layout]["fields"])] == [(f["name"], f["nullable"]) for f in spec[layout]["fields"]]
     assert [f.name for f in pq.read_schema(tmp_path / "out" / "units" / "setting=items" / "part-00000.parquet")][2:] == ["A1", "A2"]
@@ -430,7 +431,7 @@ def test_toxic_spans_long_table_counts(tmp_path):
         items={"layouts": ["long"]},
     )
     unitized, manifest = convert(settings)
-    long = pq.read_table(tmp_path / "out" / "units" / "setting=items-long" / "part-00000.parquet").to_pylist()
+    long = pq.read_table(tmp_path / "out" / setting_path("items-long") / "part-00000.parquet").to_pylist()
     counts = defaultdict(Counter)
     for r in long:
         counts[r["group"]][r["value"]] += 1
@@ -634,7 +635,9 @@ def test_auto_item_layout_follows_the_shape_of_the_data(tmp_path, workers, per_i
     unitized, manifest, out = run(tmp_path, "l.csv", item="item", annotator="worker", labels=["label"])
     assert [layout.name for layout in unitized.item_layouts] == [chosen]
     assert unitized.accounting["labels"]["labelled"] == 20 * per_item
-    assert sorted(p.name for p in (out / "units").iterdir()) == [f"setting=items{'-long' if chosen == 'long' else ''}"]
+    folder = "long" if chosen == "long" else "units"
+    assert sorted(p.name for p in out.iterdir() if p.name in ("units", "labels", "long")) == [folder]
+    assert sorted(p.name for p in (out / folder).iterdir()) == [f"setting=items{'-long' if chosen == 'long' else ''}"]
 
 
 def test_auto_item_layout_decides_alone(tmp_path):

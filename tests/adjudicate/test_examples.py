@@ -12,6 +12,7 @@ import pytest
 from tests.conftest import ROOT
 from unitize.adjudicate import adjudicate
 from unitize.cli import main
+from unitize.schema import setting_path
 
 EXAMPLES = ROOT / "unitize" / "examples"
 NAMES = ["tdb-mini", "brat-mini", "inception-mini", "bio-mini", "crowd-mini", "labels-mini"]
@@ -50,7 +51,7 @@ def wide(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_majority_equals_a_vote_from_the_wide_matrix(name: str, wide: dict[str, Path]) -> None:
     out = wide[name]
     result = adjudicate(out, "majority")
-    matrix = pq.read_table(out / "units" / f"setting={result.setting}")
+    matrix = pq.read_table(out / setting_path(result.setting))
     meta_annotators = [c for c in matrix.column_names if c not in ("group", "doc_id", "layer", "unit", "begin", "end", "item")]
     items = "item" in matrix.column_names
     keys = ["group", "item"] if items else ["group", "doc_id", "layer", "unit"]

@@ -20,6 +20,7 @@ from unitize.adjudicate.methods import MODEL_OPTIONS, MissingCrowdKit
 from unitize.cli import main
 from unitize.dataset import OutputData
 from unitize.errors import UnitizeError
+from unitize.schema import setting_path
 
 HAS_CROWD_KIT = importlib.util.find_spec("crowdkit") is not None
 
@@ -30,7 +31,7 @@ def tdb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def units(out: Path, setting: str = "word-interval") -> dict[tuple, dict]:
-    return {(r["group"], r["doc_id"], r["layer"], r["unit"]): r for r in pq.read_table(out / "units" / f"setting={setting}").to_pylist()}
+    return {(r["group"], r["doc_id"], r["layer"], r["unit"]): r for r in pq.read_table(out / setting_path(setting)).to_pylist()}
 
 
 @pytest.mark.parametrize("to", ["datt", "pdtb3"])

@@ -29,6 +29,7 @@ from unitize.agree.summary import landis_koch, summary_rows  # noqa: E402
 from unitize.cli import main  # noqa: E402
 from unitize.errors import DataError  # noqa: E402
 from unitize.export import export  # noqa: E402
+from unitize.schema import setting_path
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,7 @@ def test_results_cover_every_setting_group_layer_and_metric(results, out):
 
 
 def _universe(out, setting, group):
-    t = pq.read_table(out / "units" / f"setting={setting}" / "part-00000.parquet", filters=[("group", "=", group)], columns=["doc_id", "layer"])
+    t = pq.read_table(out / setting_path(setting) / "part-00000.parquet", filters=[("group", "=", group)], columns=["doc_id", "layer"])
     docs = t.column("doc_id").cast(pa.string()).to_pylist()
     first = t.column("layer").cast(pa.string()).to_pylist()[0]
     return sorted({d for d, layer in zip(docs, t.column("layer").cast(pa.string()).to_pylist()) if layer == first})

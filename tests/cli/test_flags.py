@@ -140,7 +140,8 @@ def test_set_changes_any_key(tmp_path, capsys):
     study = str(EXAMPLES / "brat-mini" / "study.toml")
     out = tmp_path / "o"
     assert main(["convert", study, "--set", "unitize.units=[\"word\"]", "--set", "unitize.tokenizer=regex", "--out", str(out), "-q"]) == 0
-    assert sorted(p.name.removeprefix("setting=") for p in (out / "units").iterdir()) == ["word-boundary", "word-boundary-labels", "word-interval", "word-interval-labels"]
+    assert sorted(p.name.removeprefix("setting=") for p in (out / "units").iterdir()) == ["word-boundary", "word-interval"]
+    assert sorted(p.name.removeprefix("setting=") for p in (out / "labels").iterdir()) == ["word-boundary-labels", "word-interval-labels"]
     assert main(["convert", study, "--set", "tokenizer=regex", "--out", str(out)]) == 2
     assert "e.g. --set unitize.tokenizer=regex" in capsys.readouterr().err
     assert main(["convert", study, "--set", "input.tokenizer=regex", "--out", str(out)]) == 2

@@ -1,4 +1,4 @@
-"""Output format 2: Hive-partitioned work partitions, universe/tokens tables, the sparse layout read back dense,
+"""Output format 2 and 3: Hive-partitioned work partitions, universe/tokens tables, the sparse layout read back dense,
 format 1 still read, newer formats refused, the partition tasks small and executor-independent."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from unitize.dataset.directory import OutputData
 from unitize.agree import METRICS
 from unitize.cli import main
 from unitize.output.parts import PartTask, partitions, write_partition
+from unitize.schema import setting_path
 
 EXAMPLES = ROOT / "unitize" / "examples"
 FIXTURE_V1 = ROOT / "tests" / "fixtures" / "format1-brat"
@@ -74,7 +75,7 @@ def test_every_setting_has_every_part_and_reads_whole_with_a_setting_column(tmp_
     n = len(parts[settings[0]])
     assert n == 3 and all(v == [f"part-{k:05d}.parquet" for k in range(n)] for v in parts.values())
     m = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert m["format_version"] == 2
+    assert m["format_version"] == 3
     listed = [o["path"] for o in m["outputs"] if o["path"].startswith("units/")]
     assert len(listed) == n * len(settings)
     whole = pq.read_table(out / "units")
@@ -188,11 +189,11 @@ def test_sparse_gives_the_wide_matrices_and_coefficients(example, tmp_path):
     assert mw["summary"]["dense_rows"] == ms["summary"]["dense_rows"] == mw["summary"]["unit_rows"]
     assert all(ms["summary"]["unit_rows"][k] <= v for k, v in ms["summary"]["dense_rows"].items())
     for setting in mw["summary"]["unit_rows"]:
-        meta = json.loads(pq.read_schema(next((sparse / "units" / f"setting={setting}").iterdir())).metadata[b"unitize"])
+        meta = json.loads(pq.read_schema(next((sparse / setting_path(setting)).iterdir())).metadata[b"unitize"])
         assert meta["layout"] == "sparse"
         d = unitize.densify(sparse, setting)
-        assert d.schema.names == pq.read_schema(wide / "units" / f"setting={setting}" / "part-00000.parquet").names
-        assert d.to_pydict() == pq.read_table(wide / "units" / f"setting={setting}" / "part-00000.parquet").to_pydict()
+        assert d.schema.names == pq.read_schema(wide / setting_path(setting) / "part-00000.parquet").names
+        assert d.to_pydict() == pq.read_table(wide / setting_path(setting) / "part-00000.parquet").to_pydict()
     metrics = metrics_available()
     assert results(wide, metrics) == results(sparse, metrics)
 
@@ -202,8 +203,8 @@ def test_sparse_rows_are_the_marked_units_and_the_missing_annotators_documents(t
     wide = convert(study, tmp_path / "wide", "--layout", "wide", "--keep-missing")
     sparse = convert(study, tmp_path / "sparse", "--layout", "sparse", "--keep-missing")
     for setting in ("char-interval", "word-boundary"):
-        w = pq.read_table(wide / "units" / f"setting={setting}").to_pydict()
-        s = pq.read_table(sparse / "units" / f"setting={setting}").to_pydict()
+        w = pq.read_table(wide / setting_path(setting)).to_pydict()
+        s = pq.read_table(sparse / setting_path(setting)).to_pydict()
         annotators = [c for c in w if c not in ("group", "doc_id", "layer", "unit", "begin", "end")]
         keep = [i for i in range(len(w["unit"])) if any(w[a][i] != 0 for a in annotators)]
         assert any(w[a][i] is None for a in annotators for i in keep)  # nulls are kept
@@ -267,13 +268,13 @@ def test_format_1_is_read_by_agree_export_and_info(v1, tmp_path, capsys):
 
 def test_a_newer_format_is_refused_with_the_upgrade_message(v1, capsys):
     m = json.loads((v1 / "manifest.json").read_text(encoding="utf-8"))
-    m["format_version"] = 3
+    m["format_version"] = 4
     (v1 / "manifest.json").write_text(json.dumps(m), encoding="utf-8")
-    message = f"{v1} was written by unitize format 3; this unitize reads formats 1–2: upgrade unitize"
+    message = f"{v1} was written by unitize format 4; this unitize reads formats 1–3: upgrade unitize"
     for argv in (["agree", str(v1)], ["export", str(v1), "--to", "rat"], ["info", str(v1)]):
         assert main(argv) == 2
         assert message in capsys.readouterr().err
-    with pytest.raises(unitize.agree.DataError, match="reads formats 1–2"):
+    with pytest.raises(unitize.agree.DataError, match="reads formats 1–3"):
         OutputData(v1)
 
 

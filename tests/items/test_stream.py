@@ -23,6 +23,7 @@ from unitize.layouts import LONG, WIDE
 from unitize.model import ItemLabel
 from unitize.output import parts
 from unitize.run import convert
+from unitize.schema import setting_path
 
 ANNOTATORS = ["a", "b", "c"]
 OPTIONS = {
@@ -143,7 +144,7 @@ def test_toxicspans_labels_streamed_write_the_same_bytes(tmp_path, monkeypatch):
     assert one["accounting"]["labels"] == {"read": 118_430, "duplicate": 2, "labelled": 118_428}
     assert one["summary"]["items"] == other["summary"]["items"] == {
         g: {"items": 16_100, "complete": 0, "kept": 16_100} for g in ("all toxic", "not toxic")}
-    files = sorted(p.name for p in (tmp_path / "other" / "units" / "setting=items-long").iterdir())
+    files = sorted(p.name for p in (tmp_path / "other" / setting_path("items-long")).iterdir())
     assert files == [f"part-{k:05d}.parquet" for k in range(6)]  # 118,428 rows in parts of 20,000
     with monkeypatch.context() as m:
         m.setattr(item_run, "item_slices", lambda datasets: parts.item_slices(datasets, limit=20_000))

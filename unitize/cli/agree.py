@@ -63,7 +63,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
                    help=f"metrics (default {', '.join(registry.default())}): {', '.join(registry.names())}")
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
-    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/setting=<name>), e.g. word-interval")
+    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/ or labels/setting=<name>), e.g. word-interval")
     p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
     p.add_argument("--summary-metric", choices=registry.summarizable(),
                    help="metric of the summary table (default: the first of alpha-u, alpha, … that has a value: alpha-u for "

@@ -280,11 +280,13 @@ def short_names(names: list[str], limit: int = 12) -> str:
 
 
 def items_summary(data: dict[str, Any]) -> None:
+    from ..schema import setting_path
+
     names = data["annotators"]
     shown = ", ".join(names[:10]) + (f", … ({len(names) - 10} more)" if len(names) > 10 else "")
     print(f"{data['groups']} groups, {len(names)} annotators ({shown})")
     for name, rows in data.get("unit_rows", {}).items():
-        print(f"  units/{name:<24} {rows:>12,} rows")
+        print(f"  {setting_path(name) + '/':<40} {rows:>12,} rows")
     for group, n in data["items"].items():
         extra = f", {n['reached_by_any']} reached by some annotator" if "reached_by_any" in n else ""
         print(f"  {group}: {n['items']:,} items, {n['complete']:,} labelled by every annotator, {n['kept']:,} kept{extra}")
@@ -342,6 +344,8 @@ def human_summary(
 
     ``report`` names where the findings are, for the warnings.
     """
+    from ..schema import setting_path
+
     f = data["findings"]
     lines, warnings = record_lines(accounting, report) if accounting else ([], [])
     for warning in warnings:
@@ -358,7 +362,7 @@ def human_summary(
         for name, rows in data.get("unit_rows", {}).items():
             # sparse: fewer rows than units; long: a row per unit and annotator, more
             more = f" stored (the dense matrix: {dense[name]:,} rows, one per unit and layer)" if dense.get(name, rows) != rows else ""
-            print(f"  units/{name:<24} {rows:>12,} rows{more}")
+            print(f"  {setting_path(name) + '/':<40} {rows:>12,} rows{more}")
         print("  segments: " + ", ".join(f"{u} {n:,}" for u, n in data["segments"].items()))
     for line in lines:
         print(line)

@@ -22,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_study_options(p)
     p.add_argument("--out", type=Path, metavar="DIR", help="output directory ([output] dir)")
     p.add_argument("--partition-units", type=int, metavar="N",
-                   help="character units per work partition, units/setting=<name>/part-<k>.parquet ([output] partition_units; default 1,048,576)")
+                   help="character units per work partition, <units|labels>/setting=<name>/part-<k>.parquet ([output] partition_units; default 1,048,576)")
     add_executor_option(p, config=True)
 
 

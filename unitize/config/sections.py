@@ -68,7 +68,7 @@ UNITIZE_OPTIONS: dict[str, Option] = {
 #: the [output] table
 OUTPUT_OPTIONS: dict[str, Option] = {
     "dir": Option("path", None, "the output directory (or --out)", example="out"),
-    "partition_units": Option("int", None, "character units per work partition (units/setting=<name>/part-<k>.parquet); default 1,048,576", example=1048576),
+    "partition_units": Option("int", None, "character units per work partition (<folder>/setting=<name>/part-<k>.parquet); default 1,048,576", example=1048576),
 }
 #: the [run] table: how the run is carried out, never what it computes
 RUN_OPTIONS: dict[str, Option] = {

@@ -1,7 +1,8 @@
 """Reading a ``unitize`` output directory for measurement and export.
 
 The output directory and its manifest are the interface: unit matrices are
-read from ``units/setting=<name>/part-<NNNNN>.parquet`` (format 2; format 1:
+read from ``<folder>/setting=<name>/part-<NNNNN>.parquet`` (format 3: ``units/``, ``labels/`` for
+labels mode, ``long/`` for the long item matrix; format 2: all in ``units/``; format 1:
 ``units/<name>/part-0.parquet``) through pyarrow (wide, sparse or long layout,
 unit or item data, as the ``unitize`` schema metadata says), segments from
 ``segments/<unit>.parquet``. A sparse setting is read back dense, one group at
@@ -33,7 +34,7 @@ from ..errors import DataError
 from ..layouts import WIDE
 from ..layouts.sparse import Stored, dense_group, group_universe
 from ..output import read_manifest
-from ..schema import FORMAT_VERSION
+from ..schema import DATASETS, FORMAT_VERSION
 from .matrix import layer_rows, matrix
 from .model import LEVELS, Matrix, Setting
 from .parts import Index, PartFiles
@@ -54,15 +55,19 @@ def format_version(manifest: dict[str, Any], path: Path) -> int:
 
 
 def dataset_parts(path: Path, version: int) -> dict[str, list[Path]]:
-    """Per setting name (sorted) its part files in order: ``units/setting=<name>/part-*.parquet`` (format 2)
-    or ``units/<name>/part-0.parquet`` (format 1)."""
-    units = Path(path) / "units"
+    """Per setting name (sorted) its part files in order: ``<folder>/setting=<name>/part-*.parquet`` for the
+    folders of :data:`~unitize.schema.DATASETS` (format 3: ``units/``, ``labels/``, ``long/``; format 2: all in
+    ``units/``) or ``units/<name>/part-0.parquet`` (format 1)."""
     out: dict[str, list[Path]] = {}
     if version >= 2:
-        for part in sorted(units.glob("setting=*/part-*.parquet")):
-            out.setdefault(part.parent.name.removeprefix("setting="), []).append(part)
+        for folder in DATASETS if version >= 3 else ("units",):
+            for part in sorted((Path(path) / folder).glob("setting=*/part-*.parquet")):
+                name = part.parent.name.removeprefix("setting=")
+                if name in out and out[name][0].parent != part.parent:
+                    raise DataError(f"{path}: setting {name!r} is in two folders ({out[name][0].parent}, {part.parent})")
+                out.setdefault(name, []).append(part)
     else:
-        for part in sorted(units.glob("*/part-0.parquet")):
+        for part in sorted((Path(path) / "units").glob("*/part-0.parquet")):
             out[part.parent.name] = [part]
     return dict(sorted(out.items()))
 
@@ -152,7 +157,8 @@ class OutputData:
         self.format_version = format_version(self.manifest, self.path)
         datasets = dataset_parts(self.path, self.format_version)
         if not datasets:
-            where = "units/setting=*/part-*.parquet" if self.format_version >= 2 else "units/*/part-0.parquet"
+            where = ("{units,labels,long}/setting=*/part-*.parquet" if self.format_version >= 3
+                     else "units/setting=*/part-*.parquet" if self.format_version >= 2 else "units/*/part-0.parquet")
             raise DataError(f"{self.path} holds no unit matrices ({where})")
         self._parts: dict[Path, PartFiles] = {}
         self.settings = []

@@ -13,7 +13,8 @@ LEVELS = ("nominal", "ordinal", "interval")
 
 @dataclass(frozen=True)
 class Setting:
-    """One unit-matrix dataset of an output directory (``units/setting=<name>/``; format 1 ``units/<name>/``)."""
+    """One unit-matrix dataset of an output directory: ``<folder>/setting=<name>/``, the folder ``units``,
+    ``labels`` or ``long`` (format 2 ``units/setting=<name>/``; format 1 ``units/<name>/``)."""
 
     name: str
     path: Path  # its first part (the schema and metadata of every part)
@@ -30,7 +31,7 @@ class Setting:
     not_applicable: str | None = None
     #: label data: the value meaning "not annotated" (``O``)
     not_annotated: str | None = None
-    #: every part of the dataset, in order (format 2: part-00000 …; format 1: part-0 alone)
+    #: every part of the dataset, in order (formats 2 and 3: part-00000 …; format 1: part-0 alone)
     parts: tuple[Path, ...] = ()
     #: sparse layout: the layers of the setting, every one present for every document of the universe
     layers: tuple[str, ...] = ()

@@ -28,7 +28,7 @@ from .swap import LEGACY_STAGING, lock_file, pause, recover, stamped, top_names
 #: (``agreement``, ``exports``, ``report``, ``plan`` and ``adjudication`` are made later from the data by `unitize agree` /
 #: `export` / `report` / `plan` / `adjudicate`; a new run leaves unitize's files in them out, since they would describe the
 #: previous data, and carries the user's files in them over: :mod:`.derived`)
-OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report",
+OWNED = ("units", "labels", "long", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report",
          "plan", "adjudication", "manifest.json")
 
 

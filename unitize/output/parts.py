@@ -4,7 +4,7 @@ The documents (in the order of the unit spaces: sorted) are cut into
 consecutive runs; a partition closes once it holds at least
 :data:`PARTITION_UNITS` character units (``[output] partition_units`` /
 ``--partition-units`` override it). Partition ``k`` writes
-``units/setting=<name>/part-<k>.parquet`` of every setting: the rows of its
+``<folder>/setting=<name>/part-<k>.parquet`` of every setting (``units/``, ``labels/``, ``long/``): the rows of its
 documents for every group and layer, sorted by (group, layer, doc_id, unit)
 within the part. Every part is written, even without rows, so the numbering is
 contiguous and depends on the data alone, never on the executor. Item
@@ -34,6 +34,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import pyarrow as pa
 
+from ..schema import setting_path
 from .directory import ParquetStream
 
 #: character units per work partition of a span run (the default of ``[output] partition_units``)
@@ -47,8 +48,9 @@ ROW_GROUP_MAX = 1 << 20
 
 
 def part_path(setting: str, index: int) -> str:
-    """Where partition ``index`` of a setting goes, relative to the output directory."""
-    return f"units/setting={setting}/part-{index:05d}.parquet"
+    """Where partition ``index`` of a setting goes, relative to the output directory (its folder:
+    :func:`unitize.schema.dataset_folder`)."""
+    return f"{setting_path(setting)}/part-{index:05d}.parquet"
 
 
 def partitions(units: Sequence[int], limit: int = PARTITION_UNITS) -> list[tuple[int, int]]:
