@@ -20,6 +20,7 @@ from typing import Any
 from ._version import __version__
 from .adapters import get_adapter
 from .config import Settings
+from .config.sections import ASSIGNMENT_ALL, ASSIGNMENT_PER_DOCUMENT
 from .errors import RunError
 from .findings import ERROR, count_by_severity, sort_key, top_codes
 from .model import Corpus, Finding
@@ -75,8 +76,10 @@ def _source(settings: Settings, corpus: Corpus) -> dict[str, Any]:
     tokenizer = settings.tokenizer
     if tokenizer == _BUILTIN["tokenizer"].default and corpus.traits.tokenizer is not None:
         tokenizer = corpus.traits.tokenizer
-    named_layers = settings.layers != _BUILTIN["layers"].default
-    assignment = "per-document" if per_document(settings, corpus, corpus.annotators) else "all"
+    # the layers the source study unitizes, when they are not "every layer found" (the discourse formats' Arg1 and
+    # Arg2): a span tool's study reading the output back would otherwise unitize every layer written
+    named_layers = settings.layers != _BUILTIN["layers"].default or corpus.traits.default_layers != "found"
+    assignment = ASSIGNMENT_PER_DOCUMENT if per_document(settings, corpus, corpus.annotators) else ASSIGNMENT_ALL
     return {
         "group_by": corpus.traits.group_by,
         **settings.input,
@@ -98,6 +101,10 @@ def _unitize_table(settings: Settings, target: Target, written: Written, source:
     reads = get_adapter(target.reads_as).traits.tokenizer
     if source["tokenizer"] != "given" and reads is None:
         table["tokenizer"] = source["tokenizer"]
+    if source["assignment_in_effect"] == ASSIGNMENT_PER_DOCUMENT:
+        # a document written for some annotators only was assigned to them only (a roster, a crowd): said
+        # here, since a format without a roster would read it back as everyone's
+        table["assignment"] = ASSIGNMENT_PER_DOCUMENT
     return {**table, **written.unitize}
 
 
@@ -106,26 +113,60 @@ def _convert_format(
 ) -> tuple[Corpus, list[Finding], dict[str, Any] | None]:
     started = time.time()
     corpus = read_corpus(settings, progress)
+    offset_findings, fate = check_spans(corpus)
+    findings = corpus.findings + offset_findings
+    if strict and any(f.severity == ERROR for f in findings):
+        return corpus, sorted(findings, key=sort_key), None
+    kept = replace(corpus, spans=[s for s, why in zip(corpus.spans, fate) if why is None or why == "raw-text-missing"])
+    left_out = sum(1 for why in fate if why is not None and why != "raw-text-missing")
+    found, manifest = _write(kept, target, out, settings, options, findings, started, len(corpus.spans), left_out)
+    return corpus, found, manifest
+
+
+def write_corpus(
+    corpus: Corpus,
+    to: str,
+    out: Path,
+    *,
+    settings: Settings | None = None,
+    options: dict[str, Any] | None = None,
+    force: bool = False,
+) -> tuple[list[Finding], dict[str, Any]]:
+    """Write a corpus made or changed in Python (an adjudicated gold, a generated one) as format ``to`` into ``out``.
+
+    ``settings`` are those of the study the corpus came from (its ``base`` is where the documents' ``source``
+    paths are relative to, its tokenizer and layers are kept); without, a study's defaults. Returns every
+    finding of the writer and the manifest; what the target cannot hold is reported as by :func:`convert_format`.
+    """
+    try:
+        target = get_target(to)
+    except WriterError as exc:
+        raise RunError(str(exc)) from None
+    out = Path(out)
+    if not force and out.is_dir() and any(not n.startswith(".") for n in os.listdir(out)):
+        raise RunError(f"{out} exists and is not empty; pass force to replace an earlier conversion there (nothing was changed)")
+    settings = settings or Settings(format=corpus.format)
+    with claim_output(out, kind="conversion", owned=OWNED):
+        return _write(corpus, target, out, settings, dict(options or {}), [], time.time(), len(corpus.spans), 0)
+
+
+def _write(corpus: Corpus, target: Target, out: Path, settings: Settings, options: dict[str, Any], findings: list[Finding], started: float,
+           read_spans: int, left_out: int) -> tuple[list[Finding], dict[str, Any]]:
+    """Write ``corpus`` (its spans those to write) as ``target``, with study.toml, report.jsonl and manifest.json."""
     if corpus.traits.kind != target.traits.kind:
         what = {"spans": "text spans", "items": "flat labels (items × annotators)"}
         raise RunError(
             f"format {corpus.format} holds {what[corpus.traits.kind]} and {target.name} holds {what[target.traits.kind]}: "
             "one cannot be written as the other (nothing was written)"
         )
-    offset_findings, fate = check_spans(corpus)
-    findings = corpus.findings + offset_findings
-    if strict and any(f.severity == ERROR for f in findings):
-        return corpus, sorted(findings, key=sort_key), None
-    kept = replace(corpus, spans=[s for s, why in zip(corpus.spans, fate) if why is None or why == "raw-text-missing"])
-
     outdir = OutputDir(out, owned=OWNED, kind="conversion")
     try:
         source = _source(settings, corpus)
         try:
-            written = target(kept, outdir, settings.base, source, **options)
+            written = target(corpus, outdir, settings.base, source, **options)
         except WriterError as exc:
             raise RunError(str(exc)) from None
-        read_n = len(corpus.spans) + len(corpus.items)
+        read_n = read_spans + len(corpus.items)
         if not (written.spans or written.items or (not read_n and sum(written.files.values()))):
             unit = "label" if target.traits.kind == "items" else "span"
             lines = [f"no {unit} could be written as {target.name} ({read_n:,} read); nothing was written."]
@@ -141,24 +182,23 @@ def _convert_format(
         )
         atomic_write_text(outdir.file("study.toml"), study_text)
         outdir.record("study.toml", None)
-        manifest = _manifest(settings, target, corpus, kept, fate, written, findings, outdir, started, options)
+        manifest = _manifest(settings, target, corpus, read_spans, left_out, written, findings, outdir, started, options)
         outdir.write_json("manifest.json", manifest)
         outdir.commit()
     except BaseException:
         outdir.abort()
         raise
-    return corpus, findings, manifest
+    return findings, manifest
 
 
-def _manifest(settings: Settings, target: Target, corpus: Corpus, kept: Corpus, fate: list[str | None], written: Written,
+def _manifest(settings: Settings, target: Target, corpus: Corpus, read_spans: int, left_out: int, written: Written,
               findings: list[Finding], outdir: OutputDir, started: float, options: dict[str, Any]) -> dict[str, Any]:
-    left_out = sum(1 for why in fate if why is not None and why != "raw-text-missing")
     accounting: dict[str, Any] = {
         "spans": {
-            "read": len(corpus.spans),
+            "read": read_spans,
             "written": written.spans,
             "invalid_offsets": left_out,
-            "not_written_other": len(kept.spans) - written.spans,
+            "not_written_other": len(corpus.spans) - written.spans,
         },
         "relations_written": written.relations,
         "not_convertible": sum(1 for f in written.findings if f.code == "not-convertible"),
