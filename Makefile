@@ -14,7 +14,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,agree,plot,dask]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,agree,plot,crowd,dask]'
 	touch $@
 
 $(VENV)/.installed-agree: $(VENV)/.installed

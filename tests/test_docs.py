@@ -331,6 +331,23 @@ def _export_alpha(scope: dict, ws: Path) -> None:
     assert f"{row['value']:.3f}" in next(b.code for b in PYTHON if b.page == "docs/export.md")
 
 
+@check("docs/adjudication.md", "csv.DictReader(f)")
+def _inception_queue(scope: dict, ws: Path) -> None:
+    """What the INCEpTION example says: ben's ORG is outvoted on Teatro Dal Verme, and the merge rests on 2 of 3."""
+    first = scope["queue"][0]
+    assert (first["text"], first["labels"], first["gold"]) == ("Teatro Dal Verme", "ana=LOC; ben=ORG; chen=LOC", "LOC")
+    assert all(float(r["confidence"]) == pytest.approx(2 / 3, abs=1e-6) for r in scope["queue"] if r["why"] == "low confidence")
+
+
+@check("docs/adjudication.md", "adjudicate(\"out\", \"majority\"")
+def _adjudicate_api(scope: dict, ws: Path) -> None:
+    import pyarrow.parquet as pq
+
+    result = scope["result"]
+    spans = pq.read_table(ws / "out" / "adjudication" / "spans.parquet")
+    assert len(result.spans) == spans.num_rows > 0 and all(r["confidence"] < 0.8 or r["why"] != "low confidence" for r in result.review)
+
+
 # --- sql blocks: DuckDB runs them on the workspace --------------------------------------------------------------
 
 SQL = [b for b in all_blocks("sql") if b.mark("not run") is None]
@@ -430,7 +447,7 @@ def test_the_finding_codes_table_lists_every_code_with_its_severity() -> None:
 
 ARCHITECTURE = DOCS / "architecture.md"
 #: packages whose every module the module list names too (add a package here when its entry lists its modules)
-DESCRIBED = ("agree", "config", "dataset", "export", "items", "layouts", "metrics", "output", "report")
+DESCRIBED = ("adjudicate", "agree", "config", "dataset", "export", "items", "layouts", "metrics", "output", "report")
 
 
 def module_list() -> str:

@@ -138,7 +138,7 @@ def test_map_keeps_the_order_and_the_pool_is_closed(pools) -> None:
         assert pool.map(square, items) == [x * x for x in items]
         assert pool.map(square, []) == []
     with get_executor("processes:2") as pool:
-        assert (pool.name, pool.workers, pool.parallel) == ("processes:2", 2, True)
+        assert (pool.name, pool.workers, pool.parallel) == ("processes:2", min(2, executors.cores()), True)
         assert pool.map(square, [3, 1, 2]) == [9, 1, 4]
     assert pool._pool is None
     assert (get_executor(None).name, get_executor("local").workers) == ("local", 1)
@@ -240,3 +240,35 @@ def test_task_weights_count_a_groups_rows_in_every_part(tmp_path):
     names = data.groups(setting)
     counts = Counter(pq.read_table(out / "units" / "setting=char-interval", columns=["group"]).column("group").to_pylist())
     assert group_rows(setting, names) == [counts[n] for n in names]
+
+
+def test_worker_processes_are_bounded_by_the_cores(monkeypatch, tmp_path):
+    """--workers 32 or processes:32 on a 2-core machine starts 2 processes (issue 24 item 8)."""
+    import unitize.adapters.datt as datt
+    from tests.conftest import EXAMPLE
+    from unitize.cli import main
+
+    monkeypatch.setattr(executors, "cores", lambda: 2)
+    monkeypatch.setattr(datt, "cores", lambda: 2)
+    pool = get_executor("processes:32")
+    assert (pool.name, pool.workers) == ("processes:32", 2)  # the run section records both
+    started = []
+
+    class Recording:
+        def __init__(self, max_workers):
+            started.append(max_workers)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def map(self, fn, *iterables, **kw):
+            return map(fn, *iterables)
+
+    monkeypatch.setattr(datt, "ProcessPoolExecutor", Recording)
+    monkeypatch.setattr(datt, "PARALLEL_THRESHOLD", 1)
+    out = tmp_path / "out"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "--tokenizer", "regex", "--units", "char", "--workers", "32", "-q"]) == 0
+    assert started == [2]

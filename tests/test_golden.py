@@ -23,7 +23,7 @@ EXAMPLES = golden.examples()
 
 
 def test_every_example_has_golden_digests() -> None:
-    assert EXAMPLES == ["bio-mini", "brat-mini", "crowd-mini", "inception-mini", "labels-mini", "tdb-mini"]
+    assert EXAMPLES == ["bio-mini", "brat-mini", "crowd-mini", "inception-mini", "labels-mini", "models-mini", "tdb-mini"]
     assert sorted(p.stem for p in golden.GOLDEN.glob("*.json")) == EXAMPLES
 
 

@@ -14,8 +14,8 @@ PACKAGE = ROOT / "unitize"
 #: the layers, lowest first; a module may import only from lower layers (or within its own package)
 LAYERS = [
     {"traits"},
-    {"_version", "model", "text", "errors", "progress", "unitizers", "codes"},
-    {"findings", "schema", "tokenize", "executors", "metrics"},
+    {"_version", "model", "text", "errors", "progress", "unitizers", "codes", "spool"},
+    {"findings", "schema", "tokenize", "executors", "metrics", "item_records"},
     {"layouts"},
     {"config"},
     {"adapters"},
@@ -24,7 +24,7 @@ LAYERS = [
     {"matrices", "dataset"},
     {"span_run", "item_run", "writers"},
     {"run"},
-    {"conversion", "agree", "export", "report"},
+    {"conversion", "agree", "export", "report", "adjudicate"},
     {"cli"},
     {"__init__", "__main__"},
 ]

@@ -48,7 +48,10 @@ class TaskMap(Protocol):
 
 
 def cores() -> int:
-    """The machine's cores (``os.cpu_count()``): the default number of workers."""
+    """The cores this process may run on (its affinity mask where the system has one, else
+    ``os.cpu_count()``): the default number of workers, and the most started."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
 
 
@@ -99,10 +102,12 @@ class _Parallel(Executor):
 
 
 class ProcessExecutor(_Parallel):
-    """A ``concurrent.futures.ProcessPoolExecutor`` of ``workers`` spawned processes, started at the first map."""
+    """A ``concurrent.futures.ProcessPoolExecutor`` of ``workers`` spawned processes, started at the first map;
+    never more than the cores (:func:`cores`: more processes than cores only compete for them). ``name`` keeps
+    what was asked for (``processes:32``), ``workers`` says how many run (the manifest's run section records both)."""
 
     def __init__(self, workers: int | None = None, name: str | None = None):
-        self.workers = workers or cores()
+        self.workers = min(workers or cores(), cores())
         self.name = name or f"processes:{self.workers}"
         self._pool: ProcessPoolExecutor | None = None
 

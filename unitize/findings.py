@@ -11,7 +11,7 @@ INFO = "info"
 
 #: code -> (severity, what it means). Codes are a public contract: never rename one.
 CODES: dict[str, tuple[str, str]] = {
-    "file-unreadable": (ERROR, "an input file could not be read or parsed (malformed XML, empty file, wrong root, no permission)"),
+    "file-unreadable": (ERROR, "an input file or folder could not be read or parsed (malformed XML, empty file, wrong root, no permission)"),
     "filename-pattern": (ERROR, "a file name does not match the configured pattern, leaves a part empty, or is not UTF-8"),
     "duplicate-file": (ERROR, "two annotation files for the same (document, annotator, group)"),
     "raw-text-missing": (ERROR, "no raw text file for a document that has annotations"),
@@ -38,12 +38,19 @@ CODES: dict[str, tuple[str, str]] = {
     "text-copy-differs": (WARNING, "annotators' copies of one document's text differ; the first copy is used"),
     "duplicate-record": (ERROR, "a second annotation record for the same (document, annotator)"),
     "tag-sequence": (WARNING, "a BIO tag that does not continue a span of its type (I- without B-); read as a span start"),
+    # quotes located in the text (format quotes): every quote's outcome
+    "quote-exact": (INFO, "a quote found verbatim in the text"),
+    "quote-normalized": (INFO, "a quote found once whitespace, typographic quotes and dashes, and case were normalized"),
+    "quote-fuzzy": (WARNING, "a quote placed at its best fuzzy match (the message gives the score)"),
+    "quote-ambiguous": (WARNING, "a quote found at several places with nothing saying which; placed by the left-to-right rule"),
+    "quote-not-found": (ERROR, "a quote found nowhere in the text (exactly, normalized or fuzzily, as far as [input] matching goes)"),
     # flat labels (items × annotators)
     "item-set-mismatch": (WARNING, "an annotator file lacks items other annotator files have (null for that annotator)"),
     "duplicate-label": (INFO, "the same (group, item, annotator) label given twice with the same value; kept once"),
     "conflicting-labels": (ERROR, "one (group, item, annotator) given different labels; the cell is left null"),
     "label-undeclared": (ERROR, "a label outside the values declared for its group; the cell is left null"),
     "label-not-numeric": (ERROR, "a label of an ordinal or interval group that is not a number nor a declared value; left null"),
+    "label-too-long": (ERROR, "a label longer than the bound (1,000 characters; flat labels: max_label_chars): the span left out, the cell left null"),
     "label-not-applicable": (WARNING, "a label for a conditional group the annotator's upper-level answer did not open; set to not applicable"),
     "not-applicable": (INFO, "a conditional group does not apply to an item for some annotators (their upper-level answer did not open it)"),
     "items-kept": (INFO, "how many items of a group every annotator labelled, and how many the item-set choice keeps"),
@@ -64,7 +71,15 @@ EXCLUDING = {
     "token-offsets-missing",
     "record-malformed",
     "duplicate-record",
+    "quote-not-found",
+    "label-too-long",
 }
+
+#: a quote's outcome (:data:`unitize.adapters.locate.OUTCOMES`) -> its finding code
+QUOTE_CODES = {outcome: f"quote-{outcome}" for outcome in ("exact", "normalized", "fuzzy", "ambiguous", "not-found")}
+QUOTE_OUTCOME = {code: outcome for outcome, code in QUOTE_CODES.items()}
+#: the attribute of a span its adapter could not place: the finding code that says why (the span's fate)
+UNPLACED = "unplaced"
 
 
 def finding(code: str, message: str, action: str, **where: str | None) -> Finding:

@@ -9,21 +9,23 @@ the shape of the data (:func:`unitize.layouts.choose_items`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from . import layouts
 from .config import ConfigError, Settings
 from .findings import ERROR, count_by_severity, sort_key
-from .items import NOT_APPLICABLE, ItemOptions, ItemResult, build, item_key, parse_options
-from .layouts import WIDE, Layout
+from .item_records import ItemRecords
+from .items import NOT_APPLICABLE, GroupMatrix, ItemOptions, ItemResult, build, item_key, parse_options
+from .layouts import WIDE, ItemCells, Layout
+from .layouts.item_cells import concat
 from .model import Corpus, Finding
-from .output.parts import PartSpec, PartTask, item_slices
+from .output.parts import PartSpec, PartTask, Slice, item_slices
 from .schema import FORMAT_VERSION
 
 #: column names of a columnar item matrix an annotator may not take
@@ -84,27 +86,26 @@ class ItemsUnitized:
         return layout.items_schema(self.annotators, self.metadata(layout))
 
     def tables(self, layout: Layout) -> Iterator[pa.Table]:
-        """One table per group, in row order."""
+        """One table per group, in row order (a group's rows held at once)."""
         schema = self.schema(layout)
         for m in self.result.groups:
-            yield layout.item_table(m.name, m.items, m.cells, self.annotators, schema)
+            yield layout.item_table(m.name, m.cells(), self.annotators, schema)
 
     def table(self, layout: Layout | str = WIDE) -> pa.Table:
         """The whole item matrix of a layout (or a layout's name) as one table."""
         layout = layouts.get(layout) if isinstance(layout, str) else layout
         return pa.concat_tables(list(self.tables(layout))) if self.result.groups else self.schema(layout).empty_table()
 
-    def datasets(self) -> list[tuple[str, pa.Schema, Callable[[], Iterator[pa.Table]]]]:
-        """The ``units/`` datasets of the run: (name, schema, its tables), one per layout."""
-        return [(layout.items_name(), self.schema(layout), partial(self.tables, layout)) for layout in self.item_layouts]
-
     # -- what the writer takes (unitize.output.RunResult) --
 
     def part_tasks(self, staging: Path) -> list[PartTask[PartSpec]]:
-        """One task per part of at most :data:`~unitize.output.parts.PART_ROWS` consecutive rows of each dataset."""
-        datasets = self.datasets()
-        specs = [(name, schema) for name, schema, _ in datasets]
-        return [PartTask(k, str(staging), specs, part) for k, part in enumerate(item_slices(datasets))]
+        """One task per part of at most :data:`~unitize.output.parts.PART_ROWS` consecutive rows of each dataset;
+        a task reads its rows when it runs."""
+        chosen = {layout.items_name(): layout for layout in self.item_layouts}
+        specs: list[PartSpec] = [(name, self.schema(layout)) for name, layout in chosen.items()]
+        rows = [(name, [_group_rows(layout, m) for m in self.result.groups]) for name, layout in chosen.items()]
+        return [PartTask(k, str(staging), specs, ItemPart(slices, chosen, self.result.groups, self.annotators))
+                for k, slices in enumerate(item_slices(rows))]
 
     def dense_rows(self, written: dict[str, int]) -> dict[str, int]:
         """Item matrices are written whole: every row is a dense row."""
@@ -132,10 +133,49 @@ class ItemsUnitized:
         }
 
 
+def _group_rows(layout: Layout, m: GroupMatrix) -> int:
+    return m.n_items if layout.columnar else m.n_cells
+
+
+@dataclass
+class ItemPart:
+    """The data of one part of the item matrices: its slices (dataset, group, rows), read from the groups'
+    spooled rows when the part is written."""
+
+    slices: list[Slice]
+    layouts: dict[str, Layout]  # dataset name -> its layout
+    groups: list[GroupMatrix]
+    annotators: list[str]
+
+    def tables_of(self, specs: Sequence[PartSpec]) -> Iterable[tuple[str, pa.Table]]:
+        for name, schema, *_ in specs:
+            layout = self.layouts[name]
+            for dataset, group, start, stop in self.slices:
+                if dataset == name:
+                    yield name, layout.item_table(self.groups[group].name, self._cells(layout, self.groups[group], start, stop),
+                                                  self.annotators, schema)
+
+    @staticmethod
+    def _cells(layout: Layout, m: GroupMatrix, start: int, stop: int) -> ItemCells:
+        """Rows ``start`` to ``stop`` of a group as ``layout`` counts rows (items, or cells)."""
+        sizes = m.chunk_items if layout.columnar else m.chunk_cells
+        bounds = np.cumsum([0, *sizes])
+        first = int(np.searchsorted(bounds, start, side="right")) - 1
+        parts = []
+        for index in range(first, len(sizes)):
+            if bounds[index] >= stop:
+                break
+            cells = m.chunk(index)
+            lo, hi = max(start - bounds[index], 0), min(stop, bounds[index + 1]) - bounds[index]
+            parts.append(cells.slice_items(lo, hi) if layout.columnar else cells.slice_cells(lo, hi))
+        return concat(parts)
+
+
 def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
     """Item matrices of a corpus of flat labels."""
     options = parse_options(settings.items)
-    annotators = list(settings.input.get("annotators") or sorted({r.annotator for r in corpus.items}, key=item_key))
+    found = corpus.items.annotators if isinstance(corpus.items, ItemRecords) else {r.annotator for r in corpus.items}
+    annotators = list(settings.input.get("annotators") or sorted(found, key=item_key))
     clash = RESERVED & set(annotators)
     if clash and any(name != layouts.AUTO and layouts.get(name).columnar for name in options.layouts):
         raise ConfigError(
@@ -144,10 +184,9 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
     if "" in annotators:
         raise ConfigError("a record has an empty annotator; check [input] annotator (the annotator column)")
     result = build(corpus.items, annotators, options)
-    items = sum(len(m.items) for m in result.groups)
+    items = sum(m.n_items for m in result.groups)
     chosen = layouts.choose_items(
-        options.layouts, annotators=len(annotators), items=items, cells=sum(len(row) for m in result.groups for row in m.cells),
-        clash=bool(clash),
+        options.layouts, annotators=len(annotators), items=items, cells=sum(m.n_cells for m in result.groups), clash=bool(clash),
     )
     layouts.refuse_too_wide_items(chosen, annotators=len(annotators), items=items)
     findings = sorted(corpus.findings + result.findings, key=sort_key)
@@ -162,5 +201,8 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
         },
         "labels": result.accounting,
     }
+    too_long = sum(1 for f in corpus.findings if f.code == "label-too-long")
+    if too_long:  # (counted among not_labelled in "labels": the reader left those cells null)
+        accounting["records"]["labels_too_long"] = too_long
     return ItemsUnitized(settings=settings, corpus=corpus, options=options, result=result, findings=findings, accounting=accounting,
                          item_layouts=chosen)

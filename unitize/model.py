@@ -6,8 +6,9 @@ reads only these types (DESIGN.md §2).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .traits import FormatTraits
 
@@ -76,6 +77,20 @@ class ItemLabel:
     label: str | None
     source: str = ""
     line: int | None = None
+
+
+class ItemLabels(Protocol):
+    """Where a corpus keeps its flat-label records, in reading order: a list, or
+    :class:`unitize.item_records.ItemRecords` (compact, spilled to disk when large)."""
+
+    def append(self, record: ItemLabel, /) -> None: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[ItemLabel]: ...
+
+
+def _no_labels() -> ItemLabels:
+    labels: list[ItemLabel] = []
+    return labels
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +168,7 @@ class Corpus:
     findings: list[Finding] = field(default_factory=list)
     inputs: list[InputFile] = field(default_factory=list)
     skipped_by_selection: int = 0
-    items: list[ItemLabel] = field(default_factory=list)
+    items: ItemLabels = field(default_factory=_no_labels)
     #: annotators found in the input but left out by the study's ``annotators`` selection
     not_selected: set[str] = field(default_factory=set)
     #: the input says which annotators were assigned which document (a roster): one absent from a

@@ -54,6 +54,8 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
         and not isinstance(settings.input.get("annotators"), dict)
     ):
         raise RunError("no input given: set [input] annotations (or --annotations), or an [input.annotators] table")
+    for key, value in settings.input.items():
+        adapter.options[key].check(value, f"[input] {key}")  # numbers: finite, in their declared bounds
     absent = [name for name, option in adapter.options.items() if option.required and name not in settings.input]
     if absent:
         raise RunError(f"format {settings.format!r} needs [input] {', '.join(absent)} (flags: {', '.join('--' + n.replace('_', '-') for n in absent)})")

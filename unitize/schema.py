@@ -82,6 +82,12 @@ def items_schema(layout: str, annotators: list[str], metadata: dict[str, Any]) -
     return pa.schema(fields, metadata={"unitize": json.dumps(metadata, sort_keys=True, ensure_ascii=False)})
 
 
+def adjudication_schema(table: str) -> pa.Schema:
+    """Schema of a table of ``OUT/adjudication`` (``units``, ``items``, ``spans``; ``schemas/adjudication.arrow.json``)."""
+    spec = contract("adjudication.arrow.json")["tables"][table]
+    return pa.schema([pa.field(f["name"], _TYPES[f["type"]], nullable=f["nullable"]) for f in spec["fields"]])
+
+
 def results_schema() -> pa.Schema:
     """Schema of ``unitize agree``'s results table (``agreement/results.parquet``)."""
     return pa.schema(_fields("results.arrow.json"))

@@ -18,7 +18,7 @@ from . import layouts
 from .config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
 from .errors import RunError
 from .executors import Executor
-from .findings import sort_key, span_finding
+from .findings import QUOTE_CODES, QUOTE_OUTCOME, sort_key, span_finding
 from .matrices import Unitized
 from .model import Corpus, Finding, Span
 from .progress import Progress, no_progress
@@ -245,6 +245,9 @@ class _Fragments:
             },
             "by_unit": {},
         }
+        located = Counter(f.code for f in corpus.findings if f.code in QUOTE_OUTCOME)
+        if located:  # quotes located in the text (format quotes): every quote by its outcome
+            accounting["quotes"] = {QUOTE_OUTCOME[code]: located[code] for code in QUOTE_CODES.values() if code in located}
         for unit, res in results.items():
             excluded = self.excluded + res.excluded
             if self.not_selected_annotator:

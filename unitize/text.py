@@ -54,7 +54,7 @@ def newline_style(text: str) -> str:
 
 
 def decode_raw(
-    raw: bytes,
+    raw: bytes | bytearray,
     *,
     encoding: str = "utf-8",
     fallback: str | None = None,
@@ -104,7 +104,7 @@ class TextConventions:
     suffixes: tuple[str, ...] = (".txt",)
     encoding: str = "utf-8"
 
-    def decode(self, raw: bytes, *, encoding: str | None = None, fallback: str | None = None) -> DecodedText:
+    def decode(self, raw: bytes | bytearray, *, encoding: str | None = None, fallback: str | None = None) -> DecodedText:
         """``raw`` decoded as the tool read it, in ``encoding`` (default: the convention's), then ``fallback``."""
         return decode_raw(raw, encoding=encoding or self.encoding, fallback=fallback, newlines=self.newlines, bom=self.bom)
 

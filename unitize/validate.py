@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from .findings import finding, span_finding
+from .adapters._safe import MAX_LABEL_CHARS
+from .findings import UNPLACED, finding, span_finding
 from .model import Corpus, Finding, Span, Submission
 from .text import collapse_whitespace
 
@@ -44,7 +45,18 @@ def check_spans(corpus: Corpus, *, boundaries: bool = False) -> tuple[list[Findi
     docs = corpus.documents
     for i, span in enumerate(corpus.spans):
         if not span.valid:
-            fate[i] = "offset-invalid"  # the adapter reported it
+            fate[i] = span.attrs.get(UNPLACED, "offset-invalid")  # the adapter reported it
+            continue
+        if span.label is not None and len(span.label) > MAX_LABEL_CHARS:
+            fate[i] = "label-too-long"
+            findings.append(
+                span_finding(
+                    "label-too-long",
+                    span,
+                    f"label of {len(span.label):,} characters (more than {MAX_LABEL_CHARS:,}): {_short(span.label)!r}",
+                    "span left out; a label is a category name: check the record",
+                )
+            )
             continue
         doc = docs.get(span.doc_id)
         text = doc.text if doc is not None else None

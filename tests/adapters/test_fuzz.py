@@ -95,6 +95,14 @@ DOCCANO = [
     {"id": 1, "text": "Ana met Bob in Paris", "label": [[0, 3, "PER"], [8, 11, "PER"], [15, 20, "LOC"]]},
     {"id": 2, "text": "\U0001F600 Cem", "entities": [{"id": 7, "label": "PER", "start_offset": 2, "end_offset": 5}], "relations": [{"from_id": 7, "to_id": 7, "type": "self"}]},
 ]
+QUOTES = [
+    {"doc": "d1", "text": "Ana met Bob in Paris, and Ana left.", "spans": [{"quote": "Ana", "label": "PER", "occurrence": 2}, {"quote": "bob", "label": "PER"},
+                                                                           {"quote": "Pariss", "label": "LOC", "hint": 14}, {"start": 0, "end": 3, "label": "PER"}]},
+    {"doc_id": "d2", "text": "\U0001F600 Cem \u201cquoted\u201d", "spans": [{"quote": "Cem \"quoted\"", "label": "X"}]},
+    {"doc": "d1", "annotator": "gpt-run2", "spans": [{"quote": "Ana met", "label": "PER"}, {"quote": "Paris", "label": "LOC"}]},
+    {"id": "d2", "annotator": "gpt-run2", "spans": [{"quote": "\U0001F600", "label": "X"}]},
+]
+STUDY_QUOTES = '[input]\nformat = "quotes"\nannotations = "q"\ntexts = "texts"\nmatching = "fuzzy"\nthreshold = 80.0\n'
 STUDY_SPAN_TABLE = (
     '[input]\nformat = "span-table"\nannotations = "spans.csv"\ntexts = "texts.csv"\nroster = "roster.csv"\n'
     'columns = {doc = "doc", key = "key"}\n'
@@ -150,6 +158,16 @@ def fixtures() -> dict[str, list[Seed]]:
         "doccano": [
             Seed("fixture", {"dc/alice.jsonl": jsonl, "dc/bob.jsonl": jsonl.replace(b'"PER"', b'"ORG"', 1)}, ["--format", "doccano", "--annotations", "{root}/dc"]),
             Seed("fixture-zip", {"export.zip": _zip({"alice.jsonl": jsonl, "bob.jsonl": jsonl})}, ["--format", "doccano", "--annotations", "{root}/export.zip"]),
+        ],
+        "quotes": [
+            Seed("fixture", {"q/gpt-run1.jsonl": "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in QUOTES).encode()},
+                 ["--format", "quotes", "--annotations", "{root}/q"]),
+            Seed("fixture-texts", {
+                "study.toml": STUDY_QUOTES.encode(),
+                "texts/d1.txt": TEXT.encode(),
+                "q/ana.jsonl": b'{"doc": "d1", "spans": [{"start": 0, "end": 3, "label": "A"}, {"start": 18, "end": 25, "label": "B"}]}\n',
+                "q/llm.jsonl": '{"doc": "d1", "spans": [{"quote": "ama bu", "label": "A"}, {"quote": "o  gitti", "label": "B"}, {"quote": "zor", "label": "C"}, {"quote": "bu is zorr", "label": "D"}]}\n'.encode(),
+            }, ["{root}/study.toml"]),
         ],
         "label-studio": [Seed("fixture", {"ls.json": json.dumps([ls_task]).encode()}, ["--format", "label-studio", "--annotations", "{root}/ls.json"])],
         "span-table": [

@@ -564,7 +564,7 @@ def test_matrices_match_a_direct_pivot(records, complete):
     for g, i, a, v in records:
         seen[(g, i, a)].add(v)
     direct = {k: next(iter(vs)) if len(vs) == 1 else None for k, vs in seen.items()}
-    wide = pa.concat_tables([WIDE.item_table(m.name, m.items, m.cells, ["a", "b", "c"], WIDE.items_schema(["a", "b", "c"], {}))
+    wide = pa.concat_tables([WIDE.item_table(m.name, m.cells(), ["a", "b", "c"], WIDE.items_schema(["a", "b", "c"], {}))
                              for m in result.groups]) if result.groups else None
     got = {}
     for row in wide.to_pylist() if wide is not None else []:
@@ -577,7 +577,7 @@ def test_matrices_match_a_direct_pivot(records, complete):
     for (g, i, a), v in got.items():
         assert v == direct.get((g, i, a))
     long = [r for m in result.groups
-            for r in LONG.item_table(m.name, m.items, m.cells, ["a", "b", "c"], LONG.items_schema(["a", "b", "c"], {})).to_pylist()]
+            for r in LONG.item_table(m.name, m.cells(), ["a", "b", "c"], LONG.items_schema(["a", "b", "c"], {})).to_pylist()]
     assert {(r["group"], r["item"], r["annotator"]) for r in long} == {k for k in direct if (k[0], k[1]) in items}
     counts = result.accounting
     assert counts["read"] == len(records) == sum(v for k, v in counts.items() if k != "read")

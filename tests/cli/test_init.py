@@ -45,6 +45,8 @@ CASES = {
     "conll-bio": (EXAMPLES / "bio-mini", [], False),
     "doccano": (SAMPLES / "doccano", ["--annotations", str(SAMPLES / "doccano" / "doccano_export_example_sequence_labeling.jsonl")], True),
     "label-studio": (SAMPLES / "label-studio", [], True),
+    "quotes": (EXAMPLES / "models-mini", ["--annotations", str(EXAMPLES / "models-mini" / "annotations"),
+                                          "--texts", str(EXAMPLES / "models-mini" / "texts"), "--tokenizer", "regex"], False),
     "pdtb3": (
         SAMPLES / "pdtb3-pipe-chinese-ted",
         ["--annotations", str(SAMPLES / "pdtb3-pipe-chinese-ted" / "Ann16"), "--texts", str(SAMPLES / "pdtb3-pipe-chinese-ted" / "Raw16")],

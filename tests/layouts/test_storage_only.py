@@ -8,6 +8,7 @@ never from how the matrix is stored. Before, crowd-mini (a roster, layout long) 
 
 from __future__ import annotations
 
+import csv
 import math
 from pathlib import Path
 
@@ -25,13 +26,19 @@ EXAMPLES = sorted(p.parent.name for p in (ROOT / "unitize" / "examples").glob("*
 
 
 def _results(out: Path) -> dict[tuple, dict]:
-    """Every results row by its identity (the item dataset's name aside), NaN comparable."""
+    """Every results row by its identity (the item dataset's name aside), NaN comparable; with roles
+    (models-mini) every roles.csv row too: each pair of humans, candidate and human, and runs."""
     rows = {}
     for r in pq.read_table(out / "agreement" / "results.parquet").to_pylist():
         key = tuple(str(r[c]) for c in ("group", "layer", "metric", "pair", "label", "doc", "annotator"))
         setting = r.pop("setting")
         kind = "items" if r["unit"] == "item" else setting
         rows[(kind, *key)] = {k: ("NaN" if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+    roles = out / "agreement" / "roles.csv"
+    if roles.is_file():
+        with open(roles, encoding="utf-8", newline="") as fh:
+            for r in csv.DictReader(fh):
+                rows[("roles", *(r[c] for c in ("setting", "group", "layer", "metric", "comparison", "family", "annotator_a", "annotator_b")))] = r
     return rows
 
 

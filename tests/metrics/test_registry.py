@@ -25,6 +25,13 @@ ALLOWED = {
 }
 
 
+def test_the_alt_test_is_declared_with_a_default_score_for_each_kind_of_data() -> None:
+    alt = metrics.ALT_TEST
+    assert (alt.epsilon, alt.q, alt.min_instances, alt.passing) == (0.2, 0.05, 30, 0.5)
+    assert [alt.default_score(kind).name for kind in ("items", "units")] == ["accuracy", "span-f1"]
+    assert len(set(metrics.alt_scores())) == len(alt.scores) and all(len(s.help) > 10 for s in alt.scores)
+
+
 @pytest.mark.parametrize("m", metrics.METRICS, ids=lambda m: m.name)
 def test_every_declaration_is_complete_and_consistent(m: metrics.Metric) -> None:
     assert m.name and m.title and len(m.help) > 10 and m.help == m.help.strip()
@@ -83,7 +90,7 @@ def _literals(path: Path, names: set[str]) -> list[tuple[int, str]]:
 
 
 def test_no_metric_is_named_outside_the_registry() -> None:
-    names = set(metrics.names())
+    names = set(metrics.names()) | set(metrics.alt_scores()) | {metrics.ALT_TEST.name}
     found = {path.relative_to(ROOT).as_posix(): hits for path in sorted(PACKAGE.rglob("*.py"))
              if path != REGISTRY and path not in ALLOWED and (hits := _literals(path, names))}
     assert not found, f"metric names written outside unitize/metrics/registry.py (declare the fact there): {found}"

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import EXAMPLE
 from unitize.cli import main
 from unitize.output import OutputDir, sha256_file
+from unitize.output.lock import stamp
 
 STUDY = EXAMPLE / "study.toml"
 FAST = ["--tokenizer", "regex", "--units", "char", "--approaches", "interval", "-q"]
@@ -126,7 +127,7 @@ def test_staging_is_outside_the_output_directory_and_the_swap_is_one_step(tmp_pa
     monkeypatch.setattr("unitize.output.directory.pause", pause)
     assert convert(out, "--units", "word") == 0
     assert seen["inside"] == previous
-    assert seen["beside"] == [".out.unitize-lock", f".out.unitize-staging-{os.getpid()}"]
+    assert seen["beside"] == [".out.unitize-lock", f".out.unitize-staging-{stamp()}"]
     assert (out / "added-meanwhile.txt").read_text(encoding="utf-8") == "x"
     assert_complete(out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
@@ -135,8 +136,11 @@ def test_staging_is_outside_the_output_directory_and_the_swap_is_one_step(tmp_pa
 def test_leftovers_of_killed_runs_are_removed_by_the_next_run(tmp_path):
     out = tmp_path / "out"
     assert convert(out) == 0
-    # what a killed run leaves: truncated Parquet in a staging directory (inside, as older versions staged)
-    for stale in (out / ".unitize-staging-999999", tmp_path / ".out.unitize-staging-999999"):
+    # what a killed run leaves: its stamp in the lock file, truncated Parquet in a staging directory
+    # named by the stamp (and inside, as older versions staged)
+    dead = "999999-0123456789abcdef"
+    (tmp_path / ".out.unitize-lock").write_text(dead, encoding="ascii")
+    for stale in (out / ".unitize-staging-999999", tmp_path / f".out.unitize-staging-{dead}"):
         (stale / "units" / "setting=char-interval").mkdir(parents=True)
         (stale / "units" / "setting=char-interval" / "part-00000.parquet").write_bytes(b"PAR1\x00\x01")
     assert convert(out) == 0
@@ -175,7 +179,7 @@ def test_claims_are_reentrant_within_a_process_and_leave_no_lock_file(tmp_path):
     out = tmp_path / "out"
     with claim_output(out, kind="run") as claim:
         with claim_output(out, kind="run"):  # re-entrant: convert claims, then writes
-            assert (tmp_path / ".out.unitize-lock").read_text() == str(os.getpid())
+            assert (tmp_path / ".out.unitize-lock").read_text() == stamp() and stamp().startswith(f"{os.getpid()}-")
         target = OutputDir(out)
         target.write_json("manifest.json", {})
         target.abort()

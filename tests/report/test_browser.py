@@ -20,7 +20,7 @@ from tests.chromium import Chromium, find
 from tests.conftest import CORPORA, EXAMPLE, needs_shared
 from unitize.dataset.directory import OutputData
 from unitize.cli import main
-from unitize.export.disagreements import setting_regions
+from unitize.dataset.region_rows import setting_regions
 from unitize.dataset.regions import doc_texts
 
 CHROMIUM = find()
@@ -146,4 +146,25 @@ def test_bratiaa_project_report_in_chromium(browser: Chromium, tmp_path: Path) -
     assert (first.begin, first.end) == tuple(int(x) for x in browser.js(
         "document.querySelector('#regions tbody tr').cells[2].textContent").split("–"))
     browser.screenshot(tmp_path / "bratiaa.png")
+    assert browser.errors == []
+
+
+def test_gold_and_review_page_in_chromium(browser: Chromium, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "-q"]) == 0
+    assert main(["adjudicate", str(out), "-q"]) == 0
+    assert main(["report", str(out), "-q"]) == 0
+    index = out / "report" / "index.html"
+    review = [json.loads(line) for line in (out / "adjudication" / "review.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert overview(index)["adjudication"]["review"] == review and len(review) == 19
+    open_view(browser, index.as_uri() + "#gold", "document.querySelectorAll('#review tbody tr').length")
+    assert not browser.js("document.getElementById('nav-gold').hidden")
+    rows = browser.js("Array.from(document.querySelectorAll('#review tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))")
+    assert len(rows) == min(25, len(review))  # one page
+    first = review[0]
+    assert rows[0][1:5] == [first["group"], first["doc"], first["layer"], f"{first['begin']}–{first['end']}"]
+    assert rows[0][5] == first["text"][:200] and rows[0][8] == "; ".join(first["why"])
+    browser.js("document.querySelector('#review tbody a[data-doc]').click()")  # the region's document opens
+    doc_ready(browser)
+    assert browser.js("document.getElementById('doc-title').textContent") == f"Document {first['doc']}"
     assert browser.errors == []

@@ -11,17 +11,20 @@ report row (or a clear usage error), never a crash or a runaway process:
 - :func:`csv_source`: text for the csv module, its field-size limit raised to the text's length;
 - :func:`read_parquet`: a Parquet table as rows, its strings checked to be UTF-8;
 - :func:`zip_members`: the members of a ZIP archive, bounded in size and compression
-  ratio before they are inflated; damaged members reported, the others read.
+  ratio before they are inflated, one at a time; damaged members reported, the others read;
+- :data:`MAX_LABEL_CHARS`: the longest label (category) a record may carry.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import re
 import zipfile
 import zlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +34,15 @@ from ..model import Corpus
 #: the largest offset any reader accepts: far past any text in memory, far below int64's end
 MAX_OFFSET = 2**62
 _MAX_DIGITS = len(str(MAX_OFFSET))
+#: a label longer than this many characters is no category but a damaged or hostile record: reported
+#: (``label-too-long``), never a column value (flat labels: ``[input] max_label_chars``)
+MAX_LABEL_CHARS = 1000
 #: JSON nested deeper than this is refused (annotation exports nest fewer than 10 levels)
 MAX_JSON_DEPTH = 100
-#: default bound on what one ZIP archive may inflate to, in MB ([input] max_unzipped_mb)
+#: default bound on what one ZIP archive may inflate to, in MB ([input] max_unzipped_mb), and the
+#: bounds the option may be set within (a megabyte is 10**6 bytes)
 MAX_UNZIPPED_MB = 512
+MIN_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT = 0.001, 1_000_000
 #: a member above :data:`_RATIO_FLOOR` bytes inflating more than this many times is refused (a ZIP bomb)
 MAX_ZIP_RATIO = 200
 _RATIO_FLOOR = 1 << 20
@@ -145,33 +153,33 @@ def read_parquet(source: Path | io.BytesIO) -> tuple[list[str], list[dict[str, A
         raise InputError(f"not a readable Parquet file: {exc}") from None
 
 
-def zip_members(archive: Path, shown: str, corpus: Corpus, suffixes: tuple[str, ...], max_unzipped_mb: float) -> list[tuple[str, bytes]]:
-    """(name, bytes) of the members of ``archive`` ending in one of ``suffixes``, in name order.
+def zip_members(
+    archive: Path, shown: str, corpus: Corpus, suffixes: tuple[str, ...], max_unzipped_mb: float
+) -> list[tuple[str, Callable[[], Iterator[bytes]]]]:
+    """(name, chunks) of the members of ``archive`` ending in one of ``suffixes``, in name order.
 
     Sizes are checked before anything is inflated: a member that would take the
     archive's total past ``max_unzipped_mb``, or a large member with a
     compression ratio above :data:`MAX_ZIP_RATIO` (a ZIP bomb), is left out with a
-    ``file-unreadable`` finding, and so is a damaged member (bad CRC, bad data).
-    An archive that cannot be opened at all is one such finding.
+    ``file-unreadable`` finding. An archive that cannot be opened at all is one
+    such finding. ``chunks()`` inflates its member as it is read, a chunk at a
+    time and never past its declared size, and raises :class:`InputError` for a
+    damaged member (bad CRC, bad data): the reader reports it.
     """
     budget = int(max_unzipped_mb * 1_000_000)
-    out: list[tuple[str, bytes]] = []
+    out: list[tuple[str, Callable[[], Iterator[bytes]]]] = []
     try:
         with zipfile.ZipFile(archive) as z:
             infos = sorted((i for i in z.infolist() if not i.is_dir() and i.filename.endswith(suffixes)), key=lambda i: i.filename)
             total = 0
             for info in infos:
-                name = f"{shown}!{info.filename}"
                 problem = _zip_bound(info, total, budget, max_unzipped_mb)
                 if problem is None:
-                    try:
-                        out.append((info.filename, _inflate(z, info)))
-                        total += info.file_size
-                        continue
-                    except _ZIP_ERRORS as exc:
-                        problem = f"damaged archive member: {exc}"
+                    out.append((info.filename, functools.partial(_inflate, archive, info)))
+                    total += info.file_size
+                    continue
                 corpus.findings.append(finding("file-unreadable", problem, "member left out; check the archive (or unzip it and read the directory)",
-                                               file=name))
+                                               file=f"{shown}!{info.filename}"))
     except _ZIP_ERRORS as exc:
         corpus.findings.append(finding("file-unreadable", f"not a readable ZIP archive: {exc}",
                                        "archive left out; export it again, or unzip it and read the directory", file=shown))
@@ -194,15 +202,16 @@ def _zip_bound(info: zipfile.ZipInfo, total: int, budget: int, max_mb: float) ->
     return None
 
 
-def _inflate(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """A member's bytes, read in chunks and never past its declared size (zipfile checks the CRC at the end)."""
-    parts: list[bytes] = []
-    left = info.file_size
-    with z.open(info) as fh:
-        while left > 0:
-            chunk = fh.read(min(_CHUNK, left))
-            if not chunk:
-                break
-            parts.append(chunk)
-            left -= len(chunk)
-    return b"".join(parts)
+def _inflate(archive: Path, info: zipfile.ZipInfo) -> Iterator[bytes]:
+    """A member's bytes, inflated a chunk at a time and never past its declared size (zipfile checks the CRC at the end)."""
+    try:
+        with zipfile.ZipFile(archive) as z, z.open(info) as fh:
+            left = info.file_size
+            while left > 0:
+                chunk = fh.read(min(_CHUNK, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                yield chunk
+    except _ZIP_ERRORS as exc:
+        raise InputError(f"damaged archive member: {exc}") from None

@@ -8,7 +8,7 @@ numbers of entities by nature).
 from __future__ import annotations
 
 import hashlib
-import zipfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +18,9 @@ from ..findings import finding
 from ..model import Corpus, Document, InputFile, Span
 from ..text import DecodedText, DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
 from ..traits import FormatTraits
-from . import AdapterError
-from ._safe import MAX_UNZIPPED_MB, offset_value, zip_members
-from .files import clean_name, shown_name
+from ._safe import InputError, load_json, offset_value
+from .files import clean_name, shown_name  # noqa: F401 (clean_name: the span readers take it from here)
+from .sources import Source, Unreadable
 
 #: the one group of span-tool data
 GROUP = "all"
@@ -43,11 +43,16 @@ def _read_bytes(path: Path, name: str, corpus: Corpus) -> bytes | None:
         return None
 
 
-def add_input(corpus: Corpus, name: str, raw: bytes, role: str) -> str:
+def add_input(corpus: Corpus, name: str, raw: bytes | bytearray, role: str) -> str:
     """Record an input file in the manifest list; return its sha256."""
     sha = hashlib.sha256(raw).hexdigest()
-    corpus.inputs.append(InputFile(path=name, role=role, size=len(raw), sha256=sha))
+    record_input(corpus, name, len(raw), sha, role)
     return sha
+
+
+def record_input(corpus: Corpus, name: str, size: int, sha256: str, role: str) -> None:
+    """Record an input file (its size and sha256 counted as it was read) in the manifest list."""
+    corpus.inputs.append(InputFile(path=name, role=role, size=size, sha256=sha256))
 
 
 def read_input(path: Path, base: Path, corpus: Corpus, role: str) -> tuple[str, bytes | None]:
@@ -59,34 +64,8 @@ def read_input(path: Path, base: Path, corpus: Corpus, role: str) -> tuple[str, 
     return name, raw
 
 
-def annotation_sources(
-    annotations: Path, base: Path, corpus: Corpus, suffixes: tuple[str, ...], max_unzipped_mb: float = MAX_UNZIPPED_MB
-) -> list[tuple[str, str, bytes]]:
-    """(shown name, path inside the input, bytes) of every annotation file, not yet recorded as inputs.
-
-    ``annotations`` is one file, a directory (files ending in one of ``suffixes``,
-    recursively), or a ZIP archive (its members ending in one of ``suffixes``,
-    shown as ``archive!member``, bounded by ``max_unzipped_mb``; see
-    :func:`~unitize.adapters._safe.zip_members`). Unreadable files and members are reported.
-    """
-    if isinstance(max_unzipped_mb, bool) or not isinstance(max_unzipped_mb, (int, float)) or not max_unzipped_mb > 0:
-        raise AdapterError(f"[input] max_unzipped_mb must be a positive number of megabytes, not {max_unzipped_mb!r}")
-    if annotations.is_file() and zipfile.is_zipfile(annotations):
-        shown = shown_name(annotations, base, corpus)
-        return [(f"{shown}!{inner}", inner, raw) for inner, raw in zip_members(annotations, shown, corpus, suffixes, max_unzipped_mb)]
-    paths = [annotations] if annotations.is_file() else sorted(p for p in annotations.rglob("*") if p.name.endswith(suffixes) and p.is_file())
-    out = []
-    for path in paths:
-        name = shown_name(path, base, corpus)
-        raw = _read_bytes(path, name, corpus)
-        if raw is not None:
-            inner = path.name if path == annotations else path.relative_to(annotations).as_posix()
-            out.append((name, clean_name(inner), raw))
-    return out
-
-
 def decode_file(
-    raw: bytes,
+    raw: bytes | bytearray,
     name: str,
     corpus: Corpus,
     conventions: TextConventions = IN_FILE,
@@ -112,6 +91,24 @@ def decode_file(
     return decoded
 
 
+def decoded_sources(
+    sources: Iterable[Source], corpus: Corpus, conventions: TextConventions, *, encoding: str | None = None
+) -> Iterator[tuple[Source, DecodedText]]:
+    """Each annotation file read whole, one at a time (a ZIP member inflated as it is read), recorded as an
+    input and decoded; a file that cannot be read or decoded is reported and passed over."""
+    for source in sources:
+        try:
+            raw = source.read()
+        except Unreadable as exc:
+            corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=source.name))
+            continue
+        add_input(corpus, source.name, raw, "annotations")
+        decoded = decode_file(raw, source.name, corpus, conventions, encoding=encoding)
+        del raw  # the text is what is read from here on
+        if decoded is not None:
+            yield source, decoded
+
+
 def text_document(doc_id: str, text: str, source: str, **kw: Any) -> Document:
     """A document whose text came from inside an annotation file or table (sha256 of its UTF-8,
     unless ``kw`` gives the file's own)."""
@@ -128,6 +125,22 @@ def bad_span(annotator: str, doc: str, record: str, layer: str, label: str | Non
 def malformed(corpus: Corpus, source: str, line: int | None, message: str, action: str = "line left out; correct it", **where: str | None) -> None:
     """Report a record (line) an adapter could not parse."""
     corpus.findings.append(finding("record-malformed", message, action, file=source, record=None if line is None else f"line {line}", **where))
+
+
+
+def first_record(corpus: Corpus, seen: dict[tuple[str, str], str], wanted: set[str] | None, doc: str, who: str, source: str, line: int) -> bool:
+    """Whether a JSON Lines record of (``doc``, ``who``) is read: its annotator selected (else counted as not
+    selected) and no earlier record for the pair in ``seen`` (else a ``duplicate-record``); ``seen`` is updated."""
+    if wanted is not None and who not in wanted:
+        corpus.skipped_by_selection += 1
+        corpus.not_selected.add(who)
+        return False
+    if (doc, who) in seen:
+        corpus.findings.append(finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})",
+                                       "record left out", file=source, record=f"line {line}", doc=doc, group=GROUP, annotator=who))
+        return False
+    seen[(doc, who)] = source
+    return True
 
 
 def put_document(corpus: Corpus, doc: str, text: str, source: str, **kw: Any) -> None:
@@ -152,3 +165,22 @@ def to_codepoints(text: str, offsets: list[int], unit: OffsetUnit) -> list[int]:
 def is_offset(value: Any) -> bool:
     """A usable offset from JSON: a non-negative integer (not a bool), bounded (see :func:`~unitize.adapters._safe.offset_value`)."""
     return offset_value(value) is not None
+
+
+def json_lines(text: str) -> Iterator[tuple[int, Any]]:
+    """(line number, object) of every non-blank line of a JSON Lines text; (line, the error) for a line that is not JSON."""
+    for number, line in enumerate(_lines(text), 1):
+        if line.strip():
+            try:
+                yield number, load_json(line)
+            except InputError as exc:
+                yield number, exc
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` (split at line feeds) one at a time, never all at once."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]

@@ -39,6 +39,7 @@ from ._spans import (
     put_document,
     read_input,
 )
+from .files import files_under
 
 _ID = re.compile(r"^([A-Za-z]+|#[A-Za-z]*)([0-9]+)$")
 _OFFSETS = re.compile(r"^(-?)([0-9]+) (-?)([0-9]+)$")
@@ -177,7 +178,7 @@ def read(
     progress = progress or no_progress
     wanted = set(annotators) if annotators else None
     corpus = Corpus(format="brat")
-    for path in progress(sorted(annotations.rglob("*.ann")), "reading annotations"):
+    for path in progress(files_under(annotations, base, corpus, lambda n: n.endswith(".ann")), "reading annotations"):
         if not path.is_file():
             continue
         parts = path.relative_to(annotations).with_suffix("").parts

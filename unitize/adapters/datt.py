@@ -17,7 +17,6 @@ discontinuous element. The group (sampling unit) is the connective of the file n
 from __future__ import annotations
 
 import gc
-import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator
@@ -25,6 +24,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..executors import cores
 from ..findings import finding
 from ..model import Corpus, InputFile, Submission
 from ..progress import Progress, Sized, no_progress
@@ -32,7 +32,7 @@ from ..text import TextConventions
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from .datt_parse import LAYERS, FileResult, read_file_star
-from .files import index_texts, printable, read_texts, relative
+from .files import files_under, index_texts, printable, read_texts, relative
 from .groups import regroup
 
 #: default: doc id, annotator, then the connective as everything after the second underscore.
@@ -91,7 +91,7 @@ def read(
     seen: dict[tuple[str, str, str], str] = {}
     folder = relative(annotations, base)
     # sorted as Paths sort (by their parts), without a Python comparison per pair
-    for path in sorted(annotations.rglob("*.xml"), key=_parts):
+    for path in sorted(files_under(annotations, base, corpus, lambda n: n.endswith(".xml")), key=_parts):
         if not path.is_file():
             continue
         subject = path.relative_to(annotations).as_posix()
@@ -149,7 +149,7 @@ def read(
         seen[key] = name
         jobs.append((str(path), name, doc, annotator, group))
 
-    n_workers = workers if workers is not None else (min(os.cpu_count() or 1, 8) if len(jobs) >= PARALLEL_THRESHOLD else 1)
+    n_workers = min(workers, cores()) if workers is not None else (min(cores(), 8) if len(jobs) >= PARALLEL_THRESHOLD else 1)
     with _no_cyclic_gc():
         if n_workers > 1 and len(jobs) > 1:
             with ProcessPoolExecutor(max_workers=n_workers) as pool:
@@ -232,11 +232,11 @@ ADAPTER = Adapter(
         ),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "groups": Option("list", None, "only these connectives", example=["ama", "ve"]),
-        "workers": Option("int", None, "processes used to parse files (default: automatic)", example=4),
+        "workers": Option("int", None, "processes used to parse files (default: automatic; never more than the cores)", example=4, minimum=1),
         "group_by": Option(
             "str", TRAITS.group_by, "the sampling unit: connective (the file name's), type, sense or none", choices=("connective", "type", "sense", "none")
         ),
-        "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
+        "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1, minimum=1),
     },
     traits=TRAITS,
 )

@@ -31,7 +31,7 @@ from ..text import TextConventions
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
-from .files import index_texts, printable, read_texts, relative
+from .files import files_under, index_texts, printable, read_texts, relative
 from .groups import ALL, GROUP_BY, INVISIBLE, check_grouping, group_name, submissions
 
 #: relation layers every PDTB-family reader can give: arguments, connective,
@@ -121,7 +121,7 @@ class RelationFormat:
             "group_by": Option(
                 "str", TRAITS.group_by, "the sampling unit agreement is measured over: none (one group), connective, type or sense", choices=GROUP_BY
             ),
-            "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1),
+            "sense_level": Option("int", None, "with group_by = sense: how many levels of the sense hierarchy (default: all)", example=1, minimum=1),
             "types": Option("list", None, "only these relation types (default all)", example=["Explicit", "Implicit"]),
             "groups": Option("list", None, "only these groups", example=["but", "because"]),
             "glob": Option("str", self.glob, "which files under an annotator's directory are annotation files"),
@@ -261,6 +261,8 @@ def read_relations(
     corpus = Corpus(format=fmt.name)
     jobs: list[tuple[str, Path, str]] = []
     for name, source in sorted(sources.items()):
+        if not source.is_file():
+            files_under(source, base, corpus, lambda _: False, annotator=name)  # a folder the glob below cannot list is reported
         paths = [source] if source.is_file() else sorted(fmt.files(source, glob))
         for path in paths:
             shown = printable(relative(path, base))

@@ -31,18 +31,19 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import OFFSET_UNITS, OffsetUnit, TextConventions, is_offset_unit
 from . import Adapter, AdapterError, Option
-from ._safe import MAX_UNZIPPED_MB, InputError, load_json
+from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, InputError, load_json
 from ._spans import (
     GROUP,
     SPAN_TRAITS,
-    add_input,
-    annotation_sources,
-    decode_file,
+    decoded_sources,
+    first_record,
     is_offset,
+    json_lines,
     malformed,
     put_document,
     to_codepoints,
 )
+from .sources import annotation_sources
 
 #: the text is inside each record (the file's BOM dropped); offsets are code points (the ``offsets`` option: early
 #: versions counted UTF-16)
@@ -70,12 +71,7 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
         return
     except InputError:
         pass
-    for number, line in enumerate(text.split("\n"), 1):
-        if line.strip():
-            try:
-                yield number, load_json(line)
-            except InputError as exc:
-                yield number, exc
+    yield from json_lines(text)
 
 
 def _list(value: Any) -> list:
@@ -129,12 +125,8 @@ def read(
     corpus = Corpus(format="doccano")
     seen: dict[tuple[str, str], str] = {}
     sources = annotation_sources(annotations, base, corpus, (".jsonl", ".json"), max_unzipped_mb)
-    for name, inner, raw in (progress or no_progress)(sources, "reading annotations"):
-        file_user = Path(inner).stem
-        add_input(corpus, name, raw, "annotations")
-        decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding)
-        if decoded is None:
-            continue
+    for source, decoded in decoded_sources((progress or no_progress)(sources, "reading annotations"), corpus, TEXT, encoding=encoding):
+        name, file_user = source.name, Path(source.inner).stem
         for number, obj in _records(decoded.text):
             if isinstance(obj, Exception) or not isinstance(obj, dict) or not isinstance(obj.get("text"), str):
                 why = str(obj) if isinstance(obj, Exception) else "not an object with a string 'text'"
@@ -150,17 +142,8 @@ def read(
             users = {str(u) if u is not None else file_user for *_, u, _ in entities} or {file_user}
             links = _relations(obj)
             for who in sorted(users):
-                if wanted is not None and who not in wanted:
-                    corpus.skipped_by_selection += 1
-                    corpus.not_selected.add(who)
+                if not first_record(corpus, seen, wanted, doc, who, name, number):
                     continue
-                if (doc, who) in seen:
-                    corpus.findings.append(
-                        finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})", "record left out",
-                                file=name, record=f"line {number}", doc=doc, group=GROUP, annotator=who)
-                    )
-                    continue
-                seen[(doc, who)] = name
                 mine = [e for e in entities if (str(e[3]) if e[3] is not None else file_user) == who]
                 _add_spans(corpus, mine, text, offsets, who, doc, layer, name, number, links)
                 corpus.submissions.append(Submission(name, who, doc, GROUP, len(mine)))
@@ -210,7 +193,8 @@ ADAPTER = Adapter(
         "layer": Option("str", "Entity", "layer name of the spans", example="NER"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "max_unzipped_mb": Option(
-            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
+            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read",
+            minimum=MIN_UNZIPPED_MB, maximum=MAX_UNZIPPED_MB_LIMIT,
         ),
     },
     traits=replace(SPAN_TRAITS, layers=("Entity",)),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..findings import finding
@@ -59,6 +59,34 @@ def shown_name(path: Path, base: Path, corpus: Corpus) -> str:
     return shown
 
 
+def files_under(root: Path, base: Path, corpus: Corpus, keep: Callable[[str], bool] | None = None, **where: str) -> list[Path]:
+    """Every file under ``root`` (recursively; links to folders are not followed) whose name ``keep``
+    accepts, sorted by their parts (as paths sort on POSIX).
+
+    A folder that cannot be listed (no permission, gone meanwhile) is a ``file-unreadable``
+    finding naming it (``where``: its annotator, say), and the walk goes on: ``Path.rglob`` and
+    ``Path.glob`` skip such a folder without a word, and an annotator would vanish from the study.
+    """
+
+    def unreadable(exc: OSError) -> None:
+        folder = Path(exc.filename) if exc.filename else root
+        name = relative(folder, base)
+        corpus.findings.append(
+            finding(
+                "file-unreadable",
+                f"cannot read the folder: {exc.strerror or exc}",
+                "the files in it were not read; check the folder and its permissions",
+                file=(printable(name) or name) + "/",
+                **where,
+            )
+        )
+
+    found: list[Path] = []
+    for folder, _, names in os.walk(root, onerror=unreadable):
+        found += [Path(folder, n) for n in names if keep is None or keep(n)]
+    return sorted(found, key=lambda path: path.parts)
+
+
 def doc_id_of(path: Path, suffixes: tuple[str, ...]) -> str:
     """The document id a file name gives: its name without one of ``suffixes``."""
     name = path.name
@@ -84,8 +112,8 @@ def index_texts(
     in path order is used and the other reported.
     """
     index: dict[str, Path] = {}
-    candidates = texts.rglob("*") if any_name else (p for s in suffixes for p in texts.rglob(f"*{s}"))
-    for path in sorted(candidates):
+    candidates = files_under(texts, base, corpus, None if any_name else lambda name: name.endswith(suffixes))
+    for path in candidates:
         if not path.is_file() or (any_name and path.name.startswith(".")):
             continue
         shown = printable(relative(path, base))

@@ -32,6 +32,7 @@ from ._spans import (
     read_input,
     to_codepoints,
 )
+from .files import files_under
 
 #: the text is inside each task (the file's BOM dropped); offsets are code points (the ``offsets`` option: old
 #: versions counted UTF-16)
@@ -59,15 +60,15 @@ def read(
     annotations = Path(annotations)
     if not is_offset_unit(offsets):
         raise AdapterError(f"[input] offsets must be one of {', '.join(OFFSET_UNITS)}, not {offsets!r}")
+    base = Path(base) if base is not None else Path.cwd()
+    corpus = Corpus(format="label-studio")
     if annotations.is_dir():
-        files = sorted(p for p in annotations.rglob("*.json") if p.is_file())
+        files = [p for p in files_under(annotations, base, corpus, lambda n: n.endswith(".json")) if p.is_file()]
     elif annotations.is_file():
         files = [annotations]
     else:
         raise AdapterError(f"Label Studio export not found: {annotations}")
-    base = Path(base) if base is not None else Path.cwd()
     wanted = set(annotators) if annotators else None
-    corpus = Corpus(format="label-studio")
     seen: dict[tuple[str, str], str] = {}
     for path in (progress or no_progress)(files, "reading annotations"):
         name, raw = read_input(path, base, corpus, "annotations")

@@ -21,35 +21,39 @@ value is ``Feature=value+Feature=value`` in the order of the feature names
 (empty features left out). Every value is read as text, exactly as written
 (``00123`` stays ``00123``): empty cells and the ``missing`` tokens mean *not
 labelled*. A JSON list value is a set of labels, kept sorted and ``+``-joined.
+A label longer than ``max_label_chars`` is a ``label-too-long`` finding (the cell
+left null), an item id or annotator name that long makes the record malformed; a
+file that cannot be read (empty, no header, not the columns the others have) is a
+``file-unreadable`` finding, and the other files are read.
 """
 
 from __future__ import annotations
 
-import csv
-import hashlib
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ..findings import finding
-from ..model import Corpus, InputFile, ItemLabel
+from ..item_records import ItemRecords
+from ..model import Corpus, Finding, InputFile
 from ..progress import Progress
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
-from ._safe import InputError, csv_source, load_json, read_parquet
+from ._safe import MAX_LABEL_CHARS
 from .files import clean_name, shown_name
+from .label_files import KEY_COLUMN, STREAMED, fingerprint, open_records
 from .suggest import suggest_labels
 
 SHAPES = ("long", "wide", "per-annotator", "lists", "dict")
 FILE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
-#: the column holding the key of a JSON file that is an object keyed by item id
-KEY_COLUMN = "@key"
 
 
 def _text(value: Any) -> str | None:
     """A cell as text, or ``None`` for an empty one. Lists are label sets."""
+    if type(value) is str:
+        return value if value.strip() else None
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     if isinstance(value, (list, tuple)):
@@ -59,54 +63,6 @@ def _text(value: Any) -> str | None:
         return json.dumps(value, sort_keys=True, ensure_ascii=False)
     text = value if isinstance(value, str) else str(value)
     return text if text.strip() else None
-
-
-def _records(path: Path, file_format: str, encoding: str, delimiter: str | None) -> tuple[list[str] | None, Iterator[tuple[int, dict[str, Any]]]]:
-    """The header (``None`` when records carry their own keys) and (line or record number, record) pairs."""
-    if file_format in ("csv", "tsv"):
-        text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
-        reader = csv.reader(csv_source(text), delimiter=delimiter or ("\t" if file_format == "tsv" else ","))
-        try:
-            header = next(reader)
-        except StopIteration:
-            return [], iter(())
-
-        def rows() -> Iterator[tuple[int, dict[str, Any]]]:
-            start = reader.line_num
-            for row in reader:
-                if not any(cell.strip() for cell in row):
-                    start = reader.line_num
-                    continue
-                record: dict[str, Any] = dict(zip(header, row))
-                if len(row) != len(header):
-                    record["\0width"] = len(row)
-                yield start + 1, record
-                start = reader.line_num
-
-        return header, rows()
-    if file_format == "parquet":
-        columns, table_rows = read_parquet(path)
-        return columns, ((i + 1, r) for i, r in enumerate(table_rows))
-    text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
-    if file_format == "json":
-        data = load_json(text)
-        if isinstance(data, dict):
-            data = [{KEY_COLUMN: k, **v} if isinstance(v, dict) else {KEY_COLUMN: k, "\0bad": v} for k, v in data.items()]
-        if not isinstance(data, list):
-            raise ValueError("a JSON file must hold a list of objects or an object keyed by item id")
-        return None, ((i + 1, r if isinstance(r, dict) else {"\0bad": r}) for i, r in enumerate(data))
-
-    def lines() -> Iterator[tuple[int, dict[str, Any]]]:
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                record = load_json(line)
-            except InputError as exc:
-                record = {"\0bad": str(exc)}
-            yield number, record if isinstance(record, dict) else {"\0bad": "not a JSON object"}
-
-    return None, lines()
 
 
 def _split_list(value: Any) -> list[Any]:
@@ -136,6 +92,7 @@ def read(
     delimiter: str | None = None,
     annotators: list[str] | None = None,
     groups: list[str] | None = None,
+    max_label_chars: int,
     base: Path,
     progress: Progress | None = None,
 ) -> Corpus:
@@ -162,7 +119,8 @@ def read(
         raise AdapterError(f"shape {shape!r} reads one file, but {annotations} holds {len(files)}; use shape = \"per-annotator\" or name the file")
 
     missing_tokens = {m.strip() for m in (missing or [])}
-    corpus = Corpus(format="labels")
+    items = ItemRecords()
+    corpus = Corpus(format="labels", items=items)
     selected_annotators = set(annotators) if annotators else None
     selected_groups = set(groups) if groups else None
     items_by_file: dict[str, set[str]] = {}
@@ -182,68 +140,105 @@ def read(
         text = _text(value)
         return None if text is None or text.strip() in missing_tokens else text
 
+    unusable: list[AdapterError] = []  # files whose columns are not the mapping's, when others may be
     for path in files:
         name = shown_name(path, base, corpus)
         fmt = file_format or FILE_FORMATS.get(path.suffix.lower())
         if fmt is None:
             raise AdapterError(f"{name}: cannot tell the file format from the extension; set [input] file_format")
         try:
-            raw = path.read_bytes()
-            header, found = _records(path, fmt, encoding, delimiter)
-            records = list(found)
+            size, sha256 = fingerprint(path, fmt, encoding)
+            header, found = open_records(path, fmt, encoding, delimiter)
+            records: Iterable[tuple[int, dict[str, Any]]] = found if fmt in STREAMED else list(found)
         except (OSError, ValueError) as exc:  # ValueError: undecodable text, InputError (JSON, CSV, Parquet)
             corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
             continue
-        corpus.inputs.append(InputFile(path=name, role="annotations", size=len(raw), sha256=hashlib.sha256(raw).hexdigest()))
         file_annotator = clean_name(path.stem) if shape == "per-annotator" and not annotator else None
         needed = _needed_columns(shape, item, annotator if not file_annotator else None, labels, annotator_columns, bundles)
-        if header is not None:
-            _require(name, header, needed)
-        elif any("\0bad" not in r for _, r in records) and not any(item in r for _, r in records):  # unreadable records are reported below
-            fields = sorted({k for _, r in records for k in r if not k.startswith(chr(0))})
-            raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(fields) or '(none)'}")
+        try:
+            if header is not None:
+                _require(name, header, needed)
+            elif isinstance(records, list) and any("\0bad" not in r for _, r in records) and not any(item in r for _, r in records):
+                # (unreadable records are reported below)
+                fields = sorted({k for _, r in records for k in r if not k.startswith(chr(0))})
+                raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(fields) or '(none)'}")
+        except AdapterError as exc:
+            if len(files) == 1:
+                raise
+            unusable.append(exc)  # one annotator's odd file: reported, the others read (all of them odd: the mapping is wrong)
+            corpus.findings.append(finding("file-unreadable", str(exc), "file left out; fix its header or remove it", file=name))
+            continue
         wide_columns = None
         if shape == "wide":
             drop = {item, *(ignore or [])}
-            columns = header if header is not None else list(dict.fromkeys(k for _, r in records for k in r))
+            columns = header if header is not None else list(dict.fromkeys(k for _, r in records for k in r))  # JSON: a list
             wide_columns = annotator_columns or [c for c in columns if c not in drop and not c.startswith("\0")]
             if not wide_columns:
                 raise AdapterError(f"{name}: no annotator columns; set [input] annotator_columns")
             if header is not None:
                 _require(name, header, wide_columns)
+        read = ItemRecords()  # this file's labels: kept only if the file reads to its end
+        found_here: list[Finding] = []
         seen_items: set[str] = set()
-        for line, record in records:
-            problem = record.get("\0bad") if "\0bad" in record else None
-            if problem is None and "\0width" in record:
-                width = record["\0width"]
-                problem = f"{width} fields where the header has {len(header or [])}"
-            if problem is None and header is None:  # JSON: a label key may be absent (not labelled), ids may not
-                absent = [c for c in (item, annotator if shape in ("long", "lists") else None) if c and c not in record]
-                if absent:
-                    problem = f"field(s) {', '.join(absent)} missing"
-            iid = item_id(record.get(item)) if problem is None else None
-            if problem is None and iid is None:
-                problem = f"the item field {item!r} is empty"
-            if problem is None:
-                try:
-                    cells = _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label)
-                except _Malformed as exc:
-                    problem = str(exc)
-            if problem is not None or iid is None:  # no item id is a problem too
-                corpus.findings.append(
-                    finding("record-malformed", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line))
-                )
-                continue
-            seen_items.add(iid)
-            for grp, who, value in cells:
-                if (selected_annotators is not None and who not in selected_annotators) or (selected_groups is not None and grp not in selected_groups):
-                    skipped += 1
-                    if selected_annotators is not None and who not in selected_annotators:
-                        corpus.not_selected.add(who)
+        not_selected: set[str] = set()
+        skipped_here = 0
+        try:
+            for line, record in records:
+                problem = record.get("\0bad") if "\0bad" in record else None
+                if problem is None and "\0width" in record:
+                    width = record["\0width"]
+                    problem = f"{width} fields where the header has {len(header or [])}"
+                if problem is None and header is None:  # JSON: a label key may be absent (not labelled), ids may not
+                    absent = [c for c in (item, annotator if shape in ("long", "lists") else None) if c and c not in record]
+                    if absent:
+                        problem = f"field(s) {', '.join(absent)} missing"
+                iid = item_id(record.get(item)) if problem is None else None
+                if problem is None and iid is None:
+                    problem = f"the item field {item!r} is empty"
+                if problem is None and iid is not None and len(iid) > max_label_chars:
+                    problem = f"the item id has {len(iid):,} characters, more than max_label_chars = {max_label_chars:,}"
+                if problem is None:
+                    try:
+                        cells = _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label)
+                    except _Malformed as exc:
+                        problem = str(exc)
+                if problem is not None or iid is None:  # no item id is a problem too
+                    found_here.append(
+                        finding("record-malformed", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line))
+                    )
                     continue
-                corpus.items.append(ItemLabel(group=grp, item=iid, annotator=who, label=value, source=name, line=line))
+                if shape == "per-annotator":
+                    seen_items.add(iid)
+                for grp, who, value in cells:
+                    if len(who) > max_label_chars:
+                        found_here.append(finding("record-malformed", f"{name} line {line}: an annotator name of {len(who):,} characters",
+                                                  "label left out; fix the line", file=name, record=str(line)))
+                        continue
+                    if value is not None and len(value) > max_label_chars:
+                        found_here.append(finding(
+                            "label-too-long", f"{name} line {line}: a label of {len(value):,} characters (more than max_label_chars = "
+                            f"{max_label_chars:,}): {value[:40]!r}…", "cell left null; a label is a category name: fix the cell or raise "
+                            "[input] max_label_chars", file=name, record=str(line), doc=iid, group=grp, annotator=who))
+                        value = None
+                    if (selected_annotators is not None and who not in selected_annotators) or (selected_groups is not None and grp not in selected_groups):
+                        skipped_here += 1
+                        if selected_annotators is not None and who not in selected_annotators:
+                            not_selected.add(who)
+                        continue
+                    read.add(grp, iid, who, value, name, line)
+        except (OSError, ValueError) as exc:  # a file that stops reading part way: left out whole, as one that does not open
+            read.close()
+            corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
+            continue
+        corpus.inputs.append(InputFile(path=name, role="annotations", size=size, sha256=sha256))
+        corpus.findings += found_here
+        items.absorb(read)
+        corpus.not_selected |= not_selected
+        skipped += skipped_here
         items_by_file[name] = seen_items
     corpus.skipped_by_selection = skipped
+    if unusable and not items_by_file:
+        raise unusable[0]
     if shape == "per-annotator" and len(items_by_file) > 1:
         _compare_item_sets(items_by_file, corpus)
     return corpus
@@ -367,7 +362,7 @@ ADAPTER = Adapter(
         "file_format": Option(
             "str", None, "csv, tsv, json, jsonl or parquet (default: from the file extension)", choices=tuple(sorted(set(FILE_FORMATS.values())))
         ),
-        "item": Option("str", None, "the item-id column (\"@key\" for a JSON object keyed by item id)", example="id"),
+        "item": Option("str", None, f"the item-id column (\"{KEY_COLUMN}\" for a JSON object keyed by item id)", example="id"),
         "annotator": Option("str", None, "the annotator column (long, lists; optional for per-annotator: default the file name)", example="annotator"),
         "labels": Option("list", None, "label columns, each a group (long, per-annotator, lists, dict)", example=["sentiment", "topic"]),
         "annotator_columns": Option(
@@ -385,6 +380,9 @@ ADAPTER = Adapter(
         "delimiter": Option("str", None, "CSV field delimiter (default , for csv and TAB for tsv)", example=";"),
         "annotators": Option("list", None, "only these annotators", example=["ayse", "burak"]),
         "groups": Option("list", None, "only these groups", example=["sentiment"]),
+        "max_label_chars": Option(
+            "int", MAX_LABEL_CHARS, "the longest label (and item id, annotator name) read; a longer one is reported, its cell left null", minimum=1
+        ),
     },
     traits=FormatTraits(kind="items"),
     suggest=suggest_labels,

@@ -25,7 +25,9 @@ chain and relation layers are not spans and are not read (reported once per file
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -34,10 +36,11 @@ import numpy as np
 from ..findings import finding
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
-from ..text import TextConventions
+from ..text import DecodeError, TextConventions
 from . import Adapter, AdapterError, Option
-from ._safe import MAX_UNZIPPED_MB, parse_offset
-from ._spans import GROUP, SPAN_TRAITS, add_input, annotation_sources, decode_file, malformed
+from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, parse_offset
+from ._spans import GROUP, SPAN_TRAITS, malformed, record_input
+from .sources import Source, TextStream, Unreadable, annotation_sources
 
 _FORMAT = re.compile(r"^#FORMAT=WebAnno TSV (3(?:\.\d+)?)\s*$")
 _KNOWN_VERSIONS = {"3", "3.1", "3.2", "3.3"}
@@ -115,22 +118,30 @@ class _Text:
         return problem
 
 
-def _header(lines: list[str], name: str, corpus: Corpus, feature: str | None, where: dict) -> tuple[list[_Layer], int] | None:
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    m = _FORMAT.match(lines[first]) if first is not None else None
+def _header(
+    numbered: Iterator[tuple[int, str]], name: str, corpus: Corpus, feature: str | None, where: dict
+) -> tuple[list[_Layer], list[tuple[int, str]]] | None:
+    """The layers a file declares, and the (number, line) after the declarations (none at the end), read from ``numbered``."""
+    first = next(((n, line) for n, line in numbered if line.strip()), None)
+    m = _FORMAT.match(first[1]) if first is not None else None
     if first is None or m is None or m.group(1) not in _KNOWN_VERSIONS:
-        header = lines[first] if first is not None else ""
-        versioned = m or header.startswith("#FORMAT=")
-        what = "an unknown version: " + header.strip()[:40] if versioned else "no #FORMAT=WebAnno TSV 3.x header"
+        versioned = m or (first is not None and first[1].startswith("#FORMAT="))
+        what = "an unknown version: " + first[1].strip()[:40] if versioned and first is not None else "no #FORMAT=WebAnno TSV 3.x header"
         corpus.findings.append(
             finding("file-unreadable", f"not a WebAnno TSV 3 file ({what})", "file left out; export it as WebAnno TSV 3.x", file=name,
-                    record=f"line {(first or 0) + 1}", **where)
+                    record=f"line {first[0] if first is not None else 1}", **where)
         )
         return None
     layers: list[_Layer] = []
+    declarations: list[str] = []
     column = 0
-    i = first + 1
-    while i < len(lines) and (declaration := _DECL.match(lines[i])):
+    rest: list[tuple[int, str]] = []
+    for number, line in numbered:
+        declaration = _DECL.match(line)
+        if declaration is None:
+            rest = [(number, line)]
+            break
+        declarations.append(line)
         kind, decl = declaration.groups()
         parts = decl.split("|")
         features = parts[1:]
@@ -139,20 +150,20 @@ def _header(lines: list[str], name: str, corpus: Corpus, feature: str | None, wh
         short = parts[0].rsplit(".", 1)[-1]
         layers.append(_Layer(short, kind, features, column, column + label_at))
         column += width
-        i += 1
     names = [layer.name for layer in layers]
-    for layer, decl_line in zip(layers, lines[first + 1 : i]):
+    for layer, decl_line in zip(layers, declarations):
         if names.count(layer.name) > 1:
             layer.name = decl_line.split("=", 1)[1].split("|", 1)[0]
-    return layers, i
+    return layers, rest
 
 
-def _parse(source: str, name: str, corpus: Corpus, feature: str | None, where: dict) -> _Parsed | None:
-    lines = source.split("\n")
-    head = _header(lines, name, corpus, feature, where)
+def _parse(lines: Iterable[str], name: str, corpus: Corpus, feature: str | None, where: dict) -> _Parsed | None:
+    """A TSV file read line by line (``lines``: its text split at line feeds, as a stream decodes it)."""
+    numbered = enumerate(lines, 1)
+    head = _header(numbered, name, corpus, feature, where)
     if head is None:
         return None
-    layers, i = head
+    layers, rest = head
     skipped = [layer.name for layer in layers if layer.kind != "T_SP"]
     if skipped:
         corpus.findings.append(
@@ -163,7 +174,7 @@ def _parse(source: str, name: str, corpus: Corpus, feature: str | None, where: d
     sentence: list[str] = []
     open_ids: dict[tuple[int, str], list] = {}  # (layer index, id) -> [label, b, e, line]
     record_of: dict[tuple[int, str], str] = {}
-    for number, line in enumerate(lines[i:], i + 1):
+    for number, line in itertools.chain(rest, numbered):
         line = line.rstrip("\r")
         if line.startswith("#Text="):
             sentence.append(line[len("#Text=") :])
@@ -269,7 +280,8 @@ def read(
     corpus = Corpus(format="webanno-tsv")
     first_text: dict[str, tuple[str, str]] = {}
     sources = annotation_sources(annotations, base, corpus, (".tsv",), max_unzipped_mb)
-    for name, inner, raw in progress(sources, "reading annotations"):
+    for source in progress(sources, "reading annotations"):
+        name, inner = source.name, source.inner
         parts = inner.split("/")
         if _SKIP_DIRS & set(parts[:-1]):
             continue
@@ -278,12 +290,8 @@ def read(
             corpus.skipped_by_selection += 1
             corpus.not_selected.add(who)
             continue
-        add_input(corpus, name, raw, "annotations")
         where = {"doc": doc, "annotator": who}
-        decoded = decode_file(raw, name, corpus, TEXT, encoding=encoding, doc=doc)
-        if decoded is None:
-            continue
-        parsed = _parse(decoded.text, name, corpus, feature, where)
+        parsed, size = _read_source(source, encoding, corpus, feature, where)
         if parsed is None:
             continue
         text = parsed.text
@@ -298,9 +306,9 @@ def read(
                 doc_id=doc,
                 text=text,
                 source=name,
-                encoding=decoded.encoding,
+                encoding=encoding,
                 newline="lf",
-                size=len(raw),
+                size=size,
                 sha256=corpus.inputs[-1].sha256,
                 tokens=(np.ascontiguousarray(cp[keep, 0]), np.ascontiguousarray(cp[keep, 1])),
             )
@@ -313,6 +321,33 @@ def read(
             corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, int(offsets[2 * k]), int(offsets[2 * k + 1]), label=label, source=name, line=line))
         corpus.submissions.append(Submission(name, who, doc, GROUP, len(parsed.spans)))
     return corpus
+
+
+def _read_source(source: Source, encoding: str, corpus: Corpus, feature: str | None, where: dict) -> tuple[_Parsed | None, int]:
+    """Parse one TSV file as it is read and decoded (never held whole); record it as an input (when it
+    could be read to its end), report a file that does not decode or cannot be read; its size in bytes."""
+    stream = TextStream(source, encoding)
+    mark = len(corpus.findings)
+    try:
+        parsed = _parse(stream, source.name, corpus, feature, where)
+        stream.finish()
+    except DecodeError as exc:
+        del corpus.findings[mark:]  # what the part read before the bad byte said
+        try:
+            stream.finish()
+        except Unreadable:
+            pass
+        else:
+            record_input(corpus, source.name, stream.size, stream.sha256(), "annotations")
+        corpus.findings.append(finding("encoding-error", f"file {exc}", "file left out; set [input] encoding or encoding_fallback",
+                                       file=source.name, doc=where["doc"]))
+        return None, 0
+    except Unreadable as exc:
+        del corpus.findings[mark:]
+        corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=source.name))
+        return None, 0
+    record_input(corpus, source.name, stream.size, stream.sha256(), "annotations")
+    return parsed, stream.size
 
 
 ADAPTER = Adapter(
@@ -331,7 +366,8 @@ ADAPTER = Adapter(
         "annotator": Option("str", "annotator", "annotator of .tsv files not in a <doc>/<user>.tsv layout"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "max_unzipped_mb": Option(
-            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read"
+            "float", MAX_UNZIPPED_MB, "the most an export ZIP may inflate to, in MB; larger or bomb-like members are reported, not read",
+            minimum=MIN_UNZIPPED_MB, maximum=MAX_UNZIPPED_MB_LIMIT,
         ),
     },
     traits=replace(SPAN_TRAITS, tokenizer="given"),

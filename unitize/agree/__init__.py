@@ -11,6 +11,10 @@ setting, group, layer, metric — and annotator pair for Cohen's kappa),
 
 from __future__ import annotations
 
+import csv
+import hashlib
+import io
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -28,11 +32,16 @@ from ..errors import DataError, RunError
 from ..executors import Executor, executor_of
 from ..metrics import Options, require
 from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
-from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign
+from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign, temporary
 from ..progress import Progress
 from ..schema import results_schema
+from . import alttest, diagnostics
 from .measure import as_json_lines, measure
 from .plots import PlotError, box_plots
+from .roles import COLUMNS as ROLE_COLUMNS
+from .roles import Roles, ceiling, comparisons
+from .roles import resolve as resolve_roles
+from .roles import rows_of as roles_rows
 from .summary import GROUP_NAMES, describe, scale_note, screen_table, summary_rows, to_csv, to_markdown
 
 #: every metric's name, and those computed when none are named (the registry's, :mod:`unitize.metrics`)
@@ -50,22 +59,78 @@ class AgreeResult:
     summary_metric: str | None = None
     group: str = "Group"  # what a group is (the summary's first column)
     ci: Options | None = None
+    roles: Roles | None = None  # with candidates: the humans (whom ``results`` measure) and the candidate families
+    comparisons: list[dict[str, Any]] = field(default_factory=list)  # the rows of roles.csv
+    alt_tests: list[Any] = field(default_factory=list)  # (setting, score, AltResult) of each candidate, with --alt-test
+    kept: pa.Table | None = None  # a subset run: the earlier rows of the same output it carried over (in results.parquet too)
+
+    @property
+    def written(self) -> pa.Table:
+        """Every row of ``results.parquet``: this run's and, for a subset run, the earlier ones kept."""
+        return self.results if self.kept is None else merge_results(self.kept, self.results)
 
     def screen(self) -> list[str]:
-        """The compact table of the summary metric for the screen (setting × layer)."""
-        return screen_table(self.results, self.summary_metric, self.group, self.ci) if self.summary_metric else []
+        """The compact table of the summary metric for the screen (setting × layer), the human ceiling and the alt-test."""
+        lines = screen_table(self.results, self.summary_metric, self.group, self.ci) if self.summary_metric else []
+        if self.roles is not None and self.summary_metric:
+            lines += ceiling(self.comparisons, self.summary_metric)
+        return lines + alttest.verdict_lines(self.alt_tests)
 
 
 def _atomic_parquet(table: pa.Table, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary(path)
     pq.write_table(table, tmp, **PARQUET_WRITE_OPTIONS)
     os.replace(tmp, path)
 
 
 def _atomic_csv(table: pa.Table, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary(path)
     pacsv.write_csv(table, tmp)
     os.replace(tmp, path)
+
+
+#: the results table's metadata key that names the output the rows were measured on
+OUTPUT_KEY = b"unitize.output"
+
+
+def output_identity(manifest: dict[str, Any], humans: Sequence[str] | None = None) -> str:
+    """What identifies the matrices results were measured on: a digest of the manifest's files and their checksums
+    (and of the humans, when candidates are set apart)."""
+    files = sorted((f.get("path"), f.get("sha256")) for f in manifest.get("outputs", []))
+    return hashlib.sha256(json.dumps([files, sorted(humans) if humans is not None else None]).encode()).hexdigest()
+
+
+def earlier_results(dest: Path, identity: str) -> pa.Table | None:
+    """The results in ``dest`` measured on the same output (``identity``), or ``None`` (none, unreadable, or of another output)."""
+    path = dest / "results.parquet"
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException):
+        return None
+    metadata = table.schema.metadata or {}
+    if metadata.get(OUTPUT_KEY, b"").decode() != identity or not table.schema.equals(RESULT_SCHEMA, check_metadata=False):
+        return None
+    return table
+
+
+def carried_over(earlier: pa.Table, new: pa.Table) -> pa.Table:
+    """The earlier rows of every (setting, group, metric) that ``new`` does not hold."""
+    def keys(t: pa.Table) -> list[tuple[Any, Any, Any]]:
+        return list(zip(t["setting"].to_pylist(), t["group"].to_pylist(), t["metric"].to_pylist(), strict=True))
+
+    measured = set(keys(new))
+    return earlier.filter(pa.array([key not in measured for key in keys(earlier)], pa.bool_())).cast(new.schema)
+
+
+def merge_results(kept: pa.Table, new: pa.Table) -> pa.Table:
+    """``kept`` and ``new`` in one table, in a whole run's order: by setting, then group (both sorted), a cell's
+    rows in the order they come (``kept``'s first)."""
+    rows = pa.concat_tables([kept, new])
+    cells = list(zip(rows["setting"].to_pylist(), rows["group"].to_pylist(), strict=True))
+    order = sorted(range(len(cells)), key=lambda i: (cells[i][0] or "", cells[i][1] or "", i))
+    merged = rows.take(pa.array(order, pa.int64())).to_pylist()
+    diagnostics.redo_across_approaches(merged)  # an interval setting of one run, its boundary setting of another
+    return pa.Table.from_pylist(merged, schema=new.schema)
 
 
 def _whole_cells(results: pa.Table) -> list[dict[str, Any]]:
@@ -107,8 +172,17 @@ def agree(
     by_annotator: bool = False,
     progress: Progress | None = None,
     executor: Executor | str | None = None,
+    candidates: Sequence[str] | None = None,
+    humans: Sequence[str] | None = None,
+    alt_test: bool = False,
+    alt: AltOptions | None = None,
 ) -> AgreeResult:
     """Measure, then write the results table, the summary and (optionally) the plots.
+
+    With candidates (``candidates``, else the study file's ``[roles]``; :mod:`.roles`), the results
+    table measures the humans alone, ``roles.csv`` every human pair, candidate–human pair and
+    family of runs, and ``alt_test`` runs the Alternative Annotator Test of every candidate
+    (``alt_test.csv``, ``alt_test_humans.csv``; its options in ``alt``).
 
     ``executor`` — an :class:`~unitize.executors.Executor` or a spec (``local``,
     ``processes[:N]``, ``dask[:ADDRESS]``; default local) — measures (setting, groups)
@@ -128,31 +202,90 @@ def agree(
     for metric in chosen:
         if metric.requires is not None:
             require(*metric.requires)
+    roles = resolve_roles(data, candidates, humans)
+    if alt_test and roles is None:
+        raise RunError("the alt-test compares candidates with humans: name them with --candidates NAME[,NAME] or [roles] candidates")
+    if alt_test:
+        require("scipy.stats", "agree")
+    alt = alt or AltOptions()
     pool, owned = executor_of(executor)
+    compared: list[dict[str, Any]] = []
+    tested: list[Any] = []
     try:
-        results = measure(data, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
+        measured = OutputData(out, roles.humans) if roles is not None else data
+        results = measure(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
                           by_annotator=by_annotator, progress=progress, executor=pool)
+        for comparison, family, who in comparisons(roles) if roles is not None else []:
+            table = measure(OutputData(out, who), metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
+            compared += roles_rows(table, comparison, family, who)
+        if alt_test and roles is not None:
+            tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
+                                 q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(ci), settings=settings)
     finally:
         if owned:
             pool.close()
-    summary_metric = summary_metric or registry.summary_metric(metrics, _whole_cells(results))
+    identity = output_identity(data.manifest, roles.humans if roles is not None else None)
+    kept = None
+    if settings is not None or groups is not None:  # a subset run adds to the results of the same output, never erases them
+        earlier = earlier_results(dest, identity)
+        if earlier is not None:
+            kept = carried_over(earlier, results)
+    result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept)
+    rows = result.written.replace_schema_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode()})
+    computed = list(dict.fromkeys(rows["metric"].to_pylist())) if kept is not None else list(metrics)  # a subset run: all of them
+    summary_metric = summary_metric or registry.summary_metric(computed, _whole_cells(rows))
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
-    _atomic_parquet(results, written[0])
-    _atomic_csv(results, written[1])
+    _atomic_parquet(rows, written[0])
+    _atomic_csv(rows, written[1])
     if summary_metric is not None:
-        columns, body, footer = summary_rows(results, summary_metric, group)
+        columns, body, footer = summary_rows(rows, summary_metric, group)
         title = f"Agreement summary: {describe(summary_metric)} per {group.lower()} (Yalçınkaya 2010, Table 22 layout)"
         atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title, scale_note(summary_metric)))
         atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
         written += [dest / "summary.md", dest / "summary.csv"]
+    if roles is not None:
+        atomic_write_text(dest / "roles.csv", csv_text(ROLE_COLUMNS, compared))
+        written.append(dest / "roles.csv")
+    if alt_test:
+        verdicts, per_human = alttest.tables(tested)
+        atomic_write_text(dest / "alt_test.csv", csv_text(alttest.COLUMNS, verdicts))
+        atomic_write_text(dest / "alt_test_humans.csv", csv_text(alttest.HUMAN_COLUMNS, per_human))
+        written += [dest / "alt_test.csv", dest / "alt_test_humans.csv"]
     if plot:
-        written += box_plots(results, dest / "plots")
-    return AgreeResult(results=results, dest=dest, files=written, summary_metric=summary_metric, group=group, ci=ci)
+        written += box_plots(rows, dest / "plots")
+    result.files, result.summary_metric = written, summary_metric
+    return result
+
+
+@dataclass(frozen=True)
+class AltOptions:
+    """The alt-test's options (``--alt-score``, ``--epsilon``, ``--fdr``, ``--min-instances``); defaults as declared
+    (``unitize.metrics.ALT_TEST``). ρ's interval takes ``--ci``'s level, replicates and seed, else 0.95, 1000, 0."""
+
+    score: str | None = None  # None: the default score of the setting's kind of data
+    epsilon: float = registry.ALT_TEST.epsilon
+    fdr: float = registry.ALT_TEST.q
+    min_instances: int = registry.ALT_TEST.min_instances
+
+    def ci(self, ci: Options | None) -> Options:
+        return ci or Options()
+
+
+def csv_text(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
+    """A CSV file's text: the header, then each row's values (empty for None)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if row.get(c) is None else row[c] for c in columns])
+    return buffer.getvalue()
 
 
 __all__ = [
     "AgreeResult",
+    "AltOptions",
+    "Roles",
     "AlphaU",
     "Options",
     "DEFAULT_METRICS",

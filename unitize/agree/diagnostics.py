@@ -169,6 +169,16 @@ def across_approaches(rows: list[dict[str, Any]]) -> None:
             attach([two["interval"], two["boundary"]], [d])
 
 
+def redo_across_approaches(rows: list[dict[str, Any]]) -> None:
+    """:func:`across_approaches` anew on rows measured in several runs (its earlier findings removed first)."""
+    codes = ("boundary-only-disagreement", "interval-only-disagreement")
+    for r in rows:
+        if r.get("diagnostics"):
+            listed = [d for d in json.loads(r["diagnostics"]) if d["code"] not in codes]
+            r["diagnostics"] = json.dumps(listed, ensure_ascii=False) if listed else None
+    across_approaches(rows)
+
+
 def screen_lines(rows: list[dict[str, Any]]) -> list[str]:
     """One line per diagnostic code: in how many cells, an example, the suggestion."""
     cells: dict[str, dict[tuple, str]] = defaultdict(dict)

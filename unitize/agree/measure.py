@@ -145,7 +145,7 @@ def _layers(setting: Setting, layer: str) -> list[str]:
     return (list(setting.layer_bits) or layer.split("+")) if setting.mode == "combined" else [layer]
 
 
-def _cells(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, fast: bool, by_doc: bool) -> Iterator[_Cell]:
+def cells_of(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, fast: bool, by_doc: bool) -> Iterator[_Cell]:
     """The cells of one group: each layer, and for separate layers all layers together (the RAT's "both")."""
     per = []
     if fast:  # statistics of every layer straight from the columns; the matrix only if a span metric asks
@@ -268,7 +268,7 @@ def measure(
     else:  # (setting, groups) tasks, each opening the directory itself; rows concatenated in the local order
         jobs = tasks.plan(data, chosen, groups, executor.workers)
         names = tuple(m.name for m in chosen_metrics)
-        done = executor.map(measure_task, [(str(data.path), name, part, names, options, parts) for name, part, parts in jobs])
+        done = executor.map(measure_task, [(str(data.path), name, part, names, options, parts, data.selected) for name, part, parts in jobs])
         for name, result in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
             rows += result if isinstance(result, list) else _group_rows(data, data.setting(name), result.group, result.layers, chosen_metrics, options)
     diagnostics.across_approaches(rows)
@@ -276,18 +276,18 @@ def measure(
 
 
 #: what an executor's task of :func:`measure_task` holds
-Task = tuple[str, str, list[str], tuple[str, ...], MeasureOptions, "tuple[int, int] | None"]
+Task = tuple[str, str, list[str], tuple[str, ...], MeasureOptions, "tuple[int, int] | None", "tuple[str, ...] | None"]
 
 
 def measure_task(task: Task) -> tasks.TaskResult:
     """A task of an executor: the result rows of some groups of one setting, as plain Python data.
 
-    ``task`` is (output directory, setting name, groups, metrics, options, parts); the directory is opened
-    here, in the worker, and only the segments of the task's groups are read. With ``parts`` (k0, k1):
-    the additive statistics of one group's rows in those parts (:func:`.batches.group_part`), no rows.
+    ``task`` is (output directory, setting name, groups, metrics, options, parts, the selected annotators); the
+    directory is opened here, in the worker, and only the segments of the task's groups are read. With ``parts``
+    (k0, k1): the additive statistics of one group's rows in those parts (:func:`.batches.group_part`), no rows.
     """
-    path, name, groups, names, options, parts = task
-    data = OutputData(Path(path))
+    path, name, groups, names, options, parts, selected = task
+    data = OutputData(Path(path), selected)
     if parts is not None:
         return batches.group_part(data, data.setting(name), groups[0], None, options.by_doc, parts)
     return _setting_rows(data, data.setting(name), groups, registry.resolve(names), options, {}, None, keep=groups)
@@ -323,7 +323,7 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
     for group, table, layers, codes in tables:
-        cells = _cells(setting, group, table, layers, codes, fast, options.by_doc) if codes is not None else _reduced(setting, group, table)
+        cells = cells_of(setting, group, table, layers, codes, fast, options.by_doc) if codes is not None else _reduced(setting, group, table)
         for cell in cells:
             rows += _rows(setting, cell, metrics, segs, options)
     return rows

@@ -2,6 +2,7 @@
 
 Exit codes: 0 done (findings may exist, see the report), 2 usage or
 configuration error, 3 input errors under ``--strict`` (nothing written),
+4 a quality gate not passed (``unitize agree --fail-below``: a value below its floor),
 1 an internal error (a bug: please report it), 141 standard output closed
 by its reader (``| head``), quietly.
 """
@@ -13,16 +14,20 @@ import difflib
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
 from .._version import __version__
 from ..errors import UnitizeError
-from . import agree, common, convert, convert_format, export, formats, info, init, report, validate
+from ..output import OutputWarning
+from . import adjudicate, agree, common, convert, convert_format, examples, export, formats, info, init, plan, report, screen, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
+from .screen import escaped_output
 
 #: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``, optional
 #: ``EXAMPLES``: the end of its --help), in help order
 COMMANDS = {
+    "examples": examples,
     "init": init,
     "convert": convert,
     "validate": validate,
@@ -31,7 +36,9 @@ COMMANDS = {
     "formats": formats,
     "export": export,
     "agree": agree,
+    "plan": plan,
     "report": report,
+    "adjudicate": adjudicate,
 }
 #: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do
 EXIT_PIPE = 128 + 13
@@ -41,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="unitize",
         description="Turn multi-annotator annotations into unit matrices for inter-annotator agreement.",
-        epilog="start here:\n  unitize formats                        # which format is yours\n"
+        epilog="start here:\n  unitize examples                       # the bundled studies, to try first\n"
+        "  unitize formats                        # which format is yours\n"
         "  unitize init --format NAME DIR         # a commented study.toml from your data\n"
         "  unitize convert DIR/study.toml         # then: unitize agree OUT\n"
         "Every command has --help with examples.",
@@ -78,13 +86,22 @@ def _unrecognized(parser: argparse.ArgumentParser, command: str | None, extra: l
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        code = _main(argv)
-        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        with escaped_output():  # names and labels from the data never act on the terminal
+            code = _main(argv)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return code
     except BrokenPipeError:  # the reader went away (`unitize formats | head -1`): end quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_PIPE
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+    """A warning of unitize's on standard error, one line, without Python's file and line."""
+    if issubclass(category, OutputWarning):
+        print(f"unitize: warning: {message}", file=sys.stderr)
+    else:
+        print(warnings.formatwarning(message, category, *_), file=sys.stderr, end="")  # type: ignore[arg-type]
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -96,7 +113,10 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return COMMANDS[args.command].run(args)
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", OutputWarning)
+            warnings.showwarning = _show_warning
+            return COMMANDS[args.command].run(args)
     except BrokenPipeError:
         raise
     except UnitizeError as exc:  # the user can fix it: the message says how
@@ -120,4 +140,4 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_INTERNAL
 
 
-__all__ = ["COMMANDS", "build_parser", "common", "main"]
+__all__ = ["COMMANDS", "build_parser", "common", "main", "screen"]

@@ -11,21 +11,35 @@ from pathlib import Path
 import pyarrow as pa
 
 from .. import metrics as registry
-from ..agree import Options, agree, as_json_lines, diagnostics
+from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics, gate
 from ..errors import UnitizeError
-from .common import EXIT_OK, EXIT_USAGE, add_executor_option, csv_list, make_progress, print_error
+from ..metrics.alttest import EPSILON_GUIDANCE
+from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, make_progress, print_error
 
+#: the most bootstrap replicates or gamma samples asked for on the command line
+MAX_SAMPLES = 1_000_000
+
+alt = registry.ALT_TEST
 HELP = "measure agreement on an output directory: results table, summary, plots"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize agree out                                            # the default metrics ({defaults}), into out/agreement/
   unitize agree out --metric alpha-u,alpha --settings word-interval,word-boundary --plot
   unitize agree labels-out --metric alpha,fleiss,cohen --summary-metric alpha --json > results.jsonl
   unitize agree out --executor processes:2                     # (setting, groups) tasks in 2 processes; same results
+  unitize agree out --candidates gpt-run1..2 --alt-test        # models as annotators: human ceiling, stability, alt-test
+  unitize agree out --fail-below alpha=0.67,ac1=0.8            # a CI gate: exit code 4 when a value is below its floor
 """.format(defaults=", ".join(registry.default()))
 
 
 def _resampled(how: registry.Resampling) -> str:
     return ", ".join(m.name for m in registry.where(resampling=how))
+
+
+def _floors(text: str) -> list[gate.Floor]:
+    try:
+        return gate.parse(text)
+    except UnitizeError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--fail-below: ")) from None
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -39,16 +53,38 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="metric of the summary table (default: the first of alpha-u, alpha, … that has a value: alpha-u for "
                         "span data, alpha for item labels and crowd data)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
-    p.add_argument("--gamma-samples", type=int, metavar="N", help="gamma: number of sampled continua (default 30)")
+    p.add_argument("--gamma-samples", type=bounded_int(1, MAX_SAMPLES), metavar="N", help="gamma: number of sampled continua (default 30)")
     p.add_argument("--ci", type=float, metavar="LEVEL",
                    help="bootstrap confidence intervals at this level (e.g. 0.95): units resampled for "
                         f"{_resampled(registry.Resampling.UNITS)}; documents for {_resampled(registry.Resampling.DOCUMENTS)}")
-    p.add_argument("--bootstrap", type=int, metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
+    p.add_argument("--bootstrap", type=bounded_int(1, MAX_SAMPLES), metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
     p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
     p.add_argument("--by-annotator", action="store_true", help="also per annotator, each against the others (rows with an annotator)")
-    p.add_argument("--seed", type=int, help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), help="random seed of gamma's sampling (default 4577) and of the bootstrap (default 0)")
+    p.add_argument("--fail-below", type=_floors, metavar="M=F,N=G",
+                   help=f"a quality gate: exit with code {gate.EXIT_GATE} when a whole-layer value of metric M is below F (or "
+                        "not measured), naming each; e.g. alpha=0.67,ac1=0.8 (metrics with one value per layer: "
+                        f"{', '.join(registry.summarizable())})")
+    p.add_argument("--on", choices=gate.ON, default="value",
+                   help="with --fail-below: check the value, or the lower end of its bootstrap interval (ci-lower; implies --ci 0.95)")
     add_executor_option(p)
+    g = p.add_argument_group("models as annotators (candidates; the study file's [roles] by default)")
+    g.add_argument("--candidates", type=csv_list(), metavar="NAME[,NAME]",
+                   help="candidate annotators (models): a name, FAMILY=A+B (runs of one model) or a range NAME1..5; the results "
+                        "then measure the humans alone, and roles.csv every human pair, candidate-human pair and family of runs")
+    g.add_argument("--humans", type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
+    g.add_argument("--alt-test", action="store_true",
+                   help=f"the {alt.title} ({alt.source}) of every candidate: alt_test.csv, alt_test_humans.csv (needs unitize[agree])")
+    g.add_argument("--epsilon", type=float, metavar="E",
+                   help=f"the alt-test's cost-benefit margin ε (default {alt.epsilon:g}; the paper's guidance: "
+                        + ", ".join(f"{v:g} {k}" for k, v in EPSILON_GUIDANCE.items()) + " annotators)")
+    g.add_argument("--alt-score", choices=registry.alt_scores(), metavar="S",
+                   help="the alt-test's alignment score: " + "; ".join(f"{s.name} ({s.help})" for s in alt.scores)
+                        + f" (default {alt.default_score('items').name} for item labels, {alt.default_score('units').name} for spans)")
+    g.add_argument("--fdr", type=float, metavar="Q", help=f"the alt-test's false discovery rate, Benjamini–Yekutieli (default {alt.q:g})")
+    g.add_argument("--min-instances", type=int, metavar="N",
+                   help=f"the alt-test skips a human with fewer instances shared with a candidate and another human (default {alt.min_instances})")
     p.add_argument("--json", action="store_true", help="print the results as JSON lines on stdout")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
@@ -56,6 +92,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     metrics = args.metric or list(registry.default())
+    floors: list[gate.Floor] = args.fail_below or []
+    metrics += [f.metric for f in floors if f.metric not in metrics]  # a gated metric is measured
+    if args.on == "ci-lower":
+        if not floors:
+            print_error("--on ci-lower goes with --fail-below METRIC=FLOOR")
+            return EXIT_USAGE
+        gate.check_resampled(floors)
+        if args.ci is None and args.bootstrap is None:
+            args.ci = 0.95
     gamma = {k: v for k, v in (("n_samples", args.gamma_samples), ("seed", args.seed)) if v is not None}
     ci = None
     if args.ci is not None or args.bootstrap is not None:
@@ -64,6 +109,12 @@ def run(args: argparse.Namespace) -> int:
             print_error("--ci takes a level between 0 and 1 (e.g. 0.95) and --bootstrap a positive number of replicates")
             return EXIT_USAGE
         ci = Options(level=level, replicates=args.bootstrap or 1000, seed=args.seed or 0)
+    if (args.epsilon is not None and not 0 <= args.epsilon < 1) or (args.fdr is not None and not 0 < args.fdr < 1) \
+            or (args.min_instances is not None and args.min_instances < 2):
+        print_error("--epsilon takes a margin from 0 to 1 (e.g. 0.2), --fdr a level between 0 and 1, --min-instances 2 or more")
+        return EXIT_USAGE
+    given = {k: v for k, v in (("score", args.alt_score), ("epsilon", args.epsilon), ("fdr", args.fdr),
+                               ("min_instances", args.min_instances)) if v is not None}
     try:
         result = agree(
             args.out,
@@ -80,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
             by_annotator=args.by_annotator,
             progress=make_progress(not args.quiet and not args.json and sys.stderr.isatty()),
             executor=args.executor,
+            candidates=args.candidates,
+            humans=args.humans,
+            alt_test=args.alt_test,
+            alt=AltOptions(**given),
         )
     except UnitizeError as exc:
         print_error(exc)
@@ -87,11 +142,13 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         for line in as_json_lines(result.results):
             print(line)
-        return EXIT_OK
+        return gate_exit(result.results, floors, args.on)
     if not args.quiet:
         table = result.results
         nans = sum(1 for v in table.column("value").to_pylist() if v != v)
         print(f"{table.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
+        if result.kept is not None and result.kept.num_rows:
+            print(f"  and {result.kept.num_rows} earlier results of this output kept (the settings, groups and metrics this run did not measure)")
         for f in result.files:
             if f.suffix != ".svg" and f.parent == result.dest:
                 print(f"  {f}")
@@ -106,6 +163,23 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         for line in notes(table):
             print(line)
+    return gate_exit(result.results, floors, args.on)
+
+
+def gate_exit(table: pa.Table, floors: list[gate.Floor], on: str) -> int:
+    """The exit code of the quality gate (0 without one); what failed goes to standard error."""
+    if not floors:
+        return EXIT_OK
+    failures, checked = gate.check(table.to_pylist(), floors, on)
+    spec = ",".join(f"{f.metric}={f.floor:g}" for f in floors)
+    if not checked:
+        print_error(f"quality gate --fail-below {spec}: no whole-layer result of {', '.join(f.metric for f in floors)} to check")
+        return gate.EXIT_GATE
+    if failures:
+        print_error(f"quality gate --fail-below {spec} (on {on}) failed: {len(failures)} of {checked} results below the floor")
+        for f in failures:
+            print(f"  {f.line()}", file=sys.stderr)
+        return gate.EXIT_GATE
     return EXIT_OK
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterable, Sequence, Sized
 from pathlib import Path
@@ -34,6 +35,7 @@ from ..model import Finding
 from ..progress import Progress
 from . import flags
 from .flags import describe
+from .screen import raw
 
 T = TypeVar("T")
 
@@ -51,6 +53,21 @@ def csv_list(choices: Sequence[str] | None = None) -> Callable[[str], list[str]]
         if len(set(items)) != len(items):
             raise argparse.ArgumentTypeError(f"{value!r} names an item twice")
         return items
+
+    return parse
+
+
+def bounded_int(low: int, high: int):
+    """An argparse type: a whole number from ``low`` to ``high`` (else exit 2 saying so)."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{number} is not from {low:,} to {high:,}")
+        return number
 
     return parse
 
@@ -241,9 +258,17 @@ def make_progress(enabled: bool) -> Progress | None:
         return None
     from tqdm import tqdm
 
+    stream = raw(sys.stderr)  # the bar moves the cursor itself
+    try:
+        known_width = os.get_terminal_size(stream.fileno()).columns > 0
+    except (AttributeError, OSError, ValueError):
+        known_width = False
+
     def progress(items: Iterable[T], desc: str) -> Iterable[T]:
         total = len(items) if isinstance(items, Sized) else None
-        return tqdm(items, desc=desc, total=total, leave=False, file=sys.stderr, dynamic_ncols=True)
+        # a terminal that reports no width (a pseudo-terminal never sized) gets 80 columns: tqdm would draw nothing
+        width = {"dynamic_ncols": True} if known_width else {"ncols": 80}
+        return tqdm(items, desc=desc, total=total, leave=False, file=stream, **width)
 
     return progress
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 from ..report import report
-from .common import EXIT_OK
+from .common import EXIT_OK, make_progress
 
 HELP = "write a static HTML report: agreement, where annotators disagree, every document's text with its tracks"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`, best after `unitize agree OUT`):
@@ -27,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    folder, built = report(args.out, args.dest)
+    folder, built = report(args.out, args.dest, progress=make_progress(not args.quiet and not args.json and sys.stderr.isatty()))
     index = folder.resolve() / "index.html"
     docs = len(built.docs)
     agreement = built.overview["agreement"] is not None

@@ -49,6 +49,7 @@ from .sections import (
     MODES,
     OUTPUT_OPTIONS,
     PATH_KEYS,
+    ROLES_OPTIONS,
     RUN_OPTIONS,
     UNITIZE_OPTIONS,
     UNITS,
@@ -97,6 +98,8 @@ class Settings:
     #: [run] executor: where the run's tasks go (unitize.executors); not a setting of the results, so it
     #: stays out of resolved() (the manifest's run section records it)
     executor: str | None = None
+    #: the [roles] table: "humans" and "candidates" (lists of names or candidate specs), for unitize agree
+    roles: dict[str, list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """Reject settings a run cannot start with, whether they came from TOML, flags or code."""
@@ -169,6 +172,8 @@ class Settings:
         data["out"] = _rel(self.out, self.base) if self.out else None
         data.pop("base")
         data.pop("executor")
+        if not data["roles"]:
+            data.pop("roles")  # no roles: settings as before roles existed
         if not data["items"]:
             data.pop("items")  # span runs: settings as before flat labels existed
         if data["partition_units"] is None:
@@ -206,10 +211,11 @@ _INPUT_TYPES: dict[str, type] = {
     "parses": Path,
 }
 
-SECTIONS = ("input", "unitize", "output", "items", "run")
+SECTIONS = ("input", "unitize", "output", "items", "run", "roles")
 _UNITIZE_KEYS = set(UNITIZE_OPTIONS)
 _OUTPUT_KEYS = set(OUTPUT_OPTIONS)
 _RUN_KEYS = set(RUN_OPTIONS)
+_ROLES_KEYS = set(ROLES_OPTIONS)
 _ITEMS_ONLY = set(ITEMS_OPTIONS) - {"groups"}  # [input] groups is a selection of groups
 
 
@@ -219,7 +225,8 @@ _INPUT_KEYS = {"format", *PATH_KEYS, *_INPUT_TYPES, "annotators", "groups", "typ
 
 def section_of(key: str) -> str | None:
     """The section a study key belongs in (``None`` when no section knows it)."""
-    for name, keys in (("unitize", _UNITIZE_KEYS), ("output", _OUTPUT_KEYS), ("items", _ITEMS_ONLY), ("run", _RUN_KEYS)):
+    for name, keys in (("unitize", _UNITIZE_KEYS), ("output", _OUTPUT_KEYS), ("items", _ITEMS_ONLY), ("run", _RUN_KEYS),
+                       ("roles", _ROLES_KEYS)):
         if key in keys:
             return name
     return "input" if key in _INPUT_KEYS else None
@@ -272,13 +279,15 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
     unknown = set(data) - set(SECTIONS)
     _misplaced(unknown, "")
     if unknown:
-        raise ConfigError(f"unknown section(s) [{'], ['.join(sorted(unknown))}]; expected [input], [unitize], [output], [items], [run]")
+        raise ConfigError(f"unknown section(s) [{'], ['.join(sorted(unknown))}]; expected [input], [unitize], [output], [items], [run], [roles]")
     inp = dict(_expect(data.get("input", {}), dict, "[input]"))
     uni = dict(_expect(data.get("unitize", {}), dict, "[unitize]"))
     out = dict(_expect(data.get("output", {}), dict, "[output]"))
     run = dict(_expect(data.get("run", {}), dict, "[run]"))
-    _misplaced(set(inp) & (_UNITIZE_KEYS | _OUTPUT_KEYS | _ITEMS_ONLY | _RUN_KEYS), "input")
-    for table, keys, name in ((uni, _UNITIZE_KEYS, "unitize"), (out, _OUTPUT_KEYS, "output"), (run, _RUN_KEYS, "run")):
+    roles = dict(_expect(data.get("roles", {}), dict, "[roles]"))
+    _misplaced(set(inp) & (_UNITIZE_KEYS | _OUTPUT_KEYS | _ITEMS_ONLY | _RUN_KEYS | _ROLES_KEYS), "input")
+    for table, keys, name in ((uni, _UNITIZE_KEYS, "unitize"), (out, _OUTPUT_KEYS, "output"), (run, _RUN_KEYS, "run"),
+                              (roles, _ROLES_KEYS, "roles")):
         bad = set(table) - keys
         _misplaced(bad, name)
         if bad:
@@ -323,6 +332,7 @@ def from_mapping(data: dict[str, Any], *, base: Path, source: str | None = None)
         assignment=_choices(given("assignment"), ASSIGNMENTS, "[unitize] assignment")[0],
         items=dict(_expect(data.get("items", {}), dict, "[items]")),
         executor=_expect(run["executor"], str, "[run] executor") if "executor" in run else None,
+        roles={key: list(_strings(value, f"[roles] {key}")) for key, value in sorted(roles.items())},
     )
 
 
@@ -400,6 +410,7 @@ __all__ = [
     "MODES",
     "OPTION_TYPES",
     "PATH_KEYS",
+    "ROLES_OPTIONS",
     "RUN_OPTIONS",
     "UNITS",
     "ConfigError",

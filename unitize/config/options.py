@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import tomllib
 from dataclasses import dataclass
@@ -36,7 +37,9 @@ class Option:
     ``KEY=VALUE,KEY=VALUE``) or ``toml`` (any TOML value; the flag's text is
     TOML). ``default`` is ``None`` when there is none (or it is worked out from the
     data); ``example`` is a value shown by ``unitize formats`` and ``unitize init``.
-    ``required``: the reader cannot do without it (no default then).
+    ``required``: the reader cannot do without it (no default then). ``minimum`` and ``maximum``
+    bound a number (``int``, ``float``, or the items of a list or table of ``int``), inclusive;
+    every number given must be finite (:meth:`check`).
     """
 
     type: str = "str"
@@ -46,6 +49,8 @@ class Option:
     choices: tuple[str, ...] = ()
     item: str = "str"
     required: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
 
     def __post_init__(self) -> None:
         if self.type not in OPTION_TYPES:
@@ -54,6 +59,29 @@ class Option:
             raise ValueError(f"option item type {self.item!r} is not str or int")
         if self.required and self.default is not None:
             raise ValueError("a required option has no default")
+
+    def check(self, value: Any, where: str) -> None:
+        """Raise :class:`ConfigError` naming ``where`` when a number ``value`` is not of the declared type,
+        not finite, or out of the declared bounds (values of other types are the reader's to check)."""
+        numbers = {"int": [value], "float": [value]}.get(self.type)
+        if numbers is None and self.item == "int" and self.type in ("list", "table"):
+            numbers = list(value.values()) if isinstance(value, dict) else list(value) if isinstance(value, list) else []
+        for number in numbers or []:
+            kind = "float" if self.type == "float" else "int"
+            if isinstance(number, bool) or not isinstance(number, (int, float)) or (kind == "int" and not isinstance(number, int)):
+                raise ConfigError(f"{where} must be {'a number' if kind == 'float' else 'a whole number'}, not {number!r}")
+            if not math.isfinite(number):
+                raise ConfigError(f"{where} must be a finite number, not {number!r}")
+            if (self.minimum is not None and number < self.minimum) or (self.maximum is not None and number > self.maximum):
+                raise ConfigError(f"{where} must be {self.range_text()}, not {number!r}")
+
+    def range_text(self) -> str:
+        """The declared bounds in words (``from 1 to 4,096``, ``at least 1``)."""
+        if self.minimum is not None and self.maximum is not None:
+            return f"from {_number(self.minimum)} to {_number(self.maximum)}"
+        if self.minimum is not None:
+            return f"at least {_number(self.minimum)}"
+        return f"at most {_number(self.maximum)}" if self.maximum is not None else "a finite number"
 
     @property
     def metavar(self) -> str:
@@ -76,9 +104,12 @@ class Option:
             return self._item(text, "int")
         if self.type == "float":
             try:
-                return float(text)
+                number = float(text)
             except ValueError:
                 raise ConfigError(f"{text!r} is not a number") from None
+            if not math.isfinite(number):
+                raise ConfigError(f"{text!r} is not a finite number")
+            return number
         if self.type == "list":
             items = [self._item(v.strip(), self.item) for v in text.split(",") if v.strip()]
             if not items:
@@ -110,6 +141,10 @@ class Option:
             except ValueError:
                 raise ConfigError(f"{text!r} is not a whole number") from None
         return text
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")

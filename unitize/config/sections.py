@@ -99,3 +99,9 @@ ITEM_GROUP_OPTIONS: dict[str, Option] = {
     "casefold": Option("bool", False, "compare labels case-insensitively"),
     "map": Option("table", None, "rename labels before comparing", example={"yes": "Y"}),
 }
+#: the [roles] table: who is a human and who a candidate (a model) — for ``unitize agree`` (written to the manifest)
+ROLES_OPTIONS: dict[str, Option] = {
+    "humans": Option("list", None, "the human annotators (default: every annotator not a candidate)", example=["ana", "ben", "chen"]),
+    "candidates": Option("list", None, "the candidates (models): an annotator, FAMILY=A+B (runs of one model), or a range "
+                         "NAME1..5 (the family NAME's runs NAME1 … NAME5)", example=["gpt-run1..2"]),
+}

@@ -18,11 +18,13 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .. import layouts
@@ -135,9 +137,13 @@ def read_setting(path: Path, parts: Sequence[Path] = ()) -> Setting:
 
 
 class OutputData:
-    """A ``unitize`` output directory opened for reading."""
+    """A ``unitize`` output directory opened for reading.
 
-    def __init__(self, path: Path):
+    ``annotators`` selects some of the annotators (a role's, a pair): every setting then has only
+    those of its annotators, in its own order, and every table read — columns, long rows, segments —
+    holds only theirs, as if the others had never annotated."""
+
+    def __init__(self, path: Path, annotators: Sequence[str] | None = None):
         self.path = Path(path)
         self.manifest = read_manifest(self.path)
         self.format_version = format_version(self.manifest, self.path)
@@ -146,6 +152,10 @@ class OutputData:
             where = "units/setting=*/part-*.parquet" if self.format_version >= 2 else "units/*/part-0.parquet"
             raise DataError(f"{self.path} holds no unit matrices ({where})")
         self.settings = [read_setting(parts[0], parts) for parts in datasets.values()]
+        self.selected: tuple[str, ...] | None = None if annotators is None else tuple(annotators)
+        if self.selected is not None:
+            keep = set(self.selected)
+            self.settings = [replace(s, annotators=tuple(a for a in s.annotators if a in keep)) for s in self.settings]
         self.layers: list[str] = list(self.manifest.get("settings", {}).get("layers") or [])
         self.universe = Universe(self.path)
         self._segments: dict[str, pa.Table | None] = {}
@@ -234,6 +244,8 @@ class OutputData:
 
     def _read_part(self, setting: Setting, k: int, ids: list[int], group: str, columns: list[str] | None) -> pa.Table:
         table = pq.ParquetFile(setting.parts[k]).read_row_groups(ids, columns=columns)
+        if self.selected is not None and not setting.layout.columnar and table.num_rows:  # a row per annotator: the selected ones'
+            table = table.filter(pc.is_in(pc.cast(table.column("annotator"), pa.string()), pa.array(self.selected, pa.string())))
         column = table.column("group")
         if all(pa.types.is_dictionary(c.type) and c.dictionary.to_pylist() == [group] for c in column.chunks):
             return table  # every row is the group's (a dictionary of one value: no pass over the rows)
@@ -294,6 +306,20 @@ class OutputData:
         for group, mats in itertools.groupby(self.matrices(setting, groups), key=lambda m: m.group):
             yield group, list(mats)
 
+    # -- documents --
+
+    def documents(self) -> list[dict[str, Any]]:
+        """``documents.parquet``'s rows (source, bytes, sha256, encoding, newline, bom, text, …) sorted by
+        doc_id; empty when the directory has none (item data)."""
+        path = self.path / "documents.parquet"
+        if not path.is_file():
+            return []
+        try:
+            rows = pq.read_table(path).to_pylist()
+        except (OSError, pa.ArrowException) as exc:
+            raise DataError(f"{path} cannot be read: {exc}") from None
+        return sorted(rows, key=lambda r: r["doc_id"])
+
     # -- segments --
 
     def segments(self, unit: str, groups: Sequence[str] | None = None) -> pa.Table | None:
@@ -301,10 +327,16 @@ class OutputData:
         their rows (a pushed-down filter: row groups whose statistics exclude them are not read), not cached."""
         path = self.path / "segments" / f"{unit}.parquet"
         if groups is not None:
-            return decode(pq.read_table(path, filters=[("group", "in", list(groups))])) if path.is_file() else None
+            return self._selected(decode(pq.read_table(path, filters=[("group", "in", list(groups))]))) if path.is_file() else None
         if unit not in self._segments:
-            self._segments[unit] = decode(pq.ParquetFile(path).read()) if path.is_file() else None
+            self._segments[unit] = self._selected(decode(pq.ParquetFile(path).read())) if path.is_file() else None
         return self._segments[unit]
+
+    def _selected(self, table: pa.Table) -> pa.Table:
+        """The rows of the selected annotators (all rows without a selection)."""
+        if self.selected is None or not table.num_rows:
+            return table
+        return table.filter(pc.is_in(table.column("annotator"), pa.array(self.selected, pa.string())))
 
 
 def densify(out: Path | str | OutputData, setting: str, *, group: str | None = None, layer: str | None = None) -> pa.Table:

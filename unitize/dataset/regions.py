@@ -77,6 +77,14 @@ def not_annotated(setting: Setting) -> str:
     return json.loads(raw).get("not_annotated") or "O"
 
 
+def multi_groups(setting: Setting) -> set[str]:
+    """Item groups whose labels are sets (schema metadata ``multi``: ``a+b`` holds ``a`` and ``b``)."""
+    if setting.kind != "items":
+        return set()
+    raw = (pq.read_schema(setting.path).metadata or {}).get(b"unitize", b"{}")
+    return {g for g, how in (json.loads(raw).get("multi") or {}).items() if how == "set"}
+
+
 def _natural(value: str) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", value) if p)
 
@@ -205,9 +213,11 @@ class Region:
         return {a: list(dict.fromkeys(v for v, _, _, e in rs if not e)) for a, rs in self.runs.items() if any(not e for *_, e in rs)}
 
 
-def regions(c: Cells) -> list[Region]:
-    """The disagreement regions of one (setting, group, layer), in (document, unit) order."""
-    _, flags = unit_flags(c)
+def regions(c: Cells, flags: np.ndarray | None = None) -> list[Region]:
+    """The disagreement regions of one (setting, group, layer), in (document, unit) order; with ``flags``
+    (a bool per unit) the maximal runs of flagged units instead (e.g. the review queue of an adjudication)."""
+    if flags is None:
+        _, flags = unit_flags(c)
     starts, stops = runs(flags, c.row_doc, c.row_unit, separate=c.items)
     out: list[Region] = []
     if not starts.size:

@@ -46,6 +46,11 @@ class Universe:
             self._groups = {g: sorted(ds) for g, ds in sorted(out.items())}
         return self._groups
 
+    def annotators(self) -> dict[tuple[str, str], list[str]]:
+        """Per (group, doc_id) the annotators with a submission there, in the study's order."""
+        t = self._read("universe.parquet", ["group", "doc_id", "annotators"])
+        return {(g, d): list(a or []) for g, d, a in zip(*(t.column(c).to_pylist() for c in ("group", "doc_id", "annotators")))}
+
     def units(self, unit: str) -> dict[str, int]:
         """Units per document: ``chars`` for character units, ``tokens`` for words."""
         if unit not in self._units:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
-import io
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ import pyarrow.parquet as pq
 from ..dataset.directory import Matrix, OutputData, Setting
 from ..errors import DataError
 from ..metrics.backends import category_counts, complete_rows
-from ..output import atomic_write_text
+from ..output import atomic_write_text, csv_text
 
 FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table", "disagreements")
 POSITIONS = ("units", "chars")
@@ -86,13 +85,6 @@ def _write(dest: Path, relative: str, text: str) -> None:
     path = dest / relative
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, text)
-
-
-def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
-    writer.writerows(rows)
-    return buf.getvalue()
 
 
 def _unit_settings(data: OutputData, settings: list[str] | None) -> list[Setting]:

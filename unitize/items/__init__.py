@@ -2,11 +2,14 @@
 
 - :mod:`~unitize.items.options` — the ``[items]`` table, parsed (:func:`parse_options`);
 - :mod:`~unitize.items.values` — how a group reads a raw label (:func:`canonical`);
-- :mod:`~unitize.items.build` — labels → matrices (:func:`build`); a layout writes them (:mod:`unitize.layouts`).
+- :mod:`~unitize.items.build` — one bucket of items' labels → its rows (:func:`build_bucket`);
+- :mod:`~unitize.items.stream` — all labels → matrices, a bucket of items at a time (:func:`build`);
+  a layout writes them (:mod:`unitize.layouts`).
 """
 
-from .build import GroupMatrix, ItemResult, build, item_key
+from .build import build_bucket, item_key
 from .options import LAYOUTS, LEVELS, NOT_APPLICABLE, GroupSpec, ItemOptions, parse_options
+from .stream import GroupMatrix, ItemResult, build
 from .values import InvalidLabel, canonical, number_text, numbers
 
 __all__ = [
@@ -19,6 +22,7 @@ __all__ = [
     "ItemOptions",
     "ItemResult",
     "build",
+    "build_bucket",
     "canonical",
     "item_key",
     "number_text",

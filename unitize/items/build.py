@@ -1,9 +1,11 @@
-"""Item matrices: flat labels → one row per (group, item), one value per annotator (pure, no I/O).
+"""The matrices of one bucket of items: its label records → one row per (group, item), one value per annotator.
 
-:func:`build` reads each label as its group's :class:`~unitize.items.options.GroupSpec`
-says, resolves duplicates and conflicts, applies conditional groups, chooses the
-item sets and accounts for every record; a layout (:mod:`unitize.layouts`) writes a
-group's matrix as an Arrow table.
+:func:`build_bucket` reads each label as its group's :class:`~unitize.items.options.GroupSpec`
+says, resolves duplicates and conflicts, applies conditional groups and chooses the
+items, for the items of one bucket — every record of those items, and no other (pure,
+no I/O). What it decides of an item depends on that item's records alone, so a corpus
+cut into buckets of whole items gives the matrices of the corpus taken at once
+(:mod:`unitize.items.stream` cuts and joins them).
 
 Cell states, never conflated: a value; ``None`` (the annotator gave no label, or
 never saw the item); :data:`NOT_APPLICABLE` (a conditional group the annotator's
@@ -13,15 +15,16 @@ upper-level answer did not open).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from ..config import ConfigError
 from ..findings import finding
+from ..layouts import ItemCells
 from ..model import Finding, ItemLabel
 from ..text import natural_key
-from .options import NOT_APPLICABLE, SET_JOIN, SPLIT_JOIN, SPLIT_VALUES, GroupSpec, ItemOptions
-from .values import InvalidLabel, canonical, numbers
+from .options import NOT_APPLICABLE, SET_JOIN, GroupSpec, ItemOptions
+from .values import InvalidLabel, canonical
 
 
 def item_key(item: str) -> tuple:
@@ -33,32 +36,33 @@ def item_key(item: str) -> tuple:
 
 
 @dataclass
-class GroupMatrix:
-    """One group's items and, per item, the cells of the annotators that have one.
+class GroupCounts:
+    """How many items of a group there were, were labelled by every annotator, were kept; and, for a
+    conditional group, how many items some annotator reached (additive over buckets)."""
 
-    ``cells[i]`` maps an annotator to a value, ``None`` (a record without a label)
-    or NOT_APPLICABLE; an annotator absent from it never saw the item. Sparse, so
-    crowd data (thousands of annotators, a few per item) stay small.
-    """
+    items: int = 0
+    complete: int = 0
+    kept: int = 0
+    reached_by_any: int | None = None
 
-    name: str
-    spec: GroupSpec
-    items: list[str]
-    cells: list[dict[str, str | None]]
-    numbers: dict[str, float] | None = None
-    order: list[str] | None = None
-    split_of: str | None = None
+    def add(self, other: GroupCounts) -> None:
+        self.items += other.items
+        self.complete += other.complete
+        self.kept += other.kept
+        if other.reached_by_any is not None:
+            self.reached_by_any = (self.reached_by_any or 0) + other.reached_by_any
 
 
 @dataclass
-class ItemResult:
-    """Every group's matrix, the findings, and what became of every input record."""
+class Bucket:
+    """What one bucket of items gave: per group its kept rows (in natural item order), their counts
+    and the values present; the findings about its records; what became of each record."""
 
-    annotators: list[str]
-    groups: list[GroupMatrix]
+    cells: dict[str, ItemCells]
+    counts: dict[str, GroupCounts]
+    values: dict[str, set[str]]  # per group, every value (not None, not NOT_APPLICABLE) in its kept cells
     findings: list[Finding]
-    accounting: dict[str, Any]
-    items_by_group: dict[str, dict[str, int]]
+    fate: Counter[str] = field(default_factory=Counter)
 
 
 #: a group's cells: item -> annotator -> (value, index of its record; -1: conflicting records)
@@ -91,9 +95,9 @@ def _topological(groups: list[str], options: ItemOptions) -> list[str]:
     return order
 
 
-def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) -> ItemResult:
-    """Item matrices of every group (sorted by name), items in natural order."""
-    present = sorted({r.group for r in labels})
+def check_groups(present: Sequence[str], options: ItemOptions) -> list[str]:
+    """The groups in the order conditions are applied (each after its upper level); a
+    :class:`ConfigError` when ``[items.groups]`` names a group the input lacks, or conditions loop."""
     known = set(present)
     for name, spec in options.groups.items():
         if name not in known:
@@ -102,11 +106,17 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
             raise ConfigError(
                 f"[items.groups.{name}] applies_when level {spec.applies_when[0]!r} does not exist; groups are: {', '.join(present)}"
             )
+    return _topological(list(present), options)
+
+
+def build_bucket(labels: Sequence[ItemLabel], annotators: list[str], options: ItemOptions, order: list[str]) -> Bucket:
+    """The kept rows of every group (``order``: :func:`check_groups`) for the items of ``labels``, which
+    hold every record of those items, in reading order."""
     a_set = set(annotators)
     findings: list[Finding] = []
     fate: list[str | None] = [None] * len(labels)
     # group -> item -> annotator -> (value, record index or -1 for a conflict)
-    cells: dict[str, _Rows] = {g: defaultdict(dict) for g in present}
+    cells: dict[str, _Rows] = {g: defaultdict(dict) for g in order}
     conflicts: dict[tuple[str, str, str], list[int]] = {}
 
     for i, rec in enumerate(labels):
@@ -145,9 +155,11 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
                            "cell left null; keep one row per item and annotator")
         )
 
-    matrices: dict[str, GroupMatrix] = {}
-    items_by_group: dict[str, dict[str, int]] = {}
-    for group in _topological(present, options):
+    kept_cells: dict[str, ItemCells] = {}
+    counts: dict[str, GroupCounts] = {}
+    present_values: dict[str, set[str]] = {}
+    n_annotators = len(annotators)
+    for group in order:
         spec = options.spec(group)
         table = cells[group]
         if spec.applies_when:
@@ -168,29 +180,13 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
             item_list = sorted(table, key=item_key)
             n_reached = None
         item_cells = [{a: v for a, (v, _) in table[it].items()} for it in item_list]
-        n_annotators = len(annotators)
         complete = [
             i
             for i, row in enumerate(item_cells)
             if len(row) == n_annotators and not any(v is None or v == NOT_APPLICABLE for v in row.values())
         ]
-        counts = {"items": len(item_list), "complete": len(complete)}
-        if n_reached is not None:
-            counts["reached_by_any"] = n_reached
         keep = complete if options.complete else list(range(len(item_list)))
-        counts["kept"] = len(keep)
-        items_by_group[group] = counts
-        choice = f"complete = {'true' if options.complete else 'false'} keeps {len(keep)}"
-        reach = f"; reach = {spec.reach}: {len(item_list)} of {n_reached} items some annotator reached" if n_reached is not None else ""
-        findings.append(
-            finding(
-                "items-kept",
-                f"group {group}: {len(item_list)} items{reach}; {len(complete)} labelled by every annotator "
-                + (f"({', '.join(annotators)})" if len(annotators) <= 10 else f"(all {len(annotators)})"),
-                choice,
-                group=group,
-            )
-        )
+        counts[group] = GroupCounts(items=len(item_list), complete=len(complete), kept=len(keep), reached_by_any=n_reached)
         kept_items = [item_list[i] for i in keep]
         kept_set = set(kept_items)
         for item, row in table.items():
@@ -202,31 +198,16 @@ def build(labels: list[ItemLabel], annotators: list[str], options: ItemOptions) 
                         fate[r] = "not_applicable"
                     else:
                         fate[r] = "labelled" if value is not None else "not_labelled"
-        matrices[group] = GroupMatrix(
-            name=group,
-            spec=spec,
-            items=kept_items,
-            cells=[item_cells[i] for i in keep],
-        )
-        # a parent's cells must stay complete for its children: filtered only after all groups
-    for m in matrices.values():
-        present_values = {v for row in m.cells for v in row.values() if v is not None and v != NOT_APPLICABLE}
-        nums = numbers(m.spec, present_values)
-        if nums:
-            m.numbers, m.order = nums
-
-    out: list[GroupMatrix] = []
-    for name in present:
-        m = matrices[name]
-        out.extend(_split(m) if m.spec.multi == "split" else [m])
+        kept_rows = [item_cells[i] for i in keep]
+        kept_cells[group] = ItemCells.from_rows(kept_items, kept_rows, annotators)
+        present_values[group] = {v for row in kept_rows for v in row.values() if v is not None and v != NOT_APPLICABLE}
     # every label that was not otherwise settled sits in a cell of a group that no annotator reached
-    settled = [f if f is not None else "item_not_kept" for f in fate]
-    accounting = {"read": len(labels), **dict(sorted(Counter(settled).items()))}
-    return ItemResult(annotators=list(annotators), groups=out, findings=findings, accounting=accounting, items_by_group=items_by_group)
+    settled = Counter(f if f is not None else "item_not_kept" for f in fate)
+    return Bucket(cells=kept_cells, counts=counts, values=present_values, findings=findings, fate=settled)
 
 
 def _apply_condition(group: str, spec: GroupSpec, table: _Rows, parent: _Rows, opens: set[str | None], parent_multi: bool,
-                     annotators: list[str], labels: list[ItemLabel], fate: list[str | None], findings: list[Finding]
+                     annotators: list[str], labels: Sequence[ItemLabel], fate: list[str | None], findings: list[Finding]
                      ) -> tuple[list[str], _Rows, int, _Rows]:
     """Cells of a conditional group: NOT_APPLICABLE where the annotator's upper answer did not open it.
 
@@ -289,19 +270,3 @@ def _apply_condition(group: str, spec: GroupSpec, table: _Rows, parent: _Rows, o
                 )
             )
     return chosen, result, len(reached_any), conditioned
-
-
-def _split(m: GroupMatrix) -> list[GroupMatrix]:
-    """One binary group per label of a multi-label group (``group:label``, values "1"/"0")."""
-    chosen = [{a: None if v is None or v == NOT_APPLICABLE else set(v.split(SET_JOIN)) for a, v in row.items()} for row in m.cells]
-    labels = list(m.spec.values) if m.spec.values else sorted({p for row in chosen for v in row.values() if v for p in v})
-    out = []
-    for label in labels:
-        cells = [
-            {a: (m.cells[i][a] if v is None else SPLIT_VALUES[label in v]) for a, v in row.items()} for i, row in enumerate(chosen)
-        ]
-        out.append(GroupMatrix(f"{m.name}{SPLIT_JOIN}{label}", GroupSpec(), m.items, cells, split_of=m.name))
-    return out
-
-
-# --- tables ------------------------------------------------------------------------

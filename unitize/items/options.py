@@ -8,6 +8,7 @@ handling and value normalisation. Errors are :class:`~unitize.config.ConfigError
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,6 +88,8 @@ def _group_spec(table: Any, where: str, default: GroupSpec) -> GroupSpec:
     if values is not None:
         if not isinstance(values, list) or not values or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in values):
             raise ConfigError(f"{where} values must be a non-empty list of labels")
+        if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+            raise ConfigError(f"{where} values must be labels or finite numbers, not {[v for v in values if isinstance(v, float) and not math.isfinite(v)]!r}")
         values = tuple(str(v) for v in values)
         if len(set(values)) != len(values):
             raise ConfigError(f"{where} values lists a label twice")

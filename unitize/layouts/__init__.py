@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from ..errors import ConfigError, RunError
 from .base import GroupMarks, Layout, StoredSetting
+from .item_cells import ItemCells
 from .long import LONG
 from .sparse import SPARSE
 from .wide import WIDE
@@ -100,6 +101,7 @@ __all__ = [
     "SPARSE_ABOVE_ROWS",
     "WIDE",
     "GroupMarks",
+    "ItemCells",
     "Layout",
     "StoredSetting",
     "choose",

@@ -25,6 +25,7 @@ import pyarrow as pa
 from ..schema import items_schema, units_schema
 from ..unitizers import Approach, Mode, UnitSpace
 from .frames import Frame
+from .item_cells import ItemCells
 
 #: per annotator, a layer's merged segments as inclusive frame rows and their label codes
 AnnotatorSegments = list[tuple[np.ndarray, np.ndarray, np.ndarray]]
@@ -106,12 +107,15 @@ class Layout(ABC):
         """The schema of an item matrix stored in this layout."""
         return items_schema(self.name, annotators, {**metadata, "layout": self.name})
 
-    def item_table(self, group: str, items: list[str], cells: list[dict[str, str | None]], annotators: list[str],
-                   schema: pa.Schema) -> pa.Table:
-        """One group's item matrix: ``cells[i]`` maps an annotator to item ``i``'s value (None: no label)."""
+    def item_table(self, group: str, cells: ItemCells, annotators: list[str], schema: pa.Schema) -> pa.Table:
+        """Some consecutive rows of one group's item matrix (all of them, or a part's)."""
         raise NotImplementedError(f"the {self.name} layout holds no item labels")
 
+    def item_rows(self, cells: ItemCells) -> int:
+        """The rows :meth:`item_table` writes of ``cells``: one per item (columnar) or one per cell."""
+        return cells.n_items if self.columnar else cells.n_cells
 
-def label_column(values: list[str | None]) -> pa.DictionaryArray:
-    """Item labels as a dictionary column (dictionary in order of first occurrence; None stays null)."""
-    return pa.array(values, pa.string()).dictionary_encode()
+
+def label_column(values: pa.Array) -> pa.DictionaryArray:
+    """Item labels as a dictionary column (dictionary in order of first occurrence; null stays null)."""
+    return values.dictionary_encode()

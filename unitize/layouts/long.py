@@ -25,6 +25,7 @@ from ..errors import DataError
 from ..unitizers import Approach, Mode, cumulative, label_codes, label_dictionary, mark
 from .base import GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
+from .item_cells import ItemCells
 
 #: rows per table written (whole documents per table)
 LONG_BATCH_ROWS = 1 << 20
@@ -41,22 +42,14 @@ class Long(Layout):
     def unit_tables(self, g: GroupMarks, schema: pa.Schema, approach: Approach, mode: Mode, layers: Sequence[str]) -> Iterator[pa.Table]:
         yield from LongRows(g, schema, approach).tables(mode, list(layers))
 
-    def item_table(self, group: str, items: list[str], cells: list[dict[str, str | None]], annotators: list[str],
-                   schema: pa.Schema) -> pa.Table:
+    def item_table(self, group: str, cells: ItemCells, annotators: list[str], schema: pa.Schema) -> pa.Table:
         """``group, item, annotator, value``: one row per cell with a record (or the not-applicable value)."""
-        position = {a: i for i, a in enumerate(annotators)}
-        names, who, values = [], [], []
-        for item, row in zip(items, cells):
-            for a in sorted(row, key=position.__getitem__):
-                names.append(item)
-                who.append(position[a])
-                values.append(row[a])
-        n = len(names)
+        n = cells.n_cells
         columns = [
-            pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array([group], pa.string())),
-            pa.array(names, pa.string()),
-            pa.DictionaryArray.from_arrays(pa.array(who, pa.int32()), pa.array(annotators, pa.string())),
-            label_column(values),
+            pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([group], pa.string())),
+            cells.items.take(pa.array(cells.row)),
+            pa.DictionaryArray.from_arrays(pa.array(cells.annotator, pa.int32()), pa.array(annotators, pa.string())),
+            label_column(cells.value),
         ]
         return pa.Table.from_arrays(columns, schema=schema)
 

@@ -17,6 +17,7 @@ from ..codes import constant
 from ..unitizers import Approach, Mode, label_codes, label_dictionary, mark
 from .base import AnnotatorSegments, GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
+from .item_cells import ItemCells
 
 
 class Wide(Layout):
@@ -63,14 +64,20 @@ class Wide(Layout):
             columns.append(value_array(values, nulls))
         return pa.Table.from_arrays(columns, schema=schema)
 
-    def item_table(self, group: str, items: list[str], cells: list[dict[str, str | None]], annotators: list[str],
-                   schema: pa.Schema) -> pa.Table:
+    def item_table(self, group: str, cells: ItemCells, annotators: list[str], schema: pa.Schema) -> pa.Table:
         """``group, item, <annotator>…``: one row per item, null = no label."""
-        n = len(items)
+        n = cells.n_items
         columns = [
-            pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array([group], pa.string())),
-            pa.array(items, pa.string()),
-        ] + [label_column([row.get(a) for row in cells]) for a in annotators]
+            pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array([group], pa.string())),
+            cells.items,
+        ]
+        order = np.argsort(cells.annotator, kind="stable")  # the cells of annotator 0, then 1, …
+        bounds = np.searchsorted(cells.annotator[order], np.arange(len(annotators) + 1))
+        for a in range(len(annotators)):
+            take = np.full(n, -1, dtype=np.int64)
+            mine = order[bounds[a]:bounds[a + 1]]
+            take[cells.row[mine]] = mine
+            columns.append(label_column(cells.value.take(pa.array(take, mask=take < 0))))
         return pa.Table.from_arrays(columns, schema=schema)
 
 

@@ -7,7 +7,9 @@
   :mod:`.perdoc` (every document at once), :mod:`.bootstrap` (units resampled),
   :mod:`.backends` (the package-backed references the tests hold them against);
 - segment metrics from the segments on a continuum: :mod:`.placed`, :mod:`.alphau`,
-  :mod:`.unitizing`, :mod:`.spanf1`, :mod:`.segment`, :mod:`.spanboot` (documents resampled).
+  :mod:`.unitizing`, :mod:`.spanf1`, :mod:`.segment`, :mod:`.spanboot` (documents resampled);
+- :mod:`.alttest` — the Alternative Annotator Test (a candidate against each human), declared as
+  ``ALT_TEST`` in the registry with its alignment scores.
 
 ``unitize agree`` (:mod:`unitize.agree`) reads the cells of an output directory and applies these.
 """
@@ -16,10 +18,12 @@ from .bootstrap import Options
 from .cells import Cell, GammaOptions, MeasureOptions, SegmentCell
 from .metric import Band, Breakdown, CodingMetric, Family, Metric, Resampling, Rows, Scale, SegmentMetric
 from .registry import (
+    ALT_TEST,
     KRIPPENDORFF,
     LANDIS_KOCH,
     METRICS,
     UnknownMetric,
+    alt_scores,
     bands,
     default,
     get,
@@ -33,6 +37,7 @@ from .registry import (
 from .value import MissingDependency, Value, nan, require
 
 __all__ = [
+    "ALT_TEST",
     "KRIPPENDORFF",
     "LANDIS_KOCH",
     "METRICS",
@@ -53,6 +58,7 @@ __all__ = [
     "SegmentMetric",
     "UnknownMetric",
     "Value",
+    "alt_scores",
     "bands",
     "default",
     "get",

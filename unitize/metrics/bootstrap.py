@@ -32,6 +32,13 @@ class Options:
     level: float = 0.95
     replicates: int = 1000
     seed: int = 0
+    #: each replicate draws this many times the units (documents) the cell has: 1 for an interval; ``unitize plan``
+    #: draws ½× … 8× to see the interval a study of that size would get
+    scale: float = 1.0
+
+    def drawn(self, n: int) -> int:
+        """How many of ``n`` units (documents) a replicate draws."""
+        return n if self.scale == 1.0 else max(1, round(n * self.scale))
 
 
 #: a metric's bootstrap replicates: (statistics, level of measurement, options, pair or None) -> (replicates,)
@@ -42,7 +49,7 @@ def _unit_weights(s: Stats, opts: Options) -> np.ndarray:
     """(replicates, patterns): how many units of each pattern each resample of the units draws."""
     rng = np.random.default_rng(opts.seed)
     n = s.n_units
-    return rng.multinomial(n, s.units / n, size=opts.replicates).astype(np.float64)
+    return rng.multinomial(opts.drawn(n), s.units / n, size=opts.replicates).astype(np.float64)
 
 
 def alpha_replicates(s: Stats, level: str, opts: Options, pair: str | None = None) -> np.ndarray:
@@ -98,7 +105,7 @@ def pair_replicates(kernel: Callable[[np.ndarray], np.ndarray]) -> Replicates:
         used = np.flatnonzero(table.sum(axis=0) + table.sum(axis=1))
         table = table[np.ix_(used, used)].astype(np.float64)
         n = int(table.sum())
-        draws = rng.multinomial(n, table.ravel() / n, size=opts.replicates).reshape(opts.replicates, used.size, used.size)
+        draws = rng.multinomial(opts.drawn(n), table.ravel() / n, size=opts.replicates).reshape(opts.replicates, used.size, used.size)
         return kernel(draws.astype(np.float64))
 
     return replicates
@@ -116,6 +123,8 @@ def with_percentiles(v: Value, reps: np.ndarray, opts: Options, method: str, **r
     bootstrap recorded in ``params.ci``: level, replicates, seed, method, how many were defined."""
     ok = reps[np.isfinite(reps)]
     entry = {**asdict(opts), "method": method, "defined": int(ok.size), **record}
+    if opts.scale == 1.0:
+        entry.pop("scale")  # an interval of the data as they are (only plan draws more or fewer)
     if ok.size == 0:
         return replace(v, params={**v.params, "ci": entry})
     tail = (1 - opts.level) / 2 * 100

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from ..errors import UnitizeError
 from . import bootstrap, coefficients, perdoc, segment, spanf1
+from .alttest import AltScore, AltTest, Term
 from .cells import Cell, MeasureOptions
 from .metric import (
     Band,
@@ -183,9 +184,33 @@ METRICS: tuple[Metric, ...] = (
 
 _BY_NAME = {m.name: m for m in METRICS}
 
+#: the Alternative Annotator Test and its alignment scores (``unitize agree --candidates … --alt-test``); the first
+#: score of a kind of data is its default
+ALT_TEST = AltTest(
+    name="alt-test", title="Alternative Annotator Test",
+    source="Calderon, Reichart & Dror (2025), The Alternative Annotator Test for LLM-as-a-Judge, ACL 2025",
+    help="can the candidate replace a human? each human left out in turn, the candidate and the human scored against the "
+         "remaining humans; passed when the candidate wins against at least half of the humans",
+    scores=(
+        AltScore("accuracy", "accuracy", "item labels: the share of the remaining humans who gave the same label",
+                 kind="items", term=Term.SAME),
+        AltScore("neg-rmse", "negative RMSE", "numeric item labels: minus the root mean squared difference to the remaining humans",
+                 kind="items", term=Term.SQUARED, root=True),
+        AltScore("span-f1", "span F1", "span data: the mean over the remaining humans of the document's span F1 (exact match, "
+                 "labels too in label settings; 1 when both marked nothing)", kind="units", term=Term.F1),
+        AltScore("unit-accuracy", "unit accuracy", "span data: the mean over the remaining humans of the share of the document's "
+                 "units (all its layers) coded alike", kind="units", term=Term.UNITS),
+    ),
+)
+
 
 class UnknownMetric(UnitizeError):
     """A metric name that is not in the registry (a usage error: the message lists the choices)."""
+
+
+def alt_scores() -> tuple[str, ...]:
+    """The alt-test's alignment scores, by name."""
+    return tuple(s.name for s in ALT_TEST.scores)
 
 
 def names() -> tuple[str, ...]:

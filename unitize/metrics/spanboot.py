@@ -55,8 +55,8 @@ _SINGLE_THREAD = 1 << 18
 
 
 def draws(opts: Options, n_docs: int) -> np.ndarray:
-    """(replicates, documents): the drawn document indices of every replicate, in drawn order."""
-    return np.random.default_rng(opts.seed).integers(0, n_docs, size=(opts.replicates, n_docs))
+    """(replicates, drawn): the drawn document indices of every replicate, in drawn order (``opts.scale`` × the documents)."""
+    return np.random.default_rng(opts.seed).integers(0, n_docs, size=(opts.replicates, opts.drawn(n_docs)))
 
 
 def weights(idx: np.ndarray, n_docs: int) -> np.ndarray:
@@ -257,7 +257,8 @@ class _Category:
             gaps.append(side[at[hit]])
         if self.pair_short is not None and n_docs > 1:
             p, q = idx[:, :-1], idx[:, 1:]
-            r, t = np.nonzero(self.pair_short[p * n_docs + q]) if self.pair_short is not True else np.nonzero(np.ones(p.shape, bool))
+            size = self.length.size  # the pair table is over the cell's documents (a replicate may draw more: plan)
+            r, t = np.nonzero(self.pair_short[p * size + q]) if self.pair_short is not True else np.nonzero(np.ones(p.shape, bool))
             rows.append(r)
             gaps.append(trail[p[r, t]] + lead[q[r, t]])
         r = np.concatenate([np.repeat(x, self.full.size) for x in rows])

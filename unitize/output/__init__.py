@@ -1,34 +1,38 @@
-"""Everything a run writes: the output directory (:mod:`.directory`) and the run's files (:mod:`.write`)."""
+"""Everything a run writes: the output directory (:mod:`.directory`, claimed by :mod:`.claim`) and the run's files (:mod:`.write`)."""
 
+from .claim import OWNED, OutputError, OutputWarning, claim_output, locks_output, read_manifest
+from .derived import DERIVED, REPORT_MARKER, is_report
 from .directory import (
-    OWNED,
     PARQUET_WRITE_OPTIONS,
     OutputDir,
-    OutputError,
     ParquetStream,
     atomic_write_text,
-    claim_output,
-    locks_output,
+    csv_text,
     parquet_options,
-    read_manifest,
     refuse_foreign,
     sha256_file,
     staged_folder,
+    temporary,
 )
 from .tables import documents_table, tokens_table, universe_table
 from .write import RunResult, input_rows, run_section, write_run
 
 __all__ = [
+    "DERIVED",
     "OWNED",
     "PARQUET_WRITE_OPTIONS",
     "OutputDir",
     "OutputError",
+    "OutputWarning",
+    "REPORT_MARKER",
     "ParquetStream",
     "RunResult",
     "atomic_write_text",
     "claim_output",
+    "csv_text",
     "documents_table",
     "input_rows",
+    "is_report",
     "locks_output",
     "parquet_options",
     "read_manifest",
@@ -36,6 +40,7 @@ __all__ = [
     "sha256_file",
     "refuse_foreign",
     "staged_folder",
+    "temporary",
     "tokens_table",
     "universe_table",
     "write_run",

@@ -1,6 +1,6 @@
 """The output directory of a run: claimed, staged beside it, swapped in whole.
 
-Before any work a run claims its output directory (:func:`claim_output`): it
+Before any work a run claims its output directory (:mod:`.claim`): it
 checks that the directory is new, empty or unitize's own output, and locks it
 against other unitize processes. The run writes into a hidden staging
 directory beside the output directory and, at the end, swaps it in with one
@@ -12,31 +12,29 @@ half-written file inside the output directory.
 from __future__ import annotations
 
 import contextlib
-import functools
+import csv
 import hashlib
-import inspect
+import io
 import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import OutputError
-from .lock import acquire, holder, release
-from .swap import LEGACY_STAGING, carry_over, fsync, fsync_tree, lock_file, pause, recover, sibling, swap, top_names
+from . import lock
+from .claim import OWNED, claim_output, covered, owned_names
+from .derived import carry_derived, user_files
+from .swap import carry_over, fsync, fsync_tree, pause, remove, sibling, swap
 
 #: writer options for every Parquet file (columns named in them are added per table)
 PARQUET_WRITE_OPTIONS: dict[str, Any] = {"compression": "zstd", "compression_level": 1}
 
 _DELTA = "DELTA_BINARY_PACKED"
-#: outputs a run owns; anything else in an output directory is left alone
-#: (``agreement``, ``exports`` and ``report`` are made later from the data by `unitize agree` / `export` / `report`;
-#: a new run removes them, since they would describe the previous data)
-OWNED = ("units", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report", "manifest.json")
 
 
 def parquet_options(schema: pa.Schema) -> dict[str, Any]:
@@ -142,8 +140,9 @@ class OutputDir:
     def commit(self) -> None:
         """Put this run's output in place of the previous one, in one step; release the directory.
 
-        The user's own files in the previous output (anything not :attr:`owned`)
-        are carried over as hard links first; the previous run's outputs all go,
+        The user's own files in the previous output (anything not :attr:`owned`,
+        and the files inside ``agreement/``, ``exports/`` and ``report/`` that unitize
+        did not write: :mod:`.derived`) are carried over as hard links first; the previous run's outputs all go,
         also those this run does not write (an item run leaves no stale
         ``segments/`` of an earlier span run). On any failure before the swap the
         previous output is untouched; once swapped, the leftovers are cleaned up
@@ -154,6 +153,7 @@ class OutputDir:
             if out.is_dir():
                 shutil.copymode(out, new)
                 carry_over(out, new, ours, link=True)
+                carry_derived(out, new, link=True)  # the user's files inside agreement/, exports/, report/
             fsync_tree(new)
             pause("commit:linked")
             try:
@@ -171,6 +171,7 @@ class OutputDir:
             fsync(out.parent)
             if old is not None:
                 carry_over(old, out, ours, link=False)  # files the user added meanwhile, or that could not be linked
+                carry_derived(old, out, link=False)
                 pause("commit:carried")
                 shutil.rmtree(old)
         except OSError:
@@ -183,172 +184,41 @@ class OutputDir:
             self._staging = None
         self._claim.release()
 
-
-class Claim:
-    """An output directory checked and locked for this process (see :func:`claim_output`)."""
-
-    def __init__(self, path: Path | str, kind: str | None, owned: tuple[str, ...]):
-        self.path = out = Path(path).resolve()
-        _check_place(out, writing=kind is not None)
-        self._lock = lock_file(out)
-        try:
-            depth = acquire(self._lock)
-        except OSError as exc:
-            raise OutputError(
-                f"cannot write in {out.parent} ({exc.strerror or exc}): unitize builds a new output beside "
-                f"{out.name} and swaps it in, so that folder must be writable; choose another output directory"
-            ) from None
-        if depth is None:
-            raise OutputError(
-                f"another unitize run is writing to {out} (pid {holder(self._lock)}); wait for it or choose another --out"
-            )
-        self._held = True
-        try:
-            if depth == 1:
-                try:
-                    recover(out, lambda folder: _left_over_names(folder, owned))
-                except OSError as exc:
-                    raise OutputError(f"cannot recover {out} after an interrupted run: {exc}") from None
-            if kind is not None:
-                _check_target(out, kind)
-        except BaseException:
-            self.release()
-            raise
-        if depth == 1:
-            pause("claimed")
-
-    def release(self) -> None:
-        if self._held:
-            self._held = False
-            release(self._lock)
-
-    def __enter__(self) -> Claim:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release()
-
-
-def claim_output(path: Path | str, *, kind: str | None = None, owned: tuple[str, ...] = OWNED) -> Claim:
-    """Check and lock an output directory before any work; use as a context manager.
-
-    Locks ``path`` against other unitize processes (a second one fails at once
-    with :class:`OutputError`), finishes what a killed run left there, and with
-    ``kind`` (``"run"`` for ``convert``, ``"conversion"`` for ``convert-format``)
-    checks that an output of that kind may be written: the path is not a file,
-    not inside the installed package, and an existing directory is empty or
-    holds unitize's output of that kind. Re-entrant within a process.
-    """
-    return Claim(path, kind, owned)
-
-
-T = TypeVar("T")
-
-
-def locks_output(func: Callable[..., T]) -> Callable[..., T]:
-    """Decorate ``func(out, ..., dest=None)``, which reads the output directory ``out`` and writes
-    into ``dest`` (by default inside ``out``): while it writes inside ``out``, it holds its lock.
-
-    ``unitize agree`` and ``export`` thus never write into a directory a ``convert``
-    is replacing, nor two of them into one at once. Where ``out``'s folder is
-    not writable no ``convert`` can replace it, and no lock is taken.
-    """
-    signature = inspect.signature(func)
-
-    @functools.wraps(func)
-    def locked(*args: Any, **kwargs: Any) -> T:
-        given = signature.bind(*args, **kwargs).arguments
-        out, dest = Path(given["out"]).resolve(), given.get("dest")
-        inside = dest is None or Path(dest).resolve().is_relative_to(out)
-        if not inside or not os.access(out.parent, os.W_OK | os.X_OK):
-            return func(*args, **kwargs)
-        with claim_output(out):
-            return func(*args, **kwargs)
-
-    return locked
-
-
-def owned_names(names: Iterable[str]) -> Callable[[str], bool]:
-    """Whether a top-level name of an output directory is unitize's (given what a run owns)."""
-    names = set(names) | {"manifest.json"}
-    return lambda name: name in names or name.startswith(LEGACY_STAGING)
-
-
-def _left_over_names(folder: Path, owned: tuple[str, ...]) -> Callable[[str], bool]:
-    """Unitize's names in a left-over output folder: what runs own and what its manifest lists."""
-    try:
-        listed = top_names(o["path"] for o in read_manifest(folder)["outputs"])
-    except (OutputError, KeyError, TypeError):
-        listed = set()
-    return owned_names(set(owned) | listed)
-
-
-_PACKAGE = Path(__file__).resolve().parents[1]
-_COMMANDS = {"run": "unitize convert", "conversion": "unitize convert-format"}
-
-
-def _check_place(out: Path, *, writing: bool) -> None:
-    """Refuse an output directory that cannot be swapped, or that lies inside the installed package."""
-    if out.parent == out:
-        raise OutputError(f"{out} cannot be an output directory; choose a folder inside it")
-    if out.is_relative_to(_PACKAGE):
-        raise OutputError(
-            f"the output directory {out} lies inside the installed unitize package ({_PACKAGE}); "
-            "pass --out DIR to write it elsewhere"
-        )
-    if writing:
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            blocker = next((p for p in (out.parent, *out.parent.parents) if p.exists() and not p.is_dir()), None)
-            why = f"{blocker} is a file" if blocker else exc.strerror or str(exc)
-            raise OutputError(
-                f"cannot create {out.parent}, the folder of the output directory: {why}; choose another --out"
-            ) from None
-
-
-def _check_target(out: Path, kind: str) -> None:
-    """Refuse to replace anything but nothing, an empty directory or unitize's output of ``kind``."""
-    if not os.path.lexists(out):
-        return
-    if not out.is_dir():
-        raise OutputError(f"output path {out} exists and is not a directory; choose a directory with --out")
-    if os.path.ismount(out):
-        raise OutputError(
-            f"output directory {out} is a mount point, and unitize replaces its output directory as a whole; "
-            f"choose a directory inside it, e.g. --out {out / 'out'}"
-        )
-    if not [n for n in os.listdir(out) if not n.startswith(LEGACY_STAGING)]:
-        return
-    what_to_do = "unitize replaces only its own output directories: choose a new or empty directory with --out (nothing was changed)"
-    if not (out / "manifest.json").is_file():
-        raise OutputError(f"output directory {out} is not empty and holds no unitize manifest.json; {what_to_do}")
-    try:
-        manifest = read_manifest(out)
-    except OutputError as exc:
-        raise OutputError(f"output directory {out} is not unitize's: {exc}; {what_to_do}") from None
-    found = manifest.get("kind", "run")
-    if found != kind:
-        raise OutputError(
-            f"output directory {out} holds the output of `{_COMMANDS.get(found, found)}`, not of "
-            f"`{_COMMANDS[kind]}`; choose another directory with --out (nothing was changed)"
-        )
-
-
 @contextlib.contextmanager
 def staged_folder(final: Path, tag: str) -> Iterator[Path]:
     """A new empty folder beside ``final`` to write into; when the block ends without an error it
-    replaces ``final`` in one step (the old folder is then removed), otherwise it is removed."""
-    staging = final.parent / f".{final.name}.{tag}-{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    replaces ``final`` in one step (the old folder is then removed, the user's own files in it
+    carried over first: :func:`~.derived.user_files`), otherwise it is removed.
+
+    Its name ends in this process's stamp, and it is made with a ``mkdir`` that fails when the
+    name exists. Inside an output directory this process has claimed, the claim covers it (and
+    the next claim removes it if this process is killed); anywhere else ``final`` is claimed itself.
+    """
+    final = Path(final)
+    with contextlib.nullcontext() if covered(final) else claim_output(final, follow=False):
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staging = sibling(final, tag)
+        staging.mkdir()
+        try:
+            yield staging
+            if final.is_dir() and not final.is_symlink():
+                for relative in user_files(final):
+                    _carry_file(final / relative, staging / relative)
+            pause("staged")
+            previous = swap(staging, final)  # one step where the system can, as a run's output directory
+            if previous is not None:
+                remove(previous)  # the previous folder, or a link that stood in its place (its target is left alone)
+        finally:
+            remove(staging)
+
+
+def _carry_file(src: Path, dst: Path) -> None:
+    """Hard-link (else copy) one file of the user's into a staging folder."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
     try:
-        yield staging
-        previous = swap(staging, final)  # one step where the system can, as a run's output directory
-        if previous is not None:
-            shutil.rmtree(previous, ignore_errors=True)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(src, dst, follow_symlinks=False)
 
 
 def refuse_foreign(folder: Path, ours: Callable[[Path], bool], what: str) -> None:
@@ -360,34 +230,21 @@ def refuse_foreign(folder: Path, ours: Callable[[Path], bool], what: str) -> Non
 def atomic_write_text(path: Path, text: str) -> None:
     """Write a text file under a temporary name, then rename it into place."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp = temporary(path)
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
     os.replace(tmp, path)
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
-    """The manifest of an output directory."""
-    manifest = Path(path) / "manifest.json"
-    if not manifest.is_file():
-        if not Path(path).exists():
-            raise OutputError(f"{path} does not exist; give the output directory of `unitize convert` (its --out)")
-        if (Path(path) / "study.toml").is_file():
-            raise OutputError(
-                f"{path} is a study folder, not an output directory; run `unitize convert {Path(path) / 'study.toml'}` "
-                "and give its output directory (the study's [output] dir, or --out)"
-            )
-        raise OutputError(f"{path} is not a unitize output directory (no manifest.json)")
-    try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise OutputError(f"{manifest} cannot be read: {exc}") from None
-    if not isinstance(data, dict):
-        raise OutputError(f"{manifest} is not a unitize manifest (not a JSON object)")
-    missing = [k for k in ("tool", "settings", "summary", "accounting", "outputs", "inputs") if k not in data]
-    if missing:
-        raise OutputError(f"{manifest} is not a unitize manifest (no {', '.join(missing)})")
-    name = data["tool"].get("name") if isinstance(data["tool"], dict) else None
-    if name != "unitize":
-        raise OutputError(f"{manifest} is not a unitize manifest (tool {name!r})")
-    return data
+def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
+    """Rows as CSV text (``\\n`` line ends), for :func:`atomic_write_text` or a staged folder."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def temporary(path: Path) -> Path:
+    """Where to write ``path`` before renaming it into place: a hidden name ending in this process's stamp."""
+    return path.with_name(f".{path.name}.tmp-{lock.stamp()}")
+

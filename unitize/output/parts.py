@@ -8,7 +8,7 @@ consecutive runs; a partition closes once it holds at least
 documents for every group and layer, sorted by (group, layer, doc_id, unit)
 within the part. Every part is written, even without rows, so the numbering is
 contiguous and depends on the data alone, never on the executor. Item
-matrices are cut into parts of at most :data:`PART_ROWS` consecutive rows.
+matrices are cut into parts of at most :data:`PART_ROWS` consecutive rows (:func:`item_slices`).
 
 A task holds only its partition's data (NumPy arrays, names, Arrow schemas,
 the staging paths): an executor may run :func:`write_partition` in another
@@ -111,32 +111,29 @@ class InProcess:
             return list(pool.map(fn, items))
 
 
-@dataclass
-class ItemSlices:
-    """An item partition's data: per dataset name, its consecutive rows (Arrow tables)."""
-
-    tables: dict[str, list[pa.Table]]
-
-    def tables_of(self, specs: Sequence[PartSpec]) -> Iterable[tuple[str, pa.Table]]:
-        for spec in specs:
-            for table in self.tables.get(spec[0], ()):
-                yield spec[0], table
+#: a run of consecutive rows of one dataset's group: (dataset name, group index, first row, end row)
+Slice = tuple[str, int, int, int]
 
 
-def item_slices(datasets: Sequence[tuple[str, pa.Schema, Callable[[], Iterable[pa.Table]]]], limit: int = PART_ROWS) -> list[ItemSlices]:
-    """Item matrices cut into parts of at most ``limit`` consecutive rows (each dataset on its own; at least one part)."""
-    parts: list[ItemSlices] = []
-    for name, _, tables in datasets:
+def item_slices(datasets: Sequence[tuple[str, Sequence[int]]], limit: int = PART_ROWS) -> list[list[Slice]]:
+    """Item matrices cut into parts of at most ``limit`` consecutive rows: per part, its slices.
+
+    ``datasets`` gives per dataset its name and the rows of each group, in order; each
+    dataset is cut on its own (a part holds the k-th ``limit`` rows of every dataset
+    that has them), and there is at least one part.
+    """
+    parts: list[list[Slice]] = []
+    for name, group_rows in datasets:
         k, held = 0, 0
-        for table in tables():
+        for group, rows in enumerate(group_rows):
             offset = 0
-            while offset < table.num_rows:
+            while offset < rows:
                 if held >= limit:
                     k, held = k + 1, 0
-                take = min(limit - held, table.num_rows - offset)
+                take = min(limit - held, rows - offset)
                 while len(parts) <= k:
-                    parts.append(ItemSlices({}))
-                parts[k].tables.setdefault(name, []).append(table.slice(offset, take))
+                    parts.append([])
+                parts[k].append((name, group, offset, offset + take))
                 offset += take
                 held += take
-    return parts or [ItemSlices({})]
+    return parts or [[]]

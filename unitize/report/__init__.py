@@ -23,19 +23,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..output import locks_output
+from ..progress import Progress, no_progress
 from .build import Report, build
 from .page import write_report
 
 
 @locks_output
-def report(out: Path | str, dest: Path | str | None = None) -> tuple[Path, Report]:
+def report(out: Path | str, dest: Path | str | None = None, progress: Progress | None = None) -> tuple[Path, Report]:
     """Write the report of output directory ``out`` into ``dest`` (default ``out/report``)."""
     from ..dataset.directory import OutputData
 
     data = OutputData(Path(out))
     final = Path(dest) if dest is not None else data.path / "report"
-    built = build(data)
-    write_report(built, final, data)
+    built = build(data, progress or no_progress)
+    write_report(built, final, data, progress or no_progress)
     return final, built
 
 

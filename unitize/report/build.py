@@ -14,10 +14,15 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
+from ..dataset.adjudication import read_adjudication
 from ..dataset.directory import OutputData, Setting
 from ..dataset.regions import Cells, Region, doc_texts, regions, setting_cells
+from ..progress import Progress, no_progress
 from . import study as _study
 from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
+
+#: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
+REVIEW_ROWS = 2000
 
 
 @dataclass
@@ -83,7 +88,7 @@ def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[
     return rank_groups(rows)
 
 
-def build(data: OutputData) -> Report:
+def build(data: OutputData, progress: Progress = no_progress) -> Report:
     texts = doc_texts(data)
     ids = sorted(texts) if texts else sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
     doc_index = {d: i for i, d in enumerate(ids)}
@@ -93,7 +98,8 @@ def build(data: OutputData) -> Report:
     values = _study.summary_values(res)
     overview: dict[str, Any] = {
         "study": _study.study(data), "exclusions": _study.exclusions(data), "findings": _study.findings(data.path),
-        "agreement": res, "bands": _study.bands(), "settings": [], "items": [],
+        "quotes": _study.quotes(data), "agreement": res, "alt_test": _study.alt_test(data), "bands": _study.bands(), "settings": [],
+        "items": [], "adjudication": read_adjudication(data.path, limit=REVIEW_ROWS),
     }
     doc_groups: list[set[int]] = [set() for _ in ids]
     items: list[dict[str, Any]] = []
@@ -102,7 +108,7 @@ def build(data: OutputData) -> Report:
     for unit in sorted({s.unit for s in data.settings if s.kind == "units" and s.unit}):
         for di, segs in _by_doc_segments(data, unit, names, doc_index).items():
             docs[di]["segs"][unit] = segs
-    for si, setting in enumerate(data.settings):
+    for si, setting in enumerate(progress(data.settings, "report: settings")):
         if setting.kind == "items":
             overview["settings"].append({"name": setting.name, "kind": "items"})
             if setting is item_setting:

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from ..dataset.directory import OutputData
-from ..output import refuse_foreign, staged_folder
+from ..output import REPORT_MARKER, is_report, refuse_foreign, staged_folder
+from ..progress import Progress, no_progress
 from .build import Report
 from .study import plots
 
-#: the first line of every report's index.html: how an earlier report is recognised
-MARKER = "<!-- unitize report -->"
+#: the first line of every report's index.html: how an earlier report is recognised (declared in unitize.output)
+MARKER = REPORT_MARKER
 
 
 def static(name: str) -> str:
@@ -45,16 +46,16 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
-def write_report(built: Report, final: Path, data: OutputData) -> Path:
+def write_report(built: Report, final: Path, data: OutputData, progress: Progress = no_progress) -> Path:
     """Write the report folder ``final`` (staged beside it, then swapped in)."""
-    refuse_foreign(final, _is_report, "an earlier report (no unitize index.html)")
+    refuse_foreign(final, is_report, "an earlier report (no unitize index.html)")
     with staged_folder(final, "report") as staging:
         (staging / "data" / "docs").mkdir(parents=True)
         (staging / "data" / "items").mkdir(parents=True)
         overview = dict(built.overview, out=str(data.path.name))
         # the staging folder is swapped in whole, so its files need no atomic writes of their own
         (staging / "data" / "overview.js").write_text(script(overview, "overview"), encoding="utf-8")
-        for i, doc in enumerate(built.docs):
+        for i, doc in enumerate(progress(built.docs, "report: writing documents")):
             (staging / "data" / "docs" / f"{i}.js").write_text(script(doc, "doc", i), encoding="utf-8")
         for i, group in enumerate(built.items):
             (staging / "data" / "items" / f"{i}.js").write_text(script(group, "items", i), encoding="utf-8")
@@ -65,12 +66,3 @@ def write_report(built: Report, final: Path, data: OutputData) -> Path:
                 shutil.copyfile(p, staging / "plots" / p.name)
         (staging / "index.html").write_text(index_html(f"unitize report: {data.path.name}"), encoding="utf-8")
     return final
-
-
-def _is_report(folder: Path) -> bool:
-    index = folder / "index.html"
-    try:
-        with index.open(encoding="utf-8") as fh:
-            return fh.readline().strip() == MARKER
-    except (OSError, UnicodeDecodeError):
-        return False

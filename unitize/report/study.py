@@ -1,5 +1,7 @@
 """The report's overview: the study (manifest), what validation excluded (accounting, report.jsonl),
-and the agreement results (``agreement/results.parquet``, read whatever columns it has)."""
+where the quotes of model answers were found (the manifest's quote accounting), the agreement results
+(``agreement/results.parquet``, read whatever columns it has) and the alt-test's verdicts
+(``agreement/alt_test.csv`` and ``alt_test_humans.csv``)."""
 
 from __future__ import annotations
 
@@ -9,10 +11,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, TypedDict
 
+import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from .. import metrics as registry
 from ..dataset.directory import OutputData
+from ..findings import QUOTE_CODES
 
 
 def bands() -> dict[str, dict[str, Any]]:
@@ -91,6 +96,37 @@ def exclusions(data: OutputData) -> list[dict[str, Any]]:
         rows.sort(key=lambda r: (r["reason"] != "labelled", -r["n"]))
         out.append({"what": "label records", "total": total, "rows": [dict(r, share=r["n"] / total if total else None) for r in rows]})
     return out
+
+
+def quotes(data: OutputData) -> list[dict[str, Any]]:
+    """How the quotes of a ``quotes`` input were located (exact, normalized, fuzzy, ambiguous, not found), with shares;
+    empty for other formats."""
+    counts = data.manifest.get("accounting", {}).get("quotes") or {}
+    total = sum(int(n) for n in counts.values())
+    return [{"outcome": o, "code": code, "n": int(counts[o]), "share": int(counts[o]) / total if total else None}
+            for o, code in QUOTE_CODES.items() if o in counts]
+
+
+def _csv_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows of a CSV file unitize wrote, typed as pyarrow reads them (empty cells null)."""
+    types = {c: pa.string() for c in ("setting", "candidate", "human", "score")}  # names stay text ("007" is not 7)
+    table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=True))
+    return [{k: _json_safe(v) for k, v in row.items()} for row in table.to_pylist()]
+
+
+def alt_test(data: OutputData) -> dict[str, Any] | None:
+    """The alt-test of ``unitize agree --alt-test``: its verdicts (a row per setting and candidate), each human's
+    test, and the declaration's title, source and passing rate; None when ``agreement/alt_test.csv`` is absent."""
+    folder = data.path / "agreement"
+    if not (folder / "alt_test.csv").is_file():
+        return None
+    humans = folder / "alt_test_humans.csv"
+    try:
+        verdicts, per_human = _csv_rows(folder / "alt_test.csv"), _csv_rows(humans) if humans.is_file() else []
+    except (OSError, pa.ArrowInvalid):
+        return None
+    alt = registry.ALT_TEST
+    return {"title": alt.title, "source": alt.source, "passing": alt.passing, "verdicts": verdicts, "humans": per_human}
 
 
 def findings(path: Path, examples: int = 3) -> list[dict[str, Any]]:

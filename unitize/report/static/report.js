@@ -120,6 +120,7 @@
       if (r.view === "where") where(main, r.params);
       else if (r.view === "doc") docView(main, r.arg, r.params);
       else if (r.view === "labels") labelsView(main, r.params);
+      else if (r.view === "gold") goldView(main);
       else overview(main);
     } catch (e) { showError("The report could not draw this view: " + e.message); throw e; }
   }
@@ -127,6 +128,7 @@
     var o = R.overview;
     document.getElementById("loading") && document.getElementById("loading").remove();
     if (o.items && o.items.length) document.getElementById("nav-labels").hidden = false;
+    if (o.adjudication) document.getElementById("nav-gold").hidden = false;
     document.getElementById("footer").textContent = "Made by " + o.study.tool + " from the output directory " + o.out + ". Keys in the document view: n next document, p previous.";
     window.addEventListener("hashchange", route);
     document.addEventListener("keydown", keys);
@@ -148,6 +150,9 @@
       main.appendChild(table(["where the records went", { text: "records", num: 1 }, { text: "share", num: 1 }],
         x.rows.map(function (r) { return [r.reason, fmt(r.n), pct(r.share)]; }), { caption: x.what + " (" + fmt(x.total) + ")" }));
     });
+    if (o.quotes && o.quotes.length) main.appendChild(table(["outcome", { text: "quotes", num: 1 }, { text: "share", num: 1 }, "finding"],
+      o.quotes.map(function (q) { return [q.outcome, fmt(q.n), pct(q.share), q.code]; }),
+      { caption: "Where the quotes were found in the texts (format quotes; each quote's outcome is a finding below)", cls: "quotes" }));
     if (o.findings.length) main.appendChild(table(["finding", "severity", { text: "rows", num: 1 }, "what unitize did", "first messages"],
       o.findings.map(function (f) { return [f.code, f.severity, fmt(f.n), f.action, f.examples.map(function (e) { return (e.doc ? e.doc + ": " : "") + (e.message || ""); }).join("\n")]; }),
       { caption: "Findings in report.jsonl, by code" }));
@@ -205,12 +210,33 @@
       holder.appendChild(pager(shown.length, state.page, function (p) { state.page = p; draw(); }));
     }
     draw();
+    altTestSection(main);
     if (o.plots.length) {
       main.appendChild(el("h3", { text: "Plots (agreement/plots)" }));
       main.appendChild(el("div", { cls: "plots" }, o.plots.map(function (p) {
         return el("figure", null, [el("img", { src: "plots/" + p, alt: "box plot " + p.replace(/\.png$/, "") }), el("figcaption", { cls: "muted", text: p })]);
       })));
     }
+  }
+
+  function altTestSection(main) {
+    var t = R.overview.alt_test;
+    if (!t) return;
+    main.appendChild(el("h3", { id: "alt-test", text: t.title + " (agreement/alt_test.csv)" }));
+    main.appendChild(el("p", { cls: "muted", text: "Can a candidate (a model) replace a human? Each human is left out in turn, and the candidate and that human are scored against the remaining humans on every instance. ω, the winning rate, is the share of humans whose one-sided test at the margin ε is rejected (the human is not better than the candidate by ε); the candidate passes when ω ≥ " + t.passing + ". ρ, the advantage probability, is the share of instances on which the candidate scores at least as well as the human, averaged over the humans, with its bootstrap interval. " + t.source + "." }));
+    main.appendChild(table(["setting", "candidate", "score", { text: "ε", num: 1 }, { text: "humans tested", num: 1 }, { text: "instances", num: 1 }, { text: "ω", num: 1 }, { text: "ρ", num: 1 }, "verdict"],
+      t.verdicts.map(function (v) {
+        var verdict = v.passed ? "passed" : (v.humans ? "failed" : "not tested");
+        return [v.setting, v.candidate, v.score, fmt(v.epsilon, 2), fmt(v.humans), fmt(v.instances), fmt(v.winning_rate, 2),
+          el("span", null, [fmt(v.advantage_probability, 2), v.advantage_ci_low !== null ? el("span", { cls: "ci", text: " [" + fmt(v.advantage_ci_low, 2) + ", " + fmt(v.advantage_ci_high, 2) + "]" }) : null]),
+          el("span", { cls: "band " + (v.passed ? "b-good" : "b-bad"), text: verdict })];
+      }), { caption: "The verdict per setting and candidate", cls: "alt-test" }));
+    if (t.humans.length) main.appendChild(table(["setting", "candidate", "human", { text: "instances", num: 1 }, { text: "candidate wins", num: 1 }, { text: "human wins", num: 1 }, { text: "p-value", num: 1 }, "rejected"],
+      t.humans.map(function (h) {
+        var tested = h.candidate_wins !== null;
+        return [h.setting, h.candidate, h.human, fmt(h.instances), fmt(h.candidate_wins), fmt(h.human_wins), fmt(h.p_value),
+          !tested ? "skipped (too few instances)" : (h.rejected ? "yes" : (h.p_value === null ? "no (p-value NaN)" : "no"))];
+      }), { caption: "Each human's test (agreement/alt_test_humans.csv; Benjamini–Yekutieli over the humans)", cls: "alt-humans" }));
   }
 
   /* ---------- where it disagrees ---------- */
@@ -429,6 +455,29 @@
     if (to === null || to === undefined) return;
     ev.preventDefault();
     location.hash = hashFor("doc", to, { s: R.current.st.name, g: R.order && R.order.group ? R.order.group : null });
+  }
+
+  /* ---------- gold and review (OUT/adjudication, from unitize adjudicate) ---------- */
+  function goldView(main) {
+    var a = R.overview.adjudication;
+    main.appendChild(el("h2", { id: "gold", text: "Gold and review queue" }));
+    if (!a) { main.appendChild(el("p", { cls: "notice", text: "No adjudication: run `unitize adjudicate " + R.overview.out + "` and then `unitize report " + R.overview.out + "` again." })); return; }
+    var s = a.summary;
+    var facts = [["method", s.method + (s.min_share ? " (min share " + s.min_share + ")" : "")], ["setting", s.setting],
+      ["gold", s.kind === "units" ? fmt(s.gold_spans) + " gold spans" : fmt(s.resolved) + " of " + fmt(s.coded) + " items with a gold label"],
+      ["units", fmt(s.units) + " (" + fmt(s.coded) + " coded, " + fmt(s.tied) + " tied, " + fmt(s.review_units) + " up for review)"],
+      ["review queue", fmt(s.review_regions) + " regions: confidence below " + s.review_below + ", tied, or no gold (adjudication/review.csv)"],
+      ["written as", s.to ? s.to + " in " + s.dest + " (annotator " + s.annotator + ")" : null]];
+    main.appendChild(el("dl", { cls: "facts" }, facts.filter(function (f) { return f[1] !== null && f[1] !== undefined; }).reduce(function (x, f) { return x.concat([el("dt", { text: f[0] }), el("dd", { text: String(f[1]) })]); }, [])));
+    var rows = a.review;
+    if (!rows.length) { main.appendChild(el("p", { cls: "muted", text: "Nothing to review: every decision rests on enough votes." })); return; }
+    if (rows.length < s.review_regions) main.appendChild(el("p", { cls: "muted", text: "The first " + fmt(rows.length) + " regions; all of them are in adjudication/review.csv." }));
+    pagedTable(main, ["#", "group", "document", "layer", { text: "characters", num: 1 }, "text", "gold", { text: "confidence", num: 1 }, "why", "labels"], rows, function (r, i) {
+      var di = R.overview.docs.ids.indexOf(r.doc);
+      return [String(i + 1), r.group, di >= 0 ? docLink(di, r.setting, r.group, r.doc) : r.doc, r.layer, r.begin === null ? "" : r.begin + "–" + r.end,
+        r.text === null ? "" : r.text.slice(0, 200), r.gold.join(" / ") || "—", fmt(r.confidence), r.why.join("; "),
+        Object.keys(r.labels).map(function (k) { return k + "=" + r.labels[k].join("/"); }).join("; ")];
+    }, "review");
   }
 
   /* ---------- flat labels ---------- */

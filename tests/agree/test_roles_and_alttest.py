@@ -1,0 +1,110 @@
+"""Models as annotators on an output directory: roles, the human ceiling, stability, the alt-test — and bad input."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.conftest import ROOT
+from unitize.agree import AltOptions, agree
+from unitize.agree.alttest import instances
+from unitize.agree.roles import parse_candidates
+from unitize.config import load_toml, override
+from unitize.dataset import OutputData, densify
+from unitize.errors import RunError
+from unitize.metrics import ALT_TEST
+from unitize.run import convert
+
+STUDY = ROOT / "unitize" / "examples" / "models-mini" / "study.toml"
+
+
+def _out(tmp: Path, layout: str = "wide") -> Path:
+    out = tmp / layout
+    convert(override(load_toml(STUDY), out=out, layout=layout))
+    return out
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    return _out(tmp_path_factory.mktemp("models"))
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with open(path, encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_candidate_specs() -> None:
+    assert parse_candidates(["gpt-run1..3", "llm", "claude=c1+c2"]) == {
+        "gpt-run": ["gpt-run1", "gpt-run2", "gpt-run3"], "llm": ["llm"], "claude": ["c1", "c2"]}
+    with pytest.raises(RunError, match="runs backwards"):
+        parse_candidates(["gpt3..1"])
+
+
+def test_roles_from_the_study_file(out: Path, tmp_path: Path) -> None:
+    result = agree(out, metrics=["alpha", "span-f1"], dest=tmp_path / "a", alt_test=True, alt=AltOptions(min_instances=10))
+    assert result.roles is not None and (result.roles.humans, result.roles.families) == (["ana", "ben", "chen"], {"gpt-run": ["gpt-run1", "gpt-run2"]})
+    assert set(result.results.column("annotators").to_pylist()) == {3}  # the humans alone
+    rows = _csv(tmp_path / "a" / "roles.csv")
+    kinds = {(r["comparison"], r["annotator_a"], r["annotator_b"]) for r in rows if r["metric"] == "alpha"}
+    assert kinds == {("human-human", "ana", "ben"), ("human-human", "ana", "chen"), ("human-human", "ben", "chen"),
+                     *{("candidate-human", c, h) for c in ("gpt-run1", "gpt-run2") for h in ("ana", "ben", "chen")},
+                     ("stability", "gpt-run1", "gpt-run2")}
+    verdicts = _csv(tmp_path / "a" / "alt_test.csv")
+    assert list(verdicts[0]) == ["setting", "candidate", "epsilon", "score", "humans", "instances", "winning_rate",
+                                 "advantage_probability", "advantage_ci_low", "advantage_ci_high", "passed"]
+    assert [(v["candidate"], v["score"], v["humans"], v["instances"], v["winning_rate"], v["passed"]) for v in verdicts] == [
+        ("gpt-run1", "span-f1", "3", "12", "0.0", "False"), ("gpt-run2", "span-f1", "3", "12", "0.0", "False")]
+    assert float(verdicts[0]["advantage_probability"]) == pytest.approx(11 / 12)  # W_c = 11 of 12 documents against each human
+    humans = _csv(tmp_path / "a" / "alt_test_humans.csv")
+    assert [(h["human"], h["candidate_wins"], h["human_wins"]) for h in humans[:3]] == [("ana", "11", "11"), ("ben", "11", "9"), ("chen", "11", "8")]
+
+
+def test_unit_accuracy_terms_equal_the_matrix(out: Path) -> None:
+    data = OutputData(out, ["ana", "ben", "chen", "gpt-run1", "gpt-run2"])
+    setting = data.settings[0]
+    found = instances(data, setting, ALT_TEST.score("unit-accuracy"))
+    table = densify(out, setting.name).to_pylist()
+    docs = sorted({r["doc_id"] for r in table})
+    i, j = found.names.index("ben"), found.names.index("gpt-run1")
+    for d, doc in enumerate(docs):  # the share of the document's words ben and gpt-run1 labelled alike
+        rows = [r for r in table if r["doc_id"] == doc]
+        assert found.terms[d, i, j] == pytest.approx(np.mean([r["ben"] == r["gpt-run1"] for r in rows]))
+    assert found.coded.all()
+
+
+def test_bad_input_is_refused_or_reported(out: Path, tmp_path: Path) -> None:
+    with pytest.raises(RunError, match="candidate\\(s\\) gpt-run9 are not annotators"):
+        agree(out, dest=tmp_path / "x", candidates=["gpt-run9"])
+    with pytest.raises(RunError, match="fewer than two humans \\(ana\\)"):
+        agree(out, dest=tmp_path / "x", candidates=["gpt-run1"], humans=["ana"])
+    with pytest.raises(RunError, match="--alt-score accuracy is for items data"):
+        agree(out, dest=tmp_path / "x", alt_test=True, alt=AltOptions(score="accuracy"))
+    result = agree(out, metrics=["alpha"], dest=tmp_path / "y", alt_test=True)  # 12 documents < 30: every human skipped, said so
+    assert [(r.humans[0].skipped, r.tested, r.passed) for _, _, r in result.alt_tests][0] == (
+        "12 instance(s) shared with the candidate and another human, fewer than 30", [], False)
+    assert any("skipped ana" in line for line in result.screen())
+
+
+@pytest.mark.parametrize("layout", ["sparse", "long"])
+def test_every_layout_and_executor_gives_the_same_comparisons(out: Path, layout: str, tmp_path: Path) -> None:
+    wide = agree(out, metrics=["alpha", "span-f1"], dest=tmp_path / "w", alt_test=True, alt=AltOptions(min_instances=10))
+    other = agree(_out(tmp_path, layout), metrics=["alpha", "span-f1"], alt_test=True, alt=AltOptions(min_instances=10, score="unit-accuracy"),
+                  executor="processes:2")
+    wide_units = agree(out, metrics=["alpha"], dest=tmp_path / "u", alt_test=True, alt=AltOptions(min_instances=10, score="unit-accuracy"))
+    assert wide.comparisons == other.comparisons
+    assert _csv(tmp_path / "u" / "alt_test_humans.csv") == _csv(other.dest / "alt_test_humans.csv")
+    assert (tmp_path / "u" / "alt_test.csv").read_text() == (other.dest / "alt_test.csv").read_text()
+
+
+def test_item_labels(tmp_path: Path) -> None:
+    labels = ROOT / "unitize" / "examples" / "labels-mini" / "study.toml"
+    out = tmp_path / "labels"
+    convert(override(load_toml(labels), out=out))
+    result = agree(out, metrics=["alpha"], candidates=["cem"], alt_test=True, alt=AltOptions(min_instances=3))
+    names = {r.candidate for _, _, r in result.alt_tests}
+    assert names == {"cem"} and {s.name for s, _, _ in result.alt_tests} == {s.name for s in OutputData(out).settings}
+    assert all(score.name == "accuracy" for _, score, _ in result.alt_tests)

@@ -1,0 +1,88 @@
+"""`unitize report` of models as annotators (issue 23): where the quotes were found, and the alt-test's
+verdicts and each human's test, from the files `unitize agree --alt-test` wrote — in the data and on the page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.chromium import Chromium, find
+from tests.conftest import ROOT
+from unitize.cli import main
+
+STUDY = ROOT / "unitize" / "examples" / "models-mini" / "study.toml"
+
+
+def overview(out: Path) -> dict:
+    text = (out / "report" / "data" / "overview.js").read_text(encoding="utf-8")
+    return json.loads(text[text.index("{"):text.rindex("}") + 1])
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("models-report") / "out"
+    assert main(["convert", str(STUDY), "--out", str(out), "-q"]) == 0
+    assert main(["agree", str(out), "--metric", "alpha-u", "-q"]) == 0
+    assert main(["report", str(out), "-q"]) == 0
+    return out
+
+
+def test_the_quote_outcomes_are_in_the_report(out: Path) -> None:
+    data = overview(out)
+    assert [(q["outcome"], q["n"], q["code"]) for q in data["quotes"]] == [
+        ("exact", 51, "quote-exact"), ("normalized", 3, "quote-normalized"), ("fuzzy", 1, "quote-fuzzy"), ("not-found", 1, "quote-not-found")]
+    assert data["quotes"][0]["share"] == pytest.approx(51 / 56)
+    assert data["alt_test"] is None  # agree ran without --alt-test
+
+
+def test_the_alt_test_is_in_the_report(out: Path) -> None:
+    assert main(["agree", str(out), "--metric", "alpha-u", "--alt-test", "--min-instances", "10", "-q"]) == 0
+    assert main(["report", str(out), "-q"]) == 0
+    alt = overview(out)["alt_test"]
+    assert (alt["title"], alt["passing"]) == ("Alternative Annotator Test", 0.5)
+    got = [(v["setting"], v["candidate"], v["score"], v["epsilon"], v["humans"], v["instances"], v["winning_rate"], v["passed"])
+           for v in alt["verdicts"]]
+    assert got == [("word-interval-labels", "gpt-run1", "span-f1", 0.2, 3, 12, 0.0, False),
+                   ("word-interval-labels", "gpt-run2", "span-f1", 0.2, 3, 12, 0.0, False)]
+    wins = {(h["candidate"], h["human"]): (h["candidate_wins"], h["human_wins"], h["rejected"]) for h in alt["humans"]}
+    assert wins == {("gpt-run1", "ana"): (11, 11, False), ("gpt-run1", "ben"): (11, 9, False), ("gpt-run1", "chen"): (11, 8, False),
+                    ("gpt-run2", "ana"): (10, 12, False), ("gpt-run2", "ben"): (10, 9, False), ("gpt-run2", "chen"): (11, 8, False)}
+    # rho is the mean over the humans of the candidate's share of wins: (11 + 11 + 11) / 36 and (10 + 10 + 11) / 36
+    assert [v["advantage_probability"] for v in alt["verdicts"]] == pytest.approx([33 / 36, 31 / 36])
+    assert [x for v in alt["verdicts"] for x in (v["advantage_ci_low"], v["advantage_ci_high"])] == pytest.approx([0.75, 1.0, 2 / 3, 1.0])
+    # ana and the candidate tie on 11 of gpt-run1's 12 documents: W_h - W_c is 0 there, -1 on one; t-test against 0.2
+    assert next(h["p_value"] for h in alt["humans"] if (h["candidate"], h["human"]) == ("gpt-run1", "ana")) == pytest.approx(0.0662428, abs=1e-6)
+
+
+def test_humans_skipped_show_as_not_tested(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", str(STUDY), "--out", str(out), "-q"]) == 0
+    assert main(["agree", str(out), "--metric", "alpha-u", "--alt-test", "--min-instances", "13", "-q"]) == 0
+    assert main(["report", str(out), "-q"]) == 0
+    alt = overview(out)["alt_test"]
+    assert [(v["candidate"], v["humans"], v["winning_rate"], v["passed"]) for v in alt["verdicts"]] == [
+        ("gpt-run1", 0, None, False), ("gpt-run2", 0, None, False)]
+    assert {(h["human"], h["instances"], h["candidate_wins"], h["p_value"], h["rejected"]) for h in alt["humans"]} == {
+        ("ana", 12, None, None, None), ("ben", 12, None, None, None), ("chen", 12, None, None, None)}
+
+
+CHROMIUM = find()
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (`make browser` installs Debian's)")
+def test_the_alt_test_and_quotes_tables_in_chromium(out: Path) -> None:
+    assert main(["agree", str(out), "--metric", "alpha-u", "--alt-test", "--min-instances", "10", "-q"]) == 0
+    assert main(["report", str(out), "-q"]) == 0
+    rows = "Array.from(document.querySelectorAll('table.{} tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))"
+    with Chromium(CHROMIUM, width=1280, height=900) as browser:
+        browser.open((out / "report" / "index.html").as_uri())
+        browser.wait_for("document.querySelectorAll('table.alt-test tbody tr').length")
+        assert browser.js(rows.format("alt-test")) == [
+            ["word-interval-labels", "gpt-run1", "span-f1", "0.20", "3", "12", "0.00", "0.92 [0.75, 1.00]", "failed"],
+            ["word-interval-labels", "gpt-run2", "span-f1", "0.20", "3", "12", "0.00", "0.86 [0.67, 1.00]", "failed"]]
+        humans = browser.js(rows.format("alt-humans"))
+        assert humans[0] == ["word-interval-labels", "gpt-run1", "ana", "12", "11", "11", "0.066", "no"]
+        assert [r[:2] for r in browser.js(rows.format("quotes"))] == [["exact", "51"], ["normalized", "3"], ["fuzzy", "1"], ["not-found", "1"]]
+        assert browser.errors == []

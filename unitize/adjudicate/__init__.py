@@ -1,0 +1,269 @@
+"""``unitize adjudicate OUT``: a gold standard from the annotators' unit matrices, with confidence and a review queue.
+
+    from unitize.adjudicate import adjudicate
+    result = adjudicate("out/", "majority")                 # out/adjudication/
+    adjudicate("out/", "majority", to="datt", gold_dest="gold/")   # the gold as DATT, with a study.toml
+
+One setting of the output directory is adjudicated (by default the first interval setting,
+label matrices before 0/1 and bit masks, words before characters; item data: its item
+matrix). Per (group, layer) the votes are counted (:mod:`.votes`), a method decides
+(:mod:`.methods`), runs of units whose gold holds a label become gold spans, and low
+confidence or tied regions go to the review queue (:mod:`.review`). What it writes is
+named in :mod:`unitize.dataset.adjudication`; the folder is staged and swapped in whole.
+With ``to``, the gold is also written as annotator ``gold`` in that format into
+``gold_dest`` (:mod:`.gold`) — first, so that a refused or failed write leaves nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from .._version import __version__
+from ..dataset import adjudication as files
+from ..dataset.directory import OutputData, Setting
+from ..dataset.region_rows import COLUMNS, csv_row, ordered, region_record, segment_labels
+from ..dataset.regions import doc_texts, multi_groups, not_annotated, setting_cells
+from ..errors import OutputError, RunError, UnitizeError
+from ..findings import sort_key
+from ..model import ItemLabel
+from ..output import OutputDir, ParquetStream, atomic_write_text, csv_text, locks_output, read_manifest, refuse_foreign, run_section, staged_folder
+from ..output.derived import is_adjudication
+from ..schema import FORMAT_VERSION, adjudication_schema
+from ..writers import writers
+from ..writers.common import study_toml
+from . import gold as golden
+from . import methods as registry
+from .methods import METHODS, Method
+from .review import Queued, flags, queue
+from .votes import GoldSpan, count, spans
+
+#: a unit (item) whose confidence is below this goes to the review queue (as do tied ones)
+REVIEW_BELOW = 0.75
+#: what a gold folder written by ``--to`` holds (a rerun with ``force`` replaces it)
+GOLD_OWNED = ("annotations", "texts", "study.toml", "report.jsonl", "manifest.json")
+
+UNITS_SCHEMA, ITEMS_SCHEMA, SPANS_SCHEMA = (adjudication_schema(t) for t in ("units", "items", "spans"))
+
+
+@dataclass
+class Adjudication:
+    """What an adjudication found and wrote."""
+
+    path: Path  # OUT/adjudication
+    method: str
+    setting: str
+    summary: dict[str, Any]
+    spans: list[GoldSpan] = field(default_factory=list)
+    gold: dict[tuple[str, str], str | None] = field(default_factory=dict)  # item data: (group, item) -> gold label
+    review: list[dict[str, Any]] = field(default_factory=list)
+    dest: Path | None = None  # where --to wrote the gold
+
+
+def choose_setting(data: OutputData, method: Method, name: str | None) -> Setting:
+    """The setting to adjudicate: the one named, or the first interval setting the method takes."""
+    if name is not None:
+        chosen = data.setting(name)
+        if chosen.kind not in method.kinds:
+            raise UnitizeError(f"{method.name} adjudicates item labels only; setting {name!r} holds unit matrices "
+                               f"(use {', '.join(m.name for m in METHODS if 'units' in m.kinds)})")
+        if chosen.kind == "units" and chosen.approach != "interval":
+            raise UnitizeError(f"setting {name!r} marks only the first and last unit of each segment ({chosen.approach}); "
+                               "adjudicate an interval setting")
+        return chosen
+    modes = {"labels": 0, "separate": 1, "combined": 2}
+    candidates = [s for s in data.settings if s.kind in method.kinds and (s.kind == "items" or s.approach == "interval")]
+    if not candidates:
+        kinds = sorted({s.kind for s in data.settings})
+        raise UnitizeError(f"{data.path} holds no setting {method.name} can adjudicate (it has {', '.join(kinds)} data; "
+                           f"{method.name} takes {' and '.join(sorted(method.kinds))}, interval settings for units)")
+    return min(candidates, key=lambda s: (not s.layout.columnar, modes.get(s.mode or "", 3), s.unit != "word", s.name))
+
+
+def _check_dest(to: str, dest: Path | None, force: bool) -> None:
+    """Refuse a gold destination before anything is computed: an unknown format, a folder of other files,
+    an earlier gold without ``force``."""
+    available = writers()
+    if to not in available:
+        raise UnitizeError(f"cannot write the gold as {to!r}: no writer for it; writable formats: {', '.join(sorted(available))}")
+    if dest is None:
+        raise UnitizeError("--to needs --dest DIR: the folder the gold study is written to")
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        try:
+            ours = dest.is_dir() and read_manifest(dest).get("kind") == "gold"
+        except OutputError:
+            ours = False
+        if not ours:
+            raise OutputError(f"{dest} exists and holds other files than a gold written by unitize adjudicate; "
+                              "choose a new or empty --dest (nothing was written)")
+        if not force:
+            raise OutputError(f"{dest} holds a gold written earlier; pass --force to replace it (nothing was written)")
+
+
+@locks_output
+def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None = None, min_share: float | None = None,
+               review_below: float = REVIEW_BELOW, to: str | None = None, gold_dest: Path | str | None = None,
+               annotator: str = "gold", with_annotators: bool = False, force: bool = False) -> Adjudication:
+    """Adjudicate output directory ``out`` with ``method``; write ``out/adjudication`` (and the gold, with ``to``)."""
+    chosen_method = registry.get(method)
+    if chosen_method.takes_min_share != (min_share is not None):
+        raise UnitizeError("--min-share goes with --method threshold (and threshold needs it), e.g. --min-share 0.75")
+    if min_share is not None and not 0 < min_share <= 1:
+        raise UnitizeError(f"--min-share takes a share above 0 and at most 1, not {min_share}")
+    if not 0 < review_below <= 1:
+        raise UnitizeError(f"--review-below takes a confidence above 0 and at most 1, not {review_below}")
+    if not annotator or "/" in annotator:
+        raise UnitizeError(f"--annotator {annotator!r} cannot name an annotator (it becomes a folder or file name)")
+    data = OutputData(Path(out))
+    chosen = choose_setting(data, chosen_method, setting)
+    if annotator in chosen.annotators:
+        raise UnitizeError(f"an annotator of the study is called {annotator!r}; name the gold otherwise (--annotator NAME)")
+    dest = Path(gold_dest) if gold_dest is not None else None
+    if to is not None:
+        _check_dest(to, dest, force)
+    if chosen_method.model is not None:
+        registry.crowd_kit()  # before any work: say how to install it
+    final = data.path / files.FOLDER
+    refuse_foreign(final, _replaceable, f"an earlier adjudication (no {files.SUMMARY}, and files named as this command's)")
+    started = time.time()
+    with staged_folder(final, "adjudication") as staging:
+        result = _adjudicate(data, chosen, chosen_method, min_share, review_below, staging)
+        if to is not None and dest is not None:
+            result.dest = _write_gold(data, chosen, result, to, dest, annotator, with_annotators)
+        result.summary.update(method=chosen_method.name, min_share=min_share, review_below=review_below, setting=chosen.name,
+                              kind=chosen.kind, to=to, dest=str(result.dest) if result.dest else None,
+                              annotator=annotator, seconds=round(time.time() - started, 3))
+        (staging / files.SUMMARY).write_text(json.dumps(result.summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    result.path = final
+    return result
+
+
+def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: float | None, below: float, staging: Path) -> Adjudication:
+    """Count, decide and queue every (group, layer) of ``setting``; write the units, spans and review files into ``staging``."""
+    items = setting.kind == "items"
+    empty = None if items else not_annotated(setting)
+    multi = multi_groups(setting)
+    texts = {} if items else doc_texts(data)
+    segments = segment_labels(data, setting)
+    stream = ParquetStream(staging / files.UNITS, ITEMS_SCHEMA if items else UNITS_SCHEMA)
+    result = Adjudication(staging, method.name, setting.name, {})
+    found: list[tuple[Any, list[Queued]]] = []
+    totals = {"units": 0, "coded": 0, "resolved": 0, "tied": 0, "review_units": 0}
+    try:
+        for c in setting_cells(data, setting):
+            votes = count(c, multi=c.group in multi, not_annotated=empty)
+            decision = method.decide(votes, single=items and c.group not in multi, min_share=min_share)
+            gold = decision.gold()
+            queued = queue(decision, gold, below)
+            found.append((c, queued))
+            review = flags(decision, below)
+            columns: dict[str, Any] = {"group": [c.group] * votes.units}
+            if items:
+                columns["item"] = [c.docs[i] for i in c.row_doc.tolist()]
+                result.gold.update(zip(((c.group, i) for i in columns["item"]), gold))
+            else:
+                columns.update(doc_id=[c.docs[i] for i in c.row_doc.tolist()], layer=[c.layer] * votes.units, unit=c.row_unit,
+                               begin=c.begin, end=c.end)
+                result.spans.extend(spans(decision))
+            columns.update(gold=gold, votes=decision.agreeing(), coders=votes.coders, confidence=decision.confidence,
+                           tied=decision.tied, review=review)
+            stream.write(pa.table(columns, schema=stream.schema))
+            totals["units"] += votes.units
+            totals["coded"] += int((votes.coders > 0).sum())
+            totals["resolved"] += int(decision.resolved.sum())
+            totals["tied"] += int(decision.tied.sum())
+            totals["review_units"] += int(review.sum())
+    finally:
+        stream.close()
+    result.spans.sort(key=lambda g: (g.group, g.doc, g.begin, g.end, g.layer, g.label or ""))
+    extra = {id(q.region): q for _, qs in found for q in qs}
+    regions = ordered(data, ((c, [q.region for q in qs]) for c, qs in found))
+    result.review = [region_record(r, setting, texts.get(r.doc), segments) | extra[id(r)].extra() for r in regions]
+    header = (*COLUMNS, *files.REVIEW_COLUMNS)
+    rows = [csv_row({**rec, "gold": "/".join(rec["gold"]), "why": "; ".join(rec["why"])}, header) for rec in result.review]
+    atomic_write_text(staging / files.REVIEW_CSV, csv_text([header, *rows]))
+    atomic_write_text(staging / files.REVIEW_JSONL, "".join(json.dumps(_finite(r), ensure_ascii=False) + "\n" for r in result.review))
+    span_rows = {name: [getattr(g, key) for g in result.spans] for name, key in
+                 (("group", "group"), ("doc_id", "doc"), ("layer", "layer"), ("label", "label"), ("unit_begin", "unit_begin"),
+                  ("unit_end", "unit_end"), ("begin", "begin"), ("end", "end"), ("confidence", "confidence"))}
+    if not items:
+        spans_stream = ParquetStream(staging / files.SPANS, SPANS_SCHEMA)
+        spans_stream.write(pa.table(span_rows, schema=SPANS_SCHEMA))
+        spans_stream.close()
+    result.summary = {"tool": {"name": "unitize", "version": __version__}, "format_version": FORMAT_VERSION,
+                      "annotators": list(setting.annotators), **totals, "gold_spans": len(result.spans),
+                      "review_regions": len(result.review)}
+    return result
+
+
+def _replaceable(folder: Path) -> bool:
+    """Whether ``OUT/adjudication`` may be replaced: an earlier adjudication, or only files of the user's (as a rerun of
+    ``convert`` leaves them), none named like one of the command's; the user's files are kept (:func:`staged_folder`)."""
+    return is_adjudication(folder) or not any((folder / name).exists() or (folder / name).is_symlink() for name in files.FILES)
+
+
+def _finite(record: dict[str, Any]) -> dict[str, Any]:
+    """A record for JSON: a NaN confidence (nobody coded the units) as null."""
+    value = record.get("confidence")
+    return {**record, "confidence": None} if isinstance(value, float) and math.isnan(value) else record
+
+
+def _write_gold(data: OutputData, setting: Setting, result: Adjudication, to: str, dest: Path, name: str, with_annotators: bool) -> Path:
+    """The gold as format ``to`` in ``dest`` (staged beside it and swapped in), with a study.toml that reads it back."""
+    with tempfile.TemporaryDirectory(prefix="unitize-gold-") as scratch:
+        if setting.kind == "items":
+            own = [ItemLabel(g, i, a, v) for g, i, a, v in _item_labels(data, setting)] if with_annotators else None
+            corpus, rewritten = golden.item_corpus(data, result.gold, name, own), 0
+        else:
+            corpus, rewritten = golden.span_corpus(data, setting, result.spans, name, with_annotators, Path(scratch))
+        target = OutputDir(dest, owned=GOLD_OWNED, kind="gold")
+        try:
+            written = writers()[to](corpus, target, Path(scratch), golden.source_settings(data))
+            if not (written.spans or written.files.get("annotations")):
+                raise RunError(f"nothing of the gold could be written as {to}: " + "; ".join(f.message for f in written.findings[:3]))
+            findings = sorted(written.findings, key=sort_key)
+            target.write_jsonl("report.jsonl", (f.as_dict() for f in findings))
+            layers = sorted({s.layer for s in corpus.spans}) or list(data.layers)
+            resolved = data.manifest.get("settings", {})
+            unitize_table = {"layers": layers, "units": [setting.unit], "approaches": ["interval"], "modes": [setting.mode or "separate"],
+                             **({"tokenizer": resolved["tokenizer"]} if resolved.get("tokenizer") else {}),
+                             # the gold gives as many relations as it has gold spans, not as many as the annotators
+                             **({"keep_mismatched": True} if corpus.traits.count_rule else {})} if setting.unit else {}
+            study = study_toml(written.study, unitize_table, f"the gold of {data.path.name} ({result.method}), written by unitize "
+                               f"{__version__} adjudicate --to {to}; read it back with `unitize convert study.toml`")
+            atomic_write_text(target.file("study.toml"), study)
+            target.record("study.toml", None)
+            target.write_json("manifest.json", {
+                "format_version": FORMAT_VERSION, "kind": "gold", "tool": {"name": "unitize", "version": __version__},
+                "settings": {"from": str(data.path), "setting": setting.name, "method": result.method, "to": to, "annotator": name},
+                "inputs": [], "outputs": target.outputs,
+                "accounting": {"gold_spans": len([s for s in corpus.spans if s.annotator == name]), "spans_written": written.spans,
+                               "texts_from_documents_parquet": rewritten, "files": written.files},
+                "summary": {"findings": len(findings)}, "run": run_section(time.time()),
+            })
+            target.commit()
+        except BaseException:
+            target.abort()
+            raise
+    result.summary["gold_written"] = {"to": to, "spans": written.spans, "files": written.files, "findings": len(findings),
+                                      "texts_from_documents_parquet": rewritten}
+    return target.path
+
+
+def _item_labels(data: OutputData, setting: Setting) -> list[tuple[str, str, str, str]]:
+    """Every (group, item, annotator, label) of an item setting."""
+    out = []
+    for c in setting_cells(data, setting):
+        out += [(c.group, c.docs[c.row_doc[r]], c.annotators[a], c.values[v])
+                for r, a, v in zip(c.cell_row.tolist(), c.cell_annotator.tolist(), c.cell_code.tolist())]
+    return out
+
+
+__all__ = ["REVIEW_BELOW", "Adjudication", "METHODS", "adjudicate", "choose_setting"]

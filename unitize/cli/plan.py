@@ -1,0 +1,55 @@
+"""``unitize plan``: how many documents (or items) to annotate, from a pilot study's output directory."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from .. import metrics as registry
+from ..agree import AltOptions
+from ..agree.plan import FACTORS, plan
+from .agree import MAX_SAMPLES
+from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, print_error
+
+HELP = "how many documents or items to annotate: interval widths and alt-test power at ½× … 8× a pilot"
+EXAMPLES = """examples (OUT is a pilot's output directory of `unitize convert`):
+  unitize plan out                                      # OUT/plan/plan.csv and one recommendation
+  unitize plan out --metric alpha-u,alpha --target 0.05 --plot
+  unitize plan models-out --candidates gpt-run1..2 --min-instances 10   # with the alt-test's pass probability
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out", type=Path, help="a pilot study's output directory")
+    p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
+                   help="metrics to plan (default the default metrics that have an interval); the first gives the recommendation")
+    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings")
+    p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
+    p.add_argument("--target", type=float, default=0.05, metavar="W", help="the interval half-width wanted (default 0.05)")
+    p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="the interval's level (default 0.95)")
+    p.add_argument("--bootstrap", type=bounded_int(1, MAX_SAMPLES), default=200, metavar="N", help="replicates at each size (default 200)")
+    p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=0, help="random seed (default 0): the same pilot and seed give the same plan")
+    p.add_argument("--candidates", type=csv_list(), metavar="NAME[,NAME]", help="candidates (as unitize agree): adds the alt-test's pass probability")
+    p.add_argument("--humans", type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
+    p.add_argument("--epsilon", type=float, default=registry.ALT_TEST.epsilon, metavar="E", help="the alt-test's ε (as unitize agree)")
+    p.add_argument("--alt-score", choices=registry.alt_scores(), metavar="S", help="the alt-test's alignment score (as unitize agree)")
+    p.add_argument("--min-instances", type=int, default=registry.ALT_TEST.min_instances, metavar="N",
+                   help=f"the alt-test's least instances per human (default {registry.ALT_TEST.min_instances})")
+    p.add_argument("--plot", action="store_true", help="plan.png and plan.svg (needs unitize[plot])")
+    add_executor_option(p)
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.target > 0 or not 0 < args.ci < 1 or args.bootstrap < 10:
+        print_error("--target takes a positive half-width, --ci a level between 0 and 1, --bootstrap 10 or more replicates")
+        return EXIT_USAGE
+    alt = AltOptions(score=args.alt_score, epsilon=args.epsilon, min_instances=args.min_instances)
+    result = plan(args.out, metrics=args.metric, settings=args.settings, groups=args.groups, level=args.ci, replicates=args.bootstrap,
+                  seed=args.seed, target=args.target, candidates=args.candidates, humans=args.humans, alt=alt, plot=args.plot,
+                  executor=args.executor)
+    if not args.quiet:
+        sizes = ", ".join(f"{f:g}×" for f in FACTORS)
+        print(f"{len(result.rows)} rows (sizes {sizes} the pilot) written to {result.files[0]}")
+        print(result.recommendation)
+    return EXIT_OK

@@ -1,0 +1,249 @@
+"""The Alternative Annotator Test (Calderon, Reichart & Dror, ACL 2025): can a candidate (a model) replace a human?
+
+The procedure of the paper's reference code (``alt_test`` of the AltTest repository), on arrays:
+
+- the data are, per instance *i* and ordered pair of annotators (x, r), a pairwise term ``P[i, x, r]``
+  (NaN where x or r did not code *i*); an :class:`AltScore` turns the terms of x against a set R of
+  humans into x's alignment score with R (:meth:`AltScore.score`: the mean of the terms, or minus the
+  root of their mean for ``neg-rmse``);
+- for each human *h* with at least ``min_instances`` instances that *h*, the candidate *c* and at least
+  one other human coded: on each, the score of *c* and of *h* against the *remaining* humans R;
+  W_c = [score_c ≥ score_h], W_h = [score_h ≥ score_c] (a tie counts for both);
+- the p-value of ``scipy.stats.ttest_1samp(W_h − W_c, ε, alternative="less")`` (H0: the human's
+  advantage is at least ε); a NaN p-value (all differences equal) is not rejected, and reported;
+- Benjamini–Yekutieli at level q over the humans tested (:func:`by_rejected`);
+- **winning rate** ω = rejected / tested, **passed** when ω ≥ 0.5; **advantage probability**
+  ρ = the mean over the tested humans of mean(W_c), with a percentile bootstrap interval from
+  resampling the instances (:func:`advantage_interval`).
+
+scipy (the ``agree`` extra) is imported when a test runs, not with this module.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+
+from .bootstrap import Options
+from .value import require
+
+#: the paper's guidance for ε: crowd workers, skilled annotators, experts (the default)
+EPSILON_GUIDANCE = {"crowd": 0.1, "skilled": 0.15, "expert": 0.2}
+
+
+class Term(Enum):
+    """The pairwise term of an alignment score, per instance and pair of annotators."""
+
+    SAME = "1 when the two labels are equal, else 0"
+    SQUARED = "the squared difference of the two (numeric) labels"
+    UNITS = "the share of the document's units the two coded alike"
+    F1 = "the span F1 of the two on the document (1 when neither marked anything)"
+
+
+@dataclass(frozen=True)
+class AltScore:
+    """An alignment score of the alt-test: how an annotator's coding of an instance agrees with a set of humans.
+
+    ``term`` is the pairwise term (:mod:`unitize.agree` computes it for the data the score is for:
+    ``kind`` ``items`` or ``units``); ``root`` — the score is −√mean(terms) (the terms are squared
+    differences), else mean(terms)."""
+
+    name: str
+    title: str
+    help: str
+    kind: str  # "items" (item labels) or "units" (span data: an instance is a document)
+    term: Term
+    root: bool = False
+
+    def score(self, terms: np.ndarray) -> np.ndarray:
+        """Per row, the score from the terms of the annotator against each remaining human (NaN: none)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a row without a term: NaN
+            mean = np.nanmean(terms, axis=-1)
+        return -np.sqrt(mean) if self.root else mean
+
+
+@dataclass(frozen=True)
+class AltTest:
+    """The alt-test as declared: what it is called, its source, its scores and defaults."""
+
+    name: str
+    title: str
+    source: str
+    help: str
+    scores: tuple[AltScore, ...]
+    epsilon: float = 0.2
+    q: float = 0.05
+    min_instances: int = 30
+    passing: float = 0.5  # the winning rate at which the candidate passes
+
+    def score(self, name: str) -> AltScore:
+        for s in self.scores:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def default_score(self, kind: str) -> AltScore:
+        """The first score declared for ``kind`` of data."""
+        return next(s for s in self.scores if s.kind == kind)
+
+
+@dataclass
+class HumanTest:
+    """One human's comparison with the candidate."""
+
+    human: str
+    instances: int
+    candidate_wins: np.ndarray  # (instances,) W_c
+    human_wins: np.ndarray  # (instances,) W_h
+    rows: np.ndarray  # (instances,) the instances' indices
+    p_value: float = float("nan")
+    rejected: bool = False
+    skipped: str | None = None  # why the human was not tested
+
+
+@dataclass
+class AltResult:
+    """The alt-test of one candidate: per human, and the verdict."""
+
+    candidate: str
+    epsilon: float
+    humans: list[HumanTest] = field(default_factory=list)
+    passing: float = 0.5
+    winning_rate: float = float("nan")
+    advantage_probability: float = float("nan")
+    advantage_ci: tuple[float, float] | None = None
+
+    @property
+    def tested(self) -> list[HumanTest]:
+        return [h for h in self.humans if h.skipped is None]
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.tested) and self.winning_rate >= self.passing
+
+    @property
+    def instances(self) -> int:
+        """Instances any tested human was compared on."""
+        rows = [h.rows for h in self.tested]
+        return int(np.unique(np.concatenate(rows)).size) if rows else 0
+
+
+def by_rejected(p_values: Sequence[float], q: float) -> list[int]:
+    """Benjamini–Yekutieli (step-up, any dependence) at level ``q``: the indices of the rejected
+    hypotheses, as the reference's ``by_procedure`` (a NaN p-value sorts last and is never rejected)."""
+    p = np.asarray(p_values, dtype=float)
+    m = p.size
+    if m == 0:
+        return []
+    order = np.argsort(p)  # NaN last
+    harmonic = float(np.sum(1.0 / np.arange(1, m + 1)))
+    thresholds = np.arange(1, m + 1) / m * (q / harmonic)
+    below = np.flatnonzero(p[order] <= thresholds)
+    return sorted(order[: below[-1] + 1].tolist()) if below.size else []
+
+
+def ttest_less(differences: np.ndarray, epsilon: float) -> float:
+    """``scipy.stats.ttest_1samp(differences, epsilon, alternative="less").pvalue`` (NaN when constant)."""
+    ttest_1samp = require("scipy.stats", "agree").ttest_1samp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(ttest_1samp(differences, epsilon, alternative="less").pvalue)
+
+
+def compare(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans: Sequence[int], candidate: int,
+            score: AltScore, min_instances: int) -> list[HumanTest]:
+    """Each human's indicators against the candidate (no test yet).
+
+    ``terms`` (I, A, A): the pairwise terms; ``coded`` (I, A) bool: who coded each instance; ``humans``
+    and ``candidate`` index the annotators ``names``."""
+    out = []
+    for h in humans:
+        others = [g for g in humans if g != h]
+        remaining = coded[:, others]
+        rows = np.flatnonzero(coded[:, h] & coded[:, candidate] & remaining.any(axis=1))
+        test = HumanTest(names[h], int(rows.size), np.zeros(0), np.zeros(0), rows)
+        if rows.size < min_instances:
+            test.skipped = f"{rows.size} instance(s) shared with the candidate and another human, fewer than {min_instances}"
+            out.append(test)
+            continue
+        mask = remaining[rows]
+        h_score = score.score(np.where(mask, terms[rows][:, h][:, others], np.nan))
+        c_score = score.score(np.where(mask, terms[rows][:, candidate][:, others], np.nan))
+        test.candidate_wins = (c_score >= h_score).astype(np.float64)
+        test.human_wins = (h_score >= c_score).astype(np.float64)
+        out.append(test)
+    return out
+
+
+def alt_test(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans: Sequence[int], candidate: int, score: AltScore, *,
+             epsilon: float = 0.2, q: float = 0.05, min_instances: int = 30, passing: float = 0.5,
+             ci: Options | None = None) -> AltResult:
+    """The alt-test of one candidate (see the module docstring)."""
+    result = AltResult(names[candidate], epsilon, compare(terms, coded, names, humans, candidate, score, min_instances), passing)
+    tested = result.tested
+    if not tested:
+        return result
+    for t in tested:
+        t.p_value = ttest_less(t.human_wins - t.candidate_wins, epsilon)
+    for k in by_rejected([t.p_value for t in tested], q):
+        tested[k].rejected = True
+    result.winning_rate = sum(t.rejected for t in tested) / len(tested)
+    result.advantage_probability = float(np.mean([t.candidate_wins.mean() for t in tested]))
+    if ci is not None:
+        result.advantage_ci = advantage_interval(tested, terms.shape[0], ci)
+    return result
+
+
+def advantage_interval(tested: Sequence[HumanTest], n_instances: int, opts: Options) -> tuple[float, float] | None:
+    """The percentile bootstrap interval of ρ: the instances resampled with replacement, ρ recomputed."""
+    if n_instances < 2:
+        return None
+    rng = np.random.default_rng(opts.seed)
+    draws = rng.integers(0, n_instances, size=(opts.replicates, n_instances))
+    weights = np.stack([np.bincount(d, minlength=n_instances) for d in draws]).astype(np.float64)
+    per = []
+    for t in tested:
+        wins = np.zeros(n_instances)
+        used = np.zeros(n_instances)
+        wins[t.rows], used[t.rows] = t.candidate_wins, 1.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per.append((weights @ wins) / (weights @ used))
+    reps = np.nanmean(np.stack(per), axis=0) if per else np.zeros(0)
+    reps = reps[np.isfinite(reps)]
+    if reps.size == 0:
+        return None
+    tail = (1 - opts.level) / 2 * 100
+    low, high = np.percentile(reps, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def pass_probability(tested: Sequence[HumanTest], n_instances: int, size: int, *, epsilon: float, q: float, min_instances: int,
+                     replicates: int, seed: int, passing: float = 0.5) -> float:
+    """How often the alt-test passes on ``size`` instances drawn with replacement from the pilot's
+    ``n_instances`` (each human tested on the drawn instances it has, the same t-test in closed form)."""
+    student = require("scipy.stats", "agree").t
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n_instances, size=(replicates, size))
+    p = np.full((replicates, len(tested)), np.nan)
+    enough = np.zeros((replicates, len(tested)), bool)
+    for k, test in enumerate(tested):
+        diff = np.full(n_instances, np.nan)
+        diff[test.rows] = test.human_wins - test.candidate_wins
+        d = diff[draws]
+        n = np.sum(~np.isnan(d), axis=1)
+        enough[:, k] = n >= min_instances
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.nanmean(d, axis=1)
+            sd = np.nanstd(d, axis=1, ddof=1)
+            p[:, k] = student.cdf((mean - epsilon) / (sd / np.sqrt(n)), n - 1)
+    passed = 0
+    for r in range(replicates):
+        cols = np.flatnonzero(enough[r])
+        if cols.size and len(by_rejected(p[r, cols], q)) / cols.size >= passing:
+            passed += 1
+    return passed / replicates
+
