@@ -75,6 +75,7 @@ class Texts:
         self.corpus, self.base, self.target, self.written = corpus, base, target, written
         self.conventions, self.copy, self.nested = conventions, copy, nested
         self.raw_file = raw_file_texts(corpus.format)
+        self._annotation_files = {sub.source for sub in corpus.submissions}
         self._views: dict[str, TargetText | None] = {}
 
     def get(self, doc_id: str) -> TargetText | None:
@@ -82,7 +83,10 @@ class Texts:
         if doc_id in self._views:
             return self._views[doc_id]
         doc = self.corpus.documents.get(doc_id)
-        view = target_text(doc, self.base, self.conventions, raw_file=self.raw_file) if doc else "it was never read"
+        raw_file = self.raw_file
+        if raw_file and doc is not None and doc.source in self._annotation_files:
+            raw_file = False  # its text came in the annotation file (a quote record's own text), not from a raw file
+        view = target_text(doc, self.base, self.conventions, raw_file=raw_file) if doc else "it was never read"
         if isinstance(view, str):
             self.written.findings.append(
                 finding(
