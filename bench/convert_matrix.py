@@ -6,7 +6,7 @@ back, and compared with the source: a cell counts the elements written and read 
 those the target reported ``not-convertible``, and any that differ (``diff``, which must be 0). A cell
 without anything writable (the target holds none of the source's layers) shows ``—``.
 
-    python bench/convert_matrix.py [--out bench/convert-matrix.md] [--no-shared]
+    python bench/convert_matrix.py [--out bench/convert-matrix.md] [--no-shared] [--records-only]
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, help="write the matrix (Markdown) here too")
     parser.add_argument("--no-shared", action="store_true", help="the test fixtures only")
+    parser.add_argument("--records-only", action="store_true", help="compare span records only, not the unit matrices (faster)")
     args = parser.parse_args()
     seeds = {fmt: list(fixtures().get(fmt, [])) + ([] if args.no_shared else list(samples().get(fmt, []))) for fmt in SPAN_FORMATS}
     cells: dict[tuple[str, str], Cell] = {}
@@ -59,7 +60,7 @@ def main() -> int:
             for target in SPAN_FORMATS:
                 cell = cells[(source, target)] = Cell()
                 for i, seed in enumerate(seeds[source]):
-                    cell.add(cross(seed, target, Path(tmp) / f"{source}-{target}-{i}"))
+                    cell.add(cross(seed, target, Path(tmp) / f"{source}-{target}-{i}", units=not args.records_only))
                 print(f"{source:>13} → {target:<13} {cell.show()}", file=sys.stderr)
     lines = [
         "| from \\ to | " + " | ".join(SPAN_FORMATS) + " |",

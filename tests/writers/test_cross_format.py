@@ -14,19 +14,20 @@ from tests.conftest import needs_shared
 from tests.writers.roundtrip import SPAN_FORMATS, cross
 
 #: source (its fixtures) × target: elements read back unchanged / elements reported not-convertible; the targets in
-#: SPAN_FORMATS order: brat, webanno-tsv, doccano, label-studio, conll-bio, span-table, spacy, huggingface, datt, pdtb2,
-#: pdtb3, conll16
+#: SPAN_FORMATS order: brat, webanno-tsv, doccano, label-studio, conll-bio, span-table, quotes, spacy, huggingface, datt,
+#: pdtb2, pdtb3, conll16
 MATRIX = """
-brat            2/0    1/1    1/1    1/1    1/1    1/1    1/1    2/0    0/2    0/2    0/2    0/2
-webanno-tsv     9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    0/9    0/9    0/9    0/9
-doccano        16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   0/16   0/16   0/16   0/16
-label-studio    2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    0/2    0/2    0/2    0/2
-conll-bio       6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    0/6    0/6    0/6    0/6
-span-table      6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    0/6    0/6    0/6    0/6
-datt            0/6    5/1    1/5    5/1    0/6    1/5    5/1    6/0    6/0    6/0    6/0    6/0
-pdtb2           1/2    3/0    1/2    3/0    1/2    1/2    3/0    3/0    3/0    3/0    3/0    3/0
-pdtb3           1/4    4/1    1/4    4/1    1/4    1/4    4/1    5/0    5/0    5/0    5/0    5/0
-conll16         1/2    3/0    1/2    3/0    1/2    1/2    3/0    3/0    3/0    3/0    3/0    3/0
+brat            2/0    1/1    1/1    1/1    1/1    1/1    1/1    1/1    2/0    0/2    0/2    0/2    0/2
+webanno-tsv     9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    0/9    0/9    0/9    0/9
+doccano        16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   0/16   0/16   0/16   0/16
+label-studio    2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    0/2    0/2    0/2    0/2
+conll-bio       6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    0/6    0/6    0/6    0/6
+span-table      6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    0/6    0/6    0/6    0/6
+quotes         13/0   13/0   13/0   13/0   12/1   13/0   13/0   13/0   13/0   0/13   0/13   0/13   0/13
+datt            0/6    5/1    1/5    5/1    0/6    1/5    1/5    5/1    6/0    6/0    6/0    6/0    6/0
+pdtb2           1/2    3/0    1/2    3/0    1/2    1/2    1/2    3/0    3/0    3/0    3/0    3/0    3/0
+pdtb3           1/4    4/1    1/4    4/1    1/4    1/4    1/4    4/1    5/0    5/0    5/0    5/0    5/0
+conll16         1/2    3/0    1/2    3/0    1/2    1/2    1/2    3/0    3/0    3/0    3/0    3/0    3/0
 """
 PINNED = {
     line.split()[0]: {to: (int(cell.split("/")[0]), int(cell.split("/")[1])) for to, cell in zip(SPAN_FORMATS, line.split()[1:], strict=True)}
@@ -48,12 +49,12 @@ def test_a_conversion_keeps_what_the_target_holds_and_reports_the_rest(source: s
 
 
 @needs_shared
-@pytest.mark.parametrize("source", [s for s in SPAN_FORMATS if s in ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio")])
+@pytest.mark.parametrize("source", [s for s in SPAN_FORMATS if s in ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "quotes")])
 def test_shared_samples_convert_to_every_span_tool_without_a_difference(source: str, tmp_path: Path) -> None:
     seeds = samples().get(source, [])
     if not seeds:
         pytest.skip(f"../shared/corpora has no sample of {source}")
-    for to in ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "span-table", "spacy", "huggingface"):
+    for to in ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "span-table", "quotes", "spacy", "huggingface"):
         for i, seed in enumerate(seeds):
             counts = cross(seed, to, tmp_path / f"{to}-{i}")
             assert counts["diff"] == 0, (to, seed.name, counts)
