@@ -64,10 +64,16 @@ def convert_format(
     except WriterError as exc:
         raise RunError(str(exc)) from None
     out = Path(out)
-    if not force and out.is_dir() and any(not n.startswith(".") for n in os.listdir(out)):
-        raise RunError(f"{out} exists and is not empty; pass --force to replace an earlier conversion there (nothing was changed)")
     with claim_output(out, kind="conversion", owned=OWNED):  # checked and locked before any input is read
+        _refuse_unforced(out, force, "--force")
         return _convert_format(settings, target, out, dict(options or {}), strict, progress)
+
+
+def _refuse_unforced(out: Path, force: bool, flag: str) -> None:
+    """Refuse an earlier conversion in ``out`` without ``force``. Called once ``out`` is claimed, so another command's
+    output (or a folder that is no output) is refused first, by the claim, with what it holds."""
+    if not force and out.is_dir() and any(not n.startswith(".") for n in os.listdir(out)):
+        raise RunError(f"{out} exists and is not empty; pass {flag} to replace an earlier conversion there (nothing was changed)")
 
 
 def _source(settings: Settings, corpus: Corpus) -> dict[str, Any]:
@@ -143,10 +149,9 @@ def write_corpus(
     except WriterError as exc:
         raise RunError(str(exc)) from None
     out = Path(out)
-    if not force and out.is_dir() and any(not n.startswith(".") for n in os.listdir(out)):
-        raise RunError(f"{out} exists and is not empty; pass force to replace an earlier conversion there (nothing was changed)")
     settings = settings or Settings(format=corpus.format)
     with claim_output(out, kind="conversion", owned=OWNED):
+        _refuse_unforced(out, force, "force")
         return _write(corpus, target, out, settings, dict(options or {}), [], time.time(), len(corpus.spans), 0)
 
 
