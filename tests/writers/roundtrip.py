@@ -142,6 +142,8 @@ def _aligned(old: str, new: str) -> Callable[[int, bool], int]:
     blocks = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 
     def at(p: int, end: bool) -> int:
+        if end and p == 0:
+            return 0  # an end goes with the character before it: at the start there is none (an empty span there stays empty)
         for tag, i1, i2, j1, j2 in blocks:
             if tag == "equal" and i1 <= p < i2 or (tag == "equal" and p == i2 and end):
                 return j1 + p - i1

@@ -3,7 +3,9 @@ and zero-length entities, empty documents, text beyond the BMP, CRLF line breaks
 span tool's format and read back (every element read back unchanged or reported ``not-convertible``, units of
 every setting the same), and each written output read, written again in its own format and read back unchanged.
 
-The example counts are small (``UNITIZE_HYPOTHESIS_EXAMPLES``, default 3 per test) so the suite stays fast."""
+The example counts are small (``UNITIZE_HYPOTHESIS_EXAMPLES``, default 3 per test) so the suite stays fast. A failing
+example is reported as found, not shrunk: each shrinking step is a whole conversion and read-back, and Hypothesis
+shrinks for up to five minutes (a suite run that seemed to hang); ``UNITIZE_HYPOTHESIS_SHRINK=1`` shrinks it."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.adapters.test_fuzz import Seed
@@ -25,7 +27,9 @@ SPAN_TOOLS = ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "sp
 ALPHABET = st.sampled_from(list("ab cd.,\n") + ["ş", "中", "😀", "𝒜"])
 LABELS = st.sampled_from(["PER", "LOC", "Q-1"])
 
-run = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PHASES = tuple(Phase) if os.environ.get("UNITIZE_HYPOTHESIS_SHRINK") == "1" else tuple(p for p in Phase if p is not Phase.shrink)
+
+run = settings(max_examples=EXAMPLES, deadline=None, phases=PHASES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 @st.composite
