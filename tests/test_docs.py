@@ -456,6 +456,13 @@ def test_the_formats_table_lists_every_input_format() -> None:
     assert sorted(names(row[0])[0] for row in rows) == sorted(available())
 
 
+def test_the_targets_table_lists_every_writer() -> None:
+    from unitize.writers import available
+
+    rows = table(section(DOCS / "convert-format.md", "Targets"))
+    assert sorted(names(row[0])[0] for row in rows) == sorted(available())
+
+
 def test_the_finding_codes_table_lists_every_code_with_its_severity() -> None:
     from unitize.findings import CODES
 

@@ -32,6 +32,7 @@ CODES: dict[str, tuple[str, str]] = {
     "token-offsets-missing": (ERROR, "token indices that cannot be mapped to characters (no parses.json, or an index past its tokens)"),
     "span-boundary": (WARNING, "a span begins or ends inside a word or on whitespace (checked for formats that store no text copy)"),
     "not-convertible": (WARNING, "format conversion: a span or attribute the target format cannot hold was not written"),
+    "text-changed": (INFO, "format conversion: the target rebuilds a document's text and cannot keep it exactly (TSV ends it with a line break)"),
     "record-malformed": (ERROR, "a record (line, row, JSON object) of an annotation file could not be parsed"),
     "fragments-overlap": (WARNING, "fragments of one discontinuous annotation overlap each other"),
     "text-copy-differs": (WARNING, "annotators' copies of one document's text differ; the first copy is used"),

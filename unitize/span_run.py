@@ -175,8 +175,13 @@ class _Fragments:
         spans = corpus.spans
         selected = [i for i, s in enumerate(spans) if s.layer in l_index]
         fate = validation.fate
-        element_ids: dict[tuple[str, str, str], int] = {}
-        element_of = {i: element_ids.setdefault((spans[i].source, spans[i].record, spans[i].layer), len(element_ids)) for i in selected}
+        # an element is a record's fragments in one layer of one annotator's document: record ids repeat across the
+        # documents and annotators of one file (a DocBin, a data set, a Label Studio export)
+        element_ids: dict[tuple[str, str, str, str, str], int] = {}
+        element_of = {
+            i: element_ids.setdefault((spans[i].source, spans[i].annotator, spans[i].doc_id, spans[i].record, spans[i].layer), len(element_ids))
+            for i in selected
+        }
         # fragments per element over every parsed fragment, valid or not: an element with a bad
         # fragment is still discontinuous
         self.fragments_of = Counter(element_of.values())

@@ -65,3 +65,42 @@ class FormatTraits:
 
 #: the traits of a corpus whose adapter declared none
 DEFAULT = FormatTraits()
+
+
+#: how a target format keeps a document's text: ``raw`` (the raw file beside the annotations, copied byte for
+#: byte), ``embedded`` (inside the annotation files, exactly), ``sentences`` (rebuilt from sentence lines, which
+#: end the text with a line break), ``tokens`` (only the tokens are kept: the text is rebuilt from them)
+TextKept = Literal["raw", "embedded", "sentences", "tokens"]
+
+
+@dataclass(frozen=True)
+class WriterTraits:
+    """What a target format can hold: the facts that decide which records a conversion reports ``not-convertible``.
+
+    - ``kind``: ``"spans"`` or ``"items"`` (flat labels);
+    - ``layers``: the layers it has a place for (``()``: any layer); ``one_layer``: an output holds one
+      layer only (the format's reader names it with its ``layer`` option);
+    - ``discontinuous``: elements of several fragments; ``overlap``: spans of one annotator that overlap in
+      one layer (nested, crossing, stacked); ``empty``: zero-length spans; ``unlabelled``: spans without a label;
+    - ``label``: a regular expression every label must match in full (``None``: any text);
+    - ``groups``: sampling units other than the one group (discourse connectives); ``relations``: records
+      that join several layers (discourse relations), with their type and senses;
+    - ``text``: how it keeps a document's text (see :data:`TextKept`); ``empty_documents``: a document without
+      text (and so without tokens) can be written.
+    """
+
+    kind: Kind = "spans"
+    layers: tuple[str, ...] = ()
+    one_layer: bool = False
+    discontinuous: bool = True
+    overlap: bool = True
+    empty: bool = True
+    unlabelled: bool = True
+    label: str | None = None
+    groups: bool = False
+    relations: bool = False
+    text: TextKept = "raw"
+    empty_documents: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "layers", tuple(self.layers))

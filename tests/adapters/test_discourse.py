@@ -581,7 +581,9 @@ def test_example_corpus_to_pipe_and_back(tmp_path):
     got = Counter(k[:2] + ("",) + k[3:] for k in spans_key(back).elements() if k[3] in ("Arg1", "Arg2"))
     assert got == Counter({k[:2] + ("",) + k[3:]: n for k, n in expected.items()})
     placeholders = [f for f in findings if f.code == "not-convertible"]
-    assert placeholders and all("placeholder" in f.message or "no PDTB-3 field" in f.message for f in placeholders)
+    # one finding per record: Mod and Shared have no pipe field, an Implicit relation's position placeholder is no span
+    assert placeholders and all((f.layer in ("Mod", "Shared") and f"the layer {f.layer} has no place in the format" in f.message)
+                                or "it only marks the position of an Implicit relation" in f.message for f in placeholders)
 
 
 def test_convert_format_cli(small_pipe, capsys):
@@ -604,7 +606,12 @@ def test_convert_format_cli(small_pipe, capsys):
     assert "pdtb3 -> datt" in capsys.readouterr().out
     back = read_datt(annotations=out / "annotations", texts=out / "texts", base=out)
     assert len({(s.annotator, s.group, s.record) for s in back.spans}) == 8
-    assert main(["convert-format", "--format", "pdtb3", "--annotations", str(small_pipe / "ayse"), "--texts", str(small_pipe / "raw"), "--to", "brat", "--out", str(small_pipe / "x")]) == 2
+    one = ["convert-format", "--format", "pdtb3", "--annotations", str(small_pipe / "ayse"), "--texts", str(small_pipe / "raw")]
+    # every format has a writer now: brat takes what it can hold and reports the rest; an unknown target is a usage error
+    assert main([*one, "--to", "brat", "--out", str(small_pipe / "x")]) == 0
+    assert "not-convertible: records the target cannot hold" in capsys.readouterr().out
+    assert main([*one, "--to", "no-such-format", "--out", str(small_pipe / "y")]) == 2
+    assert "cannot write format 'no-such-format'" in capsys.readouterr().err and not (small_pipe / "y").exists()
 
 
 @pytest.mark.parametrize(

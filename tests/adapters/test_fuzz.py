@@ -20,6 +20,7 @@ import json
 import os
 import random
 import re
+import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from functools import cache
@@ -32,7 +33,9 @@ import pytest
 
 from tests.conftest import CORPORA, ROOT, datt_xml
 from unitize.adapters import available
-from unitize.cli import main
+from unitize.cli import build_parser, main
+from unitize.cli.common import settings_from_args
+from unitize.conversion import convert_format
 
 CASES = int(os.environ.get("UNITIZE_FUZZ_CASES", "20"))
 SEED = os.environ.get("UNITIZE_FUZZ_SEED", "4577")
@@ -109,9 +112,40 @@ STUDY_SPAN_TABLE = (
 )
 
 
+def written(source: Seed, to: str, options: dict[str, str] | None = None) -> dict[str, bytes]:
+    """The annotation files (``annotations/…``) that ``unitize convert-format --to <to>`` makes of a seed of another
+    format: the input of a format no tool here writes by hand (a spaCy DocBin, a Parquet data set), made by its writer."""
+    with tempfile.TemporaryDirectory(prefix="unitize-fuzz-") as tmp:
+        root = Path(tmp) / "in"
+        for rel, data in source.files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(data)
+        args = [a.replace("{root}", str(root)) for a in source.args]
+        settings = settings_from_args(build_parser().parse_args(["convert", *args, "--tokenizer", "whitespace", "--out", f"{tmp}/unused"]))
+        convert_format(settings, to, Path(tmp) / "out", options=options)
+        return _tree(Path(tmp) / "out" / "annotations", "annotations/")
+
+
 @cache
 def fixtures() -> dict[str, list[Seed]]:
-    """Small inputs of every built-in format, written here (they run without ../shared)."""
+    """Small inputs of every built-in format, written here (they run without ../shared); those of the formats only a
+    writer makes (spacy, huggingface) are other formats' fixtures written by it."""
+    out = _hand_written()
+    brat, doccano = out["brat"][0], out["doccano"][0]  # CRLF, a discontinuous span, two annotators; text beyond the BMP
+    out["spacy"] = [
+        Seed("from-brat", written(brat, "spacy"), ["--format", "spacy", "--annotations", "{root}/annotations"]),
+        Seed("from-doccano", written(doccano, "spacy"), ["--format", "spacy", "--annotations", "{root}/annotations/docs.spacy"]),
+    ]
+    out["huggingface"] = [
+        Seed("from-brat", written(brat, "huggingface"), ["--format", "huggingface", "--annotations", "{root}/annotations"]),
+        Seed("from-doccano-jsonl", written(doccano, "huggingface", {"file_format": "jsonl"}),
+             ["--format", "huggingface", "--annotations", "{root}/annotations/data/train.jsonl"]),
+    ]
+    return out
+
+
+def _hand_written() -> dict[str, list[Seed]]:
+    """The fixtures written byte by byte here."""
     ls_task = {
         "id": 5,
         "data": {"text": "Ana met Bob"},

@@ -6,6 +6,7 @@ import shutil
 import tomllib
 from importlib.metadata import EntryPoint
 from pathlib import Path
+from typing import Callable
 
 import pyarrow.parquet as pq
 import pytest
@@ -13,6 +14,8 @@ import pytest
 from tests.conftest import CORPORA, ROOT
 from unitize.adapters import Adapter, available
 from unitize.cli import main
+from unitize.config import load_toml
+from unitize.conversion import convert_format
 from unitize.model import Corpus, Document, Span, Submission
 
 EXAMPLES = ROOT / "unitize" / "examples"
@@ -35,6 +38,17 @@ def pdtb2_sample(tmp: Path) -> Path:
     return root
 
 
+def written_as(example: str, to: str) -> Callable[[Path], Path]:
+    """A bundled example written as format ``to`` by its writer (the formats no example ships: spacy, huggingface)."""
+
+    def folder(tmp: Path) -> Path:
+        convert_format(load_toml(EXAMPLES / example / "study.toml"), to, tmp / to)
+        (tmp / to / "study.toml").unlink()  # init writes its own
+        return tmp / to
+
+    return folder
+
+
 #: format -> (data folder or a function of tmp_path giving it, extra init flags, needs ../shared)
 CASES = {
     "datt": (EXAMPLES / "tdb-mini", ["--tokenizer", "whitespace"], False),
@@ -54,6 +68,8 @@ CASES = {
     ),
     "pdtb2": (pdtb2_sample, [], True),
     "conll16": (SAMPLES / "conll2016-relations-json" / "conll16st-en-01-12-16-trial", [], True),
+    "spacy": (written_as("brat-mini", "spacy"), [], False),
+    "huggingface": (written_as("inception-mini", "huggingface"), [], False),
 }
 
 

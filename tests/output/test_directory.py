@@ -86,6 +86,10 @@ def test_convert_and_convert_format_do_not_replace_each_others_output(tmp_path, 
     assert tree(tmp_path / "pipe") == before
     assert main(["convert-format", str(STUDY), "--to", "pdtb3", "--out", str(tmp_path / "out"), "-q"]) == 2
     assert "holds the output of `unitize convert`" in capsys.readouterr().err
+    # an earlier conversion is replaced with --force only (the kind is checked first: --force would not help above)
+    assert main(["convert-format", str(STUDY), "--to", "pdtb3", "--out", str(tmp_path / "pipe"), "-q"]) == 2
+    assert "pass --force to replace an earlier conversion there" in capsys.readouterr().err and tree(tmp_path / "pipe") == before
+    assert main(["convert-format", str(STUDY), "--to", "pdtb3", "--out", str(tmp_path / "pipe"), "-q", "--force"]) == 0
 
 
 def test_a_rerun_keeps_the_users_files_and_drops_what_describes_the_old_data(tmp_path):

@@ -3,7 +3,8 @@
 One token per line, columns separated by whitespace, a blank line between
 sentences, ``-DOCSTART-`` lines between documents (documents are numbered
 ``doc00001``, ``doc00002``, … in file order, so the files of different annotators
-line up), ``#`` comment lines ignored. The token is in ``token_column`` (default 0).
+line up, unless a ``# newdoc id = NAME`` comment, CoNLL-U's, names them), other
+``#`` comment lines ignored. The token is in ``token_column`` (default 0).
 
 Annotators: one file per annotator (the annotator is the file name without its
 extension; the tags are in ``tag_column``, default the last column), or one
@@ -49,34 +50,40 @@ from ._spans import (
 SCHEMES = ("auto", "iob1", "iob2", "bioes")
 _TAG = re.compile(r"^([BIESLU])(?:[-_](.+))?$")
 _MISSING = {"?", ""}
+#: CoNLL-U's comment that starts and names a document
+_NEWDOC = re.compile(r"^#\s*newdoc\s+id\s*=\s*(.*?)\s*$")
 #: the text is rebuilt from the tokens of the file (its BOM dropped); offsets are code points of it
 TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
 
 
-def _sentences(text: str) -> list[list[tuple[int, list[str]]]]:
-    """Documents → sentences → (line, columns); a ``-DOCSTART-`` line starts a new document."""
-    docs: list[list] = [[]]
+def _sentences(text: str) -> list[tuple[str | None, list[list[tuple[int, list[str]]]]]]:
+    """Documents → (id, sentences → (line, columns)); a ``-DOCSTART-`` line starts a new document, and so does a
+    ``# newdoc id = NAME`` comment (CoNLL-U's), which names it."""
+    docs: list[tuple[str | None, list]] = [(None, [])]
     sentence: list[tuple[int, list[str]]] = []
     for number, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
-        if line.startswith("-DOCSTART-"):
+        named = _NEWDOC.match(line) if not sentence else None
+        if line.startswith("-DOCSTART-") or named:
             if sentence:
-                docs[-1].append(sentence)
+                docs[-1][1].append(sentence)
                 sentence = []
-            if docs[-1]:
-                docs.append([])
+            if docs[-1][1] or (named and docs[-1][0] is not None):
+                docs.append((None, []))
+            if named:
+                docs[-1] = (named.group(1), docs[-1][1])
             continue
         if not line.strip():
             if sentence:
-                docs[-1].append(sentence)
+                docs[-1][1].append(sentence)
                 sentence = []
             continue
         if line.startswith("#") and not sentence:
             continue
         sentence.append((number, line.split()))
     if sentence:
-        docs[-1].append(sentence)
-    return [d for d in docs if d]
+        docs[-1][1].append(sentence)
+    return [d for d in docs if d[1]]
 
 
 def _detect(tags: list[str]) -> str:
@@ -173,8 +180,8 @@ def read(
         if decoded is None:
             continue
         columns = annotator_columns or {clean_name(path.stem): tag_column}
-        for d, sentences in enumerate(_sentences(decoded.text), 1):
-            doc = f"doc{d:05d}"
+        for d, (named, sentences) in enumerate(_sentences(decoded.text), 1):
+            doc = named or f"doc{d:05d}"
             _read_doc(corpus, name, doc, sentences, columns, token_column, scheme, layer, wanted)
     return corpus
 

@@ -53,6 +53,8 @@ MAX_SENTENCE_GAP = 1 << 20
 _ITEM_ID = re.compile(r"(?<!\\)\[(\d+)(?:_\d+)?\]$")
 _SPLIT = re.compile(r"(?<!\\)\|")
 _UNESCAPE = re.compile(r"\\(->|[\\\[\]|_;*\t\n])")
+#: in ``#Text=`` lines a carriage return is written ``\r`` too (undone in the same pass, so ``\\r`` stays a backslash and an r)
+_TEXT_UNESCAPE = re.compile(r"\\(->|r|[\\\[\]|_;*\t\n])")
 #: the text is rebuilt from the file (its BOM dropped), offsets count UTF-16 code units of it
 TEXT = TextConventions(newlines="keep", bom="strip", offsets="utf16", suffixes=(), encoding="utf-8")
 #: export folders that hold no annotator's own annotations
@@ -61,6 +63,10 @@ _SKIP_DIRS = {"curation", "annotation_ser", "curation_ser"}
 
 def _unescape(value: str) -> str:
     return _UNESCAPE.sub(lambda m: m.group(1), value)
+
+
+def _unescape_text(line: str) -> str:
+    return _TEXT_UNESCAPE.sub(lambda m: "\r" if m.group(1) == "r" else m.group(1), line)
 
 
 @dataclass
@@ -106,7 +112,7 @@ class _Text:
         else:
             self.pieces.append(" " * gap)
             self.length16 = begin16
-        body = "".join(_unescape(line).replace("\\r", "\r") + "\n" for line in lines)
+        body = "".join(_unescape_text(line) + "\n" for line in lines)
         self.pieces.append(body)
         self.length16 += len(body.encode("utf-16-le")) // 2
         return problem

@@ -377,10 +377,11 @@ def conversion_summary(manifest: dict[str, Any], out: Path) -> None:
     s, a = manifest["summary"], manifest["accounting"]
     f = s["findings"]
     print(f"{s['format']} -> {s['to']}: {s['documents']} documents, {len(s['annotators'])} annotators ({', '.join(s['annotators'])})")
-    print(
-        f"  {a['relations_written']:,} relations, {a['spans']['written']:,} of {a['spans']['read']:,} spans written; "
-        + ", ".join(f"{n} {role} files" for role, n in a["files"].items())
-    )
+    what = (f"{a['items']['written']:,} of {a['items']['read']:,} labels written" if "items" in a
+            else f"{a['relations_written']:,} records, {a['spans']['written']:,} of {a['spans']['read']:,} spans written")
+    print(f"  {what}; " + ", ".join(f"{n} {role} files" for role, n in a["files"].items()))
+    if a.get("not_convertible"):
+        print(f"  {a['not_convertible']:,} not-convertible: records the target cannot hold, each named in {out / 'report.jsonl'}")
     print(f"  findings: {f['error']} errors, {f['warning']} warnings, {f['info']} info")
     print(f"  output: {out}  (read it back: unitize convert {out / 'study.toml'} --out DIR)")
 

@@ -1,4 +1,4 @@
-"""``unitize convert-format``: annotations in one format written in another (datt, pdtb3)."""
+"""``unitize convert-format``: annotations in one format written in another (any writer of unitize.writers)."""
 
 from __future__ import annotations
 
@@ -7,15 +7,36 @@ import json
 import sys
 from pathlib import Path
 
+from ..errors import RunError
 from .common import EXIT_OK, EXIT_STRICT, add_study_options, conversion_summary, make_progress, print_findings, settings_from_args
 
-HELP = "read discourse annotations (datt, pdtb2, pdtb3, conll16) and write them as datt or pdtb3, with the raw texts and a study.toml"
+HELP = "read annotations in one format and write them in another, with the texts and a study.toml that reads them back"
+EXAMPLES = """examples:
+  unitize convert-format study.toml --to webanno-tsv --out as-inception/
+  unitize convert-format --format brat --annotations project/ --to doccano --out as-doccano/
+  unitize convert-format study.toml --to span-table --target-option table_format=parquet --out tables/ --force
+"""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from ..conversion import targets
+
     add_study_options(p)
-    p.add_argument("--to", required=True, metavar="FORMAT", help="target format: datt or pdtb3")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="output directory")
+    p.add_argument("--to", required=True, metavar="FORMAT", help=f"target format: {', '.join(targets())}")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="output directory (new or empty, or --force)")
+    p.add_argument("--force", action="store_true", help="replace an earlier conversion in --out")
+    p.add_argument("--target-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="an option of the target format, e.g. table_format=parquet (span-table, labels, huggingface)")
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise RunError(f"--target-option {pair!r}: write it as KEY=VALUE, e.g. table_format=parquet")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -25,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from_args(args)
     progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
-    corpus, findings, manifest = convert_format(settings, args.to, absolute(args.out), strict=args.strict, progress=progress)
+    corpus, findings, manifest = convert_format(
+        settings, args.to, absolute(args.out), strict=args.strict, force=args.force, options=_options(args.target_option), progress=progress
+    )
     if manifest is None:
         errors = [f for f in findings if f.severity == ERROR]
         if args.json:

@@ -8,11 +8,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from ..adapters import AdapterError, get_adapter
+from ..config.sections import UNITIZE_OPTIONS
 from ..findings import finding
-from ..model import Corpus, Span
+from ..model import Corpus, Document, Span
 from ..output import OutputDir
 from ..text import TextConventions, natural_key
+from ..tokenize import get_tokenizer
 from . import Written
+from .holds import elements
 from .offsets import TargetText, target_text
 
 
@@ -44,24 +50,43 @@ def relations(corpus: Corpus) -> dict[tuple[str, str, str], list[RelationOut]]:
     }
 
 
-def safe_name(name: str) -> bool:
-    """Whether ``name`` can be one path component."""
-    return bool(name) and "/" not in name and "\\" not in name and name not in (".", "..") and "\0" not in name
+def safe_name(name: str, *, nested: bool = False) -> bool:
+    """Whether ``name`` can be one path component (``nested``: a relative path of such components)."""
+    if nested:
+        return bool(name) and all(safe_name(part) for part in name.split("/"))
+    return bool(name) and "/" not in name and "\\" not in name and name not in (".", "..") and "\0" not in name and not name.startswith(".")
+
+
+def raw_file_texts(fmt: str) -> bool | None:
+    """Whether the documents of a corpus read as format ``fmt`` came from raw text files (``None``: unknown format)."""
+    try:
+        conventions = get_adapter(fmt).text
+    except AdapterError:
+        return None
+    return None if conventions is None else bool(conventions.suffixes)
 
 
 class Texts:
-    """The target views of the corpus's documents, each read once; copies the raw files to ``texts/``."""
+    """The target views of the corpus's documents, each read once; with ``copy``, the texts are written to
+    ``texts/<doc>.txt`` (raw files byte for byte; ``nested``: document ids may hold ``/``)."""
 
-    def __init__(self, corpus: Corpus, base: Path, target: OutputDir, written: Written, conventions: TextConventions):
+    def __init__(self, corpus: Corpus, base: Path, target: OutputDir, written: Written, conventions: TextConventions,
+                 *, copy: bool = True, nested: bool = False):
         self.corpus, self.base, self.target, self.written = corpus, base, target, written
-        self.conventions = conventions
+        self.conventions, self.copy, self.nested = conventions, copy, nested
+        self.raw_file = raw_file_texts(corpus.format)
+        self._annotation_files = {sub.source for sub in corpus.submissions}
         self._views: dict[str, TargetText | None] = {}
 
     def get(self, doc_id: str) -> TargetText | None:
+        """The document's view in the target's conventions; ``None`` (and a finding, once) when it has none."""
         if doc_id in self._views:
             return self._views[doc_id]
         doc = self.corpus.documents.get(doc_id)
-        view = target_text(doc, self.base, self.conventions) if doc else "it was never read"
+        raw_file = self.raw_file
+        if raw_file and doc is not None and doc.source in self._annotation_files:
+            raw_file = False  # its text came in the annotation file (a quote record's own text), not from a raw file
+        view = target_text(doc, self.base, self.conventions, raw_file=raw_file) if doc else "it was never read"
         if isinstance(view, str):
             self.written.findings.append(
                 finding(
@@ -73,16 +98,17 @@ class Texts:
             )
             self._views[doc_id] = None
             return None
-        if not safe_name(doc_id):
+        if self.copy and not safe_name(doc_id, nested=self.nested):
             self.written.findings.append(
                 finding("not-convertible", f"document id {doc_id!r} cannot be a file name", "its annotations were not written", doc=doc_id)
             )
             self._views[doc_id] = None
             return None
-        relative = f"texts/{doc_id}.txt"
-        self.target.file(relative).write_bytes(view.raw)
-        self.target.record(relative, None)
-        self.written.files["texts"] = self.written.files.get("texts", 0) + 1
+        if self.copy:
+            relative = f"texts/{doc_id}.txt"
+            self.target.file(relative).write_bytes(view.raw)
+            self.target.record(relative, None)
+            self.written.add_file("texts")
         self._views[doc_id] = view
         return view
 
@@ -91,8 +117,10 @@ def toml_value(value: Any) -> str:
     """A TOML literal for a string, integer, boolean or list of them."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{toml_value(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, (list, tuple)):
@@ -100,8 +128,9 @@ def toml_value(value: Any) -> str:
     raise TypeError(f"no TOML literal for {value!r}")
 
 
-def study_toml(input_table: dict[str, Any], unitize_table: dict[str, Any], comment: str) -> str:
-    """A study file: ``[input]`` (a nested dict becomes a sub-table) and ``[unitize]``."""
+def study_toml(input_table: dict[str, Any], unitize_table: dict[str, Any], comment: str, extra: dict[str, dict[str, Any]] | None = None) -> str:
+    """A study file: ``[input]`` (a nested dict becomes a sub-table), ``[unitize]`` and ``extra`` tables (their
+    dict values inline tables)."""
     lines = [f"# {comment}", "", "[input]"]
     tables = []
     for key, value in input_table.items():
@@ -113,14 +142,58 @@ def study_toml(input_table: dict[str, Any], unitize_table: dict[str, Any], comme
         lines += ["", f"[input.{key}]"] + [f"{toml_value(k)} = {toml_value(v)}" for k, v in table.items()]
     if unitize_table:
         lines += ["", "[unitize]"] + [f"{k} = {toml_value(v)}" for k, v in unitize_table.items()]
+    for name, table in (extra or {}).items():
+        if table:
+            lines += ["", f"[{name}]"] + [f"{toml_value(str(k))} = {toml_value(v)}" for k, v in table.items() if v is not None]
     return "\n".join(lines) + "\n"
 
 
-def encodings(corpus: Corpus) -> dict[str, str]:
-    """``encoding`` (and ``encoding_fallback``) that read the copied texts back as they were read."""
+def encodings(corpus: Corpus, *, utf8_first: bool = False) -> dict[str, str]:
+    """``encoding`` (and ``encoding_fallback``) that read the copied texts back as they were read; ``utf8_first``:
+    UTF-8 is the encoding whatever the texts' (a format whose annotation files, written in UTF-8, are read in it
+    too), theirs the fallback."""
     seen = sorted({d.encoding for d in corpus.documents.values() if d.encoding})
+    if utf8_first:
+        seen = ["utf-8", *seen]
     if not seen:
         return {}
     main = "utf-8" if "utf-8" in seen else seen[0]
     others = [e for e in seen if e != main]
     return {"encoding": main, **({"encoding_fallback": others[0]} if others else {})}
+
+
+def by_submission(corpus: Corpus, spans: list[Span]) -> dict[tuple[str, str], list[list[Span]]]:
+    """(annotator, doc) -> its elements (each a list of fragments) in text order, for every submission of the
+    corpus (an annotator who marked nothing gets an empty list); groups are merged (span-tool formats have none)."""
+    out: dict[tuple[str, str], list[list[Span]]] = {(s.annotator, s.doc_id): [] for s in corpus.submissions}
+    for frags in elements(spans).values():
+        out.setdefault((frags[0].annotator, frags[0].doc_id), []).append(frags)
+    for found in out.values():
+        found.sort(key=lambda f: (f[0].begin, f[-1].end, f[0].layer, f[0].label or "", natural_key(f[0].record)))
+    return dict(sorted(out.items()))
+
+
+def numeric_id(value: str) -> int | str:
+    """An id as the integer it spells when it spells one exactly (``"12"``; not ``"012"``), else as it is:
+    tools that number their tasks and documents get numbers back."""
+    return int(value) if value.isascii() and value.isdigit() and str(int(value)) == value and len(value) < 19 else value
+
+
+def bad_annotator(written: Written, annotator: str, doc: str, what: str = "a file name") -> bool:
+    """Whether ``annotator`` cannot be ``what`` (reported as not-convertible for that document)."""
+    if safe_name(annotator):
+        return False
+    written.findings.append(
+        finding("not-convertible", f"annotator {annotator!r} cannot be {what}", "that annotator's records of the document were not written",
+                doc=doc, annotator=annotator)
+    )
+    return True
+
+
+def word_tokens(doc: Document, spec: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """A document's word units as code-point ``(starts, ends)``: its own tokens when its format gave them, else
+    those of the tokenizer ``spec`` (the source study's; the built-in default when it has none)."""
+    if doc.tokens is not None:
+        return doc.tokens
+    name = spec if spec and spec != "given" else UNITIZE_OPTIONS["tokenizer"].default
+    return get_tokenizer(name)(doc.text or "")

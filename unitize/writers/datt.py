@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +25,10 @@ from ..adapters.datt import DEFAULT_PATTERN, TEXT
 from ..findings import finding
 from ..model import Corpus
 from ..output import OutputDir
-from . import Written
+from ..traits import WriterTraits
+from . import Target, Written
 from .common import RelationOut, Texts, encodings, relations, safe_name
+from .holds import holdable
 
 #: canonical layer -> DATT element, in DATT's child order
 ELEMENTS = {
@@ -38,6 +41,7 @@ ELEMENTS = {
     "Shared": "Shared",
     "Sup_Shared": "Supp_Shared",
 }
+TRAITS = WriterTraits(layers=tuple(ELEMENTS), groups=True, relations=True, text="raw")
 NESTED_PATTERN = r"(?:^|/)(?P<annotator>[^/]+)/(?P<connective>[^/]+)/(?P<doc>[^/]+)\.xml$"
 _XML_NAME = re.compile(r"^[A-Za-z_][\w.-]*$")
 
@@ -62,8 +66,10 @@ def _file_name(doc: str, annotator: str, group: str, flat: bool) -> str:
 def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any]) -> Written:
     """Write the corpus as DATT XML files plus raw texts and a study.toml."""
     written = Written()
+    held = holdable(corpus, TRAITS, "datt")
+    written.take(held)
     texts = Texts(corpus, base, target, written, TEXT)
-    files = relations(corpus)
+    files = relations(replace(corpus, spans=held.spans))
     pattern = re.compile(DEFAULT_PATTERN)
     flat = all(
         (m := pattern.search(_file_name(d, a, g, True))) is not None and (m["doc"], m["annotator"], m["connective"]) == (d, a, g)
@@ -141,3 +147,6 @@ def _xml_safe(text: str) -> str:
     """Text with the characters XML 1.0 cannot hold replaced (``<Text>`` is only a check copy)."""
     return _XML_INVALID.sub("\ufffd", text)
 
+
+
+TARGET = Target("datt", "DATT / TDB stand-off XML, one file per document, annotator and group, with the raw texts", write, TRAITS, reads_as="datt")

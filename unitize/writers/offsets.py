@@ -49,11 +49,38 @@ class TargetText:
         return codepoints_to_utf16(self.text, off) if self.conventions.offsets == "utf16" else off
 
 
-def target_text(doc: Document, base: Path, conventions: TextConventions) -> TargetText | str:
+def embedded_text(doc: Document, conventions: TextConventions) -> TargetText | str:
+    """The view of a document whose text is the model's own (it came inside an annotation file or table, or a
+    program made it): its bytes are the text's UTF-8, every character as it is."""
+    if doc.text is None:
+        return "its text was not read"
+    try:
+        raw = doc.text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "its text holds a lone surrogate, which no UTF-8 file can hold"
+    text = doc.text if conventions.newlines == "keep" else _normalize(doc.text)
+    return TargetText(raw, doc.text, text, conventions, "same")
+
+
+def target_text(doc: Document, base: Path, conventions: TextConventions, *, raw_file: bool | None = True) -> TargetText | str:
     """The view of ``doc`` by the target's ``conventions``, or why there is none (no raw text, or it changed since
-    it was read)."""
+    it was read).
+
+    ``raw_file``: the document's ``source`` is its raw text file (True), an annotation file or table holding
+    the text (False: the text itself is the view, :func:`embedded_text`), or unknown (None: the raw file when
+    it still decodes to the text, else the text).
+    """
+    if raw_file is False or (raw_file is None and doc.source is None):
+        return embedded_text(doc, conventions)
     if doc.text is None or doc.source is None:
         return "its raw text was not read"
+    found = _raw_view(doc, base, conventions)
+    return embedded_text(doc, conventions) if raw_file is None and isinstance(found, str) else found
+
+
+def _raw_view(doc: Document, base: Path, conventions: TextConventions) -> TargetText | str:
+    """The view from the document's raw file, which must decode to its text."""
+    assert doc.text is not None and doc.source is not None
     try:
         raw = (base / doc.source).read_bytes()
         kept = decode_raw(raw, encoding=doc.encoding or "utf-8", newlines="keep", bom="keep").text

@@ -1,0 +1,106 @@
+"""spaCy ``DocBin`` files (``.spacy``): one ``Doc`` per document and annotator, spans in ``doc.spans``.
+
+Every span group ``doc.spans[<layer>]`` is a layer; a span's ``label_`` is its label (empty: none).
+The document and the annotator are named by ``doc.user_data["unitize"]`` (``{"doc_id", "annotator"}``,
+as ``unitize convert-format --to spacy`` writes them); a Doc without it is document
+``<file>-<n>`` of the ``annotator`` option. Offsets are the spans' character offsets into
+``doc.text`` (code points), which is the document's text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from ..findings import finding
+from ..model import Corpus, Span, Submission
+from ..progress import Progress, no_progress
+from ..text import TextConventions
+from . import Adapter, AdapterError, Option
+from ._spans import GROUP, SPAN_TRAITS, put_document, read_input
+
+#: the text is each Doc's own; offsets are code points of it
+TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(), encoding="utf-8")
+#: the key of ``doc.user_data`` that names the document and the annotator
+USER_DATA = "unitize"
+
+
+@cache
+def blank_vocab() -> Any:
+    """A vocabulary for reading and making Docs (spaCy's blank multi-language pipeline; no model download)."""
+    import spacy
+
+    return spacy.blank("xx").vocab
+
+
+def read(
+    *,
+    annotations: Path,
+    base: Path | None = None,
+    annotator: str,
+    annotators: list[str] | None = None,
+    progress: Progress | None = None,
+) -> Corpus:
+    """Read ``.spacy`` DocBin files (one file, or every ``*.spacy`` under a directory)."""
+    from spacy.tokens import DocBin
+
+    annotations = Path(annotations)
+    if annotations.is_dir():
+        files = sorted(p for p in annotations.rglob("*.spacy") if p.is_file())
+    elif annotations.is_file():
+        files = [annotations]
+    else:
+        raise AdapterError(f"spaCy DocBin input not found: {annotations}")
+    base = Path(base) if base is not None else Path.cwd()
+    wanted = set(annotators) if annotators else None
+    corpus = Corpus(format="spacy")
+    seen: dict[tuple[str, str], str] = {}
+    for path in (progress or no_progress)(files, "reading annotations"):
+        name, raw = read_input(path, base, corpus, "annotations")
+        if raw is None:
+            continue
+        try:
+            docs = list(DocBin().from_bytes(raw).get_docs(blank_vocab()))
+        except Exception as exc:  # a damaged or foreign file: msgpack, zlib and spaCy raise their own kinds
+            corpus.findings.append(finding("file-unreadable", f"not a spaCy DocBin ({type(exc).__name__}: {exc})", "file left out", file=name))
+            continue
+        for n, doc in enumerate(docs, 1):
+            given = doc.user_data.get(USER_DATA)
+            named: dict[str, Any] = given if isinstance(given, dict) else {}
+            doc_id = str(named.get("doc_id") or f"{path.stem}-{n}")
+            who = str(named.get("annotator") or annotator)
+            if wanted is not None and who not in wanted:
+                corpus.skipped_by_selection += 1
+                corpus.not_selected.add(who)
+                continue
+            if (doc_id, who) in seen:
+                corpus.findings.append(finding("duplicate-record", f"document {doc_id} again for annotator {who} (first in {seen[(doc_id, who)]})",
+                                               "this Doc left out", file=name, record=f"doc {n}", doc=doc_id, group=GROUP, annotator=who))
+                continue
+            seen[(doc_id, who)] = name
+            put_document(corpus, doc_id, doc.text, name)
+            records = 0
+            for layer, group in sorted(doc.spans.items()):
+                for k, span in enumerate(group):
+                    corpus.spans.append(Span(who, doc_id, GROUP, f"{layer}/{k + 1}", layer, 0, span.start_char, span.end_char,
+                                             label=span.label_ or None, source=name, line=None))
+                    records += 1
+            corpus.submissions.append(Submission(name, who, doc_id, GROUP, records))
+    return corpus
+
+
+ADAPTER = Adapter(
+    suffixes=(".spacy",),
+    name="spacy",
+    text=TEXT,
+    description="spaCy DocBin (.spacy): one Doc per document and annotator, spans in doc.spans[<layer>]",
+    read=read,
+    options={
+        "annotations": Option("path", None, "a .spacy file, or a directory of them", example="docs.spacy", required=True),
+        "annotator": Option("str", "annotator", "annotator of Docs whose user_data names none"),
+        "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
+    },
+    traits=replace(SPAN_TRAITS, layers=()),
+)

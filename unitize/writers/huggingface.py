@@ -1,0 +1,82 @@
+"""Write a multi-annotator span data set that Hugging Face ``datasets`` loads: ``annotations/data/train.parquet``.
+
+A row per document: ``id``, ``text`` (the document's own, every character kept) and
+``annotations``, per annotator of the document ``{"annotator", "spans": [{"id", "group", "layer",
+"label", "start", "end"}, …]}`` (an empty list: marked nothing). Offsets are code points of the text
+(Python string indices), end exclusive; the fragments of a discontinuous span share its ``id``.
+``datasets.load_dataset("parquet", data_files="annotations/data/train.parquet")`` reads it, and
+so does format ``huggingface``. Option ``file_format``: ``parquet`` (default) or ``jsonl``. It
+holds every span record (discontinuous, overlapping, empty, unlabelled, in any group), but not
+the attributes of discourse relations (type, senses).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..adapters.huggingface import TEXT
+from ..config import Option
+from ..model import Corpus
+from ..output import OutputDir
+from ..traits import WriterTraits
+from . import Target, Written
+from .common import Texts
+from .holds import elements, holdable
+
+TRAITS = WriterTraits(groups=True, text="embedded")
+FILE_FORMATS = ("parquet", "jsonl")
+SPAN = pa.struct([("id", pa.string()), ("group", pa.string()), ("layer", pa.string()), ("label", pa.string()),
+                  ("start", pa.int64()), ("end", pa.int64())])
+SCHEMA = pa.schema([("id", pa.string()), ("text", pa.string()),
+                    ("annotations", pa.list_(pa.struct([("annotator", pa.string()), ("spans", pa.list_(SPAN))])))])
+
+
+def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any], *, file_format: str = "parquet") -> Written:
+    """Write the corpus as one Parquet (or JSON-lines) file of a row per document, and a study.toml."""
+    written = Written()
+    held = holdable(corpus, TRAITS, "huggingface")
+    written.take(held)
+    texts = Texts(corpus, base, target, written, TEXT, copy=False)
+    per_doc: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
+    for sub in sorted(corpus.submissions, key=lambda s: (s.doc_id, s.annotator)):
+        per_doc[sub.doc_id].setdefault(sub.annotator, [])
+    for frags in elements(held.spans).values():
+        per_doc[frags[0].doc_id].setdefault(frags[0].annotator, []).append({"frags": frags})
+    rows = []
+    for doc in sorted(per_doc):
+        view = texts.get(doc)
+        if view is None:
+            continue
+        annotations = []
+        for annotator, found in per_doc[doc].items():
+            spans = []
+            for item in sorted(found, key=lambda f: (f["frags"][0].begin, f["frags"][-1].end, f["frags"][0].record)):
+                frags = item["frags"]
+                pairs = view.convert(np.asarray([[s.begin, s.end] for s in frags], dtype=np.int64).ravel()).reshape(-1, 2).tolist()
+                spans += [{"id": s.record, "group": s.group, "layer": s.layer, "label": s.label, "start": b, "end": e} for s, (b, e) in zip(frags, pairs)]
+                written.relations += 1
+            written.spans += len(spans)
+            annotations.append({"annotator": annotator, "spans": spans})
+        rows.append({"id": doc, "text": view.text, "annotations": annotations})
+    name = f"annotations/data/train.{file_format}"
+    if file_format == "parquet":
+        pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMA), target.file(name))
+    else:
+        target.file(name).write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8", newline="\n")
+    target.record(name, len(rows))
+    written.add_file("annotations")
+    written.study = {"format": "huggingface", "annotations": "annotations/data"}
+    return written
+
+
+TARGET = Target(
+    "huggingface", "a Hugging Face-loadable data set: Parquet (or JSON lines), a row per document, text + per-annotator span lists", write, TRAITS,
+    reads_as="huggingface", options={"file_format": Option("str", "parquet", "parquet or jsonl", choices=FILE_FORMATS)},
+)

@@ -1,0 +1,69 @@
+"""Write a Label Studio JSON export: ``annotations/export.json``, one task per document.
+
+A task is ``{"id", "data": {"text"}, "annotations": [...]}`` with one annotation per annotator
+(``completed_by``: the annotator's number, or ``{"email": name}``), its ``result`` one
+``labels`` region per span: ``from_name`` is the layer, ``value`` holds ``start``, ``end``, the
+``text`` slice and the label. The text is the document's own; offsets are code points (current
+Label Studio). Label Studio holds every layer and overlapping regions, but no discontinuous spans
+(reported).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..adapters.label_studio import TEXT
+from ..model import Corpus
+from ..output import OutputDir
+from ..traits import WriterTraits
+from . import Target, Written
+from .common import Texts, by_submission, numeric_id
+from .holds import holdable
+
+TRAITS = WriterTraits(discontinuous=False, text="embedded")
+
+
+def _completed_by(annotator: str) -> int | dict[str, str]:
+    number = numeric_id(annotator)
+    return number if isinstance(number, int) else {"email": annotator}
+
+
+def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any]) -> Written:
+    """Write the corpus as one Label Studio JSON export and a study.toml."""
+    written = Written()
+    held = holdable(corpus, TRAITS, "label-studio")
+    written.take(held)
+    texts = Texts(corpus, base, target, written, TEXT, copy=False)
+    tasks: dict[str, dict[str, Any]] = {}
+    for (annotator, doc), elements in by_submission(corpus, held.spans).items():
+        view = texts.get(doc)
+        if view is None:
+            continue
+        task = tasks.setdefault(doc, {"id": numeric_id(doc), "data": {"text": view.text}, "annotations": []})
+        offsets = view.convert(np.asarray([[f[0].begin, f[0].end] for f in elements], dtype=np.int64).ravel()).reshape(-1, 2).tolist()
+        result = [
+            {
+                "id": f"r{k + 1}",
+                "from_name": frags[0].layer,
+                "to_name": "text",
+                "type": "labels",
+                "value": {"start": b, "end": e, "text": view.text[b:e], "labels": [] if frags[0].label is None else [frags[0].label]},
+            }
+            for k, ((b, e), frags) in enumerate(zip(offsets, elements))
+        ]
+        task["annotations"].append({"id": len(task["annotations"]) + 1, "completed_by": _completed_by(annotator), "was_cancelled": False, "result": result})
+        written.spans += len(result)
+        written.relations += len(result)
+    name = "annotations/export.json"
+    target.file(name).write_text(json.dumps(list(tasks.values()), ensure_ascii=False, indent=1) + "\n", encoding="utf-8", newline="\n")
+    target.record(name, len(tasks))
+    written.add_file("annotations")
+    written.study = {"format": "label-studio", "annotations": "annotations/export.json"}
+    return written
+
+
+TARGET = Target("label-studio", "Label Studio JSON export: one task per document, one annotation per annotator", write, TRAITS, reads_as="label-studio")
