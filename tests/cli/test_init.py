@@ -253,3 +253,18 @@ def test_init_finds_the_ann_and_raw_folders_of_a_ted_mdb_language(tmp_path, caps
     assert "1 annotators (gold), 7 documents" in capsys.readouterr().out
     assert main(["convert", str(english / "study.toml"), "-q"]) == 0
     assert units_rows(english / "out") > 0
+
+
+def test_one_annotator_found_points_at_the_annotators_folders_deeper_down(tmp_path, capsys):
+    """A brat project one folder too deep (the bratiaa example's layout): init says so and names the folder."""
+    project = tmp_path / "download" / "files" / "project"
+    for who in ("lisa", "max"):
+        (project / who).mkdir(parents=True)
+        (project / who / "d1.txt").write_text("Ana met Bob.\n", encoding="utf-8")
+        (project / who / "d1.ann").write_text("T1\tPER 0 3\tAna\n", encoding="utf-8")
+    assert main(["init", "--format", "brat", str(tmp_path / "download")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: one annotator found (files); agreement needs two or more." in err
+    assert "download/files/project (lisa, max): unitize init --format brat " in err and "--annotations " in err
+    assert main(["init", "--format", "brat", str(tmp_path / "download"), "--annotations", str(project), "--force"]) == 0
+    assert "one annotator" not in capsys.readouterr().err

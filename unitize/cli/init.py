@@ -214,7 +214,36 @@ def run(args: argparse.Namespace) -> int:
         print_error(f"the data could not be read as {adapter.name}: {found.error}")
         print(f"Fix the [input] options in {_shell(study)}, then check them with: unitize validate {_shell(study)}", file=sys.stderr)
         return EXIT_USAGE
+    if not args.quiet and found.kind != "items" and len(found.annotators) == 1:
+        root = Path(inp["annotations"]) if isinstance(inp.get("annotations"), (str, Path)) else folder
+        deeper = annotator_folders(root if root.is_absolute() else study.parent / root)
+        where = (f" The annotators' folders look to be in {_shell(deeper[0])} ({', '.join(deeper[1][:4])}"
+                 f"{', …' if len(deeper[1]) > 4 else ''}): unitize init --format {adapter.name} {_shell(folder)} "
+                 f"--annotations {_shell(deeper[0])} --force") if deeper else ""
+        print(f"warning: one annotator found ({found.annotators[0]}); agreement needs two or more.{where}", file=sys.stderr)
     if not args.quiet:
         print(f"Next: {steps[0]}")
         print(f"Then: {steps[1]}")
     return EXIT_OK
+
+
+def annotator_folders(root: Path, depth: int = 4) -> tuple[Path, list[str]] | None:
+    """The shallowest folder below ``root`` (``root`` itself excluded) whose subfolders look like annotators' — two or more
+    holding files of the same names — with those subfolders' names; None when there is none within ``depth`` levels."""
+    level = [root]
+    for _ in range(depth):
+        below = sorted(p for d in level for p in _subfolders(d))
+        for d in below:
+            names = {sub.name: {f.name for f in sub.iterdir() if f.is_file()} for sub in _subfolders(d)}
+            shared = [n for n, files in names.items() if any(files & other for m, other in names.items() if m != n)]
+            if len(shared) >= 2:
+                return d, sorted(shared)
+        level = below
+    return None
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return [p for p in folder.iterdir() if p.is_dir() and not p.is_symlink() and not p.name.startswith(".")]
+    except OSError:
+        return []
