@@ -138,8 +138,53 @@ def moved(want: Corpus, back: Corpus) -> Corpus:
     return replace(want, spans=spans)
 
 
+#: what a target may add, drop or change when it keeps a text its own way: line breaks, spaces, a BOM
+IGNORABLE = frozenset(" \t\r\n\f\v\u00a0\u2028\u2029\ufeff")
+
+
+def _skeleton(text: str) -> str:
+    return "".join(c for c in text if c not in IGNORABLE)
+
+
+def _walk(old: str, new: str) -> list[tuple[str, int, int, int, int]]:
+    """The opcodes of two texts with the same characters but for :data:`IGNORABLE` ones, in linear time: equal
+    characters matched as they come, an ignorable one of one text alone inserted or deleted (both: replaced)."""
+    ops: list[tuple[str, int, int, int, int]] = []
+
+    def add(tag: str, i1: int, i2: int, j1: int, j2: int) -> None:
+        if ops and ops[-1][0] == tag and ops[-1][2] == i1 and ops[-1][4] == j1:
+            ops[-1] = (tag, ops[-1][1], i2, ops[-1][3], j2)
+        else:
+            ops.append((tag, i1, i2, j1, j2))
+
+    i = j = 0
+    while i < len(old) or j < len(new):
+        both = i < len(old) and j < len(new)
+        if both and old[i] == new[j]:
+            add("equal", i, i + 1, j, j + 1)
+            i, j = i + 1, j + 1
+        elif both and new[j] in IGNORABLE and new[j + 1 : j + 2] == old[i]:  # "\n" → "\r\n": the "\r" inserted
+            add("insert", i, i, j, j + 1)
+            j += 1
+        elif both and old[i] in IGNORABLE and old[i + 1 : i + 2] == new[j]:
+            add("delete", i, i + 1, j, j)
+            i += 1
+        elif both and old[i] in IGNORABLE and new[j] in IGNORABLE:
+            add("replace", i, i + 1, j, j + 1)
+            i, j = i + 1, j + 1
+        elif j < len(new) and new[j] in IGNORABLE:
+            add("insert", i, i, j, j + 1)
+            j += 1
+        else:
+            add("delete", i, i + 1, j, j)
+            i += 1
+    return ops
+
+
 def _aligned(old: str, new: str) -> Callable[[int, bool], int]:
-    blocks = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    # only line breaks, spaces or a BOM changed: aligned in linear time; else difflib's quadratic matcher
+    same = _skeleton(old) == _skeleton(new)
+    blocks = _walk(old, new) if same else difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
 
     def at(p: int, end: bool) -> int:
         if end and p == 0:
