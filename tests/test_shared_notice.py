@@ -20,7 +20,8 @@ class Reporter:
 def test_the_header_and_the_summary_say_when_the_real_data_is_missing(tmp_path, monkeypatch):
     monkeypatch.setattr(conftest, "CORPORA", tmp_path / "nowhere")
     assert "NOT FOUND" in conftest.pytest_report_header(None)
-    reasons = ["../shared/corpora is not beside the repository (real-data tests skipped)", "no irrCAC", "../shared/DESIGN.md is not beside"]
+    reasons = ["../shared/corpora is not beside the repository (real-data tests skipped)", "no irrCAC",
+               "../shared/DESIGN.md is not beside the repository", "../shared/corpora has no sample of quotes"]
     reporter = Reporter([SimpleNamespace(longrepr=("x.py", 1, f"Skipped: {r}")) for r in reasons])
     conftest.pytest_terminal_summary(reporter, 0, None)
     assert reporter.lines == [f"2 tests on real data skipped: {tmp_path / 'nowhere'} is not beside the repository"]
