@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -197,3 +198,31 @@ def word_tokens(doc: Document, spec: str | None) -> tuple[np.ndarray, np.ndarray
         return doc.tokens
     name = spec if spec and spec != "given" else UNITIZE_OPTIONS["tokenizer"].default
     return get_tokenizer(name)(doc.text or "")
+
+
+#: one document's JSON record of a JSON-Lines writer: (annotator, document id, its text view, the elements'
+#: target offsets, the elements) -> (the record, the spans it holds)
+JsonRecord = Callable[[str, str, TargetText, list[list[int]], list[list[Span]]], tuple[dict[str, Any], int]]
+
+
+def write_jsonl_per_annotator(corpus: Corpus, target: OutputDir, base: Path, written: Written, spans: list[Span], text: TextConventions,
+                              record: JsonRecord) -> None:
+    """``annotations/<annotator>.jsonl``: one JSON record per (annotator, document) that holds spans, text embedded
+    (doccano's and the quote records' shape); the spans and files counted in ``written``."""
+    texts = Texts(corpus, base, target, written, text, copy=False)
+    lines: dict[str, list[str]] = defaultdict(list)
+    for (annotator, doc), found in by_submission(corpus, spans).items():
+        view = texts.get(doc)
+        if view is None or bad_annotator(written, annotator, doc):
+            continue
+        offsets = view.convert(np.asarray([[f[0].begin, f[0].end] for f in found], dtype=np.int64).ravel()).reshape(-1, 2).tolist()
+        payload, n = record(annotator, doc, view, offsets, found)
+        lines[annotator].append(json.dumps(payload, ensure_ascii=False))
+        written.spans += n
+        written.relations += n
+    for annotator, records in sorted(lines.items()):
+        name = f"annotations/{annotator}.jsonl"
+        target.file(name).write_text("".join(line + "\n" for line in records), encoding="utf-8", newline="\n")
+        target.record(name, len(records))
+        written.add_file("annotations")
+

@@ -10,20 +10,17 @@ records hold one layer and no discontinuous spans (reported).
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..adapters.quotes import TEXT
-from ..model import Corpus
+from ..model import Corpus, Span
 from ..output import OutputDir
 from ..traits import WriterTraits
 from . import Target, Written
-from .common import Texts, bad_annotator, by_submission
+from .common import write_jsonl_per_annotator
 from .holds import holdable
+from .offsets import TargetText
 
 TRAITS = WriterTraits(one_layer=True, discontinuous=False, text="embedded")
 
@@ -33,22 +30,12 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     written = Written()
     held = holdable(corpus, TRAITS, "quotes", preferred_layers=source.get("layers", ()))
     written.take(held)
-    texts = Texts(corpus, base, target, written, TEXT, copy=False)
-    lines: dict[str, list[str]] = defaultdict(list)
-    for (annotator, doc), elements in by_submission(corpus, held.spans).items():
-        view = texts.get(doc)
-        if view is None or bad_annotator(written, annotator, doc):
-            continue
-        offsets = view.convert(np.asarray([[f[0].begin, f[0].end] for f in elements], dtype=np.int64).ravel()).reshape(-1, 2).tolist()
-        spans = [{"start": b, "end": e, "label": f[0].label, "quote": view.text[b:e]} for (b, e), f in zip(offsets, elements)]
-        lines[annotator].append(json.dumps({"doc": doc, "annotator": annotator, "text": view.text, "spans": spans}, ensure_ascii=False))
-        written.spans += len(spans)
-        written.relations += len(spans)
-    for annotator, records in sorted(lines.items()):
-        name = f"annotations/{annotator}.jsonl"
-        target.file(name).write_text("".join(line + "\n" for line in records), encoding="utf-8", newline="\n")
-        target.record(name, len(records))
-        written.add_file("annotations")
+
+    def record(annotator: str, doc: str, view: TargetText, offsets: list[list[int]], found: list[list[Span]]) -> tuple[dict[str, Any], int]:
+        spans = [{"start": b, "end": e, "label": f[0].label, "quote": view.text[b:e]} for (b, e), f in zip(offsets, found)]
+        return {"doc": doc, "annotator": annotator, "text": view.text, "spans": spans}, len(spans)
+
+    write_jsonl_per_annotator(corpus, target, base, written, held.spans, TEXT, record)
     written.study = {"format": "quotes", "annotations": "annotations", "layer": held.layer or "Entity"}
     return written
 
