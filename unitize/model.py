@@ -6,7 +6,7 @@ reads only these types (DESIGN.md §2).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -154,6 +154,21 @@ class Finding:
         }
 
 
+@dataclass(frozen=True)
+class SpanStream:
+    """A corpus's spans handed over a batch of whole groups at a time (a streaming reader's, ``read(stream=True)``).
+
+    ``batches()`` yields one :class:`Corpus` per batch: the spans, submissions, inputs and findings of
+    its groups, each group in one batch only, the batches in ascending group order; their documents are
+    the header corpus's. ``annotators`` are every annotator with a file to read (the study's, unless it
+    names its own); ``size`` is the number of batches.
+    """
+
+    annotators: list[str]
+    batches: Callable[[], Iterator[Corpus]]
+    size: int
+
+
 @dataclass(slots=True)
 class Corpus:
     """Everything an adapter read: documents, span records, submissions, findings.
@@ -176,6 +191,8 @@ class Corpus:
     assigned: bool = False
     #: what the format's reader declares of it (set by the adapter)
     traits: FormatTraits = field(default_factory=FormatTraits)
+    #: a streaming reader's spans, still to read a batch at a time; None: every span is in ``spans``
+    stream: SpanStream | None = None
 
     @property
     def annotators(self) -> list[str]:

@@ -39,8 +39,12 @@ from .span_run import unitize_spans
 HINT_FILES = 10_000
 
 
-def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
-    """Read the input named by ``settings`` with its format's adapter."""
+def read_corpus(settings: Settings, progress: Progress | None = None, *, stream: bool = False) -> Corpus:
+    """Read the input named by ``settings`` with its format's adapter.
+
+    ``stream``: when the format's reader can (``traits.streams``), the spans are left to be read a
+    batch of whole groups at a time (:class:`~unitize.model.SpanStream`) by the run that unitizes them.
+    """
     adapter = get_adapter(settings.format)
     unknown = set(settings.input) - set(adapter.options)
     if unknown:
@@ -59,8 +63,9 @@ def read_corpus(settings: Settings, progress: Progress | None = None) -> Corpus:
     absent = [name for name, option in adapter.options.items() if option.required and name not in settings.input]
     if absent:
         raise RunError(f"format {settings.format!r} needs [input] {', '.join(absent)} (flags: {', '.join('--' + n.replace('_', '-') for n in absent)})")
-    corpus = adapter.read(**settings.input, base=settings.base, progress=progress or no_progress)
-    if not corpus.submissions and not corpus.findings and not corpus.items:
+    streaming = {"stream": True} if stream and adapter.traits.streams else {}
+    corpus = adapter.read(**settings.input, base=settings.base, progress=progress or no_progress, **streaming)
+    if not corpus.submissions and not corpus.findings and not corpus.items and corpus.stream is None:
         where = settings.input.get("annotations") or "the input"
         why = (
             f"; {corpus.skipped_by_selection} file(s) were skipped by the annotators/groups selection "
@@ -200,7 +205,7 @@ def convert(
     pool, owned = executor_of(executor if executor is not None else settings.executor)
     try:
         with claim_output(settings.out, kind="run"):
-            corpus = read_corpus(settings, progress)
+            corpus = read_corpus(settings, progress, stream=True)
             unitized = unitize(corpus, settings, progress, pool)
             if strict and unitized.errors:
                 return unitized, None

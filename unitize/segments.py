@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypedDict
 
 import numpy as np
@@ -285,4 +285,35 @@ def _segments_table(unit: str, space: UnitSpace, names: FragmentNames, keys: Seg
             records.take(take),
         ],
         schema=segments_schema(),
+    )
+
+
+def joined(unit: str, results: list[UnitResult], n_groups: list[int], labels_of: list[list[str]], labels: list[str]) -> UnitResult:
+    """The results of batches of whole groups (in ascending group order) as one run's: their marks
+    renumbered into the run's groups and labels (``n_groups``: each batch's group count; ``labels_of``:
+    each batch's labels, ``labels`` the run's) and their segments tables one after the other."""
+    if len(results) == 1:
+        return results[0]
+    keys = replace(results[0].marks.keys, labels=max(len(labels), 1))
+    columns: dict[str, list[np.ndarray]] = {name: [] for name in ("key", "u0", "u1", "label_key", "label_u0", "label_u1")}
+    first_group = 0
+    for res, n, own in zip(results, n_groups, labels_of):
+        marks = res.marks
+        group, layer, annotator, doc = marks.keys.split(marks.key)
+        columns["key"].append(keys.encode(group + first_group, layer, annotator, doc))
+        scale = marks.keys.labels
+        group, layer, annotator, doc = marks.keys.split(marks.label_key // scale)
+        label = np.searchsorted(labels, own)[marks.label_key % scale] if own else marks.label_key
+        columns["label_key"].append(keys.labelled(keys.encode(group + first_group, layer, annotator, doc), label))
+        for name in ("u0", "u1", "label_u0", "label_u1"):
+            columns[name].append(getattr(marks, name))
+        first_group += n
+    tables = pa.concat_tables([r.segments for r in results]).unify_dictionaries().combine_chunks()
+    return UnitResult(
+        unit=unit,
+        marks=Marks(keys, **{name: np.concatenate(arrays) for name, arrays in columns.items()}),
+        segments=tables,
+        findings=[f for r in results for f in r.findings],
+        in_segments=sum(r.in_segments for r in results),
+        excluded=sum((r.excluded for r in results), Counter()),
     )

@@ -9,7 +9,7 @@ input record ends in a segment or in the report.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -20,9 +20,9 @@ from .errors import RunError
 from .executors import Executor
 from .findings import QUOTE_CODES, QUOTE_OUTCOME, finding, sort_key, span_finding
 from .matrices import Unitized
-from .model import Corpus, Finding, Span
-from .progress import Progress, no_progress
-from .segments import FragmentNames, UnitResult, resolve_segments
+from .model import Corpus, Finding, InputFile, Span, Submission
+from .progress import Progress, Sized, no_progress
+from .segments import FragmentNames, UnitResult, joined, resolve_segments
 from .spaces import build_spaces
 from .unitizers import UnitSpace, fragments_to_segments
 from .validate import Validation, validate
@@ -44,51 +44,144 @@ def _configured_annotators(settings: Settings) -> list[str] | None:
 def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_progress, executor: Executor | None = None) -> Unitized:
     """Validate and unitize a span corpus: segments for every unit type asked for, matrices on demand.
 
-    ``executor`` (:mod:`unitize.executors`) tokenizes the documents, a chunk per task.
+    ``executor`` (:mod:`unitize.executors`) tokenizes the documents, a chunk per task. A streamed
+    corpus (:class:`~unitize.model.SpanStream`) is validated and resolved a batch of whole groups at
+    a time, each batch's spans let go before the next is read; the result is the one a corpus
+    holding every span gives.
     """
-    if settings.layers_from == "label":
-        corpus = replace(corpus, spans=[replace(s, layer=s.label if s.label is not None else s.layer) for s in corpus.spans])
+    corpus = _layers_from_label(corpus, settings)
     settings = _format_defaults(settings, corpus)
-    annotators = list(_configured_annotators(settings) or corpus.annotators)
+    stream = corpus.stream
+    annotators = list(_configured_annotators(settings) or (stream.annotators if stream is not None else corpus.annotators))
     clash = RESERVED & set(annotators)
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
-    validation = validate(
-        corpus,
-        annotators=_configured_annotators(settings),
-        keep_missing=settings.keep_missing,
-        keep_mismatched=settings.keep_mismatched,
-        boundaries=corpus.traits.check_boundaries,
-        per_document=per_document(settings, corpus, annotators),
-        count_rule=corpus.traits.count_rule,
-    )
-    _check_layers(settings, corpus)
+    if stream is None:
+        _check_layers(settings, corpus, {s.layer for s in corpus.spans})
     spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress, executor)
-    layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(spaces, validation, settings))
-    layouts.refuse_too_wide(layout, _group_cells(spaces, validation, len(annotators)), len(annotators))
-    layers = sorted(set(settings.layers))
-    live = _Fragments(corpus, settings, validation, layers, annotators)
-    findings = list(validation.findings) + live.dropped_findings() + _labels_ignored(settings, corpus, live.names["labels"])
-    results: dict[str, UnitResult] = {}
-    for unit in settings.units:
-        results[unit] = resolve_segments(unit, spaces[unit], corpus, live.frag, live.segs, live.names)
-        findings.extend(results[unit].findings)
-    findings.sort(key=sort_key)
-    return Unitized(
-        settings=settings,
-        corpus=corpus,
-        validation=validation,
-        groups=live.names["groups"],
-        layers=layers,
-        annotators=annotators,
-        spaces=spaces,
-        results=results,
-        findings=findings,
-        accounting=live.accounting(results),
-        layout=layout,
-        labels=live.names["labels"],
-        present=_present(corpus, validation, {a: i for i, a in enumerate(annotators)}),
-    )
+    run = _Run(settings, annotators, sorted(set(settings.layers)), spaces, per_document(settings, corpus, annotators))
+    if stream is None:
+        return run.combined(corpus, [run.part(corpus)])
+    batches = (_layers_from_label(replace(batch, documents=corpus.documents, traits=corpus.traits), settings) for batch in stream.batches())
+    parts = [run.part(batch) for batch in progress(Sized(batches, stream.size), "reading annotations")]
+    _check_layers(settings, corpus, set().union(*(p.layers_found for p in parts)))
+    return run.combined(corpus, parts)
+
+
+@dataclass
+class _Part:
+    """What one batch of whole groups gives the run: its names, validation outcome, segments and counts
+    (never its spans). Group and label indices in its marks are the batch's own."""
+
+    groups: list[str]
+    labels: list[str]
+    layers_found: set[str]
+    read_findings: list[Finding]
+    submissions: list[Submission]
+    inputs: list[InputFile]
+    findings: list[Finding]
+    universe: dict[str, dict[str, frozenset[str]]]
+    expected: dict[str, list[str]]
+    present: dict[str, dict[str, list[int]]]
+    results: dict[str, UnitResult]
+    counts: _Counts
+
+
+@dataclass
+class _Run:
+    """A span run's fixed context: the settings with the format's defaults, the study's annotators, the
+    selected layers, the unit spaces of every document and the validation's assignment rule."""
+
+    settings: Settings
+    annotators: list[str]
+    layers: list[str]
+    spaces: dict[str, UnitSpace]
+    per_document: bool
+
+    def part(self, corpus: Corpus) -> _Part:
+        """Validate and resolve one corpus (a whole one, or a batch of whole groups)."""
+        settings = self.settings
+        validation = validate(
+            corpus,
+            annotators=self.annotators,
+            keep_missing=settings.keep_missing,
+            keep_mismatched=settings.keep_mismatched,
+            boundaries=corpus.traits.check_boundaries,
+            per_document=self.per_document,
+            count_rule=corpus.traits.count_rule,
+        )
+        live = _Fragments(corpus, settings, validation, self.layers, self.annotators)
+        findings = list(validation.findings) + live.dropped_findings()
+        results: dict[str, UnitResult] = {}
+        for unit in settings.units:
+            results[unit] = resolve_segments(unit, self.spaces[unit], corpus, live.frag, live.segs, live.names)
+            findings.extend(results[unit].findings)
+        return _Part(
+            groups=live.names["groups"], labels=live.names["labels"], layers_found={s.layer for s in corpus.spans},
+            read_findings=corpus.findings, submissions=corpus.submissions, inputs=corpus.inputs, findings=findings,
+            universe=validation.universe, expected=validation.annotators,
+            present=_present(corpus, validation, {a: i for i, a in enumerate(self.annotators)}),
+            results=results, counts=live.counts(results),
+        )
+
+    def combined(self, corpus: Corpus, parts: list[_Part]) -> Unitized:
+        """The run's result from its parts (one part: a corpus read whole)."""
+        settings, spaces, annotators = self.settings, self.spaces, self.annotators
+        streamed = corpus.stream is not None  # the corpus is the header: files, texts and listing findings only
+        findings = list(corpus.findings) if streamed else []  # a part's findings hold its own corpus's
+        if streamed:
+            corpus = replace(
+                corpus,
+                submissions=[s for p in parts for s in p.submissions],
+                findings=corpus.findings + [f for p in parts for f in p.read_findings],
+                inputs=corpus.inputs + [i for p in parts for i in p.inputs],
+                stream=None,
+            )
+        groups = [g for p in parts for g in p.groups]
+        if groups != sorted(set(groups)):
+            raise RuntimeError("a streaming reader's batches must hold disjoint groups in ascending order")
+        labels = sorted(set().union(*(p.labels for p in parts)))
+        if "labels" in settings.modes and len(labels) > MAX_LABELS:
+            raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(self.layers)} have {len(labels)}")
+        universe: dict[str, dict[str, frozenset[str]]] = {}
+        expected: dict[str, list[str]] = {}
+        present: dict[str, dict[str, list[int]]] = {}
+        for p in parts:
+            universe.update(p.universe)
+            expected.update(p.expected)
+            present.update(p.present)
+            findings += p.findings
+        validation = Validation(findings=findings, universe=universe, annotators=expected)
+        layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(spaces, validation, settings))
+        layouts.refuse_too_wide(layout, _group_cells(spaces, validation, len(annotators)), len(annotators))
+        results = {}
+        for unit in settings.units:  # each part's result let go once joined: one unit type held twice at most
+            results[unit] = joined(unit, [p.results.pop(unit) for p in parts], [len(p.groups) for p in parts],
+                                   [p.labels for p in parts], labels)
+        findings = findings + _labels_ignored(settings, corpus, labels)
+        findings.sort(key=sort_key)
+        return Unitized(
+            settings=settings,
+            corpus=corpus,
+            validation=validation,
+            groups=groups,
+            layers=self.layers,
+            annotators=annotators,
+            spaces=spaces,
+            results=results,
+            findings=findings,
+            accounting=_accounting(corpus, [p.counts for p in parts], results),
+            layout=layout,
+            labels=labels,
+            present=present,
+        )
+
+
+def _layers_from_label(corpus: Corpus, settings: Settings) -> Corpus:
+    """The corpus with each span's label as its layer (``layers_from = "label"``; unlabelled spans keep theirs)."""
+    if settings.layers_from != "label":
+        return corpus
+    return replace(corpus, spans=[replace(s, layer=s.label if s.label is not None else s.layer) for s in corpus.spans])
 
 
 def _dense_rows(spaces: dict[str, UnitSpace], validation: Validation, settings: Settings) -> int:
@@ -121,15 +214,15 @@ def per_document(settings: Settings, corpus: Corpus, annotators: list[str]) -> b
     return corpus.assigned or len(annotators) > CROWD_ABOVE
 
 
-def _check_layers(settings: Settings, corpus: Corpus) -> None:
-    """Every layer asked for occurs in the corpus or is one of its format's layers.
+def _check_layers(settings: Settings, corpus: Corpus, found: set[str]) -> None:
+    """Every layer asked for occurs in the corpus (``found``: its spans' layers) or is one of its format's layers.
 
     A corpus with no span at all says nothing about its layers: the findings say why
     (and a conversion that keeps nothing fails with them).
     """
-    if not corpus.spans:
+    if not found:
         return
-    known = set(corpus.traits.layers) | {s.layer for s in corpus.spans}
+    known = set(corpus.traits.layers) | found
     unknown = [layer for layer in settings.layers if layer not in known]
     if unknown:
         aliases = corpus.traits.layer_aliases
@@ -239,38 +332,63 @@ class _Fragments:
             )
         return findings
 
-    def accounting(self, results: dict[str, UnitResult]) -> dict[str, Any]:
-        """The manifest's record accounting: files read, and per unit type where every record went."""
-        corpus = self.corpus
-        accounting: dict[str, Any] = {
-            "files": {
-                "read": len(corpus.submissions),
-                "unreadable": sum(1 for f in corpus.findings if f.code == "file-unreadable"),
-                "not_matching_pattern": sum(1 for f in corpus.findings if f.code == "filename-pattern"),
-                "duplicates_skipped": sum(1 for f in corpus.findings if f.code == "duplicate-file"),
-                "skipped_by_selection": corpus.skipped_by_selection,
-            },
-            "records": {
-                "read": len(corpus.spans),
-                "in_selected_layers": self.selected,
-                "in_other_layers": len(corpus.spans) - self.selected,
-            },
-            "by_unit": {},
+    def counts(self, results: dict[str, UnitResult]) -> _Counts:
+        """Where this corpus's records went, to be added up over the parts of a run."""
+        return _Counts(
+            read=len(self.corpus.spans),
+            selected=self.selected,
+            excluded=self.excluded,
+            not_selected_annotator=self.not_selected_annotator,
+            by_unit={unit: (res.in_segments, res.excluded, res.segments.num_rows) for unit, res in results.items()},
+        )
+
+
+@dataclass
+class _Counts:
+    """One part's record counts: read, in the selected layers, left out by reason, and per unit type
+    (records in segments, left out by reason, segments)."""
+
+    read: int
+    selected: int
+    excluded: Counter
+    not_selected_annotator: int
+    by_unit: dict[str, tuple[int, Counter, int]]
+
+
+def _accounting(corpus: Corpus, parts: list[_Counts], results: dict[str, UnitResult]) -> dict[str, Any]:
+    """The manifest's record accounting: files read, and per unit type where every record went."""
+    read = sum(p.read for p in parts)
+    selected = sum(p.selected for p in parts)
+    accounting: dict[str, Any] = {
+        "files": {
+            "read": len(corpus.submissions),
+            "unreadable": sum(1 for f in corpus.findings if f.code == "file-unreadable"),
+            "not_matching_pattern": sum(1 for f in corpus.findings if f.code == "filename-pattern"),
+            "duplicates_skipped": sum(1 for f in corpus.findings if f.code == "duplicate-file"),
+            "skipped_by_selection": corpus.skipped_by_selection,
+        },
+        "records": {"read": read, "in_selected_layers": selected, "in_other_layers": read - selected},
+        "by_unit": {},
+    }
+    located = Counter(f.code for f in corpus.findings if f.code in QUOTE_OUTCOME)
+    if located:  # quotes located in the text (format quotes): every quote by its outcome
+        accounting["quotes"] = {QUOTE_OUTCOME[code]: located[code] for code in QUOTE_CODES.values() if code in located}
+    not_selected = sum(p.not_selected_annotator for p in parts)
+    for unit, res in results.items():
+        excluded: Counter = Counter()
+        for p in parts:
+            excluded.update(p.excluded)
+            excluded.update(p.by_unit[unit][1])
+        excluded = +excluded
+        if not_selected:
+            excluded["annotator-not-selected"] = not_selected
+        accounting["by_unit"][unit] = {
+            "records": selected,
+            "in_segments": sum(p.by_unit[unit][0] for p in parts),
+            "excluded": dict(sorted(excluded.items())),
+            "segments": res.segments.num_rows,
         }
-        located = Counter(f.code for f in corpus.findings if f.code in QUOTE_OUTCOME)
-        if located:  # quotes located in the text (format quotes): every quote by its outcome
-            accounting["quotes"] = {QUOTE_OUTCOME[code]: located[code] for code in QUOTE_CODES.values() if code in located}
-        for unit, res in results.items():
-            excluded = self.excluded + res.excluded
-            if self.not_selected_annotator:
-                excluded["annotator-not-selected"] = self.not_selected_annotator
-            accounting["by_unit"][unit] = {
-                "records": self.selected,
-                "in_segments": res.in_segments,
-                "excluded": dict(sorted(excluded.items())),
-                "segments": res.segments.num_rows,
-            }
-        return accounting
+    return accounting
 
 
 def _present(corpus: Corpus, validation: Validation, a_index: dict[str, int]) -> dict[str, dict[str, list[int]]]:

@@ -18,7 +18,10 @@ run asks ``corpus.traits`` and never looks the adapter up again. The fields:
 - ``count_rule``: RAT's rule that the annotators of one (document, group) give as many
   relations (off for span tools, whose annotators mark different numbers by nature);
 - ``group_by``: the format's own sampling unit (``connective``, ``none``); ``None``: it
-  names none.
+  names none;
+- ``streams``: its reader can hand over the spans a batch of whole groups at a time
+  (``read(stream=True)``, :class:`~unitize.model.SpanStream`), so a conversion holds one
+  batch of groups, not the corpus.
 
 Adapters written before traits were typed declared a ``defaults`` dict with these keys;
 :meth:`FormatTraits.from_defaults` reads one.
@@ -47,6 +50,7 @@ class FormatTraits:
     check_boundaries: bool = False
     count_rule: bool = True
     group_by: str | None = None
+    streams: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in ("spans", "items"):

@@ -19,14 +19,16 @@ from __future__ import annotations
 import gc
 import posixpath
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from functools import partial
 from pathlib import Path
 
 from ..executors import cores
 from ..findings import finding
-from ..model import Corpus, InputFile, Submission
+from ..model import Corpus, InputFile, SpanStream, Submission
 from ..progress import Progress, Sized, no_progress
 from ..text import TextConventions
 from ..traits import FormatTraits
@@ -44,11 +46,14 @@ TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixe
 
 #: grouped by connective (the file name's) unless a study says otherwise; DATT's element names are aliases of layers
 TRAITS = FormatTraits(
-    group_by="connective", layers=tuple(sorted(set(LAYERS.values()))), layer_aliases={k: v for k, v in LAYERS.items() if k != v}
+    group_by="connective", layers=tuple(sorted(set(LAYERS.values()))), layer_aliases={k: v for k, v in LAYERS.items() if k != v},
+    streams=True,
 )
 
 #: files in one process below this count; above it, parsing is spread over processes
 PARALLEL_THRESHOLD = 4000
+#: a streamed read hands over whole connectives, a batch once it holds this many files
+BATCH_FILES = 4096
 
 
 def read(
@@ -65,6 +70,7 @@ def read(
     group_by: str,
     sense_level: int | None = None,
     progress: Progress | None = None,
+    stream: bool = False,
 ) -> Corpus:
     """Read a directory (searched recursively) of DATT XML files and their raw texts.
 
@@ -73,6 +79,10 @@ def read(
     ``<doc>.txt`` are looked up recursively under ``texts`` (default: the
     annotations directory, RAT's "work path" layout). ``group_by`` other than
     ``connective`` regroups the relations by type, sense or into one group.
+
+    ``stream`` (grouped by connective only): the files are listed and the texts read, and the
+    corpus's :class:`~unitize.model.SpanStream` parses the files a batch of whole connectives
+    (:data:`BATCH_FILES`) at a time; the texts are then those of every document with a file.
     """
     annotations = Path(annotations)
     if not annotations.is_dir():
@@ -150,6 +160,12 @@ def read(
         jobs.append((str(path), name, doc, annotator, group))
 
     n_workers = min(workers, cores()) if workers is not None else (min(cores(), 8) if len(jobs) >= PARALLEL_THRESHOLD else 1)
+    if stream and group_by == "connective" and jobs:
+        docs = {job[2] for job in jobs}
+        read_texts(docs, index_texts(texts, base, corpus, suffixes=TEXT.suffixes), base, corpus, TEXT, encoding=encoding, fallback=encoding_fallback)
+        plan = _plan(jobs)
+        corpus.stream = SpanStream(sorted({job[3] for job in jobs}), partial(_batches, plan, n_workers), len(plan))
+        return corpus
     with _no_cyclic_gc():
         if n_workers > 1 and len(jobs) > 1:
             with ProcessPoolExecutor(max_workers=n_workers) as pool:
@@ -164,6 +180,30 @@ def read(
     docs = {s.doc_id for s in corpus.submissions}
     read_texts(docs, index_texts(texts, base, corpus, suffixes=TEXT.suffixes), base, corpus, TEXT, encoding=encoding, fallback=encoding_fallback)
     return corpus
+
+
+def _plan(jobs: list[tuple[str, str, str, str, str]]) -> list[list[tuple[str, str, str, str, str]]]:
+    """The files of ``jobs`` in batches of whole connectives (ascending), closed once they hold
+    :data:`BATCH_FILES` files; each connective's files in the order of ``jobs``."""
+    by_group: dict[str, list[tuple[str, str, str, str, str]]] = defaultdict(list)
+    for job in jobs:
+        by_group[job[4]].append(job)
+    plan: list[list[tuple[str, str, str, str, str]]] = [[]]
+    for group in sorted(by_group):
+        if len(plan[-1]) >= BATCH_FILES:
+            plan.append([])
+        plan[-1].extend(by_group[group])
+    return plan
+
+
+def _batches(plan: list[list[tuple[str, str, str, str, str]]], n_workers: int) -> Iterator[Corpus]:
+    """The batches of ``plan`` parsed one after the other; the processes, when there are several, serve every batch."""
+    with ProcessPoolExecutor(max_workers=n_workers) if n_workers > 1 else nullcontext() as pool:
+        for batch in plan:
+            corpus = Corpus(format="datt")
+            with _no_cyclic_gc():
+                _collect(corpus, batch, pool.map(read_file_star, batch, chunksize=256) if pool else map(read_file_star, batch))
+            yield corpus
 
 
 def _parts(path: Path) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from_args(args)
     progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
-    unitized = unitize(read_corpus(settings, progress), settings, progress)
+    unitized = unitize(read_corpus(settings, progress, stream=True), settings, progress)
     if args.report:
         atomic_write_text(args.report, "".join(json.dumps(f.as_dict(), ensure_ascii=False) + "\n" for f in unitized.findings))
     data = summary(unitized)
