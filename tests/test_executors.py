@@ -246,7 +246,10 @@ def test_worker_processes_are_bounded_by_the_cores(monkeypatch, tmp_path):
     """--workers 32 or processes:32 on a 2-core machine starts 2 processes (issue 24 item 8)."""
     import unitize.adapters.datt as datt
     from tests.conftest import EXAMPLE
+    from unitize import span_run
     from unitize.cli import main
+    from unitize.config import load_toml, override
+    from unitize.run import read_corpus
 
     monkeypatch.setattr(executors, "cores", lambda: 2)
     monkeypatch.setattr(datt, "cores", lambda: 2)
@@ -269,6 +272,13 @@ def test_worker_processes_are_bounded_by_the_cores(monkeypatch, tmp_path):
 
     monkeypatch.setattr(datt, "ProcessPoolExecutor", Recording)
     monkeypatch.setattr(datt, "PARALLEL_THRESHOLD", 1)
+    # a whole read parses in processes of its own
+    settings = override(load_toml(EXAMPLE / "study.toml"), input={"workers": 32})
+    assert read_corpus(settings).spans and started == [2]
+    # a streamed read (convert): a process per batch of connectives, as many as the cores at most
+    monkeypatch.setattr(datt, "BATCH_FILES", 1)
+    monkeypatch.setattr(span_run, "cores", lambda: 2)
+    monkeypatch.setattr(span_run, "forked_pool", lambda workers: started.append(workers) or Recording(workers))
     out = tmp_path / "out"
     assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "--tokenizer", "regex", "--units", "char", "--workers", "32", "-q"]) == 0
-    assert started == [2]
+    assert started == [2, 2, 2]  # forked_pool(2), whose Recording pool records 2 again

@@ -21,7 +21,7 @@ LAYERS = [
     {"adapters"},
     {"validate", "spaces", "items", "output", "study_template"},
     {"segments"},
-    {"matrices", "dataset"},
+    {"matrices", "dataset", "fragments"},
     {"span_run", "item_run", "writers"},
     {"run"},
     {"conversion", "agree", "export", "report", "adjudicate"},

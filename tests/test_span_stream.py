@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 import unitize.adapters.datt as datt
 from tests.conftest import EXAMPLE
+from unitize import spaces
+from unitize.cli import main
 from unitize.config import load_toml, override
 from unitize.run import read_corpus, unitize, write_output
 
@@ -22,6 +26,7 @@ VARIANTS = {
 
 def written(settings, out: Path, *, stream: bool) -> dict[str, bytes]:
     """Every output file's bytes (the manifest without its run section and output path)."""
+    settings = override(settings, out=out)
     result = unitize(read_corpus(settings, stream=stream), settings)
     write_output(result, out)
     files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
@@ -48,7 +53,7 @@ def test_a_streamed_read_holds_no_span(monkeypatch):
     assert corpus.spans == [] and corpus.submissions == []
     assert sorted(corpus.documents) == ["00001927", "00001971", "00002009"]
     assert corpus.stream is not None and corpus.stream.annotators == ["ayse", "burak", "cem"]
-    batches = list(corpus.stream.batches())
+    batches = [read() for read in corpus.stream.batches]
     assert [sorted({s.group for s in b.submissions}) for b in batches] == [["ama"], ["icin"], ["ki"], ["ve"]]
     assert sum(len(b.spans) for b in batches) == len(read_corpus(settings).spans)
 
@@ -58,3 +63,33 @@ def test_grouping_by_sense_reads_whole(monkeypatch):
     settings = override(load_toml(EXAMPLE / "study.toml"), input={"group_by": "type"})
     corpus = read_corpus(settings, stream=True)
     assert corpus.stream is None and corpus.spans  # relations regrouped across files: no batch of whole groups
+
+
+def test_a_long_run_tokenizes_and_resolves_in_forked_processes(tmp_path):
+    """Past OWN_PROCESS_CHARS (here 0) spaCy runs in a forked process, and every batch in a process of its
+    own: the run's process never imports spaCy, and the outputs are those of a whole read in one process."""
+    settings = load_toml(EXAMPLE / "study.toml")
+    whole = written(settings, tmp_path / "whole", stream=False)
+    script = (
+        "import sys, json\n"
+        "import unitize.spaces, unitize.adapters.datt\n"
+        "unitize.spaces.OWN_PROCESS_CHARS = 0\n"
+        "unitize.adapters.datt.BATCH_FILES = 1\n"
+        "from unitize.cli import main\n"
+        f"code = main(['convert', {str(EXAMPLE / 'study.toml')!r}, '--out', {str(tmp_path / 'forked')!r}, '-q'])\n"
+        "print(json.dumps([code, 'spacy' in sys.modules]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, False], done.stderr
+    out = tmp_path / "forked"
+    forked = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    manifest = json.loads(forked.pop("manifest.json"))
+    manifest.pop("run")
+    forked["manifest.json"] = json.dumps(manifest, sort_keys=True).replace(str(out), "OUT").encode()
+    assert [name for name in whole if whole[name] != forked.get(name)] == []
+
+
+def test_a_bad_tokenizer_in_the_forked_process_is_a_clear_error(monkeypatch, capsys):
+    monkeypatch.setattr(spaces, "OWN_PROCESS_CHARS", 0)
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--tokenizer", "spacy:zz", "--out", "unused", "-q"]) == 2
+    assert "spaCy has no language 'zz'" in capsys.readouterr().err

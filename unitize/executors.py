@@ -55,6 +55,20 @@ def cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def forked_pool(workers: int) -> ProcessPoolExecutor | None:
+    """A pool of ``workers`` processes forked from this one, for a run's own work on data it already holds
+    (no pickling of it, no import in the child); None where forking is not the platform's safe default
+    (anything but Linux): the caller then does the work here. Unlike the ``processes`` executor, the
+    children share the parent's memory until they write to it, so they must only compute and return."""
+    import multiprocessing
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not sys.platform.startswith("linux"):
+        return None
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+
+
 class Executor:
     """Runs ``fn`` over items; the base runs them here, in order (``local``)."""
 

@@ -243,6 +243,7 @@ class Unitized:
         """The segments of every unit type, the documents, the unit universe and the tokens."""
         for unit, res in self.results.items():
             yield f"segments/{unit}.parquet", res.segments
+            res.let_go()
         yield "documents.parquet", documents_table(self.corpus, self.spaces.get("word"), self.settings.tokenizer)
         yield "universe.parquet", universe_table(self.groups, self.annotators, self.universe, self.expected)
         if "word" in self.spaces:

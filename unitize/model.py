@@ -158,15 +158,16 @@ class Finding:
 class SpanStream:
     """A corpus's spans handed over a batch of whole groups at a time (a streaming reader's, ``read(stream=True)``).
 
-    ``batches()`` yields one :class:`Corpus` per batch: the spans, submissions, inputs and findings of
-    its groups, each group in one batch only, the batches in ascending group order; their documents are
-    the header corpus's. ``annotators`` are every annotator with a file to read (the study's, unless it
-    names its own); ``size`` is the number of batches.
+    Each of ``batches`` reads one batch (a picklable callable, so a batch can be read in another
+    process): a :class:`Corpus` with the spans, submissions, inputs and findings of its groups, each
+    group in one batch only, the batches in ascending group order; their documents are the header
+    corpus's. ``annotators`` are every annotator with a file to read (the study's, unless it names
+    its own); ``workers`` the processes the reader was asked to use (None: one per core).
     """
 
     annotators: list[str]
-    batches: Callable[[], Iterator[Corpus]]
-    size: int
+    batches: list[Callable[[], Corpus]]
+    workers: int | None = None
 
 
 @dataclass(slots=True)

@@ -10,9 +10,10 @@ arrays the matrix builders mark from. Pure NumPy and Arrow, no I/O.
 
 from __future__ import annotations
 
+import mmap
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TypedDict
 
 import numpy as np
@@ -64,7 +65,11 @@ class Marks:
 
 @dataclass
 class UnitResult:
-    """Resolved segments of one unit type: the segments table, their marks, findings and accounting."""
+    """Resolved segments of one unit type: the segments table, their marks, findings and accounting.
+
+    ``mapped``: the memory maps of files the segments table lies in (a streamed run's), whose pages
+    :meth:`let_go` hands back to the system once the table is written (a later read maps them again).
+    """
 
     unit: str
     marks: Marks
@@ -72,6 +77,12 @@ class UnitResult:
     findings: list[Finding]
     in_segments: int
     excluded: Counter
+    mapped: list[mmap.mmap] = field(default_factory=list)
+
+    def let_go(self) -> None:
+        """Drop the resident pages of the files the segments table is mapped from (none when in memory)."""
+        for m in self.mapped:
+            m.madvise(mmap.MADV_DONTNEED)
 
 
 
@@ -308,7 +319,7 @@ def joined(unit: str, results: list[UnitResult], n_groups: list[int], labels_of:
         for name in ("u0", "u1", "label_u0", "label_u1"):
             columns[name].append(getattr(marks, name))
         first_group += n
-    tables = pa.concat_tables([r.segments for r in results]).unify_dictionaries().combine_chunks()
+    tables = pa.concat_tables([r.segments for r in results]).unify_dictionaries()  # chunks as they are (maybe mapped files)
     return UnitResult(
         unit=unit,
         marks=Marks(keys, **{name: np.concatenate(arrays) for name, arrays in columns.items()}),
@@ -316,4 +327,5 @@ def joined(unit: str, results: list[UnitResult], n_groups: list[int], labels_of:
         findings=[f for r in results for f in r.findings],
         in_segments=sum(r.in_segments for r in results),
         excluded=sum((r.excluded for r in results), Counter()),
+        mapped=[m for r in results for m in r.mapped],
     )

@@ -12,12 +12,15 @@ from collections.abc import Iterable
 import numpy as np
 
 from .errors import RunError
-from .executors import Executor
+from .executors import Executor, forked_pool
 from .model import Corpus
 from .progress import Progress, Sized, no_progress
 from .tokenize import get_tokenizer
 from .unitizers import UnitSpace, cumulative
 
+#: a spaCy tokenizer runs in a forked process of its own once the texts hold this many characters, so that
+#: a long run's own process (and the processes it forks later) never hold spaCy (about 60 MiB)
+OWN_PROCESS_CHARS = 1_000_000
 #: tokenization is cut into chunks of consecutive documents (sorted ids) of at least this many characters:
 #: the tasks of ``--executor`` (decided from the texts alone, so every executor tokenizes the same chunks)
 TOKENIZE_CHUNK_CHARS = 250_000
@@ -78,13 +81,17 @@ def build_spaces(
             n_tok = np.array([s.size for s, _ in tokens], dtype=np.int64)
             local = (np.concatenate([s for s, _ in tokens]), np.concatenate([e for _, e in tokens])) if tokens else None
         else:
-            get_tokenizer(tokenizer)  # a bad spec fails here, before any worker starts
             cut = chunks(lengths)
             tasks = [(tokenizer, [texts[d] for d in doc_ids[c]]) for c in cut]
-            if executor is None or not executor.parallel:
-                results = [tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")]
-            else:
+            own = forked_pool(1) if tokenizer.startswith("spacy:") and int(lengths.sum()) >= OWN_PROCESS_CHARS else None
+            if executor is not None and executor.parallel:
+                get_tokenizer(tokenizer)  # a bad spec fails here, before any worker starts
                 results = executor.map(tokenize_chunk, tasks)
+            elif own is not None:
+                with own:  # a bad spec fails in the first chunk, raised here
+                    results = [own.submit(tokenize_chunk, t).result() for t in progress(Sized(tasks, len(tasks)), "tokenizing")]
+            else:
+                results = [tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")]
             n_tok = np.concatenate([r[2] for r in results]) if results else np.zeros(0, dtype=np.int64)
             local = (np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])) if results else None
         if local is None:

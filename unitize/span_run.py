@@ -8,31 +8,33 @@ input record ends in a segment or in the report.
 
 from __future__ import annotations
 
-from collections import Counter
+import mmap
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
 from typing import Any
 
-import numpy as np
+import pyarrow as pa
 
 from . import layouts
 from .config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
 from .errors import RunError
-from .executors import Executor
-from .findings import QUOTE_CODES, QUOTE_OUTCOME, finding, sort_key, span_finding
+from .executors import Executor, cores, forked_pool
+from .findings import finding, sort_key
+from .fragments import MAX_LABELS, UNLABELLED, Counts, Fragments, accounting
 from .matrices import Unitized
-from .model import Corpus, Finding, InputFile, Span, Submission
+from .model import Corpus, Document, Finding, InputFile, SpanStream, Submission
 from .progress import Progress, Sized, no_progress
-from .segments import FragmentNames, UnitResult, joined, resolve_segments
+from .segments import UnitResult, joined, resolve_segments
 from .spaces import build_spaces
-from .unitizers import UnitSpace, fragments_to_segments
+from .traits import FormatTraits
+from .unitizers import UnitSpace
 from .validate import Validation, validate
 
 #: column names of the wide unit matrices an annotator may not take
 RESERVED = {"group", "doc_id", "layer", "unit", "begin", "end"}
-#: labels mode: the label of a span that has none
-UNLABELLED = "*"
-#: labels mode codes labels as bits of a uint64
-MAX_LABELS = 64
 
 
 def _configured_annotators(settings: Settings) -> list[str] | None:
@@ -62,10 +64,53 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     run = _Run(settings, annotators, sorted(set(settings.layers)), spaces, per_document(settings, corpus, annotators))
     if stream is None:
         return run.combined(corpus, [run.part(corpus)])
-    batches = (_layers_from_label(replace(batch, documents=corpus.documents, traits=corpus.traits), settings) for batch in stream.batches())
-    parts = [run.part(batch) for batch in progress(Sized(batches, stream.size), "reading annotations")]
+    parts = _streamed_parts(run, corpus, stream, progress)
     _check_layers(settings, corpus, set().union(*(p.layers_found for p in parts)))
     return run.combined(corpus, parts)
+
+
+def _streamed_parts(run: _Run, corpus: Corpus, stream: SpanStream, progress: Progress) -> list[_Part]:
+    """The parts of a streamed corpus, a batch each. With several batches, each is read and resolved in
+    a process of its own (forked, up to one per core), which leaves its segments tables in files that
+    this process maps back: it never holds a batch's spans, nor the segments in its own memory."""
+    work = partial(_batch_part, run, corpus.documents, corpus.traits)
+    workers = min(stream.workers or cores(), cores(), len(stream.batches))
+    pool = forked_pool(workers) if len(stream.batches) > 1 else None  # one worker too: this process stays small
+    if pool is None:
+        return [work(read) for read in progress(Sized(stream.batches, len(stream.batches)), "reading annotations")]
+    with tempfile.TemporaryDirectory(prefix="unitize-segments-") as folder:
+        spilled = partial(_spilled_part, work, Path(folder))
+        with pool:
+            parts = list(progress(Sized(pool.map(spilled, enumerate(stream.batches)), len(stream.batches)), "reading annotations"))
+        for k, part in enumerate(parts):
+            for unit, result in part.results.items():
+                with open(_segments_file(Path(folder), k, unit), "rb") as fh:
+                    mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+                result.segments = pa.ipc.open_file(pa.py_buffer(mapped)).read_all()
+                result.mapped.append(mapped)
+    return parts  # the files are gone; their mappings last as long as the tables
+
+
+def _segments_file(folder: Path, k: int, unit: str) -> Path:
+    return folder / f"{k}-{unit}.arrow"
+
+
+def _spilled_part(work: Callable[[Callable[[], Corpus]], _Part], folder: Path, batch: tuple[int, Callable[[], Corpus]]) -> _Part:
+    """Batch ``k``'s part, its segments tables written to ``folder`` (uncompressed Arrow IPC, to be
+    memory-mapped) instead of sent back."""
+    k, read = batch
+    part = work(read)
+    for unit, result in part.results.items():
+        with pa.OSFile(str(_segments_file(folder, k, unit)), "wb") as sink, pa.ipc.new_file(sink, result.segments.schema) as writer:
+            writer.write_table(result.segments)
+        result.segments = result.segments.schema.empty_table()
+    return part
+
+
+def _batch_part(run: _Run, documents: dict[str, Document], traits: FormatTraits, read: Callable[[], Corpus]) -> _Part:
+    """One batch of a streamed corpus, read and resolved (with the header's documents and traits)."""
+    batch = replace(read(), documents=documents, traits=traits)
+    return run.part(_layers_from_label(batch, run.settings))
 
 
 @dataclass
@@ -84,7 +129,7 @@ class _Part:
     expected: dict[str, list[str]]
     present: dict[str, dict[str, list[int]]]
     results: dict[str, UnitResult]
-    counts: _Counts
+    counts: Counts
 
 
 @dataclass
@@ -110,7 +155,7 @@ class _Run:
             per_document=self.per_document,
             count_rule=corpus.traits.count_rule,
         )
-        live = _Fragments(corpus, settings, validation, self.layers, self.annotators)
+        live = Fragments(corpus, settings, validation, self.layers, self.annotators)
         findings = list(validation.findings) + live.dropped_findings()
         results: dict[str, UnitResult] = {}
         for unit in settings.units:
@@ -170,7 +215,7 @@ class _Run:
             spaces=spaces,
             results=results,
             findings=findings,
-            accounting=_accounting(corpus, [p.counts for p in parts], results),
+            accounting=accounting(corpus, [p.counts for p in parts], results),
             layout=layout,
             labels=labels,
             present=present,
@@ -243,152 +288,6 @@ def _labels_ignored(settings: Settings, corpus: Corpus, labels: list[str]) -> li
     return [finding("labels-ignored", f"the spans carry {len(named)} labels ({shown}) but no setting has the labels mode: "
                     "agreement on these matrices counts two spans of different labels over the same units as agreement",
                     "add \"labels\" to [unitize] modes (or --modes separate,labels) for label matrices")]
-
-
-def _label(span: Span) -> str:
-    """A span's label as the labels mode names it (:data:`UNLABELLED` for none)."""
-    return span.label if span.label is not None else UNLABELLED
-
-
-class _Fragments:
-    """The live fragments of the selected layers as parallel arrays, joined into segments.
-
-    A fragment is live when the validation kept it and its annotator is one of the
-    study's; every other fragment of the selected layers is counted by reason.
-    """
-
-    def __init__(self, corpus: Corpus, settings: Settings, validation: Validation, layers: list[str], annotators: list[str]):
-        self.corpus = corpus
-        groups = corpus.groups
-        g_index = {g: i for i, g in enumerate(groups)}
-        l_index = {layer: i for i, layer in enumerate(layers)}
-        a_index = {a: i for i, a in enumerate(annotators)}
-        doc_ids = sorted(d for d, doc in corpus.documents.items() if doc.text is not None)
-        d_index = {d: i for i, d in enumerate(doc_ids)}
-        spans = corpus.spans
-        selected = [i for i, s in enumerate(spans) if s.layer in l_index]
-        fate = validation.fate
-        # an element is a record's fragments in one layer of one annotator's document: record ids repeat across the
-        # documents and annotators of one file (a DocBin, a data set, a Label Studio export)
-        element_ids: dict[tuple[str, str, str, str, str], int] = {}
-        element_of = {
-            i: element_ids.setdefault((spans[i].source, spans[i].annotator, spans[i].doc_id, spans[i].record, spans[i].layer), len(element_ids))
-            for i in selected
-        }
-        # fragments per element over every parsed fragment, valid or not: an element with a bad
-        # fragment is still discontinuous
-        self.fragments_of = Counter(element_of.values())
-        self.selected = len(selected)
-        self.excluded: Counter = Counter(fate[i] for i in selected if fate[i] is not None)
-        live = [i for i in selected if fate[i] is None and spans[i].annotator in a_index]
-        self.not_selected_annotator = sum(1 for i in selected if fate[i] is None and spans[i].annotator not in a_index)
-
-        label_names = sorted({_label(spans[i]) for i in live})
-        if "labels" in settings.modes and len(label_names) > MAX_LABELS:
-            raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(layers)} have {len(label_names)}")
-        lab_index = {name: i for i, name in enumerate(label_names)}
-        self.names: FragmentNames = {"groups": groups, "layers": layers, "annotators": annotators, "labels": label_names}
-        self.frag = {
-            "span": np.array(live, dtype=np.int64),
-            "label": np.array([lab_index[_label(spans[i])] for i in live], dtype=np.int64),
-            "labelled": np.array([spans[i].label is not None for i in live], dtype=bool),
-            "group": np.array([g_index[spans[i].group] for i in live], dtype=np.int64),
-            "layer": np.array([l_index[spans[i].layer] for i in live], dtype=np.int64),
-            "annotator": np.array([a_index[spans[i].annotator] for i in live], dtype=np.int64),
-            "doc": np.array([d_index[spans[i].doc_id] for i in live], dtype=np.int64),
-            "element": np.array([element_of[i] for i in live], dtype=np.int64),
-            "begin": np.array([spans[i].begin for i in live], dtype=np.int64),
-            "end": np.array([spans[i].end for i in live], dtype=np.int64),
-        }
-        self.segs = fragments_to_segments(
-            self.frag["element"],
-            self.frag["begin"],
-            self.frag["end"],
-            settings.discontinuous,
-            element_size=np.array([self.fragments_of[element_of[i]] for i in live], dtype=np.int64),
-        )
-
-    def dropped_findings(self) -> list[Finding]:
-        """One ``discontinuous-dropped`` finding per element left out (``discontinuous = "drop"``)."""
-        dropped = np.flatnonzero(self.segs.fragment_segment < 0)
-        findings: list[Finding] = []
-        if not dropped.size:
-            return findings
-        self.excluded["discontinuous-dropped"] += int(dropped.size)
-        reported: set[int] = set()
-        for f in dropped.tolist():
-            element = int(self.frag["element"][f])
-            if element in reported:
-                continue
-            reported.add(element)
-            span = self.corpus.spans[self.frag["span"][f]]
-            findings.append(
-                span_finding(
-                    "discontinuous-dropped",
-                    span,
-                    f"{span.layer} has {self.fragments_of[element]} fragments",
-                    "element left out (discontinuous = \"drop\"); use \"extend\" or \"keep\" to include it",
-                )
-            )
-        return findings
-
-    def counts(self, results: dict[str, UnitResult]) -> _Counts:
-        """Where this corpus's records went, to be added up over the parts of a run."""
-        return _Counts(
-            read=len(self.corpus.spans),
-            selected=self.selected,
-            excluded=self.excluded,
-            not_selected_annotator=self.not_selected_annotator,
-            by_unit={unit: (res.in_segments, res.excluded, res.segments.num_rows) for unit, res in results.items()},
-        )
-
-
-@dataclass
-class _Counts:
-    """One part's record counts: read, in the selected layers, left out by reason, and per unit type
-    (records in segments, left out by reason, segments)."""
-
-    read: int
-    selected: int
-    excluded: Counter
-    not_selected_annotator: int
-    by_unit: dict[str, tuple[int, Counter, int]]
-
-
-def _accounting(corpus: Corpus, parts: list[_Counts], results: dict[str, UnitResult]) -> dict[str, Any]:
-    """The manifest's record accounting: files read, and per unit type where every record went."""
-    read = sum(p.read for p in parts)
-    selected = sum(p.selected for p in parts)
-    accounting: dict[str, Any] = {
-        "files": {
-            "read": len(corpus.submissions),
-            "unreadable": sum(1 for f in corpus.findings if f.code == "file-unreadable"),
-            "not_matching_pattern": sum(1 for f in corpus.findings if f.code == "filename-pattern"),
-            "duplicates_skipped": sum(1 for f in corpus.findings if f.code == "duplicate-file"),
-            "skipped_by_selection": corpus.skipped_by_selection,
-        },
-        "records": {"read": read, "in_selected_layers": selected, "in_other_layers": read - selected},
-        "by_unit": {},
-    }
-    located = Counter(f.code for f in corpus.findings if f.code in QUOTE_OUTCOME)
-    if located:  # quotes located in the text (format quotes): every quote by its outcome
-        accounting["quotes"] = {QUOTE_OUTCOME[code]: located[code] for code in QUOTE_CODES.values() if code in located}
-    not_selected = sum(p.not_selected_annotator for p in parts)
-    for unit, res in results.items():
-        excluded: Counter = Counter()
-        for p in parts:
-            excluded.update(p.excluded)
-            excluded.update(p.by_unit[unit][1])
-        excluded = +excluded
-        if not_selected:
-            excluded["annotator-not-selected"] = not_selected
-        accounting["by_unit"][unit] = {
-            "records": selected,
-            "in_segments": sum(p.by_unit[unit][0] for p in parts),
-            "excluded": dict(sorted(excluded.items())),
-            "segments": res.segments.num_rows,
-        }
-    return accounting
 
 
 def _present(corpus: Corpus, validation: Validation, a_index: dict[str, int]) -> dict[str, dict[str, list[int]]]:

@@ -60,6 +60,10 @@ class FormatTraits:
         object.__setattr__(self, "layers", tuple(self.layers))
         object.__setattr__(self, "layer_aliases", MappingProxyType(dict(self.layer_aliases)))
 
+    def __reduce__(self) -> tuple[type[FormatTraits], tuple[Any, ...]]:
+        """Pickled as its fields (a read-only mapping pickles as a dict): a batch read in another process carries them."""
+        return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in (getattr(self, f.name) for f in fields(self)))
+
     @classmethod
     def from_defaults(cls, defaults: Mapping[str, Any]) -> FormatTraits:
         """Traits from an adapter's legacy ``defaults`` dict; keys that name no trait are ignored."""

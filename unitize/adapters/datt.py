@@ -22,7 +22,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -82,7 +82,8 @@ def read(
 
     ``stream`` (grouped by connective only): the files are listed and the texts read, and the
     corpus's :class:`~unitize.model.SpanStream` parses the files a batch of whole connectives
-    (:data:`BATCH_FILES`) at a time; the texts are then those of every document with a file.
+    (:data:`BATCH_FILES`) at a time, wherever the run reads it; the texts are then those of
+    every document with a file.
     """
     annotations = Path(annotations)
     if not annotations.is_dir():
@@ -163,8 +164,7 @@ def read(
     if stream and group_by == "connective" and jobs:
         docs = {job[2] for job in jobs}
         read_texts(docs, index_texts(texts, base, corpus, suffixes=TEXT.suffixes), base, corpus, TEXT, encoding=encoding, fallback=encoding_fallback)
-        plan = _plan(jobs)
-        corpus.stream = SpanStream(sorted({job[3] for job in jobs}), partial(_batches, plan, n_workers), len(plan))
+        corpus.stream = SpanStream(sorted({job[3] for job in jobs}), [partial(_read_batch, batch) for batch in _plan(jobs)], workers)
         return corpus
     with _no_cyclic_gc():
         if n_workers > 1 and len(jobs) > 1:
@@ -196,14 +196,12 @@ def _plan(jobs: list[tuple[str, str, str, str, str]]) -> list[list[tuple[str, st
     return plan
 
 
-def _batches(plan: list[list[tuple[str, str, str, str, str]]], n_workers: int) -> Iterator[Corpus]:
-    """The batches of ``plan`` parsed one after the other; the processes, when there are several, serve every batch."""
-    with ProcessPoolExecutor(max_workers=n_workers) if n_workers > 1 else nullcontext() as pool:
-        for batch in plan:
-            corpus = Corpus(format="datt")
-            with _no_cyclic_gc():
-                _collect(corpus, batch, pool.map(read_file_star, batch, chunksize=256) if pool else map(read_file_star, batch))
-            yield corpus
+def _read_batch(jobs: list[tuple[str, str, str, str, str]]) -> Corpus:
+    """The spans, submissions, inputs and findings of the files of ``jobs`` (a batch of :func:`_plan`)."""
+    corpus = Corpus(format="datt")
+    with _no_cyclic_gc():
+        _collect(corpus, jobs, map(read_file_star, jobs))
+    return corpus
 
 
 def _parts(path: Path) -> tuple[str, ...]:
