@@ -299,6 +299,17 @@ class OutputData:
             if groups is None or group in groups:
                 yield group, decode(self._read_group(setting, group))
 
+    def crowd_groups(self, setting: Setting, groups: Sequence[str] | None = None) -> dict[str, int]:
+        """The groups (all, or of ``groups``) whose matrices are counted per unit, not pivoted (crowd data:
+        :func:`~unitize.layouts.long.counted_per_unit`), each with its annotators, as the unit universe tells
+        before any row is read. Empty for a columnar layout, and where no universe tells (item data, format 1):
+        there the matrix tells (:attr:`Matrix.crowd`)."""
+        if setting.layout.columnar or setting.kind != "units" or not self.universe.exists:
+            return {}
+        sizes = self.universe.long_sizes(setting.unit or "char", self.selected)
+        return {group: annotators for group, (units, annotators) in sizes.items()
+                if (groups is None or group in groups) and layouts.long.counted_per_unit(units, annotators)}
+
     def by_group(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, list[Matrix]]]:
         """The matrices of one group at a time (memory bounded by the largest group)."""
         for group, mats in itertools.groupby(self.matrices(setting, groups), key=lambda m: m.group):
