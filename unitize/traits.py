@@ -16,7 +16,8 @@ run asks ``corpus.traits`` and never looks the adapter up again. The fields:
 - ``check_boundaries``: validation reports spans that begin or end inside a word or on
   whitespace (the PDTB family);
 - ``count_rule``: RAT's rule that the annotators of one (document, group) give as many
-  relations (off for span tools, whose annotators mark different numbers by nature);
+  relations (off for span tools, whose annotators mark different numbers by nature); a span
+  format that keeps it is a format of relations (:attr:`FormatTraits.relations`);
 - ``group_by``: the format's own sampling unit (``connective``, ``none``); ``None``: it
   names none.
 
@@ -55,6 +56,12 @@ class FormatTraits:
             raise ValueError(f"default_layers must be 'found' or None, not {self.default_layers!r}")
         object.__setattr__(self, "layers", tuple(self.layers))
         object.__setattr__(self, "layer_aliases", MappingProxyType(dict(self.layer_aliases)))
+
+    @property
+    def relations(self) -> bool:
+        """Whether the format's records are relations (discourse: one record joins the Arg1, Arg2, … of a
+        connective) — the span formats under RAT's :attr:`count_rule`; a span tool's entities and item labels are not."""
+        return self.kind == "spans" and self.count_rule
 
     @classmethod
     def from_defaults(cls, defaults: Mapping[str, Any]) -> FormatTraits:

@@ -145,13 +145,8 @@ def group_name(data: OutputData) -> str:
     if data.settings and all(s.kind == "items" for s in data.settings):
         return "Group"
     group_by = (settings.get("input") or {}).get("group_by")
-    if group_by is None and settings.get("format"):
-        try:
-            from ..adapters import get_adapter
-
-            group_by = get_adapter(settings["format"]).traits.group_by
-        except Exception:  # an adapter no longer installed: say "Group"
-            group_by = None
+    if group_by is None:  # the format's own (an adapter no longer installed names none: "Group")
+        group_by = data.traits.group_by
     return GROUP_NAMES.get(group_by or "none", str(group_by).replace("_", " ").capitalize())
 
 

@@ -20,6 +20,7 @@ import itertools
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,8 @@ from ..layouts import WIDE
 from ..layouts.sparse import Stored, dense_group, group_universe
 from ..output import read_manifest
 from ..schema import DATASETS, FORMAT_VERSION
+from ..traits import DEFAULT as DEFAULT_TRAITS
+from ..traits import FormatTraits
 from .matrix import layer_rows, matrix
 from .model import LEVELS, Matrix, Setting
 from .parts import Index, PartFiles
@@ -172,6 +175,20 @@ class OutputData:
         self.layers: list[str] = list(self.manifest.get("settings", {}).get("layers") or [])
         self.universe = Universe(self.path)
         self._segments: dict[str, pa.Table | None] = {}
+
+    @cached_property
+    def traits(self) -> FormatTraits:
+        """The traits of the format the output was converted from (the manifest's ``format``), as its adapter
+        declares them; the defaults when the manifest names none or its adapter is not installed."""
+        from ..adapters import available, get_adapter  # here: the registry loads the adapters' entry points
+
+        name = self.manifest.get("settings", {}).get("format")
+        if name not in available():
+            return DEFAULT_TRAITS
+        try:
+            return get_adapter(name).traits
+        except Exception:  # a broken plugin: its traits are unknown, as if it were not installed
+            return DEFAULT_TRAITS
 
     def setting(self, name: str) -> Setting:
         for s in self.settings:
