@@ -177,6 +177,64 @@ def test_crowd_fleiss_table_holds_the_counts(toxic: Path) -> None:
     assert all(int(r[1]) + int(r[2]) == 3 for r in rows[1:1000])
 
 
+# --- crowd data told by the unit universe: crowd-mini, its threshold lowered ----------------------
+
+
+@pytest.fixture(scope="module")
+def crowd_mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """crowd-mini converted (long layout; 5 comments, 248 characters and 58 words, workers w01–w04, three a comment)."""
+    from tests.conftest import EXAMPLE
+
+    out = tmp_path_factory.mktemp("crowd-mini") / "out"
+    assert main(["convert", str(EXAMPLE.parent / "crowd-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("cells", [0, 39, 40, 168, 169, 231, 232, 991, 992])
+def test_the_universe_tells_crowd_data_as_the_matrices_do(crowd_mini: Path, cells: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long matrix is counted per unit above DENSE_CELLS cells: crowd-mini's word matrices hold 58 words × 4
+    workers = 232, its character matrices 248 × 4 = 992; w01 alone has comments 1001, 1002 and 1004, 40 words and
+    169 characters. The universe says which before a row is read, exactly as the matrices do."""
+    from unitize.dataset import OutputData
+    from unitize.layouts import long as long_layout
+
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", cells)
+    for selected, annotators, cells_of in ((None, 4, {"char": 992, "word": 232}), (["w01"], 1, {"char": 169, "word": 40})):
+        data = OutputData(crowd_mini, selected)
+        for setting in data.settings:
+            expected = {"all": annotators} if cells < cells_of[setting.unit or ""] else {}
+            assert data.crowd_groups(setting) == expected, (selected, setting.name)
+            assert {m.group: m.crowd for m in data.matrices(setting) if m.crowd is not None} == expected, (selected, setting.name)
+
+
+@pytest.mark.parametrize(("fmt", "name"), [("rat", "RAT .dat"), ("reliability-csv", "reliability-csv")])
+def test_crowd_data_is_refused_before_a_matrix_is_read(crowd_mini: Path, fmt: str, name: str, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture) -> None:
+    """The per-annotator formats refuse crowd data from the universe, reading no row of a unit matrix, with the
+    message the matrices give when the universe says nothing (item data, format 1)."""
+    from unitize.dataset import OutputData
+    from unitize.dataset.parts import PartFiles
+    from unitize.layouts import long as long_layout
+
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", 100)
+    reads: list[Path] = []
+    read = PartFiles.read
+
+    def spy(self: PartFiles, k: int, *args: object, **kw: object) -> object:
+        reads.append(self.paths[k])
+        return read(self, k, *args, **kw)
+
+    monkeypatch.setattr(PartFiles, "read", spy)
+    message = f"char-boundary: crowd data (4 annotators, a few per unit) has no {name} form (one line per annotator over every unit)"
+    assert main(["export", str(crowd_mini), "--to", fmt]) == 2
+    assert message in capsys.readouterr().err
+    assert reads == [] and not (crowd_mini / "exports" / fmt).exists()
+    monkeypatch.setattr(OutputData, "crowd_groups", lambda self, setting, groups=None: {})  # the universe silent
+    assert main(["export", str(crowd_mini), "--to", fmt]) == 2
+    assert message in capsys.readouterr().err
+    assert reads and all("setting=char-boundary" in str(p) for p in reads) and not (crowd_mini / "exports" / fmt).exists()
+
+
 def test_manifest_paths_are_relative(tmp_path: Path) -> None:
     from tests.conftest import EXAMPLE
 

@@ -95,9 +95,14 @@ def adjudication_schema(table: str) -> pa.Schema:
     return pa.schema([pa.field(f["name"], _TYPES[f["type"]], nullable=f["nullable"]) for f in spec["fields"]])
 
 
-def results_schema() -> pa.Schema:
-    """Schema of ``unitize agree``'s results table (``agreement/results.parquet``)."""
-    return pa.schema(_fields("results.arrow.json"))
+#: the results column of relations, which only discourse data has (:attr:`unitize.traits.FormatTraits.relations`)
+RELATIONS = "relations"
+
+
+def results_schema(relations: bool = True) -> pa.Schema:
+    """Schema of ``unitize agree``'s results table (``agreement/results.parquet``); without ``relations`` (data
+    whose records are not relations: span tools, item labels) it has no :data:`RELATIONS` column."""
+    return pa.schema([f for f in _fields("results.arrow.json") if relations or f.name != RELATIONS])
 
 
 def setting_name(unit: str, approach: str, mode: str) -> str:

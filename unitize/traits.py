@@ -16,7 +16,8 @@ run asks ``corpus.traits`` and never looks the adapter up again. The fields:
 - ``check_boundaries``: validation reports spans that begin or end inside a word or on
   whitespace (the PDTB family);
 - ``count_rule``: RAT's rule that the annotators of one (document, group) give as many
-  relations (off for span tools, whose annotators mark different numbers by nature);
+  relations (off for span tools, whose annotators mark different numbers by nature); a span
+  format that keeps it is a format of relations (:attr:`FormatTraits.relations`);
 - ``group_by``: the format's own sampling unit (``connective``, ``none``); ``None``: it
   names none;
 - ``streams``: its reader can hand over the spans a batch of whole groups at a time
@@ -63,6 +64,12 @@ class FormatTraits:
     def __reduce__(self) -> tuple[type[FormatTraits], tuple[Any, ...]]:
         """Pickled as its fields (a read-only mapping pickles as a dict): a batch read in another process carries them."""
         return type(self), tuple(dict(v) if isinstance(v, MappingProxyType) else v for v in (getattr(self, f.name) for f in fields(self)))
+
+    @property
+    def relations(self) -> bool:
+        """Whether the format's records are relations (discourse: one record joins the Arg1, Arg2, … of a
+        connective) — the span formats under RAT's :attr:`count_rule`; a span tool's entities and item labels are not."""
+        return self.kind == "spans" and self.count_rule
 
     @classmethod
     def from_defaults(cls, defaults: Mapping[str, Any]) -> FormatTraits:

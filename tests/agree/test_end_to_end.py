@@ -170,6 +170,39 @@ def test_summary_files_follow_table_22(results, out):
     assert rows[5]["AWI_Arg1"] == str(sum(v > 0.8 for v in awi))
 
 
+def test_relations_are_counted_for_discourse_data_only(results, out, tmp_path):
+    """relations: the most distinct records one annotator has in a group's segments, a discourse bank's relations.
+    tdb-mini's, from its README's table less the pairs RAT's rule excludes (00001927/ama: no file for burak;
+    00001971/ve: cem has one fewer): ama 3, icin 3, ki 1 + 1, ve 6 + 4, in every setting, layer and row, and in
+    the summary's Annotation #. A span tool's records are entities and item labels have none: brat-mini's and
+    labels-mini's results have no relations column (the report reads them, a subset run keeps the earlier rows)
+    and their summaries no Annotation #."""
+    from unitize.dataset import OutputData
+    from unitize.report.study import results as report_results
+
+    expected = {"ama": 3, "icin": 3, "ki": 2, "ve": 10}
+    assert {(r["group"], r["relations"]) for r in results} == set(expected.items())
+    with (out / "agreement" / "results.csv").open(encoding="utf-8") as fh:
+        assert {(r["group"], r["relations"]) for r in csv.DictReader(fh)} == {(g, str(n)) for g, n in expected.items()}
+    with (out / "agreement" / "summary.csv").open(encoding="utf-8") as fh:
+        summary = {r["Connective"]: r["Annotation #"] for r in csv.DictReader(fh)}
+    assert {g: summary[g] for g in expected} == {g: str(n) for g, n in expected.items()}
+    for name in ("brat-mini", "labels-mini"):
+        other = tmp_path / name
+        assert main(["convert", str(EXAMPLE.parent / name / "study.toml"), "--out", str(other), "-q"]) == 0
+        assert main(["agree", str(other), "-q"]) == 0
+        whole = pq.read_table(other / "agreement" / "results.parquet")
+        assert whole.num_rows and "relations" not in whole.column_names and "documents" in whole.column_names
+        with (other / "agreement" / "results.csv").open(encoding="utf-8") as fh:
+            assert next(csv.reader(fh)) == whole.column_names
+        assert "Annotation #" not in (other / "agreement" / "summary.md").read_text(encoding="utf-8")
+        shown = report_results(OutputData(other))
+        assert shown is not None and "relations" not in shown["columns"] and len(shown["rows"]) == whole.num_rows
+        first = whole.column("setting")[0].as_py()
+        assert main(["agree", str(other), "--settings", first, "-q"]) == 0  # a subset run: the other settings' rows kept
+        assert pq.read_table(other / "agreement" / "results.parquet").num_rows == whole.num_rows
+
+
 def test_plots_are_png_and_svg_per_metric_and_layer(results, out):
     plots = sorted(p.name for p in (out / "agreement" / "plots").iterdir())
     assert "alpha-u_Arg1.png" in plots and "alpha-u_Arg1.svg" in plots and "fleiss_Arg2.svg" in plots
@@ -399,7 +432,8 @@ def test_degenerate_groups_give_nan_with_reasons_not_crashes(tmp_path):
     assert one(rows, group="same", metric="alpha")["reason"].startswith("no variation")
     assert one(rows, group="alone", metric="alpha")["reason"] == "fewer than two annotators with data"
     summary = list(csv.reader((root / "agreement" / "summary.csv").open(encoding="utf-8")))
-    assert summary[0][:3] == ["Group", "Annotator #", "Document #"] and summary[1][:4] == ["alone", "1", "1", "NaN"]
+    # a manifest naming no format has the default (RAT's) traits: relations counted, x's one record "f#1"
+    assert summary[0][:4] == ["Group", "Annotator #", "Document #", "Annotation #"] and summary[1][:5] == ["alone", "1", "1", "1", "NaN"]
 
 
 def test_pygamma_export_positions_and_zero_length(tmp_path):

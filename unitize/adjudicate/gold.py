@@ -27,18 +27,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..adapters import available, get_adapter
 from ..dataset.directory import OutputData, Setting
 from ..model import Corpus, Document, ItemLabel, Span, Submission
-from ..traits import DEFAULT, FormatTraits
+from ..traits import FormatTraits
 from .votes import GoldSpan
 
 SOURCE = "adjudication"
-
-
-def _traits(data: OutputData) -> FormatTraits:
-    name = data.manifest.get("settings", {}).get("format")
-    return get_adapter(name).traits if name in available() else DEFAULT
 
 
 def study_base(data: OutputData) -> Path | None:
@@ -89,7 +83,7 @@ def _records(spans: list[GoldSpan], relations: bool) -> list[str]:
 def span_corpus(data: OutputData, setting: Setting, spans: list[GoldSpan], name: str, with_annotators: bool,
                 scratch: Path) -> tuple[Corpus, int]:
     """Unit data: the gold (and the annotators) as a corpus; how many texts came from ``documents.parquet``."""
-    traits = _traits(data)
+    traits = data.traits
     docs, rewritten = documents(data, scratch)
     ordered = sorted(spans, key=lambda g: (g.group, g.doc, g.begin, g.end, g.layer, g.label or ""))
     corpus = Corpus(format=str(data.manifest.get("settings", {}).get("format") or "unitize"), documents=docs, traits=traits)
@@ -124,7 +118,7 @@ def _add_annotators(data: OutputData, setting: Setting, corpus: Corpus, present:
 
 def item_corpus(data: OutputData, gold: dict[tuple[str, str], str | None], name: str, own: list[ItemLabel] | None) -> Corpus:
     """Item data: the gold labels (and the annotators' own, when given) as a corpus of item labels."""
-    corpus = Corpus(format=str(data.manifest.get("settings", {}).get("format") or "labels"), traits=_traits(data))
+    corpus = Corpus(format=str(data.manifest.get("settings", {}).get("format") or "labels"), traits=data.traits)
     corpus.items = [ItemLabel(group, item, name, label, source=SOURCE) for (group, item), label in gold.items()] + list(own or [])
     return corpus
 
@@ -132,4 +126,4 @@ def item_corpus(data: OutputData, gold: dict[tuple[str, str], str | None], name:
 def source_settings(data: OutputData) -> dict[str, Any]:
     """What a writer may read of the study's settings (as ``convert-format`` passes them)."""
     settings = data.manifest.get("settings", {})
-    return {"group_by": _traits(data).group_by, **(settings.get("input") or {})}
+    return {"group_by": data.traits.group_by, **(settings.get("input") or {})}

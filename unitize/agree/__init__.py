@@ -47,7 +47,7 @@ from .summary import GROUP_NAMES, legend, scale_note, screen_table, summary_rows
 #: every metric's name, and those computed when none are named (the registry's, :mod:`unitize.metrics`)
 METRICS = registry.names()
 DEFAULT_METRICS = registry.default()
-#: the columns of the results table (``schemas/results.arrow.json``)
+#: the columns of the results table (``schemas/results.arrow.json``); data other than discourse has no ``relations``
 RESULT_SCHEMA = results_schema()
 
 
@@ -100,15 +100,16 @@ def output_identity(manifest: dict[str, Any], humans: Sequence[str] | None = Non
     return hashlib.sha256(json.dumps([files, sorted(humans) if humans is not None else None]).encode()).hexdigest()
 
 
-def earlier_results(dest: Path, identity: str) -> pa.Table | None:
-    """The results in ``dest`` measured on the same output (``identity``), or ``None`` (none, unreadable, or of another output)."""
+def earlier_results(dest: Path, identity: str, schema: pa.Schema) -> pa.Table | None:
+    """The results in ``dest`` measured on the same output (``identity``) with this run's columns (``schema``), or ``None``
+    (none, unreadable, of another output, or of another unitize's columns)."""
     path = dest / "results.parquet"
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException):
         return None
     metadata = table.schema.metadata or {}
-    if metadata.get(OUTPUT_KEY, b"").decode() != identity or not table.schema.equals(RESULT_SCHEMA, check_metadata=False):
+    if metadata.get(OUTPUT_KEY, b"").decode() != identity or not table.schema.equals(schema, check_metadata=False):
         return None
     return table
 
@@ -145,13 +146,8 @@ def group_name(data: OutputData) -> str:
     if data.settings and all(s.kind == "items" for s in data.settings):
         return "Group"
     group_by = (settings.get("input") or {}).get("group_by")
-    if group_by is None and settings.get("format"):
-        try:
-            from ..adapters import get_adapter
-
-            group_by = get_adapter(settings["format"]).traits.group_by
-        except Exception:  # an adapter no longer installed: say "Group"
-            group_by = None
+    if group_by is None:  # the format's own (an adapter no longer installed names none: "Group")
+        group_by = data.traits.group_by
     return GROUP_NAMES.get(group_by or "none", str(group_by).replace("_", " ").capitalize())
 
 
@@ -227,7 +223,7 @@ def agree(
     identity = output_identity(data.manifest, roles.humans if roles is not None else None)
     kept = None
     if settings is not None or groups is not None:  # a subset run adds to the results of the same output, never erases them
-        earlier = earlier_results(dest, identity)
+        earlier = earlier_results(dest, identity, results.schema)
         if earlier is not None:
             kept = carried_over(earlier, results)
     result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept)

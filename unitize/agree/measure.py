@@ -36,7 +36,7 @@ from ..layouts import long as long_layout
 from ..metrics import Cell, MeasureOptions, Metric, stats
 from ..metrics.stats import Stats
 from ..progress import Progress, Sized
-from ..schema import results_schema
+from ..schema import RELATIONS, results_schema
 from . import batches, columns, diagnostics, tasks
 from .spans import Continuum, Segments, segment_cell, stack
 
@@ -88,7 +88,9 @@ def _in_words(reason: str | None, categories: list[str] | None) -> str | None:
     return f"{reason[:found.start()]}the label {categories[int(found.group(1))]!r}"
 
 
-def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segments | None, options: MeasureOptions) -> list[dict[str, Any]]:
+def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segments | None, options: MeasureOptions,
+          relations: bool) -> list[dict[str, Any]]:
+    """The result rows of one cell; ``relations``: discourse data, whose rows count the group's relations."""
     base = {
         "setting": setting.name,
         "unit": setting.unit or "item",
@@ -98,9 +100,10 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segmen
         "layer": cell.layer,
         "annotators": _annotators(cell),
         "documents": cell.docs,
-        "relations": segs.relations(cell.group, cell.layers) if segs is not None else None,
         "units": cell.stats.n_units,
     }
+    if relations:
+        base[RELATIONS] = segs.relations(cell.group, cell.layers) if segs is not None else None
     view = Cell(stats=cell.stats, level=setting.level(cell.group), binary=setting.value == "binary", crowd=cell.crowd,
                 categories=cell.categories, per_doc=cell.per_doc,
                 segments=(lambda: segment_cell(segs, cell.continuum(), cell.layers)) if setting.kind == "units" else None)
@@ -285,7 +288,7 @@ def measure(
         for name, result in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
             rows += result if isinstance(result, list) else _group_rows(data, data.setting(name), result.group, result.layers, chosen_metrics, options)
     diagnostics.across_approaches(rows)
-    return pa.Table.from_pylist(rows, schema=results_schema())
+    return pa.Table.from_pylist(rows, schema=results_schema(data.traits.relations))
 
 
 #: what an executor's task of :func:`measure_task` holds
@@ -312,12 +315,12 @@ def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str,
     reduced = batches.finish(data, setting, found)
     if reduced is None:
         return _setting_rows(data, setting, [group], metrics, options, {}, None)
-    source = _segment_source(data, setting, metrics)
-    segs = Segments(source.group(group)) if source is not None else None
-    return [row for cell in _reduced(setting, group, reduced) for row in _rows(setting, cell, metrics, segs, options)]
+    source = _GroupSegments(data, setting, metrics, {})
+    segs = source.of(group)
+    return [row for cell in _reduced(setting, group, reduced) for row in _rows(setting, cell, metrics, segs, options, source.relations)]
 
 
-#: the segments' columns every cell needs (its relations: records per annotator and layer) ...
+#: the segments' columns every cell of discourse data needs (its relations: records per annotator and layer) ...
 RELATION_COLUMNS = ("group", "layer", "annotator", "records")
 #: ... and those the segment metrics place on the continuum
 SPAN_COLUMNS = (*RELATION_COLUMNS, "doc_id", "label", "unit_begin", "unit_end")
@@ -325,8 +328,8 @@ SPAN_COLUMNS = (*RELATION_COLUMNS, "doc_id", "label", "unit_begin", "unit_end")
 
 def _segment_source(data: OutputData, setting: Setting, metrics: Sequence[Metric], records: bool = True) -> SegmentFile | None:
     """The setting's segments, to read group by group: every column a span metric needs, or (coding
-    metrics only) the relations' alone — ``records`` False: no records, the relations counted before
-    (and with coding metrics alone, nothing); None for item data or without ``segments/<unit>.parquet``."""
+    metrics only) the relations' alone — ``records`` False: no records, the relations counted before or none
+    to count (and with coding metrics alone, nothing); None for item data or without ``segments/<unit>.parquet``."""
     if setting.kind != "units" or not setting.unit:
         return None
     spans = any(m.family is not registry.Family.CODING for m in metrics)
@@ -337,29 +340,33 @@ def _segment_source(data: OutputData, setting: Setting, metrics: Sequence[Metric
 
 
 class _GroupSegments:
-    """Each group's :class:`Segments` of a setting, read with the group; the relation counts of a group
-    are kept per unit type for the run (a few integers), so a later setting of the same unit reads no
-    records — and with coding metrics alone, no segments at all."""
+    """Each group's :class:`Segments` of a setting, read with the group. Discourse data (``relations``: the
+    format's records are relations, :attr:`~unitize.traits.FormatTraits.relations`) has its relations counted:
+    the counts of a group are kept per unit type for the run (a few integers), so a later setting of the same
+    unit reads no records — and with coding metrics alone, no segments at all. Other data reads no records,
+    and with coding metrics alone no segments."""
 
     def __init__(self, data: OutputData, setting: Setting, metrics: Sequence[Metric], shared: dict[str, dict[Any, Any]]):
         unit = setting.unit or ""
         self.kept = shared.setdefault(unit, {})  # spanboot's, across cells
         self.counts: dict[str, dict[frozenset[str], int] | None] = shared.setdefault(f"{unit}:relations", {})
-        self.full = _segment_source(data, setting, metrics)
+        self.relations = data.traits.relations
+        self.full = _segment_source(data, setting, metrics) if self.relations else None
         self.lean: SegmentFile | None = None
         self.data, self.setting, self.metrics = data, setting, metrics
 
     def of(self, group: str) -> Segments | None:
-        if self.full is None:
-            return None
-        counts = self.counts.get(group)
-        if counts is None:
+        """The group's segments (and, for discourse data, its relation counts); None when its cells need neither
+        (no span metric and no relation to count, or no segments file)."""
+        if self.full is not None and self.counts.get(group) is None:  # relations not counted yet: the records read
             segs = Segments(self.full.group(group), self.kept)
             self.counts[group] = segs.relation_counts(group)
             return segs
         if self.lean is None:
             self.lean = _segment_source(self.data, self.setting, self.metrics, records=False)
-        return Segments(self.lean.group(group) if self.lean is not None else None, self.kept, counts)
+        if self.lean is None and self.full is None:
+            return None
+        return Segments(self.lean.group(group) if self.lean is not None else None, self.kept, self.counts.get(group) or {})
 
 
 def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
@@ -381,7 +388,7 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
         segs = source.of(group)
         cells = cells_of(setting, group, table, layers, codes, fast, options.by_doc) if codes is not None else _reduced(setting, group, table)
         for cell in cells:
-            rows += _rows(setting, cell, metrics, segs, options)
+            rows += _rows(setting, cell, metrics, segs, options, source.relations)
     return rows
 
 

@@ -1,11 +1,12 @@
 """The thesis's results summary (Yalçınkaya 2010, Table 22) from a results table.
 
 One row per group (connective): annotators, files (documents), annotations
-(relations), then one column per setting and layer of one metric, named as the
-thesis names them — metric letter, coding unit, approach, layer: ``AWB_Arg1``
-is alpha(-U) on words with the boundary approach for Arg1. Below, the mean of
-each column and the counts of perfect (> 0.8), substantial (0.6–0.8] and
-moderate (0.4–0.6] cases on the Landis & Koch scale.
+(relations, where the results count them: discourse data), then one column per
+setting and layer of one metric, named as the thesis names them — metric
+letter, coding unit, approach, layer: ``AWB_Arg1`` is alpha(-U) on words with
+the boundary approach for Arg1. Below, the mean of each column and the counts
+of perfect (> 0.8), substantial (0.6–0.8] and moderate (0.4–0.6] cases on the
+Landis & Koch scale.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pyarrow as pa
 from .. import metrics as registry
 from ..errors import RunError
 from ..metrics import Rows, Scale
+from ..schema import RELATIONS
 
 
 def describe(metric: str) -> str:
@@ -102,15 +104,15 @@ def summary_rows(
         key=lambda s: (list(UNIT_LETTERS).index(s[0]) if s[0] in UNIT_LETTERS else 9, s[0], MODE_LETTERS.get(s[3] or "", ""), s[1] or "", s[2] or ""),
     )
     columns = [column_name(metric, u, a, layer, name, mode) for u, a, name, mode in settings for layer in layers]
-    # a discourse bank's counts as the thesis names them; elsewhere documents (files mean nothing to a span tool) and
-    # no "Annotation #" (relations: a span tool has none)
-    counted = ["Annotator #", "Item #"] if items else ["Annotator #", "File #", "Annotation #"] if group == "Connective" else [
-        "Annotator #", "Document #"]
+    # a discourse bank's counts as the thesis names them (files) and elsewhere documents (files mean nothing to a span
+    # tool); "Annotation #" where the results count relations (discourse data: a span tool has none)
+    counted = ["Annotator #", "Item #"] if items else [
+        "Annotator #", "File #" if group == "Connective" else "Document #", *(["Annotation #"] if RELATIONS in results.column_names else [])]
     groups: dict[str, dict[str, Any]] = {}
     for r in rows:
         g = groups.setdefault(r["group"], {group: r["group"], **dict.fromkeys(counted, 0)})
         g["Annotator #"] = max(g["Annotator #"], r["annotators"] or 0)
-        for name, key in (("File #", "documents"), ("Document #", "documents"), ("Annotation #", "relations"), ("Item #", "units")):
+        for name, key in (("File #", "documents"), ("Document #", "documents"), ("Annotation #", RELATIONS), ("Item #", "units")):
             if name in g:
                 g[name] = max(g[name], r[key] or 0)
         if "+" not in r["layer"]:

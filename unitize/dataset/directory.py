@@ -20,6 +20,7 @@ import itertools
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,8 @@ from ..layouts import WIDE
 from ..layouts.sparse import Stored, dense_group, group_universe
 from ..output import read_manifest
 from ..schema import DATASETS, FORMAT_VERSION
+from ..traits import DEFAULT as DEFAULT_TRAITS
+from ..traits import FormatTraits
 from .matrix import layer_rows, matrix
 from .model import LEVELS, Matrix, Setting
 from .parts import Index, PartFiles
@@ -173,6 +176,20 @@ class OutputData:
         self.universe = Universe(self.path)
         self._segments: dict[str, pa.Table | None] = {}
 
+    @cached_property
+    def traits(self) -> FormatTraits:
+        """The traits of the format the output was converted from (the manifest's ``format``), as its adapter
+        declares them; the defaults when the manifest names none or its adapter is not installed."""
+        from ..adapters import available, get_adapter  # here: the registry loads the adapters' entry points
+
+        name = self.manifest.get("settings", {}).get("format")
+        if name not in available():
+            return DEFAULT_TRAITS
+        try:
+            return get_adapter(name).traits
+        except Exception:  # a broken plugin: its traits are unknown, as if it were not installed
+            return DEFAULT_TRAITS
+
     def setting(self, name: str) -> Setting:
         for s in self.settings:
             if s.name == name:
@@ -298,6 +315,17 @@ class OutputData:
         for group in self.groups(setting):
             if groups is None or group in groups:
                 yield group, decode(self._read_group(setting, group))
+
+    def crowd_groups(self, setting: Setting, groups: Sequence[str] | None = None) -> dict[str, int]:
+        """The groups (all, or of ``groups``) whose matrices are counted per unit, not pivoted (crowd data:
+        :func:`~unitize.layouts.long.counted_per_unit`), each with its annotators, as the unit universe tells
+        before any row is read. Empty for a columnar layout, and where no universe tells (item data, format 1):
+        there the matrix tells (:attr:`Matrix.crowd`)."""
+        if setting.layout.columnar or setting.kind != "units" or not self.universe.exists:
+            return {}
+        sizes = self.universe.long_sizes(setting.unit or "char", self.selected)
+        return {group: annotators for group, (units, annotators) in sizes.items()
+                if (groups is None or group in groups) and layouts.long.counted_per_unit(units, annotators)}
 
     def by_group(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, list[Matrix]]]:
         """The matrices of one group at a time (memory bounded by the largest group)."""

@@ -7,6 +7,7 @@ document, ``tokens.parquet``'s token extents.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -50,6 +51,28 @@ class Universe:
         """Per (group, doc_id) the annotators with a submission there, in the study's order."""
         t = self._read("universe.parquet", ["group", "doc_id", "annotators"])
         return {(g, d): list(a or []) for g, d, a in zip(*(t.column(c).to_pylist() for c in ("group", "doc_id", "annotators")))}
+
+    @property
+    def exists(self) -> bool:
+        """Whether the output has ``universe.parquet`` (span outputs of format 2 and later)."""
+        return (self.path / "universe.parquet").is_file()
+
+    def long_sizes(self, unit: str, selected: Sequence[str] | None = None) -> dict[str, tuple[int, int]]:
+        """Per group (sorted): (units, annotators) of each of its matrices in the long layout, which has rows for the
+        annotators with a submission only — the units of its documents some annotator has, and those annotators
+        (of ``selected`` alone, when given)."""
+        units = self.units(unit)
+        keep = set(selected) if selected is not None else None
+        n: dict[str, int] = {}
+        who: dict[str, set[str]] = {}
+        for (group, doc), names in sorted(self.annotators().items()):
+            have = [a for a in names if keep is None or a in keep]
+            n.setdefault(group, 0)
+            who.setdefault(group, set())
+            if have and units.get(doc, 0):
+                n[group] += units[doc]
+                who[group].update(have)
+        return {group: (n[group], len(who[group])) for group in n}
 
     def units(self, unit: str) -> dict[str, int]:
         """Units per document: ``chars`` for character units, ``tokens`` for words."""

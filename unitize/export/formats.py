@@ -72,13 +72,22 @@ class FileNames:
         return relative
 
 
-def crowd_refusal(fmt: str, m: Matrix) -> DataError:
+def crowd_refusal(fmt: str, setting: Setting, annotators: int) -> DataError:
     """The error for a format that needs a line or column per annotator over every unit, on crowd data."""
     return DataError(
-        f"{m.setting.name}: crowd data ({m.crowd:,} annotators, a few per unit) has no {fmt} form "
+        f"{setting.name}: crowd data ({annotators:,} annotators, a few per unit) has no {fmt} form "
         f"(one line per annotator over every unit); export long-csv or nltk (a row per unit and annotator) "
         f"or fleiss-table (category counts per unit) instead"
     )
+
+
+def refuse_crowd(fmt: str, data: OutputData, settings: Iterable[Setting], groups: list[str] | None) -> None:
+    """Refuse crowd data for a format of a line per annotator before any matrix is read, where the unit universe
+    tells which groups are (:meth:`~unitize.dataset.directory.OutputData.crowd_groups`); elsewhere the matrix tells."""
+    for setting in settings:
+        crowd = data.crowd_groups(setting, groups)
+        if crowd:
+            raise crowd_refusal(fmt, setting, next(iter(crowd.values())))  # the first group's, as the matrices come
 
 
 def _write(dest: Path, relative: str, text: str) -> None:
@@ -100,12 +109,14 @@ def _complete(m: Matrix) -> tuple[np.ndarray, np.ndarray]:
 def export_rat(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None) -> list[Exported]:
     out = []
     names = FileNames()
-    for setting in _unit_settings(data, settings):
-        if setting.kind != "units" or setting.value != "binary":
-            continue  # the RAT format is 0/1 per unit; bit masks and labels have no RAT form
+    # the RAT format is 0/1 per unit; bit masks and labels have no RAT form
+    chosen = [s for s in _unit_settings(data, settings) if s.kind == "units" and s.value == "binary"]
+    refuse_crowd("RAT .dat", data, chosen, groups)
+    for setting in chosen:
         for group, mats in data.by_group(setting, groups):
-            if any(m.crowd is not None for m in mats):
-                raise crowd_refusal("RAT .dat", mats[0])
+            crowd = [m.crowd for m in mats if m.crowd is not None]
+            if crowd:
+                raise crowd_refusal("RAT .dat", setting, crowd[0])
             # per layer (and None: the layers together) its complete rows and their annotators
             parts: list[tuple[Matrix | None, np.ndarray, np.ndarray]] = [(m, *_complete(m)) for m in mats]
             if len(mats) > 1:
@@ -128,11 +139,13 @@ def export_rat(data: OutputData, dest: Path, settings: list[str] | None, groups:
 def export_reliability(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None) -> list[Exported]:
     out = []
     files = FileNames()
-    for setting in _unit_settings(data, settings):
+    chosen = _unit_settings(data, settings)
+    refuse_crowd("reliability-csv", data, chosen, groups)
+    for setting in chosen:
         for group, mats in data.by_group(setting, groups):
             for m in mats:
                 if m.crowd is not None:
-                    raise crowd_refusal("reliability-csv", m)
+                    raise crowd_refusal("reliability-csv", setting, m.crowd)
                 names = m.item_names()
                 lines: list[list[object]] = [["coder", *names]]
                 for k, a in enumerate(m.annotators):

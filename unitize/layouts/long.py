@@ -157,6 +157,12 @@ class LongRows:
 DENSE_CELLS = 20_000_000
 
 
+def counted_per_unit(keys: int, annotators: int) -> bool:
+    """Whether a long matrix of ``keys`` units (or items) and ``annotators`` is counted per unit (crowd data), not
+    pivoted: its wide form would exceed :data:`DENSE_CELLS` cells."""
+    return keys * annotators > DENSE_CELLS
+
+
 class LongIndex:
     """A long table's keys and annotators as indexes, computed once per matrix.
 
@@ -183,8 +189,8 @@ class LongIndex:
 
     @property
     def too_wide(self) -> bool:
-        """Whether one column per annotator would exceed :data:`DENSE_CELLS`."""
-        return len(self.first) * len(self.annotators) > DENSE_CELLS
+        """Whether one column per annotator would exceed :data:`DENSE_CELLS` (:func:`counted_per_unit`)."""
+        return counted_per_unit(len(self.first), len(self.annotators))
 
 
 def value_counts(table: pa.Table, index: LongIndex, numeric: bool) -> tuple[pa.Table, np.ndarray, np.ndarray, list[str] | None]:
