@@ -22,7 +22,7 @@ from ..progress import Progress, no_progress
 from ..text import TextConventions
 from . import Adapter, Option
 from ._safe import InputError, load_json, offset_value, read_parquet
-from ._spans import GROUP, SPAN_TRAITS, bad_span, decode_file, malformed, put_document, read_input
+from ._spans import GROUP, SPAN_TRAITS, bad_span, decode_file, malformed, put_document, read_input, selected
 from .files import input_files
 
 #: the text is a cell of each row; offsets are code points of it
@@ -95,9 +95,7 @@ def read(*, annotations: Path, base: Path | None = None, annotators: list[str] |
                 if who is None:
                     malformed(corpus, name, line, "an annotation without an annotator", "annotation left out", doc=doc)
                     continue
-                if wanted is not None and who not in wanted:
-                    corpus.skipped_by_selection += 1
-                    corpus.not_selected.add(who)
+                if not selected(corpus, wanted, who):
                     continue
                 listed = entry.get("spans") if isinstance(entry.get("spans"), list) else []
                 groups = {str(s.get("group") or GROUP) for s in listed if isinstance(s, dict)} or {GROUP}

@@ -30,6 +30,7 @@ from ._spans import (
     malformed,
     put_document,
     read_input,
+    selected,
     to_codepoints,
 )
 from .files import input_files
@@ -89,9 +90,7 @@ def read(
                 if who is None:
                     malformed(corpus, name, None, f"{record} has no completed_by", "annotation left out", doc=doc)
                     continue
-                if wanted is not None and who not in wanted:
-                    corpus.skipped_by_selection += 1
-                    corpus.not_selected.add(who)
+                if not selected(corpus, wanted, who):
                     continue
                 if ann.get("was_cancelled"):
                     corpus.findings.append(finding("unknown-element", f"{record} was cancelled", "not read", file=name, record=record, doc=doc, annotator=who))
