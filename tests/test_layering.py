@@ -14,7 +14,7 @@ PACKAGE = ROOT / "unitize"
 #: the layers, lowest first; a module may import only from lower layers (or within its own package)
 LAYERS = [
     {"traits"},
-    {"_version", "model", "text", "errors", "progress", "unitizers", "codes", "spool"},
+    {"_version", "model", "text", "errors", "progress", "unitizers", "codes", "spool", "plugins"},
     {"findings", "schema", "tokenize", "executors", "metrics", "item_records"},
     {"layouts"},
     {"config"},

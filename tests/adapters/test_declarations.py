@@ -8,6 +8,8 @@ import pytest
 
 from tests.conftest import ROOT, SHARED
 import unitize.adapters as registry
+import unitize.writers as writers
+from unitize import plugins
 from unitize.adapters import Adapter, available, get_adapter
 from unitize.model import Corpus
 from unitize.traits import FormatTraits
@@ -71,18 +73,27 @@ def test_pyproject_lists_every_builtin_adapter_and_the_registry_reads_that_list(
 
 
 def test_entry_points_are_scanned_once_per_process(monkeypatch):
+    """Each registry's group once, however often adapters and writers are looked up; rescanning one
+    group leaves the other's scan alone."""
     scans = []
-    real = registry.entry_points
-    monkeypatch.setattr(registry, "entry_points", lambda *, group: scans.append(group) or real(group=group))
+    real = plugins.entry_points
+    monkeypatch.setattr(plugins, "entry_points", lambda *, group: scans.append(group) or real(group=group))
     registry.rescan()
+    writers.rescan()
     try:
         for _ in range(5):
             available()
             get_adapter("brat")
-        assert scans == ["unitize.adapters"]
+            writers.available()
+            writers.get_target("brat")
+        assert scans == ["unitize.adapters", "unitize.writers"]
+        registry.rescan()
+        assert "brat" in available() and "brat" in writers.available()
+        assert scans == ["unitize.adapters", "unitize.writers", "unitize.adapters"]
     finally:
         monkeypatch.undo()
         registry.rescan()
+        writers.rescan()
 
 
 def test_a_required_option_is_asked_for_before_reading(tmp_path):

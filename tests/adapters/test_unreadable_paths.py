@@ -3,17 +3,20 @@ vanishes in silence, and one bad file never stops the other annotators' files (i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import EXAMPLE, ROOT
+from unitize.adapters import get_adapter
 from unitize.cli import main
 
 BRAT = EXAMPLE.parent / "brat-mini"
@@ -57,8 +60,6 @@ def test_an_unreadable_annotator_folder_is_a_finding_not_a_missing_annotator(tmp
 
 
 def test_an_unreadable_texts_folder_and_pdtb_annotator_folder_are_findings(tmp_path, monkeypatch):
-    from unitize.adapters import get_adapter
-
     texts, ann = tmp_path / "raw", tmp_path / "ann"
     for who in ("ayse", "burak"):
         (ann / who).mkdir(parents=True)
@@ -88,28 +89,106 @@ def _as_nobody_available() -> str | None:
     return None
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
-def test_a_mode_000_annotator_folder_for_a_user_who_is_not_root():
+@contextlib.contextmanager
+def mode_000(make: Callable[[Path], Path], locked: str) -> Iterator[Path]:
+    """The folder ``make`` builds in a fresh temporary one, open to every user but its sub-folder ``locked``
+    (mode 000); the test is skipped when no unprivileged process can read it here (:func:`_as_nobody_available`)."""
     why = _as_nobody_available()
     if why:
         pytest.skip(why)
     root = Path(tempfile.mkdtemp(prefix="unitize-mode000-"))
+    shut: Path | None = None
     try:
         root.chmod(0o777)
-        study = brat_copy(root)
-        for path in [study, *study.rglob("*")]:
+        top = make(root)
+        for path in [top, *top.rglob("*")]:
             path.chmod(0o777 if path.is_dir() else 0o666)
-        (study / "annotations" / "chen").chmod(0o000)
-        out = root / "out"
+        shut = top / locked
+        shut.chmod(0o000)
+        yield top
+    finally:
+        if shut is not None:
+            shut.chmod(0o755)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def unprivileged(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``argv`` run in ``cwd`` with unitize's source (as the unprivileged user when this process is root, whom no mode stops)."""
+    if os.geteuid() == 0:
+        argv = [str(shutil.which("setpriv")), f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
+    return subprocess.run(argv, cwd=cwd, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_a_mode_000_annotator_folder_for_a_user_who_is_not_root():
+    with mode_000(brat_copy, "annotations/chen") as study:
+        out = study.parent / "out"
         argv = [sys.executable, "-m", "unitize", "convert", str(study / "study.toml"), "--out", str(out), *FAST]
-        if os.geteuid() == 0:
-            argv = [shutil.which("setpriv"), f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
-        done = subprocess.run(argv, cwd=root, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+        done = unprivileged(argv, study.parent)
         assert done.returncode == 0, done.stderr
         unreadable = [(f["file"], f["message"]) for f in findings(out) if f["code"] == "file-unreadable"]
         assert unreadable == [("annotations/chen/", "cannot read the folder: Permission denied")], unreadable
-        done = subprocess.run([*argv, "--strict"], cwd=root, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
+        done = unprivileged([*argv, "--strict"], study.parent)
         assert done.returncode == 3, done.stderr
-    finally:
-        (root / "brat" / "annotations" / "chen").chmod(0o755)
-        shutil.rmtree(root, ignore_errors=True)
+
+
+def _spacy_file(path: Path, doc_id: str) -> None:
+    from spacy.tokens import Doc, DocBin, Span
+
+    from unitize.adapters.spacy_docbin import USER_DATA, blank_vocab
+
+    doc = Doc(blank_vocab(), words=["Ana", "met", "Bob"])
+    doc.spans["NER"] = [Span(doc, 0, 1, label="PER")]
+    doc.user_data[USER_DATA] = {"doc_id": doc_id, "annotator": "ayse"}
+    path.write_bytes(DocBin(store_user_data=True, docs=[doc]).to_bytes())
+
+
+def _huggingface_file(path: Path, doc_id: str) -> None:
+    spans = [{"id": 1, "layer": "NER", "label": "PER", "start": 0, "end": 3}]
+    path.write_text(json.dumps({"id": doc_id, "text": "Ana met Bob", "annotations": [{"annotator": "ayse", "spans": spans}]}) + "\n", encoding="utf-8")
+
+
+#: the formats whose readers once walked folders with their own rglob -> (writes a file of one document, its file name)
+OWN_WALKERS = {"spacy": (_spacy_file, "docs.spacy"), "huggingface": (_huggingface_file, "train.jsonl")}
+#: what each of them reads of the good file: (annotator, document, layer, begin, end, label) and the findings (code, file)
+GOOD = [("ayse", "d1", "NER", 0, 3, "PER")]
+LOCKED = [("file-unreadable", "data/locked/")]
+#: a child process reads the input and prints what it read (see GOOD, LOCKED)
+READ = """
+import json, sys
+from pathlib import Path
+from unitize.adapters import get_adapter
+corpus = get_adapter(sys.argv[1]).read(annotations=Path(sys.argv[2]), base=Path(sys.argv[3]))
+print(json.dumps({"spans": [[s.annotator, s.doc_id, s.layer, s.begin, s.end, s.label] for s in corpus.spans],
+                  "findings": [[f.code, f.file] for f in corpus.findings]}))
+"""
+
+
+def good_and_locked(root: Path, fmt: str) -> Path:
+    """``root/data``: a good file of ``fmt`` (document d1), and a sub-folder ``locked/`` with another (document d2)."""
+    write, name = OWN_WALKERS[fmt]
+    data = root / "data"
+    (data / "locked").mkdir(parents=True)
+    write(data / name, "d1")
+    write(data / "locked" / name, "d2")
+    return data
+
+
+@pytest.mark.parametrize("fmt", sorted(OWN_WALKERS))
+def test_an_unreadable_sub_folder_of_a_spacy_or_huggingface_input_is_a_finding(tmp_path, monkeypatch, fmt):
+    data = good_and_locked(tmp_path, fmt)
+    refuse_listing(monkeypatch, data / "locked")
+    corpus = get_adapter(fmt).read(annotations=data, base=tmp_path)
+    assert [(s.annotator, s.doc_id, s.layer, s.begin, s.end, s.label) for s in corpus.spans] == GOOD
+    assert [(f.code, f.file) for f in corpus.findings] == LOCKED
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+@pytest.mark.parametrize("fmt", sorted(OWN_WALKERS))
+def test_a_mode_000_sub_folder_of_a_spacy_or_huggingface_input_for_a_user_who_is_not_root(fmt):
+    with mode_000(lambda root: good_and_locked(root, fmt), "locked") as data:
+        done = unprivileged([sys.executable, "-c", READ, fmt, str(data), str(data.parent)], data.parent)
+        assert done.returncode == 0, done.stderr
+        read = json.loads(done.stdout)
+        assert [tuple(s) for s in read["spans"]] == GOOD
+        assert [tuple(f) for f in read["findings"]] == LOCKED

@@ -207,9 +207,11 @@ FAKE = Adapter("fake", "a plugin written before options had types", read_fake, {
 def fake_plugin(monkeypatch):
     """The registry as if a distribution registered FAKE in the ``unitize.adapters`` entry-point group."""
     import unitize.adapters as registry
+    from unitize import plugins
 
-    real = registry.entry_points
-    monkeypatch.setattr(registry, "entry_points", lambda *, group: [*real(group=group), EntryPoint("fake", "tests.cli.test_init:FAKE", group)])
+    real = plugins.entry_points
+    fake = [EntryPoint("fake", "tests.cli.test_init:FAKE", registry.GROUP)]
+    monkeypatch.setattr(plugins, "entry_points", lambda *, group: [*real(group=group), *(fake if group == registry.GROUP else [])])
     registry.rescan()
     yield
     monkeypatch.undo()

@@ -22,10 +22,10 @@ import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from .. import plugins
 from ..config import Option
 from ..errors import UnitizeError
 from ..model import Corpus
@@ -144,30 +144,16 @@ def _legacy_option(read: Callable[..., Corpus], key: str, text: str) -> Option:
 GROUP = "unitize.adapters"
 
 
-def _load(target: str) -> Adapter:
-    module, _, attr = target.partition(":")
-    obj = __import__(module, fromlist=[attr])
-    return getattr(obj, attr)
-
-
-@functools.cache
-def _targets() -> dict[str, str]:
-    """Adapter name -> entry-point target, scanned once per process; a built-in wins a name a plugin repeats."""
-    found: dict[str, str] = {}
-    for ep in sorted(entry_points(group=GROUP), key=lambda ep: not ep.value.startswith(f"{__name__}.")):
-        found.setdefault(ep.name, ep.value)
-    return dict(sorted(found.items()))
-
-
 def rescan() -> None:
     """Forget the entry points scanned so far: the next look-up scans the installed distributions again
     (after installing a plugin into a running process, and in tests)."""
-    _targets.cache_clear()
+    plugins.rescan(GROUP)
 
 
 def available() -> dict[str, str]:
-    """Adapter names -> their entry-point targets (built-ins and installed plugins)."""
-    return dict(_targets())
+    """Adapter names -> their entry-point targets (built-ins and installed plugins), scanned once per process;
+    a built-in wins a name a plugin repeats."""
+    return plugins.scan(GROUP, f"{__name__}.")
 
 
 def all_options() -> dict[str, dict[str, Option]]:
@@ -185,12 +171,12 @@ def all_options() -> dict[str, dict[str, Option]]:
 
 def get_adapter(name: str) -> Adapter:
     """The adapter registered as ``name``."""
-    targets = _targets()
+    targets = available()
     if not targets:
         raise AdapterError(f"unknown input format {name!r}: no adapter is registered; install unitize (pip install -e .) so its entry points exist")
     if name not in targets:
         raise AdapterError(f"unknown input format {name!r}; available: {', '.join(targets)}")
-    adapter = _load(targets[name])
+    adapter = plugins.load(targets[name])
     if not isinstance(adapter, Adapter):
         raise AdapterError(f"entry point {targets[name]!r} for format {name!r} is not a unitize Adapter")
     return adapter

@@ -128,16 +128,28 @@ def malformed(corpus: Corpus, source: str, line: int | None, message: str, actio
 
 
 
-def first_record(corpus: Corpus, seen: dict[tuple[str, str], str], wanted: set[str] | None, doc: str, who: str, source: str, line: int) -> bool:
-    """Whether a JSON Lines record of (``doc``, ``who``) is read: its annotator selected (else counted as not
-    selected) and no earlier record for the pair in ``seen`` (else a ``duplicate-record``); ``seen`` is updated."""
-    if wanted is not None and who not in wanted:
-        corpus.skipped_by_selection += 1
-        corpus.not_selected.add(who)
+def selected(corpus: Corpus, wanted: set[str] | None, who: str) -> bool:
+    """Whether annotator ``who`` is in the annotators selection ``wanted`` (``None``: every annotator); one who is
+    not is counted in ``corpus.skipped_by_selection`` and named in ``corpus.not_selected``."""
+    if wanted is None or who in wanted:
+        return True
+    corpus.skipped_by_selection += 1
+    corpus.not_selected.add(who)
+    return False
+
+
+def first_record(
+    corpus: Corpus, seen: dict[tuple[str, str], str], wanted: set[str] | None, doc: str, who: str, source: str, record: str,
+    left_out: str = "record left out",
+) -> bool:
+    """Whether a record of (``doc``, ``who``) is read (``record`` names it in ``source``: ``line 3``, ``doc 2``): its
+    annotator :func:`selected` and no earlier record for the pair in ``seen`` (else a ``duplicate-record``, the
+    action ``left_out``); ``seen`` is updated."""
+    if not selected(corpus, wanted, who):
         return False
     if (doc, who) in seen:
         corpus.findings.append(finding("duplicate-record", f"document {doc} again for annotator {who} (first in {seen[(doc, who)]})",
-                                       "record left out", file=source, record=f"line {line}", doc=doc, group=GROUP, annotator=who))
+                                       left_out, file=source, record=record, doc=doc, group=GROUP, annotator=who))
         return False
     seen[(doc, who)] = source
     return True

@@ -142,7 +142,7 @@ def read(
             users = {str(u) if u is not None else file_user for *_, u, _ in entities} or {file_user}
             links = _relations(obj)
             for who in sorted(users):
-                if not first_record(corpus, seen, wanted, doc, who, name, number):
+                if not first_record(corpus, seen, wanted, doc, who, name, f"line {number}"):
                     continue
                 mine = [e for e in entities if (str(e[3]) if e[3] is not None else file_user) == who]
                 _add_spans(corpus, mine, text, offsets, who, doc, layer, name, number, links)

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..findings import finding
 from ..model import Corpus, Document, InputFile
 from ..text import DecodeError, TextConventions
+from . import AdapterError
 
 
 def relative(path: Path, base: Path) -> str:
@@ -85,6 +86,17 @@ def files_under(root: Path, base: Path, corpus: Corpus, keep: Callable[[str], bo
     for folder, _, names in os.walk(root, onerror=unreadable):
         found += [Path(folder, n) for n in names if keep is None or keep(n)]
     return sorted(found, key=lambda path: path.parts)
+
+
+def input_files(path: Path, base: Path, corpus: Corpus, keep: Callable[[str], bool], what: str) -> list[Path]:
+    """The files an input names: ``path`` itself when it is a file, else every file under the folder ``path``
+    whose name ``keep`` accepts (:func:`files_under`: a folder that cannot be listed is a finding);
+    an :class:`~unitize.adapters.AdapterError` "``what`` not found" when it is neither."""
+    if path.is_dir():
+        return [p for p in files_under(path, base, corpus, keep) if p.is_file()]
+    if path.is_file():
+        return [path]
+    raise AdapterError(f"{what} not found: {path}")
 
 
 def doc_id_of(path: Path, suffixes: tuple[str, ...]) -> str:

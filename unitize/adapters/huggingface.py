@@ -20,9 +20,10 @@ from ..findings import finding
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
-from . import Adapter, AdapterError, Option
+from . import Adapter, Option
 from ._safe import InputError, load_json, offset_value, read_parquet
-from ._spans import GROUP, SPAN_TRAITS, bad_span, decode_file, malformed, put_document, read_input
+from ._spans import GROUP, SPAN_TRAITS, bad_span, decode_file, malformed, put_document, read_input, selected
+from .files import input_files
 
 #: the text is a cell of each row; offsets are code points of it
 TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(), encoding="utf-8")
@@ -76,15 +77,10 @@ def _spans(corpus: Corpus, spans: Any, who: str, doc: str, name: str, line: int)
 def read(*, annotations: Path, base: Path | None = None, annotators: list[str] | None = None, progress: Progress | None = None) -> Corpus:
     """Read a multi-annotator span data set: Parquet or JSON-lines files, a row per document."""
     annotations = Path(annotations)
-    if annotations.is_dir():
-        files = sorted(p for p in annotations.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
-    elif annotations.is_file():
-        files = [annotations]
-    else:
-        raise AdapterError(f"data set not found: {annotations}")
     base = Path(base) if base is not None else Path.cwd()
-    wanted = set(annotators) if annotators else None
     corpus = Corpus(format="huggingface")
+    files = input_files(annotations, base, corpus, lambda name: Path(name).suffix in SUFFIXES, "data set")
+    wanted = set(annotators) if annotators else None
     for path in (progress or no_progress)(files, "reading annotations"):
         name, raw = read_input(path, base, corpus, "annotations")
         for line, row in (_rows(name, raw, corpus) or []) if raw is not None else []:
@@ -99,9 +95,7 @@ def read(*, annotations: Path, base: Path | None = None, annotators: list[str] |
                 if who is None:
                     malformed(corpus, name, line, "an annotation without an annotator", "annotation left out", doc=doc)
                     continue
-                if wanted is not None and who not in wanted:
-                    corpus.skipped_by_selection += 1
-                    corpus.not_selected.add(who)
+                if not selected(corpus, wanted, who):
                     continue
                 listed = entry.get("spans") if isinstance(entry.get("spans"), list) else []
                 groups = {str(s.get("group") or GROUP) for s in listed if isinstance(s, dict)} or {GROUP}

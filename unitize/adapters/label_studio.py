@@ -30,9 +30,10 @@ from ._spans import (
     malformed,
     put_document,
     read_input,
+    selected,
     to_codepoints,
 )
-from .files import files_under
+from .files import input_files
 
 #: the text is inside each task (the file's BOM dropped); offsets are code points (the ``offsets`` option: old
 #: versions counted UTF-16)
@@ -62,12 +63,7 @@ def read(
         raise AdapterError(f"[input] offsets must be one of {', '.join(OFFSET_UNITS)}, not {offsets!r}")
     base = Path(base) if base is not None else Path.cwd()
     corpus = Corpus(format="label-studio")
-    if annotations.is_dir():
-        files = [p for p in files_under(annotations, base, corpus, lambda n: n.endswith(".json")) if p.is_file()]
-    elif annotations.is_file():
-        files = [annotations]
-    else:
-        raise AdapterError(f"Label Studio export not found: {annotations}")
+    files = input_files(annotations, base, corpus, lambda n: n.endswith(".json"), "Label Studio export")
     wanted = set(annotators) if annotators else None
     seen: dict[tuple[str, str], str] = {}
     for path in (progress or no_progress)(files, "reading annotations"):
@@ -94,9 +90,7 @@ def read(
                 if who is None:
                     malformed(corpus, name, None, f"{record} has no completed_by", "annotation left out", doc=doc)
                     continue
-                if wanted is not None and who not in wanted:
-                    corpus.skipped_by_selection += 1
-                    corpus.not_selected.add(who)
+                if not selected(corpus, wanted, who):
                     continue
                 if ann.get("was_cancelled"):
                     corpus.findings.append(finding("unknown-element", f"{record} was cancelled", "not read", file=name, record=record, doc=doc, annotator=who))

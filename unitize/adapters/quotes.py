@@ -131,7 +131,7 @@ def read(
             if isinstance(spans, str):
                 malformed(corpus, name, number, f"record of {doc}: {spans}", "record left out; correct the line", doc=doc, annotator=who)
                 continue
-            if not first_record(corpus, seen, wanted, doc, who, name, number):
+            if not first_record(corpus, seen, wanted, doc, who, name, f"line {number}"):
                 continue
             if isinstance(obj.get("text"), str):
                 put_document(corpus, doc, obj["text"], name)

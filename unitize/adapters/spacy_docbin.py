@@ -18,8 +18,9 @@ from ..findings import finding
 from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
-from . import Adapter, AdapterError, Option
-from ._spans import GROUP, SPAN_TRAITS, put_document, read_input
+from . import Adapter, Option
+from ._spans import GROUP, SPAN_TRAITS, first_record, put_document, read_input
+from .files import input_files
 
 #: the text is each Doc's own; offsets are code points of it
 TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(), encoding="utf-8")
@@ -47,15 +48,10 @@ def read(
     from spacy.tokens import DocBin
 
     annotations = Path(annotations)
-    if annotations.is_dir():
-        files = sorted(p for p in annotations.rglob("*.spacy") if p.is_file())
-    elif annotations.is_file():
-        files = [annotations]
-    else:
-        raise AdapterError(f"spaCy DocBin input not found: {annotations}")
     base = Path(base) if base is not None else Path.cwd()
-    wanted = set(annotators) if annotators else None
     corpus = Corpus(format="spacy")
+    files = input_files(annotations, base, corpus, lambda name: name.endswith(".spacy"), "spaCy DocBin input")
+    wanted = set(annotators) if annotators else None
     seen: dict[tuple[str, str], str] = {}
     for path in (progress or no_progress)(files, "reading annotations"):
         name, raw = read_input(path, base, corpus, "annotations")
@@ -71,15 +67,8 @@ def read(
             named: dict[str, Any] = given if isinstance(given, dict) else {}
             doc_id = str(named.get("doc_id") or f"{path.stem}-{n}")
             who = str(named.get("annotator") or annotator)
-            if wanted is not None and who not in wanted:
-                corpus.skipped_by_selection += 1
-                corpus.not_selected.add(who)
+            if not first_record(corpus, seen, wanted, doc_id, who, name, f"doc {n}", "this Doc left out"):
                 continue
-            if (doc_id, who) in seen:
-                corpus.findings.append(finding("duplicate-record", f"document {doc_id} again for annotator {who} (first in {seen[(doc_id, who)]})",
-                                               "this Doc left out", file=name, record=f"doc {n}", doc=doc_id, group=GROUP, annotator=who))
-                continue
-            seen[(doc_id, who)] = name
             put_document(corpus, doc_id, doc.text, name)
             records = 0
             for layer, group in sorted(doc.spans.items()):

@@ -14,13 +14,12 @@ nowhere else); :func:`writers` maps a name to its write function.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from .. import plugins
 from ..config import Option
 from ..errors import UnitizeError
 from ..model import Corpus, Finding
@@ -100,33 +99,23 @@ class Target:
 GROUP = "unitize.writers"
 
 
-@functools.cache
-def _targets() -> dict[str, str]:
-    """Writer name -> entry-point target, scanned once per process; a built-in wins a name a plugin repeats."""
-    found: dict[str, str] = {}
-    for ep in sorted(entry_points(group=GROUP), key=lambda ep: not ep.value.startswith(f"{__name__}.")):
-        found.setdefault(ep.name, ep.value)
-    return dict(sorted(found.items()))
-
-
 def rescan() -> None:
     """Forget the entry points scanned so far (after installing a plugin into a running process)."""
-    _targets.cache_clear()
+    plugins.rescan(GROUP)
 
 
 def available() -> dict[str, str]:
-    """Writer names -> their entry-point targets."""
-    return dict(_targets())
+    """Writer names -> their entry-point targets, scanned once per process; a built-in wins a name a plugin repeats."""
+    return plugins.scan(GROUP, f"{__name__}.")
 
 
 def get_target(name: str) -> Target:
     """The writer declared as ``name``."""
-    targets = _targets()
+    targets = available()
     if name not in targets:
         known = ", ".join(targets) or "none (install unitize with pip install -e . so its entry points exist)"
         raise WriterError(f"cannot write format {name!r}; writable formats: {known}")
-    module, _, attr = targets[name].partition(":")
-    declared = getattr(__import__(module, fromlist=[attr]), attr)
+    declared = plugins.load(targets[name])
     if not isinstance(declared, Target):
         raise WriterError(f"entry point {targets[name]!r} for writer {name!r} is not a unitize writers.Target")
     return declared
