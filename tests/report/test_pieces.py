@@ -1,0 +1,54 @@
+"""A crowd group read in pieces of whole documents (unitize.dataset.regions.layer_pieces) gives the report of the
+whole group: the same matrices added up over the pieces."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from tests.report.test_regions_and_rankings import long, setting, wide
+from unitize.dataset.regions import cells
+from unitize.report import where
+from unitize.report.where import Confusion, Pairs, confusion, pair_matrix
+
+#: four documents; c is missing from d1 and d3, b from d4; d (an undeclared annotator) codes d4 alone with b's absence
+LABELS = {
+    "d1": {"a": ["O", "PER", "PER", "O"], "b": ["O", "LOC", "PER", "O"]},
+    "d2": {"a": ["O", "O", "ORG"], "b": ["O", "O", "ORG"], "c": ["PER", "O", "LOC"]},
+    "d3": {"a": ["MISC", "MISC"], "b": ["O", "MISC"]},
+    "d4": {"a": ["O", "PER", "O"], "c": ["O", "PER", "PER"], "d": ["LOC", "PER", "O"]},
+}
+
+
+def by_document(table: pa.Table) -> list[pa.Table]:
+    """One piece per document (the rows of a long table are grouped by document)."""
+    docs = table.column("doc_id").to_pylist()
+    starts = [i for i in range(len(docs)) if i == 0 or docs[i] != docs[i - 1]] + [len(docs)]
+    return [table.slice(a, b - a) for a, b in zip(starts, starts[1:])]
+
+
+def pieces_sum(table: pa.Table, s) -> tuple[dict | None, dict]:
+    pairs, found = Pairs(s), Confusion(s)
+    for piece in by_document(table):
+        c = cells(s, "g", "L", piece, "O")
+        pairs.add(c)
+        found.add(c)
+    return pairs.matrix(), found.matrix()
+
+
+def test_matrices_added_up_over_pieces_are_the_whole_layers() -> None:
+    s = setting("label", layout="long")
+    table = long(wide(LABELS), "abcd").sort_by([("doc_id", "ascending")])
+    whole = cells(s, "g", "L", table, "O")
+    assert whole.annotators == ["a", "b", "c", "d"] and whole.values == ["O", "LOC", "MISC", "ORG", "PER"]
+    pairs, conf = pieces_sum(table, s)
+    assert pairs == pair_matrix(whole) and conf == confusion(whole)
+    assert pairs["n"][0][1] == 9 and pairs["n"][1][3] == 0 and pairs["kappa"][1][3] is None  # b and d never met
+    assert conf["counts"] == confusion(whole)["counts"] and sum(map(sum, conf["counts"])) > 0
+
+
+def test_pair_matrices_stop_when_the_pieces_together_have_too_many_annotators(monkeypatch) -> None:
+    monkeypatch.setattr(where, "MAX_PAIR_ANNOTATORS", 3)  # every piece has at most three, the layer four
+    s = setting("label", layout="long")
+    table = long(wide(LABELS), "abcd").sort_by([("doc_id", "ascending")])
+    assert pair_matrix(cells(s, "g", "L", table, "O")) is None
+    assert pieces_sum(table, s)[0] is None
