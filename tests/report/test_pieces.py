@@ -1,14 +1,23 @@
 """A crowd group read in pieces of whole documents (unitize.dataset.regions.layer_pieces) gives the report of the
-whole group: the same matrices added up over the pieces."""
+whole group: the same matrices added up over the pieces, the same files byte for byte."""
 
 from __future__ import annotations
 
-import pyarrow as pa
+import importlib
+from pathlib import Path
 
+import pyarrow as pa
+import pytest
+
+from tests.conftest import EXAMPLE
 from tests.report.test_regions_and_rankings import long, setting, wide
-from unitize.dataset.regions import cells
+from unitize.cli import main
+from unitize.dataset.directory import OutputData
+from unitize.dataset.regions import cells, layer_pieces
 from unitize.report import where
 from unitize.report.where import Confusion, Pairs, confusion, pair_matrix
+
+build = importlib.import_module("unitize.report.build")  # the module (unitize.report.build is also the function)
 
 #: four documents; c is missing from d1 and d3, b from d4; d (an undeclared annotator) codes d4 alone with b's absence
 LABELS = {
@@ -52,3 +61,30 @@ def test_pair_matrices_stop_when_the_pieces_together_have_too_many_annotators(mo
     table = long(wide(LABELS), "abcd").sort_by([("doc_id", "ascending")])
     assert pair_matrix(cells(s, "g", "L", table, "O")) is None
     assert pieces_sum(table, s)[0] is None
+
+
+@pytest.fixture(scope="module")
+def tdb_long(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tdb-mini in the long layout, in several parts: groups, two layers (Arg1, Arg2), labels mode too."""
+    out = tmp_path_factory.mktemp("pieces") / "out"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "--layout", "long", "--partition-units", "300",
+                 "--modes", "separate,labels", "-q"]) == 0
+    return out
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_report_read_in_tiny_pieces_is_the_whole_groups_byte_for_byte(tdb_long: Path, tmp_path: Path, monkeypatch) -> None:
+    assert main(["report", str(tdb_long), "--dest", str(tmp_path / "whole"), "-q"]) == 0
+    data = OutputData(tdb_long)
+    setting_ = next(s for s in data.settings if s.value == "label")
+    found = [(g, layer, len(list(p))) for g, layer, p in layer_pieces(data, setting_, 7)]
+    assert {layer for _, layer, _ in found} == {"Arg1", "Arg2"} and any(n > 1 for *_, n in found)  # batched, both layers
+    monkeypatch.setattr(build, "BATCH_ROWS", 7)
+    assert main(["report", str(tdb_long), "--dest", str(tmp_path / "pieces"), "-q"]) == 0
+    whole, pieces = files(tmp_path / "whole"), files(tmp_path / "pieces")
+    assert whole.keys() == pieces.keys() and all(whole[k] == pieces[k] for k in whole)
+    overview = whole["data/overview.js"].decode()
+    assert '"pairs":[{' in overview and '"confusion":[{' in overview  # matrices were added up, not skipped
