@@ -4,6 +4,8 @@ whole group: the same matrices added up over the pieces, the same files byte for
 from __future__ import annotations
 
 import importlib
+import json
+import math
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,6 +17,7 @@ from unitize.cli import main
 from unitize.dataset.directory import OutputData
 from unitize.dataset.regions import cells, layer_pieces
 from unitize.report import where
+from unitize.report.jsontext import Raw, dumps, plain
 from unitize.report.where import Confusion, Pairs, confusion, pair_matrix
 
 build = importlib.import_module("unitize.report.build")  # the module (unitize.report.build is also the function)
@@ -61,6 +64,17 @@ def test_pair_matrices_stop_when_the_pieces_together_have_too_many_annotators(mo
     table = long(wide(LABELS), "abcd").sort_by([("doc_id", "ascending")])
     assert pair_matrix(cells(s, "g", "L", table, "O")) is None
     assert pieces_sum(table, s)[0] is None
+
+
+def test_raw_text_is_spliced_as_json_dumps_writes_the_values() -> None:
+    value = {"id": "d</1", "text": "é\u2028", "regions": {"0": [Raw(plain([0, 1, [[2, "x", 3]]])), Raw(plain([4]))]},
+             "segs": {"char": Raw(plain([[1, 2]]))}, "present": {"char": {"0": [1, 2]}}, "n": [1.5, None, True]}
+    same = {"id": "d</1", "text": "é\u2028", "regions": {"0": [[0, 1, [[2, "x", 3]]], [4]]}, "segs": {"char": [[1, 2]]},
+            "present": {"char": {"0": [1, 2]}}, "n": [1.5, None, True]}
+    assert dumps(value) == json.dumps(same, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    assert dumps({"x": {1: "a", None: 2}}) == '{"x":{"1":"a","null":2}}'  # other keys as json.dumps writes them
+    with pytest.raises(ValueError):
+        dumps({"x": [math.nan]})
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from ..dataset.directory import OutputData, Setting
 from ..dataset.regions import Cells, Region, doc_texts, layer_pieces, regions, setting_cells
 from ..progress import Progress, no_progress
 from . import study as _study
+from .jsontext import Raw, plain
 from .where import Confusion, Pairs, confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
 
 #: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
@@ -51,7 +52,7 @@ class Names:
 @dataclass
 class Report:
     overview: dict[str, Any]
-    docs: list[dict[str, Any]]  # one payload per document, in overview["docs"]["ids"] order
+    docs: list[dict[str, Any]]  # one payload per document, in overview["docs"]["ids"] order (its segments and regions as Raw JSON)
     items: list[dict[str, Any]]  # one payload per item group, in overview["items"] order
 
 
@@ -110,7 +111,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
         (s for s in data.settings if s.kind == "items"), None)
     for unit in sorted({s.unit for s in data.settings if s.kind == "units" and s.unit}):
         for di, segs in _by_doc_segments(data, unit, names, doc_index).items():
-            docs[di]["segs"][unit] = segs
+            docs[di]["segs"][unit] = Raw(plain(segs))
     for si, setting in enumerate(progress(data.settings, "report: settings")):
         if setting.kind == "items":
             overview["settings"].append({"name": setting.name, "kind": "items"})
@@ -149,7 +150,7 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
             local = [doc_index.get(d) for d in c.docs]
             for r in regions(c):
                 runs = [[names.idx("annotators", a), v, b, e, int(empty)] for a, rs in r.runs.items() for v, b, e, empty in rs]
-                docs[doc_index[r.doc]]["regions"].setdefault(str(si), []).append([gi, li, r.begin, r.end, runs])
+                docs[doc_index[r.doc]]["regions"].setdefault(str(si), []).append(Raw(plain([gi, li, r.begin, r.end, runs])))
             for k, row in enumerate(doc_stats(c)):
                 di = local[k]
                 if di is None:
