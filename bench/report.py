@@ -1,9 +1,11 @@
 """How long `unitize report` takes on a large study, and how soon its page is usable in a browser.
 
     python bench/report.py OUT                  # OUT: an output directory (best with agreement/)
-    python bench/report.py OUT --skip-build     # only the browser part, on OUT/report
+    python bench/report.py OUT --dest DIR       # the report written to DIR, not OUT/report
+    python bench/report.py OUT --skip-build     # only the browser part, on OUT/report (or DIR)
 
-Writes the report (timed, peak memory from the child's rusage), then opens it in
+Writes the report (timed; ``build_peak_rss_mib``: the peak resident memory of the
+``unitize report`` process, from the child's rusage), then opens it in
 headless Chromium (Debian's; `make browser`) from its file URL and times, until
 the DOM shows it: the overview with its agreement table, the "Where it
 disagrees" view with every document ranked, the worst document with its tracks,
@@ -38,16 +40,18 @@ def timed(b: Chromium, action, ready: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path)
+    ap.add_argument("--dest", type=Path, help="where the report goes (default OUT/report)")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--python", default=sys.executable)
     args = ap.parse_args(argv)
     result: dict = {"out": str(args.out)}
+    folder = args.dest or args.out / "report"
     if not args.skip_build:
         start = time.perf_counter()
-        subprocess.run([args.python, "-m", "unitize", "report", str(args.out), "-q"], check=True, cwd=REPO)
+        subprocess.run([args.python, "-m", "unitize", "report", str(args.out), "--dest", str(folder), "-q"], check=True, cwd=REPO)
         result["build_s"] = round(time.perf_counter() - start, 2)
         result["build_peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
-    index = args.out / "report" / "index.html"
+    index = folder / "index.html"
     files = list((index.parent / "data").rglob("*.js"))
     result["report_files"] = len(files)
     result["report_mib"] = round(sum(f.stat().st_size for f in files) / 2**20, 1)

@@ -1,4 +1,4 @@
-"""Agreement of large groups read in batches (unitize.agree.batches): the same results as one pass over the
+"""Agreement of large groups read in batches (unitize.agree.batches, unitize.dataset.batches): the same results as one pass over the
 whole group — crowd spans and item labels, with tiny batches and parts, locally and cut into tasks by parts."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import unitize
 from tests.conftest import ROOT
 from unitize.agree import batches, tasks
 from unitize.layouts import long as long_layout
+from unitize.dataset.batches import batches as read_batches
 from unitize.dataset.directory import OutputData
 from unitize.agree.measure import measure
 from unitize.cli import main
@@ -60,7 +61,7 @@ def test_long_groups_in_batches_equal_the_whole_group(long_output, dense_cells, 
     monkeypatch.setattr(batches, "BATCH_ROWS", 7)
     data = OutputData(long_output)
     setting = data.settings[0]
-    assert any(len(list(batches.batches(data, setting, g, None))) > 1 for g in data.groups(setting))
+    assert any(len(list(read_batches(data, setting, g, None, batches.BATCH_ROWS))) > 1 for g in data.groups(setting))
     assert rows(long_output) == whole
     assert rows(long_output, executor=PickledTasks()) == whole  # groups cut by parts, statistics reduced
 
@@ -84,11 +85,11 @@ def test_batches_never_split_a_key(long_output):
     setting = data.settings[0]
     for group in data.groups(setting):
         seen: set = set()
-        for table in batches.batches(data, setting, group, None, limit=5):
+        for table in read_batches(data, setting, group, None, 5):
             keys = set(zip(table.column("layer").to_pylist(), table.column("doc_id").to_pylist()))
             assert not keys & seen
             seen |= keys
-        assert sum(t.num_rows for t in batches.batches(data, setting, group, None, limit=5)) == data._read_group(setting, group).num_rows
+        assert sum(t.num_rows for t in read_batches(data, setting, group, None, 5)) == data._read_group(setting, group).num_rows
 
 
 @pytest.mark.parametrize("dense_cells", [0, long_layout.DENSE_CELLS])

@@ -8,6 +8,7 @@ through this package, and never each other:
 - :mod:`.model` — what the consumers speak of: :class:`Setting` (a unit-matrix dataset),
   :class:`Matrix` (a (group, layer)'s units × annotators), :class:`DataError`;
 - :mod:`.matrix` — a group's rows → a :class:`Matrix`;
+- :mod:`.batches` — a large group's rows in batches of whole documents (or items);
 - :mod:`.sparse` — a sparse group as stored, or read back dense;
 - :mod:`.regions` — where annotators disagree: runs of units, per setting.
 """

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -294,10 +294,14 @@ class OutputData:
             table = decode(table)
             return group, table, ["items"], np.zeros(table.num_rows, np.int64)
         found, codes = sorted_codes(table.column("layer"))
-        order = {layer: i for i, layer in enumerate(self.layers)}
-        layers = sorted(found, key=lambda x: (order.get(x, len(order)), x))
+        layers = self.layer_order(found)
         position = np.array([layers.index(x) for x in found], dtype=np.int64)
         return group, table, layers, position[codes]
+
+    def layer_order(self, found: Iterable[str]) -> list[str]:
+        """Layers in the manifest's order, any other after them by name."""
+        order = {layer: i for i, layer in enumerate(self.layers)}
+        return sorted(found, key=lambda x: (order.get(x, len(order)), x))
 
     def tables(self, setting: Setting, groups: Sequence[str] | None = None) -> Iterator[tuple[str, str, pa.Table]]:
         """Every (group, layer, rows) of a setting, groups sorted, layers in the manifest's order."""

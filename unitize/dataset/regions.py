@@ -18,13 +18,17 @@ Within a region an annotator's values form *runs* (consecutive units with one
 value); an annotator *marked* the region when one of its runs is not the empty
 value (0 for 0/1 and bit-mask matrices, the ``not_annotated`` value, ``O``, for
 label matrices; item labels have no empty value).
+
+Since regions never cross documents, a crowd group (every document in one group,
+a long table) need not be read whole: :func:`layer_pieces` hands out its cells a
+piece of whole documents at a time, so memory holds a piece, not the corpus.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,7 +37,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..codes import sorted_codes
+from .batches import batches
 from .directory import OutputData, Setting
+from .matrix import layer_rows
 
 
 @dataclass
@@ -60,13 +66,17 @@ class Cells:
         return self.setting.kind == "items"
 
     def name(self, code: int) -> str:
-        """A value as a reader says it: layer names for bit masks, the label otherwise."""
-        text = self.values[code]
-        if self.setting.value == "bitmask" and self.setting.layer_bits and text.isdigit():
-            bits = int(text)
-            named = [layer for layer, bit in self.setting.layer_bits.items() if bits & bit]
-            return "+".join(named) if named else text
-        return text
+        """A value as a reader says it (:func:`value_name`)."""
+        return value_name(self.setting, self.values[code])
+
+
+def value_name(setting: Setting, text: str) -> str:
+    """A stored value as a reader says it: layer names for bit masks, the label otherwise."""
+    if setting.value == "bitmask" and setting.layer_bits and text.isdigit():
+        bits = int(text)
+        named = [layer for layer, bit in setting.layer_bits.items() if bits & bit]
+        return "+".join(named) if named else text
+    return text
 
 
 def not_annotated(setting: Setting) -> str:
@@ -89,6 +99,22 @@ def _natural(value: str) -> tuple:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", value) if p)
 
 
+def annotator_order(setting: Setting, found: Iterable[str]) -> list[str]:
+    """Annotators in the order cells list them: those the setting declares, in its order, then any other by name."""
+    found = set(found)
+    declared = [a for a in setting.annotators if a in found]
+    return declared + sorted(found.difference(declared))
+
+
+def value_order(found: Iterable[str], empty: str | None) -> list[str]:
+    """Values in the order cells code them: natural order (``2`` before ``10``), the empty value first."""
+    ordered = sorted(set(found), key=_natural)
+    if empty is not None and empty in ordered:
+        ordered.remove(empty)
+        ordered.insert(0, empty)
+    return ordered
+
+
 def _strings(column: pa.ChunkedArray, setting: Setting) -> pa.ChunkedArray:
     """Values as text, null where missing; an item label that did not apply counts as missing."""
     text = pc.cast(column.cast(column.type.value_type) if pa.types.is_dictionary(column.type) else column, pa.string())
@@ -109,14 +135,10 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
         docs, doc_code = sorted_codes(table.column("doc_id"))
         unit = table.column("unit").to_numpy().astype(np.int64)
         key = doc_code * (int(unit.max()) + 1 if unit.size else 1) + unit
-    uniq, first, row = np.unique(key, return_index=True, return_inverse=True)
-    row = row.reshape(-1)
+    uniq, first, row = _distinct(key)
     if not setting.layout.columnar:
         annotators, ann = sorted_codes(table.column("annotator")) if table.num_rows else ([], np.zeros(0, np.int64))
-        found_set = set(annotators)
-        declared = [a for a in setting.annotators if a in found_set]
-        declared_set = set(declared)
-        ordered = declared + [a for a in annotators if a not in declared_set]
+        ordered = annotator_order(setting, annotators)
         position = {a: i for i, a in enumerate(ordered)}
         rank = np.array([position[a] for a in annotators], dtype=np.int64)
         annotators, ann = ordered, rank[ann] if ann.size else ann
@@ -124,19 +146,18 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
     else:
         annotators = [a for a in setting.annotators if a in table.column_names]
         columns = [(_strings(table.column(a), setting), row, np.full(len(row), k, np.int64)) for k, a in enumerate(annotators)]
-    found = sorted({v for text, _, _ in columns for v in pc.unique(text).to_pylist() if v is not None}, key=_natural)
-    if empty is not None and empty in found:
-        found.remove(empty)
-        found.insert(0, empty)
+    found = value_order((v for text, _, _ in columns for v in pc.unique(text).to_pylist() if v is not None), empty)
     domain = pa.array(found, pa.string())
     rows, anns, codes = [], [], []
     for text, r, a in columns:
         code = pc.fill_null(pc.index_in(text, value_set=domain), -1).to_numpy(zero_copy_only=False).astype(np.int64)
         keep = code >= 0
-        rows.append(r[keep])
-        anns.append(a[keep])
-        codes.append(code[keep])
-    cell_row, cell_ann, cell_code = (np.concatenate(x) if x else np.zeros(0, np.int64) for x in (rows, anns, codes))
+        if not keep.all():
+            r, a, code = r[keep], a[keep], code[keep]
+        rows.append(r)
+        anns.append(a)
+        codes.append(code)
+    cell_row, cell_ann, cell_code = (x[0] if len(x) == 1 else np.concatenate(x) if x else np.zeros(0, np.int64) for x in (rows, anns, codes))
     order = np.argsort(cell_row, kind="stable")  # annotators in column (wide) or stored (long) order within a unit
     if items:
         row_doc, row_unit = uniq, np.zeros(len(uniq), np.int64)
@@ -144,13 +165,26 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
     else:
         stride = int(unit.max()) + 1 if unit.size else 1
         row_doc, row_unit = uniq // stride, uniq % stride
-        begin = table.column("begin").to_numpy().astype(np.int64)[first]
-        end = table.column("end").to_numpy().astype(np.int64)[first]
+        begin = table.column("begin").to_numpy()[first].astype(np.int64)
+        end = table.column("end").to_numpy()[first].astype(np.int64)
     return Cells(
         setting, group, layer, docs, row_doc, row_unit, begin, end, annotators, found,
         cell_row[order], cell_ann[order], cell_code[order],
         empty=0 if empty is not None and found and found[0] == empty else None,
     )
+
+
+def _distinct(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(key, return_index=True, return_inverse=True)``, without its sort when ``key`` is in order
+    already (a columnar table is stored sorted by document and unit)."""
+    if not np.all(key[1:] >= key[:-1]):
+        uniq, first, row = np.unique(key, return_index=True, return_inverse=True)
+        return uniq, first, row.reshape(-1)
+    new = np.empty(key.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(key[1:], key[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    return key[first], first, np.cumsum(new, dtype=np.int64) - 1
 
 
 def unit_flags(c: Cells) -> tuple[np.ndarray, np.ndarray]:
@@ -253,6 +287,56 @@ def setting_cells(data: OutputData, setting: Setting, groups: list[str] | None =
     empty = None if setting.kind == "items" else not_annotated(setting)
     for group, layer, table in data.tables(setting, groups):
         yield cells(setting, group, layer, table, empty)
+
+
+def layer_pieces(data: OutputData, setting: Setting, limit: int) -> Iterator[tuple[str, str, Iterator[Cells]]]:
+    """Every (group, layer) of a units setting, groups sorted, layers in the manifest's order, with its cells a
+    piece of whole documents at a time: a group of a long table holding more than ``limit`` rows in batches of
+    about ``limit`` rows (:func:`.batches.batches`, a layer at a time: such a group is read once per layer), any
+    other group whole, in one piece. Regions never cross documents: the pieces' regions are the whole's."""
+    empty = not_annotated(setting)
+    for group in data.groups(setting):
+        if setting.layout.columnar or data.parts(setting).rows(group) <= limit:
+            _, table, layers, codes = data.group_table(setting, group, data._read_group(setting, group))
+            for i, layer in enumerate(layers):
+                yield group, layer, iter([cells(setting, group, layer, layer_rows(table, codes, i), empty)])
+            continue
+        for layer in data.layer_order(_group_layers(data, setting, group)):
+            yield group, layer, _layer_batches(data, setting, group, layer, limit, empty)
+
+
+def _group_layers(data: OutputData, setting: Setting, group: str) -> set[str]:
+    """The layers a group's rows hold, from their ``layer`` column alone, a part at a time."""
+    found: set[str] = set()
+    for k, ids in data._row_groups(setting).get(group, []):
+        found.update(sorted_codes(data._read_part(setting, k, ids, group, ["layer"]).column("layer"))[0])
+    return found
+
+
+def _layer_batches(data: OutputData, setting: Setting, group: str, layer: str, limit: int, empty: str) -> Iterator[Cells]:
+    """The cells of one layer of a group, batch by batch, each cut into pieces of about ``limit`` rows."""
+    columns = [c for c in data.schema(setting).names if c != "group"]  # the group is known: no column of it made
+    for table in batches(data, setting, group, columns, limit):
+        _, table, layers, codes = data.group_table(setting, group, table)
+        if layer in layers:
+            for piece in _whole_documents(layer_rows(table, codes, layers.index(layer)), limit):
+                yield cells(setting, group, layer, piece, empty)
+
+
+def _whole_documents(table: pa.Table, limit: int) -> Iterator[pa.Table]:
+    """One layer's rows (each document's rows together) in slices of whole documents of about ``limit`` rows: a
+    batch is whole row groups, which may be larger; a document larger than ``limit`` is a slice of its own."""
+    if table.num_rows <= limit:
+        yield table
+        return
+    _, doc = sorted_codes(table.column("doc_id"))
+    bounds = np.r_[0, np.flatnonzero(np.diff(doc)) + 1, table.num_rows]  # where each document's rows begin, and the end
+    at = 0
+    while at < table.num_rows:
+        i = int(np.searchsorted(bounds, at + limit, side="right")) - 1
+        stop = int(bounds[i]) if bounds[i] > at else int(bounds[np.searchsorted(bounds, at, side="right")])
+        yield table.slice(at, stop - at)
+        at = stop
 
 
 def doc_texts(data: OutputData) -> dict[str, str | None]:

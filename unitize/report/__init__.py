@@ -13,9 +13,10 @@ copied). Data files are JavaScript (a call of ``unitizeReport.load``), loaded by
 no network. Without ``agreement/`` the page says how to make it and shows the
 data views, which need only the unit matrices.
 
-The data behind the page are in :mod:`.regions` (disagreement regions),
+The data behind the page are in :mod:`unitize.dataset.regions` (disagreement regions),
 :mod:`.where` (shares, rankings, pair and confusion matrices), :mod:`.study`
-(overview) and :mod:`.build` (one pass gathering them); :mod:`.page` writes the folder.
+(overview) and :mod:`.build` (one pass gathering them); :mod:`.page` writes the folder,
+as JSON text (:mod:`.jsontext`).
 """
 
 from __future__ import annotations

@@ -16,13 +16,17 @@ import pyarrow.compute as pc
 
 from ..dataset.adjudication import read_adjudication
 from ..dataset.directory import OutputData, Setting
-from ..dataset.regions import Cells, Region, doc_texts, regions, setting_cells
+from ..dataset.regions import Cells, Region, doc_texts, layer_pieces, regions, setting_cells
 from ..progress import Progress, no_progress
 from . import study as _study
-from .where import confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
+from .jsontext import Raw, plain
+from .where import Confusion, Pairs, confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
 
 #: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
 REVIEW_ROWS = 2000
+
+#: rows of a long table's group read at once: a larger group (crowd data) is read in pieces of whole documents
+BATCH_ROWS = 1 << 19
 
 
 @dataclass
@@ -48,7 +52,7 @@ class Names:
 @dataclass
 class Report:
     overview: dict[str, Any]
-    docs: list[dict[str, Any]]  # one payload per document, in overview["docs"]["ids"] order
+    docs: list[dict[str, Any]]  # one payload per document, in overview["docs"]["ids"] order (its segments and regions as Raw JSON)
     items: list[dict[str, Any]]  # one payload per item group, in overview["items"] order
 
 
@@ -107,7 +111,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
         (s for s in data.settings if s.kind == "items"), None)
     for unit in sorted({s.unit for s in data.settings if s.kind == "units" and s.unit}):
         for di, segs in _by_doc_segments(data, unit, names, doc_index).items():
-            docs[di]["segs"][unit] = segs
+            docs[di]["segs"][unit] = Raw(plain(segs))
     for si, setting in enumerate(progress(data.settings, "report: settings")):
         if setting.kind == "items":
             overview["settings"].append({"name": setting.name, "kind": "items"})
@@ -131,36 +135,43 @@ def _docs_of(data: OutputData, setting: Setting) -> list[str]:
 
 def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, docs: list[dict[str, Any]], doc_index: dict[str, int],
                    doc_groups: list[set[int]], values: _study.SummaryValues) -> dict[str, Any]:
-    """One unit setting: regions into the document payloads; per-document stats, rankings and matrices."""
+    """One unit setting: regions into the document payloads; per-document stats, rankings and matrices. A crowd
+    group is read a piece of whole documents at a time (:func:`~unitize.dataset.regions.layer_pieces`), so memory
+    holds one piece's cells, not the group's; its matrices are added up over the pieces."""
     stats: dict[tuple[int, int], np.ndarray] = {}
     per_group: dict[str, np.ndarray] = {}
     group_layers: dict[str, list[str]] = {}
     pairs, confusions = [], []
-    for c in setting_cells(data, setting):
-        gi, li = names.idx("groups", c.group), names.idx("layers", c.layer)
-        group_layers.setdefault(c.group, []).append(c.layer)
-        local = [doc_index.get(d) for d in c.docs]
-        for r in regions(c):
-            runs = [[names.idx("annotators", a), v, b, e, int(empty)] for a, rs in r.runs.items() for v, b, e, empty in rs]
-            docs[doc_index[r.doc]]["regions"].setdefault(str(si), []).append([gi, li, r.begin, r.end, runs])
-        for k, row in enumerate(doc_stats(c)):
-            di = local[k]
-            if di is None:
-                continue
-            doc_groups[di].add(gi)
-            stats[(gi, di)] = stats.get((gi, di), 0) + row
-            per_group[c.group] = per_group.get(c.group, 0) + row
-        for k, a in _present(c):
-            if (di := local[k]) is not None:
-                present = docs[di]["present"].setdefault(setting.unit, {}).setdefault(str(gi), [])
-                ai = names.idx("annotators", c.annotators[a])
-                if ai not in present:
-                    present.append(ai)
-        matrix = pair_matrix(c)
+    for group, layer, pieces in layer_pieces(data, setting, BATCH_ROWS):
+        gi, li = names.idx("groups", group), names.idx("layers", layer)
+        group_layers.setdefault(group, []).append(layer)
+        pair_counts, label_counts = Pairs(setting), Confusion(setting)
+        for c in pieces:
+            local = [doc_index.get(d) for d in c.docs]
+            for r in regions(c):
+                runs = [[names.idx("annotators", a), v, b, e, int(empty)] for a, rs in r.runs.items() for v, b, e, empty in rs]
+                docs[doc_index[r.doc]]["regions"].setdefault(str(si), []).append(Raw(plain([gi, li, r.begin, r.end, runs])))
+            for k, row in enumerate(doc_stats(c)):
+                di = local[k]
+                if di is None:
+                    continue
+                doc_groups[di].add(gi)
+                stats[(gi, di)] = stats.get((gi, di), 0) + row
+                per_group[group] = per_group.get(group, 0) + row
+            for k, a in _present(c):
+                if (di := local[k]) is not None:
+                    present = docs[di]["present"].setdefault(setting.unit, {}).setdefault(str(gi), [])
+                    ai = names.idx("annotators", c.annotators[a])
+                    if ai not in present:
+                        present.append(ai)
+            pair_counts.add(c)
+            if setting.value == "label":
+                label_counts.add(c)
+        matrix = pair_counts.matrix()
         if matrix is not None:
             pairs.append({"group": gi, "layer": li, **matrix})
         if setting.value == "label":
-            confusions.append({"group": gi, "layer": li, **confusion(c)})
+            confusions.append({"group": gi, "layer": li, **label_counts.matrix()})
     by_doc: dict[int, np.ndarray] = {}
     worst: dict[str, tuple] = {}
     for (gi, di), row in stats.items():

@@ -18,6 +18,7 @@ from ..dataset.directory import OutputData
 from ..output import REPORT_MARKER, is_report, refuse_foreign, staged_folder
 from ..progress import Progress, no_progress
 from .build import Report
+from .jsontext import dumps
 from .study import plots, study_name
 
 #: the first line of every report's index.html: how an earlier report is recognised (declared in unitize.output)
@@ -30,8 +31,9 @@ def static(name: str) -> str:
 
 
 def script(payload: Any, kind: str, index: int | None = None) -> str:
-    """A data file: ``unitizeReport.load(kind, index, {...});`` (JSON is valid JavaScript; ``</`` escaped)."""
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    """A data file: ``unitizeReport.load(kind, index, {...});`` (JSON, :func:`.jsontext.dumps`, is valid JavaScript;
+    ``</`` escaped)."""
+    body = dumps(payload).replace("</", "<\\/")
     body = body.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return f"unitizeReport.load({json.dumps(kind)},{json.dumps(index)},{body});\n"
 

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..dataset.regions import Cells, runs, unit_flags
+from ..dataset.model import Setting
+from ..dataset.regions import Cells, annotator_order, runs, unit_flags, value_name, value_order
 from ..metrics.coefficients import kappa_table
 
 #: above this many annotators (crowd data) no pair matrix is built
@@ -79,42 +80,138 @@ def dense(c: Cells) -> np.ndarray:
     return out
 
 
+#: cells of the (units, values) counts :func:`coincidences` holds at once
+BLOCK_CELLS = 1 << 20
+
+
+def coincidences(c: Cells) -> np.ndarray:
+    """(values, values): how often one annotator gave the row value while another gave the column value to the same
+    unit, over all ordered pairs of different annotators; from each unit's value counts, a block of units at a time."""
+    v, units = max(len(c.values), 1), len(c.row_doc)
+    out = np.zeros((v, v), dtype=np.int64)
+    step = max(BLOCK_CELLS // v, 1)
+    for lo in range(0, units, step):
+        hi = min(lo + step, units)
+        a, b = np.searchsorted(c.cell_row, [lo, hi])
+        counts = np.bincount((c.cell_row[a:b] - lo) * v + c.cell_code[a:b], minlength=(hi - lo) * v).reshape(hi - lo, v)
+        counts = counts[counts.sum(axis=1) >= 2].astype(np.float64)  # a unit one annotator coded makes no pair
+        out += np.rint(counts.T @ counts - np.diag(counts.sum(axis=0))).astype(np.int64)  # exact below 2**53
+    return out
+
+
+class _Pieces:
+    """Counts of one (setting, group, layer) added up over pieces of its documents (cells read in batches): each
+    piece codes annotators and values its own way, so each keeps its names, and the sum is made in the order
+    the whole layer's cells would have (:func:`~unitize.dataset.regions.annotator_order`, ``value_order``)."""
+
+    def __init__(self, setting: Setting) -> None:
+        self.setting = setting
+        self.annotators: set[str] = set()
+        self.values: set[str] = set()
+        self.empty: str | None = None
+
+    def add(self, c: Cells) -> None:
+        self.annotators.update(c.annotators)
+        self.values.update(c.values)
+        if c.empty is not None:
+            self.empty = c.values[c.empty]
+
+    def value_codes(self) -> tuple[list[str], dict[str, int]]:
+        """The values in the whole layer's order, and each one's code."""
+        values = value_order(self.values, self.empty)
+        return values, {v: i for i, v in enumerate(values)}
+
+
+class Pairs(_Pieces):
+    """Per annotator pair, the value × value table of the units both coded, over pieces (see :func:`pair_matrix`)."""
+
+    def __init__(self, setting: Setting) -> None:
+        super().__init__(setting)
+        #: per piece: its annotators, its values, per pair of its annotators (i < j) the table's nonzero cells
+        #: (row value, column value, count); None: crowd data
+        self._pieces: list[tuple[list[str], list[str], dict[tuple[int, int], tuple[np.ndarray, ...]]]] | None = []
+
+    def add(self, c: Cells) -> None:
+        super().add(c)
+        if self._pieces is None or len(self.annotators) > MAX_PAIR_ANNOTATORS:
+            self._pieces = None
+            return
+        codes, v, k = dense(c), max(len(c.values), 1), len(c.annotators)
+        tables: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
+        for i in range(k):
+            for j in range(i + 1, k):
+                both = (codes[:, i] >= 0) & (codes[:, j] >= 0)
+                table = np.bincount(codes[both, i] * v + codes[both, j], minlength=v * v).reshape(v, v)
+                x, y = np.nonzero(table)
+                tables[(i, j)] = (x, y, table[x, y])
+        self._pieces.append((c.annotators, c.values, tables))
+
+    def matrix(self) -> dict[str, Any] | None:
+        """Per annotator pair: units both coded, observed agreement, Cohen's kappa (None on the diagonal and where
+        undefined); None for crowd data (more than :data:`MAX_PAIR_ANNOTATORS` annotators)."""
+        annotators = annotator_order(self.setting, self.annotators)
+        k = len(annotators)
+        if k < 2 or self._pieces is None:
+            return None
+        values, code = self.value_codes()
+        v = max(len(values), 1)
+        found: dict[tuple[str, str], list[tuple[np.ndarray, ...]]] = {}
+        for names, piece_values, tables in self._pieces:
+            lut = np.array([code[x] for x in piece_values], dtype=np.int64)
+            for (i, j), (x, y, counts) in tables.items():
+                found.setdefault((names[i], names[j]), []).append((lut[x], lut[y], counts))
+        n: list[list[int | None]] = [[None] * k for _ in range(k)]
+        observed: list[list[float | None]] = [[None] * k for _ in range(k)]
+        kappa: list[list[float | None]] = [[None] * k for _ in range(k)]
+        for i in range(k):
+            for j in range(i + 1, k):
+                table = np.zeros((v, v), dtype=np.int64)
+                for x, y, counts in found.get((annotators[i], annotators[j]), ()):
+                    table[x, y] += counts
+                total = int(table.sum())
+                n[i][j] = n[j][i] = total
+                if total:
+                    observed[i][j] = observed[j][i] = float(np.trace(table) / total)
+                    value = float(kappa_table(table.astype(np.float64))[0])
+                    kappa[i][j] = kappa[j][i] = value if math.isfinite(value) else None
+        return {"annotators": annotators, "n": n, "observed": observed, "kappa": kappa}
+
+
+class Confusion(_Pieces):
+    """The pooled label confusion matrix (see the module docstring), over pieces (see :func:`confusion`)."""
+
+    def __init__(self, setting: Setting) -> None:
+        super().__init__(setting)
+        self._pieces: list[tuple[list[str], np.ndarray]] = []  # per piece: its values, its values × values counts
+
+    def add(self, c: Cells) -> None:
+        super().add(c)
+        self._pieces.append((c.values, coincidences(c)))
+
+    def matrix(self) -> dict[str, Any]:
+        """Values × values counts, with the values as a reader says them."""
+        values, code = self.value_codes()
+        v = max(len(values), 1)
+        summed = np.zeros((v, v), dtype=np.int64)
+        for piece_values, counts in self._pieces:
+            if piece_values:
+                lut = np.array([code[x] for x in piece_values], dtype=np.int64)
+                summed[np.ix_(lut, lut)] += counts
+        return {"values": [value_name(self.setting, x) for x in values], "counts": summed.tolist()}
+
+
 def pair_matrix(c: Cells) -> dict[str, Any] | None:
-    """Per annotator pair: units both coded, observed agreement, Cohen's kappa (None on the diagonal
-    and where undefined); None for crowd data (more than :data:`MAX_PAIR_ANNOTATORS` annotators)."""
-    k = len(c.annotators)
-    if k < 2 or k > MAX_PAIR_ANNOTATORS:
-        return None
-    codes, v = dense(c), max(len(c.values), 1)
-    n: list[list[int | None]] = [[None] * k for _ in range(k)]
-    observed: list[list[float | None]] = [[None] * k for _ in range(k)]
-    kappa: list[list[float | None]] = [[None] * k for _ in range(k)]
-    for i in range(k):
-        for j in range(i + 1, k):
-            both = (codes[:, i] >= 0) & (codes[:, j] >= 0)
-            table = np.bincount(codes[both, i] * v + codes[both, j], minlength=v * v).reshape(v, v)
-            total = int(table.sum())
-            n[i][j] = n[j][i] = total
-            if total:
-                observed[i][j] = observed[j][i] = float(np.trace(table) / total)
-                value = float(kappa_table(table.astype(np.float64))[0])
-                kappa[i][j] = kappa[j][i] = value if math.isfinite(value) else None
-    return {"annotators": list(c.annotators), "n": n, "observed": observed, "kappa": kappa}
-
-
-def value_counts(c: Cells) -> np.ndarray:
-    """(units, values): how many annotators gave each value to each unit."""
-    v = max(len(c.values), 1)
-    flat = np.bincount(c.cell_row * v + c.cell_code, minlength=len(c.row_doc) * v)
-    return flat.reshape(len(c.row_doc), v)
+    """:meth:`Pairs.matrix` of one (setting, group, layer)'s cells."""
+    pairs = Pairs(c.setting)
+    pairs.add(c)
+    return pairs.matrix()
 
 
 def confusion(c: Cells) -> dict[str, Any]:
-    """The pooled label confusion matrix (see the module docstring): values × values counts."""
-    counts = value_counts(c)
-    counts = counts[counts.sum(axis=1) >= 2].astype(np.float64)  # a unit one annotator coded makes no pair
-    matrix = np.rint(counts.T @ counts - np.diag(counts.sum(axis=0))).astype(np.int64)  # exact below 2**53
-    return {"values": [c.name(i) for i in range(len(c.values))], "counts": matrix.tolist()}
+    """:meth:`Confusion.matrix` of one (setting, group, layer)'s cells."""
+    found = Confusion(c.setting)
+    found.add(c)
+    return found.matrix()
 
 
 def distribution(c: Cells, most: int = 40) -> dict[str, Any]:

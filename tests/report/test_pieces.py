@@ -1,0 +1,104 @@
+"""A crowd group read in pieces of whole documents (unitize.dataset.regions.layer_pieces) gives the report of the
+whole group: the same matrices added up over the pieces, the same files byte for byte."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from tests.conftest import EXAMPLE
+from tests.report.test_regions_and_rankings import long, setting, wide
+from unitize.cli import main
+from unitize.dataset.directory import OutputData
+from unitize.dataset.regions import cells, layer_pieces
+from unitize.report import where
+from unitize.report.jsontext import Raw, dumps, plain
+from unitize.report.where import Confusion, Pairs, confusion, pair_matrix
+
+build = importlib.import_module("unitize.report.build")  # the module (unitize.report.build is also the function)
+
+#: four documents; c is missing from d1 and d3, b from d4; d (an undeclared annotator) codes d4 alone with b's absence
+LABELS = {
+    "d1": {"a": ["O", "PER", "PER", "O"], "b": ["O", "LOC", "PER", "O"]},
+    "d2": {"a": ["O", "O", "ORG"], "b": ["O", "O", "ORG"], "c": ["PER", "O", "LOC"]},
+    "d3": {"a": ["MISC", "MISC"], "b": ["O", "MISC"]},
+    "d4": {"a": ["O", "PER", "O"], "c": ["O", "PER", "PER"], "d": ["LOC", "PER", "O"]},
+}
+
+
+def by_document(table: pa.Table) -> list[pa.Table]:
+    """One piece per document (the rows of a long table are grouped by document)."""
+    docs = table.column("doc_id").to_pylist()
+    starts = [i for i in range(len(docs)) if i == 0 or docs[i] != docs[i - 1]] + [len(docs)]
+    return [table.slice(a, b - a) for a, b in zip(starts, starts[1:])]
+
+
+def pieces_sum(table: pa.Table, s) -> tuple[dict | None, dict]:
+    pairs, found = Pairs(s), Confusion(s)
+    for piece in by_document(table):
+        c = cells(s, "g", "L", piece, "O")
+        pairs.add(c)
+        found.add(c)
+    return pairs.matrix(), found.matrix()
+
+
+def test_matrices_added_up_over_pieces_are_the_whole_layers() -> None:
+    s = setting("label", layout="long")
+    table = long(wide(LABELS), "abcd").sort_by([("doc_id", "ascending")])
+    whole = cells(s, "g", "L", table, "O")
+    assert whole.annotators == ["a", "b", "c", "d"] and whole.values == ["O", "LOC", "MISC", "ORG", "PER"]
+    pairs, conf = pieces_sum(table, s)
+    assert pairs == pair_matrix(whole) and conf == confusion(whole)
+    assert pairs["n"][0][1] == 9 and pairs["n"][1][3] == 0 and pairs["kappa"][1][3] is None  # b and d never met
+    assert conf["counts"] == confusion(whole)["counts"] and sum(map(sum, conf["counts"])) > 0
+
+
+def test_pair_matrices_stop_when_the_pieces_together_have_too_many_annotators(monkeypatch) -> None:
+    monkeypatch.setattr(where, "MAX_PAIR_ANNOTATORS", 3)  # every piece has at most three, the layer four
+    s = setting("label", layout="long")
+    table = long(wide(LABELS), "abcd").sort_by([("doc_id", "ascending")])
+    assert pair_matrix(cells(s, "g", "L", table, "O")) is None
+    assert pieces_sum(table, s)[0] is None
+
+
+def test_raw_text_is_spliced_as_json_dumps_writes_the_values() -> None:
+    value = {"id": "d</1", "text": "é\u2028", "regions": {"0": [Raw(plain([0, 1, [[2, "x", 3]]])), Raw(plain([4]))]},
+             "segs": {"char": Raw(plain([[1, 2]]))}, "present": {"char": {"0": [1, 2]}}, "n": [1.5, None, True]}
+    same = {"id": "d</1", "text": "é\u2028", "regions": {"0": [[0, 1, [[2, "x", 3]]], [4]]}, "segs": {"char": [[1, 2]]},
+            "present": {"char": {"0": [1, 2]}}, "n": [1.5, None, True]}
+    assert dumps(value) == json.dumps(same, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    assert dumps({"x": {1: "a", None: 2}}) == '{"x":{"1":"a","null":2}}'  # other keys as json.dumps writes them
+    with pytest.raises(ValueError):
+        dumps({"x": [math.nan]})
+
+
+@pytest.fixture(scope="module")
+def tdb_long(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tdb-mini in the long layout, in several parts: groups, two layers (Arg1, Arg2), labels mode too."""
+    out = tmp_path_factory.mktemp("pieces") / "out"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "--layout", "long", "--partition-units", "300",
+                 "--modes", "separate,labels", "-q"]) == 0
+    return out
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_report_read_in_tiny_pieces_is_the_whole_groups_byte_for_byte(tdb_long: Path, tmp_path: Path, monkeypatch) -> None:
+    assert main(["report", str(tdb_long), "--dest", str(tmp_path / "whole"), "-q"]) == 0
+    data = OutputData(tdb_long)
+    setting_ = next(s for s in data.settings if s.value == "label")
+    found = [(g, layer, len(list(p))) for g, layer, p in layer_pieces(data, setting_, 7)]
+    assert {layer for _, layer, _ in found} == {"Arg1", "Arg2"} and any(n > 1 for *_, n in found)  # batched, both layers
+    monkeypatch.setattr(build, "BATCH_ROWS", 7)
+    assert main(["report", str(tdb_long), "--dest", str(tmp_path / "pieces"), "-q"]) == 0
+    whole, pieces = files(tmp_path / "whole"), files(tmp_path / "pieces")
+    assert whole.keys() == pieces.keys() and all(whole[k] == pieces[k] for k in whole)
+    overview = whole["data/overview.js"].decode()
+    assert '"pairs":[{' in overview and '"confusion":[{' in overview  # matrices were added up, not skipped
