@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 import unitize.adapters.datt as datt
 from tests.conftest import EXAMPLE
-from unitize import spaces
+from unitize import spaces, span_run
 from unitize.cli import main
 from unitize.config import load_toml, override
 from unitize.run import read_corpus, unitize, write_output
@@ -93,3 +94,17 @@ def test_a_bad_tokenizer_in_the_forked_process_is_a_clear_error(monkeypatch, cap
     monkeypatch.setattr(spaces, "OWN_PROCESS_CHARS", 0)
     assert main(["convert", str(EXAMPLE / "study.toml"), "--tokenizer", "spacy:zz", "--out", "unused", "-q"]) == 2
     assert "spaCy has no language 'zz'" in capsys.readouterr().err
+
+
+def _killed(*args):
+    os._exit(9)  # as the kernel's OOM killer would end it
+
+
+def test_a_batch_process_that_dies_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(datt, "BATCH_FILES", 1)
+    monkeypatch.setattr(span_run, "_batch_part", _killed)
+    code = main(["convert", str(EXAMPLE / "study.toml"), "--out", str(tmp_path / "out"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "a process reading a batch of groups ended abruptly" in err and "workers = 1" in err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()

@@ -1,9 +1,13 @@
 """The span kind of run: a corpus of text spans → a validated :class:`~unitize.matrices.Unitized`.
 
 Applies the format's defaults, runs the validation (RAT's rules), selects the
-live fragments of the chosen layers, resolves them into segments for every
-unit type (:mod:`unitize.segments`) and keeps the record accounting: every
-input record ends in a segment or in the report.
+live fragments of the chosen layers (:mod:`unitize.fragments`), resolves them into
+segments for every unit type (:mod:`unitize.segments`) and keeps the record
+accounting: every input record ends in a segment or in the report.
+
+A corpus read whole is one part; a streamed corpus (:class:`~unitize.model.SpanStream`)
+is a part per batch of whole groups, each read and resolved in a forked process, and
+the parts are joined into the result a whole read gives, byte for byte.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import mmap
 import tempfile
 from collections.abc import Callable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -81,7 +86,11 @@ def _streamed_parts(run: _Run, corpus: Corpus, stream: SpanStream, progress: Pro
     with tempfile.TemporaryDirectory(prefix="unitize-segments-") as folder:
         spilled = partial(_spilled_part, work, Path(folder))
         with pool:
-            parts = list(progress(Sized(pool.map(spilled, enumerate(stream.batches)), len(stream.batches)), "reading annotations"))
+            try:
+                parts = list(progress(Sized(pool.map(spilled, enumerate(stream.batches)), len(stream.batches)), "reading annotations"))
+            except BrokenProcessPool:
+                raise RunError(f"a process reading a batch of groups ended abruptly (killed, or out of memory?); "
+                               f"[input] workers = 1 reads one batch at a time ({workers} did)") from None
         for k, part in enumerate(parts):
             for unit, result in part.results.items():
                 with open(_segments_file(Path(folder), k, unit), "rb") as fh:
