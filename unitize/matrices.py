@@ -32,7 +32,7 @@ from .findings import ERROR, count_by_severity
 from .layouts import WIDE, GroupMarks, Layout
 from .layouts.base import AnnotatorSegments
 from .layouts.frames import NOT_ANNOTATED, Frame, group_frame
-from .model import Corpus, Finding
+from .model import Corpus, Finding, Universe
 from .output.parts import PARTITION_UNITS, PartTask, partitions
 from .output.tables import documents_table, tokens_table, universe_table
 from .schema import FORMAT_VERSION, setting_name
@@ -59,7 +59,7 @@ class MatrixSource:
     spaces: dict[str, UnitSpace]
     marks: dict[str, Marks]
     #: per group, per document of its unit universe: the annotators missing there
-    universe: dict[str, dict[str, frozenset[str]]]
+    universe: Universe
     #: per group, the annotators expected there
     expected: dict[str, list[str]]
     #: per group, per document: indices of the annotators with a submission
@@ -174,7 +174,7 @@ class Unitized:
         return sorted(self.universe.get(group, {}))
 
     @property
-    def universe(self) -> dict[str, dict[str, frozenset[str]]]:
+    def universe(self) -> Universe:
         return self.validation.universe
 
     @property

@@ -7,6 +7,7 @@ reads only these types (DESIGN.md §2).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -152,6 +153,38 @@ class Finding:
             "message": self.message,
             "action": self.action,
         }
+
+
+class Absent(AbstractSet[str]):
+    """The annotators of ``study`` a document lacks, held as those ``present``: under a per-document
+    assignment (crowd data) nearly the whole study is absent from each document, and a set of them
+    per document would cost memory in proportion to documents × annotators. Compares equal to the
+    frozenset of the same annotators."""
+
+    __slots__ = ("study", "present")
+
+    def __init__(self, study: frozenset[str], present: frozenset[str]):
+        self.study = study
+        self.present = present & study
+
+    def __contains__(self, annotator: object) -> bool:
+        return annotator in self.study and annotator not in self.present
+
+    def __iter__(self) -> Iterator[str]:
+        return (a for a in self.study if a not in self.present)
+
+    def __len__(self) -> int:
+        return len(self.study) - len(self.present)
+
+    def __hash__(self) -> int:
+        return self._hash()
+
+    def __repr__(self) -> str:
+        return f"Absent(every one of {len(self.study)} but {sorted(self.present)})"
+
+
+#: per group, per document of its unit universe: the annotators missing there (a set, or an :class:`Absent`)
+Universe = dict[str, dict[str, AbstractSet[str]]]
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from .executors import Executor, cores, forked_pool
 from .findings import finding, sort_key
 from .fragments import MAX_LABELS, UNLABELLED, Counts, Fragments, accounting
 from .matrices import Unitized
-from .model import Corpus, Document, Finding, InputFile, SpanStream, Submission
+from .model import Corpus, Document, Finding, InputFile, SpanStream, Submission, Universe
 from .progress import Progress, Sized, no_progress
 from .segments import UnitResult, joined, resolve_segments
 from .spaces import build_spaces
@@ -134,7 +134,7 @@ class _Part:
     submissions: list[Submission]
     inputs: list[InputFile]
     findings: list[Finding]
-    universe: dict[str, dict[str, frozenset[str]]]
+    universe: Universe
     expected: dict[str, list[str]]
     present: dict[str, dict[str, list[int]]]
     results: dict[str, UnitResult]
@@ -197,7 +197,7 @@ class _Run:
         labels = sorted(set().union(*(p.labels for p in parts)))
         if "labels" in settings.modes and len(labels) > MAX_LABELS:
             raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(self.layers)} have {len(labels)}")
-        universe: dict[str, dict[str, frozenset[str]]] = {}
+        universe: Universe = {}
         expected: dict[str, list[str]] = {}
         present: dict[str, dict[str, list[int]]] = {}
         for p in parts:

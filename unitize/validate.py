@@ -9,11 +9,12 @@ relaxed (keep a document whose annotator is missing, with that annotator null).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from .adapters._safe import MAX_LABEL_CHARS
 from .findings import UNPLACED, finding, span_finding
-from .model import Corpus, Finding, Span, Submission
+from .model import Absent, Corpus, Finding, Span, Submission, Universe
 from .text import collapse_whitespace
 
 
@@ -30,7 +31,7 @@ class Validation:
 
     findings: list[Finding] = field(default_factory=list)
     fate: list[str | None] = field(default_factory=list)
-    universe: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)
+    universe: Universe = field(default_factory=dict)
     annotators: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -157,7 +158,7 @@ def apply_rules(
     keep_mismatched: bool = False,
     per_document: bool = False,
     count_rule: bool = True,
-) -> tuple[list[Finding], dict[str, dict[str, frozenset[str]]], dict[str, list[str]]]:
+) -> tuple[list[Finding], Universe, dict[str, list[str]]]:
     """Decide, per (group, document), whether it enters the matrices (RAT's rules).
 
     The study's annotators are ``annotators`` when given, else every annotator
@@ -176,8 +177,9 @@ def apply_rules(
         by_key[(sub.group, sub.doc_id)][sub.annotator] = sub
     study = sorted(annotators) if annotators else sorted({sub.annotator for sub in corpus.submissions})
     expected = {group: study for group, _ in by_key}
+    studied = frozenset(study)
 
-    universe: dict[str, dict[str, frozenset[str]]] = defaultdict(dict)
+    universe: Universe = defaultdict(dict)
     excluded: dict[tuple[str, str], str] = {}
     docs = corpus.documents
     for (group, doc_id), subs in sorted(by_key.items()):
@@ -198,7 +200,7 @@ def apply_rules(
                 )
             excluded[(group, doc_id)] = "raw-text-missing"
             continue
-        missing = frozenset(a for a in expected[group] if a not in subs)
+        missing: AbstractSet[str] = Absent(studied, frozenset(subs)) if per_document else frozenset(a for a in expected[group] if a not in subs)
         if missing and not per_document:
             names = ", ".join(sorted(missing))
             if keep_missing:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import re
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -14,7 +15,8 @@ from tests.conftest import CORPORA, needs_shared
 from unitize.cli import main
 from unitize.config import Settings
 from unitize.matrices import NOT_ANNOTATED
-from unitize.run import convert, read_corpus, unitize
+from unitize.model import Absent
+from unitize.run import convert, read_corpus, unitize, write_output
 from unitize.schema import setting_path
 
 BRATIAA = CORPORA / "bratiaa-example" / "example-files" / "example-project"
@@ -258,3 +260,23 @@ def test_bratiaa_long_layout_is_the_wide_matrix_melted(mode: str) -> None:
     )
     assert melted == sorted((r["doc_id"], r["annotator"], r["unit"], r["begin"], r["end"], r["value"]) for r in long.to_pylist())
     assert long.num_rows == 4 * wide.num_rows
+
+
+def test_a_per_document_universe_holds_the_present_annotators_only(small: Path) -> None:
+    """Crowd data: each document's missing annotators are the study but the few present (an Absent), not a set
+    of them per document — thousands of annotators by hundreds of thousands of documents would not fit in memory."""
+    (small / "C").mkdir()
+    (small / "C" / "d2.ann").write_text("T1\tPER 0 2\tOk\n", encoding="utf-8")
+    (small / "C" / "d2.txt").write_text("Ok then", encoding="utf-8")
+    s = settings(small, layout="long", assignment="per-document", pairs=(("word", "interval"),))
+    u = unitize(read_corpus(s), s)
+    d1, d2 = u.universe["all"]["d1"], u.universe["all"]["d2"]
+    assert isinstance(d1, Absent) and d1.present == {"A", "B"} and d2.present == {"C"}
+    assert d1 == frozenset({"C"}) and d2 == frozenset({"A", "B"}) and sorted(d2) == ["A", "B"] and len(d2) == 2
+    assert "C" in d1 and "A" not in d1 and "Z" not in d1
+    assert pickle.loads(pickle.dumps(d2)) == d2  # a streamed batch's universe crosses processes
+    write_output(u, s.out)
+    assert pq.read_table(s.out / "universe.parquet").to_pylist() == [
+        {"group": "all", "doc_id": "d1", "annotators": ["A", "B"]},
+        {"group": "all", "doc_id": "d2", "annotators": ["C"]},
+    ]

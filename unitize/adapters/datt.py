@@ -270,7 +270,10 @@ ADAPTER = Adapter(
         ),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
         "groups": Option("list", None, "only these connectives", example=["ama", "ve"]),
-        "workers": Option("int", None, "processes used to parse files (convert: to read and resolve batches of connectives; default: automatic; never more than the cores)", example=4, minimum=1),
+        "workers": Option(
+            "int", None, "processes used to parse files (convert: to read and resolve batches of connectives; default: automatic; never more than the cores)",
+            example=4, minimum=1,
+        ),
         "group_by": Option(
             "str", TRAITS.group_by, "the sampling unit: connective (the file name's), type, sense or none", choices=("connective", "type", "sense", "none")
         ),

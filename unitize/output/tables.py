@@ -12,24 +12,25 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..model import Corpus
+from ..model import Absent, Corpus, Universe
 from ..schema import documents_schema, tokens_schema, universe_schema
 from ..unitizers import UnitSpace
 
 
-def universe_table(groups: Sequence[str], annotators: Sequence[str], universe: dict[str, dict[str, frozenset[str]]],
-                   expected: dict[str, list[str]]) -> pa.Table:
+def universe_table(groups: Sequence[str], annotators: Sequence[str], universe: Universe, expected: dict[str, list[str]]) -> pa.Table:
     """``universe.parquet``: per (group, doc_id) of the unit universe the annotators with a submission, in study order.
 
     ``universe[group][doc]`` are the annotators missing there, ``expected[group]`` the group's annotators."""
     out_groups, docs, names = [], [], []
+    rank = {a: i for i, a in enumerate(annotators)}
     for group in sorted(g for g in groups if universe.get(g)):
-        wanted = set(expected.get(group, []))
+        wanted = frozenset(expected.get(group, [])) & rank.keys()
         for doc in sorted(universe[group]):
             missing = universe[group][doc]
             out_groups.append(group)
             docs.append(doc)
-            names.append([a for a in annotators if a in wanted and a not in missing])
+            kept = wanted & missing.present if isinstance(missing, Absent) else wanted - missing  # an Absent: a few present
+            names.append(sorted(kept, key=rank.__getitem__))
     return pa.Table.from_pydict({"group": out_groups, "doc_id": docs, "annotators": names}, schema=universe_schema())
 
 
