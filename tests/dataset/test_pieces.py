@@ -1,6 +1,7 @@
 """A setting read a piece of whole documents at a time (unitize.dataset.regions.layer_pieces): the pieces of a
 (group, layer), one after another, are its cells read whole — the same documents in the same order, the same units
-and the same values —, only the groups asked for, an item group whole, and :data:`PIECE_ROWS` the piece size."""
+and the same values —, only the groups asked for, an item group whole, and :data:`PIECE_ROWS` the piece size; the
+disagreement regions exported from the pieces (``unitize export --to disagreements``) are the whole's, byte for byte."""
 
 from __future__ import annotations
 
@@ -14,14 +15,34 @@ from unitize.dataset import regions
 from unitize.dataset.directory import OutputData
 from unitize.dataset.regions import Cells, layer_pieces, setting_cells
 
+CROWD = ROOT / "unitize" / "examples" / "crowd-mini" / "study.toml"
 
-@pytest.fixture(scope="module")
-def tdb_long(tmp_path_factory: pytest.TempPathFactory) -> Path:
+
+def convert_tdb_long(out: Path) -> Path:
     """tdb-mini in the long layout, in several parts: groups, two layers (Arg1, Arg2), labels mode too."""
-    out = tmp_path_factory.mktemp("pieces") / "out"
     assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "--layout", "long", "--partition-units", "300",
                  "--modes", "separate,labels", "-q"]) == 0
     return out
+
+
+def convert_crowd(out: Path) -> Path:
+    """crowd-mini: one group (``all``) of five comments, four workers, three a comment, the long layout."""
+    assert main(["convert", str(CROWD), "--out", str(out), "-q"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def tdb_long(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return convert_tdb_long(tmp_path_factory.mktemp("pieces") / "out")
+
+
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return convert_crowd(tmp_path_factory.mktemp("crowd") / "out")
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def units(c: Cells) -> list[tuple]:
@@ -69,3 +90,40 @@ def test_an_item_group_comes_whole(tmp_path: Path) -> None:
         found = [(g, layer, list(p)) for g, layer, p in layer_pieces(data, setting, 1)]
         assert [(g, layer, len(p)) for g, layer, p in found] == [(c.group, "items", 1) for c in whole]
         assert [units(p[0]) for *_, p in found] == [units(c) for c in whole]
+
+
+#: regions per setting (its CSV's rows), separate and labels modes, each unit type and approach
+TDB_REGIONS = {"char-boundary": 37, "char-boundary-labels": 43, "char-interval": 20, "char-interval-labels": 19,
+               "word-boundary": 32, "word-boundary-labels": 38, "word-interval": 19, "word-interval-labels": 18}
+CROWD_REGIONS = {"char-boundary": 15, "char-boundary-labels": 16, "char-interval": 6, "char-interval-labels": 6,
+                 "word-boundary": 9, "word-boundary-labels": 10, "word-interval": 6, "word-interval-labels": 6}
+
+
+@pytest.mark.parametrize(("name", "limit", "pieces", "expected"), [
+    ("tdb_long", 7, [1, 1, 1, 1, 2, 2, 2, 2], TDB_REGIONS),  # a piece per document, batches across parts
+    ("crowd", 7, [5], CROWD_REGIONS),  # one group: a piece per comment
+    ("crowd", 100, [3], CROWD_REGIONS),  # pieces of two, two and one comments
+])
+def test_disagreements_exported_in_pieces_are_the_whole_groups_byte_for_byte(
+        name: str, limit: int, pieces: list[int], expected: dict[str, int], request: pytest.FixtureRequest, tmp_path: Path,
+        monkeypatch) -> None:
+    out = request.getfixturevalue(name)
+    assert main(["export", str(out), "--to", "disagreements", "--dest", str(tmp_path / "whole"), "-q"]) == 0
+    data = OutputData(out)
+    assert [len(list(p)) for *_, p in layer_pieces(data, data.setting("word-interval"), limit)] == pieces
+    monkeypatch.setattr(regions, "PIECE_ROWS", limit)
+    assert main(["export", str(out), "--to", "disagreements", "--dest", str(tmp_path / "pieces"), "-q"]) == 0
+    whole, found = tree(tmp_path / "whole"), tree(tmp_path / "pieces")
+    assert found.keys() == whole.keys() and all(found[k] == whole[k] for k in whole)
+    rows = {line.split(",")[1]: int(line.split(",")[4]) for line in whole["index.csv"].decode().splitlines()[1:]}
+    assert rows == expected
+
+
+def test_the_groups_asked_for_exported_in_pieces(tdb_long: Path, tmp_path: Path, monkeypatch) -> None:
+    command = ["export", str(tdb_long), "--to", "disagreements", "--settings", "word-interval-labels", "--groups", "ki,ve", "-q"]
+    assert main([*command, "--dest", str(tmp_path / "whole")]) == 0
+    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    assert main([*command, "--dest", str(tmp_path / "pieces")]) == 0
+    assert tree(tmp_path / "pieces") == tree(tmp_path / "whole")
+    lines = (tmp_path / "whole" / "word-interval-labels.csv").read_text(encoding="utf-8").splitlines()[1:]
+    assert sorted(line.split(",")[1] for line in lines) == ["ki"] * 4 + ["ve"] * 7  # of the 18 regions of all groups

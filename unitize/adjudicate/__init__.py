@@ -184,7 +184,7 @@ def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: f
         stream.close()
     result.spans.sort(key=lambda g: (g.group, g.doc, g.begin, g.end, g.layer, g.label or ""))
     extra = {id(q.region): q for _, qs in found for q in qs}
-    regions = ordered(data, ((c, [q.region for q in qs]) for c, qs in found))
+    regions = ordered(data, ((c.docs, [q.region for q in qs]) for c, qs in found))
     result.review = [region_record(r, setting, texts.get(r.doc), segments) | extra[id(r)].extra() for r in regions]
     header = (*COLUMNS, *files.REVIEW_COLUMNS)
     rows = [csv_row({**rec, "gold": "/".join(rec["gold"]), "why": "; ".join(rec["why"])}, header) for rec in result.review]
