@@ -21,7 +21,10 @@ label matrices; item labels have no empty value).
 
 Since regions never cross documents, a crowd group (every document in one group,
 a long table) need not be read whole: :func:`layer_pieces` hands out its cells a
-piece of whole documents at a time, so memory holds a piece, not the corpus.
+piece of whole documents at a time, so memory holds a piece, not the corpus. What
+is made per unit (regions, per-document figures, votes and gold) is the same from
+the pieces as from the whole; the report, ``export --to disagreements`` and
+``adjudicate`` read a units setting so.
 """
 
 from __future__ import annotations
