@@ -3,7 +3,6 @@ whole group: the same matrices added up over the pieces, the same files byte for
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 from pathlib import Path
@@ -14,13 +13,12 @@ import pytest
 from tests.conftest import EXAMPLE
 from tests.report.test_regions_and_rankings import long, setting, wide
 from unitize.cli import main
+from unitize.dataset import regions
 from unitize.dataset.directory import OutputData
 from unitize.dataset.regions import cells, layer_pieces
 from unitize.report import where
 from unitize.report.jsontext import Raw, dumps, plain
 from unitize.report.where import Confusion, Pairs, confusion, pair_matrix
-
-build = importlib.import_module("unitize.report.build")  # the module (unitize.report.build is also the function)
 
 #: four documents; c is missing from d1 and d3, b from d4; d (an undeclared annotator) codes d4 alone with b's absence
 LABELS = {
@@ -96,7 +94,7 @@ def test_a_report_read_in_tiny_pieces_is_the_whole_groups_byte_for_byte(tdb_long
     setting_ = next(s for s in data.settings if s.value == "label")
     found = [(g, layer, len(list(p))) for g, layer, p in layer_pieces(data, setting_, 7)]
     assert {layer for _, layer, _ in found} == {"Arg1", "Arg2"} and any(n > 1 for *_, n in found)  # batched, both layers
-    monkeypatch.setattr(build, "BATCH_ROWS", 7)
+    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
     assert main(["report", str(tdb_long), "--dest", str(tmp_path / "pieces"), "-q"]) == 0
     whole, pieces = files(tmp_path / "whole"), files(tmp_path / "pieces")
     assert whole.keys() == pieces.keys() and all(whole[k] == pieces[k] for k in whole)

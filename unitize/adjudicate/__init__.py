@@ -30,7 +30,7 @@ from .._version import __version__
 from ..dataset import adjudication as files
 from ..dataset.directory import OutputData, Setting
 from ..dataset.region_rows import COLUMNS, csv_row, ordered, region_record, segment_labels
-from ..dataset.regions import doc_texts, multi_groups, not_annotated, setting_cells
+from ..dataset.regions import doc_texts, layer_pieces, multi_groups, not_annotated, setting_cells
 from ..errors import OutputError, RunError, UnitizeError
 from ..findings import sort_key
 from ..model import ItemLabel
@@ -146,7 +146,9 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
 
 
 def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: float | None, below: float, staging: Path) -> Adjudication:
-    """Count, decide and queue every (group, layer) of ``setting``; write the units, spans and review files into ``staging``."""
+    """Count, decide and queue every (group, layer) of ``setting``; write the units, spans and review files into ``staging``.
+    A crowd group is read a piece of whole documents at a time (:func:`~unitize.dataset.regions.layer_pieces`): memory
+    holds a piece's cells and votes, not the group's; its units' rows are written as one table's."""
     items = setting.kind == "items"
     empty = None if items else not_annotated(setting)
     multi = multi_groups(setting)
@@ -154,37 +156,42 @@ def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: f
     segments = segment_labels(data, setting)
     stream = ParquetStream(staging / files.UNITS, ITEMS_SCHEMA if items else UNITS_SCHEMA)
     result = Adjudication(staging, method.name, setting.name, {})
-    found: list[tuple[Any, list[Queued]]] = []
+    found: list[tuple[list[str], list[Queued]]] = []  # per (group, layer): its documents, its review regions
     totals = {"units": 0, "coded": 0, "resolved": 0, "tied": 0, "review_units": 0}
     try:
-        for c in setting_cells(data, setting):
-            votes = count(c, multi=c.group in multi, not_annotated=empty)
-            decision = method.decide(votes, single=items and c.group not in multi, min_share=min_share)
-            gold = decision.gold()
-            queued = queue(decision, gold, below)
-            found.append((c, queued))
-            review = flags(decision, below)
-            columns: dict[str, Any] = {"group": [c.group] * votes.units}
-            if items:
-                columns["item"] = [c.docs[i] for i in c.row_doc.tolist()]
-                result.gold.update(zip(((c.group, i) for i in columns["item"]), gold))
-            else:
-                columns.update(doc_id=[c.docs[i] for i in c.row_doc.tolist()], layer=[c.layer] * votes.units, unit=c.row_unit,
-                               begin=c.begin, end=c.end)
-                result.spans.extend(spans(decision))
-            columns.update(gold=gold, votes=decision.agreeing(), coders=votes.coders, confidence=decision.confidence,
-                           tied=decision.tied, review=review)
-            stream.write(pa.table(columns, schema=stream.schema))
-            totals["units"] += votes.units
-            totals["coded"] += int((votes.coders > 0).sum())
-            totals["resolved"] += int(decision.resolved.sum())
-            totals["tied"] += int(decision.tied.sum())
-            totals["review_units"] += int(review.sum())
+        for _, _, pieces in layer_pieces(data, setting):
+            docs: list[str] = []
+            queued: list[Queued] = []
+            for c in pieces:  # a piece of whole documents: each unit's votes, gold and review are the whole's
+                votes = count(c, multi=c.group in multi, not_annotated=empty)
+                decision = method.decide(votes, single=items and c.group not in multi, min_share=min_share)
+                gold = decision.gold()
+                queued += queue(decision, gold, below)
+                docs += c.docs
+                review = flags(decision, below)
+                columns: dict[str, Any] = {"group": [c.group] * votes.units}
+                if items:
+                    columns["item"] = [c.docs[i] for i in c.row_doc.tolist()]
+                    result.gold.update(zip(((c.group, i) for i in columns["item"]), gold))
+                else:
+                    columns.update(doc_id=[c.docs[i] for i in c.row_doc.tolist()], layer=[c.layer] * votes.units, unit=c.row_unit,
+                                   begin=c.begin, end=c.end)
+                    result.spans.extend(spans(decision))
+                columns.update(gold=gold, votes=decision.agreeing(), coders=votes.coders, confidence=decision.confidence,
+                               tied=decision.tied, review=review)
+                stream.add(pa.table(columns, schema=stream.schema))
+                totals["units"] += votes.units
+                totals["coded"] += int((votes.coders > 0).sum())
+                totals["resolved"] += int(decision.resolved.sum())
+                totals["tied"] += int(decision.tied.sum())
+                totals["review_units"] += int(review.sum())
+            stream.end()  # the (group, layer)'s rows in the row groups of one table, as if written whole
+            found.append((docs, queued))
     finally:
         stream.close()
     result.spans.sort(key=lambda g: (g.group, g.doc, g.begin, g.end, g.layer, g.label or ""))
     extra = {id(q.region): q for _, qs in found for q in qs}
-    regions = ordered(data, ((c, [q.region for q in qs]) for c, qs in found))
+    regions = ordered(data, ((docs, [q.region for q in qs]) for docs, qs in found))
     result.review = [region_record(r, setting, texts.get(r.doc), segments) | extra[id(r)].extra() for r in regions]
     header = (*COLUMNS, *files.REVIEW_COLUMNS)
     rows = [csv_row({**rec, "gold": "/".join(rec["gold"]), "why": "; ".join(rec["why"])}, header) for rec in result.review]

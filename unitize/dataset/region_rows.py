@@ -14,19 +14,21 @@ from collections.abc import Iterable
 from typing import Any
 
 from .directory import OutputData, Setting
-from .regions import Cells, Region, SegmentLabels, regions, setting_cells
+from .regions import Region, SegmentLabels, layer_pieces, regions
 
 #: the columns of a region's CSV row (the JSON lines add ``marks``: annotator -> [[label, begin, end], ...])
 COLUMNS = ("setting", "group", "doc", "layer", "begin", "end", "unit_begin", "unit_end", "text",
            "marked_by", "partial", "not_marked_by", "labels")
 
 
-def ordered(data: OutputData, found: Iterable[tuple[Cells, list[Region]]]) -> list[Region]:
-    """The regions of several (group, layer)s in adjudication order (group, document, position, layer)."""
+def ordered(data: OutputData, found: Iterable[tuple[list[str], list[Region]]]) -> list[Region]:
+    """The regions of several (group, layer)s in adjudication order (group, document, position, layer); ``found``:
+    per (group, layer) its documents in the order of its cells (:attr:`.regions.Cells.docs`; read in pieces: the
+    pieces' documents one after another) and its regions."""
     out: list[tuple[tuple, Region]] = []
     layer_rank = {layer: i for i, layer in enumerate(data.layers)}
-    for c, rs in found:
-        doc_rank = {d: i for i, d in enumerate(c.docs)}
+    for docs, rs in found:
+        doc_rank = {d: i for i, d in enumerate(docs)}
         for r in rs:
             key = (r.group, doc_rank[r.doc], r.begin if r.begin is not None else 0, r.end or 0, layer_rank.get(r.layer, len(layer_rank)), r.layer)
             out.append((key, r))
@@ -35,8 +37,18 @@ def ordered(data: OutputData, found: Iterable[tuple[Cells, list[Region]]]) -> li
 
 
 def setting_regions(data: OutputData, setting: Setting, groups: list[str] | None = None) -> list[Region]:
-    """Every disagreement region of a setting in adjudication order (group, document, position, layer)."""
-    return ordered(data, ((c, regions(c)) for c in setting_cells(data, setting, groups)))
+    """Every disagreement region of a setting in adjudication order (group, document, position, layer); a crowd
+    group is read a piece of whole documents at a time (:func:`.regions.layer_pieces`): memory holds a piece's
+    cells and the regions, not the group's cells."""
+    found = []
+    for _, _, pieces in layer_pieces(data, setting, groups=groups):
+        docs: list[str] = []
+        rs: list[Region] = []
+        for c in pieces:
+            docs += c.docs
+            rs += regions(c)
+        found.append((docs, rs))
+    return ordered(data, found)
 
 
 def segment_labels(data: OutputData, setting: Setting) -> SegmentLabels:

@@ -21,14 +21,17 @@ label matrices; item labels have no empty value).
 
 Since regions never cross documents, a crowd group (every document in one group,
 a long table) need not be read whole: :func:`layer_pieces` hands out its cells a
-piece of whole documents at a time, so memory holds a piece, not the corpus.
+piece of whole documents at a time, so memory holds a piece, not the corpus. What
+is made per unit (regions, per-document figures, votes and gold) is the same from
+the pieces as from the whole; the report, ``export --to disagreements`` and
+``adjudicate`` read a units setting so.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -289,14 +292,24 @@ def setting_cells(data: OutputData, setting: Setting, groups: list[str] | None =
         yield cells(setting, group, layer, table, empty)
 
 
-def layer_pieces(data: OutputData, setting: Setting, limit: int) -> Iterator[tuple[str, str, Iterator[Cells]]]:
-    """Every (group, layer) of a units setting, groups sorted, layers in the manifest's order, with its cells a
-    piece of whole documents at a time: a group of a long table holding more than ``limit`` rows in batches of
-    about ``limit`` rows (:func:`.batches.batches`, a layer at a time: such a group is read once per layer), any
-    other group whole, in one piece. Regions never cross documents: the pieces' regions are the whole's."""
-    empty = not_annotated(setting)
+#: rows of a long table's group read at once: a larger group (crowd data) is read in pieces of whole documents
+PIECE_ROWS = 1 << 19
+
+
+def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None,
+                 groups: Sequence[str] | None = None) -> Iterator[tuple[str, str, Iterator[Cells]]]:
+    """Every (group, layer) of a setting (all, or of ``groups``), groups sorted, layers in the manifest's order, with
+    its cells a piece of whole documents at a time: a units group of a long table holding more than ``limit`` rows
+    (:data:`PIECE_ROWS`) in batches of about ``limit`` rows (:func:`.batches.batches`, a layer at a time: such a
+    group is read once per layer), any other group (item groups too) whole, in one piece. The pieces come in
+    document order; regions never cross documents: the pieces' regions are the whole's."""
+    limit = PIECE_ROWS if limit is None else limit
+    items = setting.kind == "items"
+    empty = None if items else not_annotated(setting)
     for group in data.groups(setting):
-        if setting.layout.columnar or data.parts(setting).rows(group) <= limit:
+        if groups is not None and group not in groups:
+            continue
+        if items or setting.layout.columnar or data.parts(setting).rows(group) <= limit:
             _, table, layers, codes = data.group_table(setting, group, data._read_group(setting, group))
             for i, layer in enumerate(layers):
                 yield group, layer, iter([cells(setting, group, layer, layer_rows(table, codes, i), empty)])
@@ -313,7 +326,7 @@ def _group_layers(data: OutputData, setting: Setting, group: str) -> set[str]:
     return found
 
 
-def _layer_batches(data: OutputData, setting: Setting, group: str, layer: str, limit: int, empty: str) -> Iterator[Cells]:
+def _layer_batches(data: OutputData, setting: Setting, group: str, layer: str, limit: int, empty: str | None) -> Iterator[Cells]:
     """The cells of one layer of a group, batch by batch, each cut into pieces of about ``limit`` rows."""
     columns = [c for c in data.schema(setting).names if c != "group"]  # the group is known: no column of it made
     for table in batches(data, setting, group, columns, limit):

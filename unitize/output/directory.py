@@ -62,8 +62,16 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+#: rows of a row group: a table is written in row groups of this many rows, the last one smaller (pyarrow's default)
+ROW_GROUP_ROWS = 1 << 20
+
+
 class ParquetStream:
-    """A Parquet file written table by table (one row group per table or more)."""
+    """A Parquet file written table by table (one row group per :data:`ROW_GROUP_ROWS` rows of a table, or fewer).
+
+    A table may also come in pieces (:meth:`add` each, then :meth:`end`): its rows are held until they fill a row
+    group, so the file has the row groups, and the bytes, of the whole table written at once, and memory holds
+    a row group, not the table."""
 
     def __init__(self, path: Path, schema: pa.Schema):
         self.path = path
@@ -71,14 +79,41 @@ class ParquetStream:
         self.rows = 0
         path.parent.mkdir(parents=True, exist_ok=True)
         self._writer = pq.ParquetWriter(str(path), schema, **parquet_options(schema))
+        self._held: list[pa.Table] = []
+        self._held_rows = 0
 
     def write(self, table: pa.Table) -> None:
+        """A whole table (after the end of a table given in pieces)."""
+        self.end()
         if table.num_rows:
-            self._writer.write_table(table.cast(self.schema) if table.schema != self.schema else table)
+            self._writer.write_table(table.cast(self.schema) if table.schema != self.schema else table, ROW_GROUP_ROWS)
             self.rows += table.num_rows
 
+    def add(self, piece: pa.Table) -> None:
+        """A piece of a table: its rows written once they fill a row group (:meth:`end` writes the rest)."""
+        if not piece.num_rows:
+            return
+        self._held.append(piece.cast(self.schema) if piece.schema != self.schema else piece)
+        self._held_rows += piece.num_rows
+        while self._held_rows >= ROW_GROUP_ROWS:
+            held = pa.concat_tables(self._held)  # chunked as they came: the writer's pages do not follow the chunks
+            self._writer.write_table(held.slice(0, ROW_GROUP_ROWS), ROW_GROUP_ROWS)
+            self.rows += ROW_GROUP_ROWS
+            rest = held.slice(ROW_GROUP_ROWS)
+            self._held, self._held_rows = ([rest] if rest.num_rows else []), rest.num_rows
+
+    def end(self) -> None:
+        """The end of a table given in pieces: the rows held written, its last row group."""
+        if self._held:
+            self._writer.write_table(pa.concat_tables(self._held), ROW_GROUP_ROWS)
+            self.rows += self._held_rows
+        self._held, self._held_rows = [], 0
+
     def close(self) -> None:
-        self._writer.close()
+        try:
+            self.end()
+        finally:
+            self._writer.close()
 
 
 class OutputDir:

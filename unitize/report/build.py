@@ -25,9 +25,6 @@ from .where import Confusion, Pairs, confusion, distribution, doc_stats, pair_ma
 #: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
 REVIEW_ROWS = 2000
 
-#: rows of a long table's group read at once: a larger group (crowd data) is read in pieces of whole documents
-BATCH_ROWS = 1 << 19
-
 
 @dataclass
 class Names:
@@ -142,7 +139,7 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
     per_group: dict[str, np.ndarray] = {}
     group_layers: dict[str, list[str]] = {}
     pairs, confusions = [], []
-    for group, layer, pieces in layer_pieces(data, setting, BATCH_ROWS):
+    for group, layer, pieces in layer_pieces(data, setting):
         gi, li = names.idx("groups", group), names.idx("layers", layer)
         group_layers.setdefault(group, []).append(layer)
         pair_counts, label_counts = Pairs(setting), Confusion(setting)

@@ -1,0 +1,64 @@
+"""A crowd group adjudicated a piece of whole documents at a time (unitize.dataset.regions.layer_pieces) is the
+adjudication of the group read whole: units.parquet (the same row groups), spans.parquet, the review queue and
+the summary byte for byte, the figures below."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.dataset.test_pieces import convert_crowd, convert_tdb_long, tree
+from unitize.adjudicate import adjudicate
+from unitize.dataset import regions
+from unitize.output import directory
+
+
+@pytest.fixture(scope="module")
+def tdb_long(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return convert_tdb_long(tmp_path_factory.mktemp("pieces") / "out")
+
+
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return convert_crowd(tmp_path_factory.mktemp("crowd") / "out")
+
+
+def adjudicated(out: Path, setting: str, method: str, min_share: float | None) -> dict[str, bytes]:
+    """OUT/adjudication's files after adjudicating (summary.json without its seconds, which vary)."""
+    adjudicate(out, method, setting=setting, min_share=min_share)
+    files = tree(out / "adjudication")
+    summary = json.loads(files["summary.json"])
+    assert summary.pop("seconds") >= 0
+    files["summary.json"] = json.dumps(summary).encode()
+    return files
+
+
+FIGURES = ("units", "coded", "resolved", "tied", "review_units", "gold_spans", "review_regions")
+
+
+@pytest.mark.parametrize(("name", "setting", "method", "limit", "figures"), [
+    ("tdb_long", "word-interval", "majority", 7, (2768, 2768, 2768, 0, 124, 33, 19)),  # a piece a document, across parts
+    ("tdb_long", "word-interval-labels", "majority", 7, (2768, 2768, 2768, 0, 183, 35, 18)),
+    ("crowd", "word-interval-labels", "majority", 7, (58, 58, 58, 0, 24, 5, 6)),  # one group: a piece a comment
+    ("crowd", "word-interval-labels", "majority", 100, (58, 58, 58, 0, 24, 5, 6)),  # two, two and one comments
+    ("crowd", "char-interval", "threshold", 100, (248, 248, 248, 0, 107, 5, 6)),
+    ("crowd", "char-interval-labels", "unanimous", 7, (248, 248, 248, 0, 114, 1, 6)),
+])
+def test_adjudicated_in_pieces_is_the_whole_group_byte_for_byte(
+        name: str, setting: str, method: str, limit: int, figures: tuple[int, ...], request: pytest.FixtureRequest,
+        monkeypatch) -> None:
+    out = request.getfixturevalue(name)
+    min_share = 0.6 if method == "threshold" else None
+    monkeypatch.setattr(directory, "ROW_GROUP_ROWS", 16)  # row groups cut inside pieces and across them
+    whole = adjudicated(out, setting, method, min_share)
+    monkeypatch.setattr(regions, "PIECE_ROWS", limit)
+    pieces = adjudicated(out, setting, method, min_share)
+    assert pieces.keys() == whole.keys() == {"units.parquet", "spans.parquet", "review.csv", "review.jsonl", "summary.json"}
+    assert all(pieces[k] == whole[k] for k in whole)
+    summary = json.loads(whole["summary.json"])
+    assert tuple(summary[k] for k in FIGURES) == figures
+    meta = pq.ParquetFile(out / "adjudication" / "units.parquet").metadata
+    assert meta.num_rows == figures[0] and meta.num_row_groups > figures[0] // 16
