@@ -29,6 +29,7 @@ import pyarrow as pa
 from .. import metrics as registry
 from ..dataset import Matrix, OutputData, Setting, layer_rows
 from ..dataset.matrix import matrix as data_matrix
+from ..dataset.parts import release
 from ..dataset.segments import SegmentFile
 from ..errors import RunError
 from ..executors import Executor
@@ -373,7 +374,8 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
                   options: MeasureOptions, shared: dict[str, dict[Any, Any]], progress: Progress | None) -> list[dict[str, Any]]:
     """The result rows of one setting's groups (all, or ``groups``), groups sorted. Each group's segments
     are read with it (:class:`~unitize.dataset.segments.SegmentFile`: one forward pass over the file), so
-    memory holds one group's, never the study's; ``shared`` keeps per unit type what cells reuse across
+    memory holds one group's, never the study's, and what Arrow's pool freed is given back after each group
+    (:func:`~unitize.dataset.parts.release`); ``shared`` keeps per unit type what cells reuse across
     groups and settings (:attr:`Segments.shared`)."""
     rows: list[dict[str, Any]] = []
     source = _GroupSegments(data, setting, metrics, shared)
@@ -387,8 +389,9 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
     for group, table, layers, codes in tables:
         segs = source.of(group)
         cells = cells_of(setting, group, table, layers, codes, fast, options.by_doc) if codes is not None else _reduced(setting, group, table)
-        for cell in cells:
-            rows += _rows(setting, cell, metrics, segs, options, source.relations)
+        rows += [row for cell in cells for row in _rows(setting, cell, metrics, segs, options, source.relations)]
+        del table, codes, segs, cells  # the group's buffers freed, and given back: the next group starts from what the run holds
+        release()
     return rows
 
 

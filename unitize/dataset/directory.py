@@ -156,7 +156,8 @@ class OutputData:
 
     def __init__(self, path: Path, annotators: Sequence[str] | None = None):
         self.path = Path(path)
-        self.manifest = read_manifest(self.path)
+        #: the manifest but its ``inputs``, a line per input file (16 MiB as Python objects in the full TDB preset): :meth:`inputs`
+        self.manifest = {k: v for k, v in read_manifest(self.path).items() if k != "inputs"}
         self.format_version = format_version(self.manifest, self.path)
         datasets = dataset_parts(self.path, self.format_version)
         if not datasets:
@@ -189,6 +190,12 @@ class OutputData:
             return get_adapter(name).traits
         except Exception:  # a broken plugin: its traits are unknown, as if it were not installed
             return DEFAULT_TRAITS
+
+    def inputs(self) -> list[dict[str, Any]]:
+        """The manifest's ``inputs`` (path, role, bytes, sha256 of each input file), read again from the file: kept by
+        no reader, as they grow with the study."""
+        inputs: list[dict[str, Any]] = read_manifest(self.path)["inputs"]
+        return inputs
 
     def setting(self, name: str) -> Setting:
         for s in self.settings:

@@ -10,6 +10,13 @@ index is built, and each group's run of rows is remembered; the row group itself
 once and kept while a later group still needs it (groups are read in sorted order, so a
 part keeps at most one such row group). Every ``ParquetFile`` is opened once and its footer
 parsed once per setting, however many groups are read.
+
+Parquet is decoded on the calling thread (:data:`THREADS`), here and in the directory's other
+readers (:mod:`.segments`, :mod:`.universe`). Arrow's memory pool (mimalloc) keeps the pages a
+thread has freed for that thread's later allocations: decoding threads would each keep what
+the largest reads left behind. What the calling thread freed, the pool keeps too until
+:func:`release` gives it back; a consumer calls it between groups (``unitize agree``), so that
+its resident memory follows one group's reading, not every read before it.
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ import pyarrow.parquet as pq
 
 from ..codes import sorted_codes
 from ..errors import DataError
+
+#: the ``use_threads`` of the group readers' Parquet reads (here, :mod:`.segments`, :mod:`.universe`): none (see above)
+THREADS = False
 
 #: where a group's rows are: per part holding some, (part index, its row groups holding them)
 Index = dict[str, list[tuple[int, list[int]]]]
@@ -79,7 +89,7 @@ class PartFiles:
 
     def _index_row_group(self, k: int, i: int) -> dict[str, tuple[int, int]]:
         """The groups of a row group holding several, each with its rows (start, stop), in row order."""
-        names, codes = sorted_codes(self.file(k).read_row_group(i, columns=["group"]).column(0))
+        names, codes = sorted_codes(self.file(k).read_row_group(i, columns=["group"], use_threads=THREADS).column(0))
         change = np.flatnonzero(np.diff(codes)) + 1
         starts = np.concatenate(([0], change)).astype(np.int64)
         stops = np.concatenate((change, [codes.size])).astype(np.int64)
@@ -121,11 +131,11 @@ class PartFiles:
                 whole.append(i)
                 continue
             if whole:
-                pieces.append(self.file(k).read_row_groups(whole, columns=list(stored)))
+                pieces.append(self.file(k).read_row_groups(whole, columns=list(stored), use_threads=THREADS))
                 whole = []
             pieces.append(self._from_shared(k, i, group, stored))
         if whole:
-            pieces.append(self.file(k).read_row_groups(whole, columns=list(stored)))
+            pieces.append(self.file(k).read_row_groups(whole, columns=list(stored), use_threads=THREADS))
         table = pieces[0] if len(pieces) == 1 else pa.concat_tables(pieces)
         if "group" in wanted:
             field = self.schema.field("group")
@@ -137,10 +147,10 @@ class PartFiles:
         """A group's rows of a row group holding several: decoded once, kept while a later group needs it."""
         kept = self._kept.get(k)
         reuse = kept is not None and kept[0] == i and kept[1] == stored
-        table = kept[2] if kept is not None and reuse else self.file(k).read_row_group(i, columns=list(stored))
+        table = kept[2] if kept is not None and reuse else self.file(k).read_row_group(i, columns=list(stored), use_threads=THREADS)
         runs = self._runs[(k, i)]
         if runs is None:
-            names, codes = sorted_codes(self.file(k).read_row_group(i, columns=["group"]).column(0))
+            names, codes = sorted_codes(self.file(k).read_row_group(i, columns=["group"], use_threads=THREADS).column(0))
             rows = np.flatnonzero(codes == names.index(group)) if group in names else np.zeros(0, np.int64)
             out = table.take(pa.array(rows))
             later = True
@@ -157,3 +167,8 @@ class PartFiles:
     def forget(self) -> None:
         """Drop the row groups kept for later groups (the files stay open)."""
         self._kept.clear()
+
+
+def release() -> None:
+    """Give back to the system the memory the Arrow pool keeps after it was freed (see the module docstring)."""
+    pa.default_memory_pool().release_unused()

@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 
 from ..codes import decode, sorted_codes
 from ..errors import DataError
+from .parts import THREADS
 
 #: rows decoded at a time
 BATCH = 1 << 16
@@ -49,7 +50,7 @@ class SegmentFile:
         if self._runs is None:
             runs: dict[str, list[tuple[int, int]]] = {}
             at, last = 0, None
-            for batch in self._file.iter_batches(batch_size=BATCH, columns=["group"]):
+            for batch in self._file.iter_batches(batch_size=BATCH, columns=["group"], use_threads=THREADS):
                 names, codes = sorted_codes(batch.column(0))
                 change = np.flatnonzero(np.diff(codes)) + 1
                 for start, stop in zip(np.concatenate(([0], change)).tolist(), np.concatenate((change, [codes.size])).tolist()):
@@ -78,7 +79,8 @@ class SegmentFile:
         """Rows ``[a, b)`` as slices of the cursor's batches (the cursor left at the batch holding row ``b``)."""
         if self._batch is None or a < self._at:
             first = int(np.searchsorted(self._starts, a, side="right")) - 1
-            self._batches = self._file.iter_batches(batch_size=BATCH, row_groups=range(first, len(self._starts) - 1), columns=self.columns)
+            self._batches = self._file.iter_batches(batch_size=BATCH, row_groups=range(first, len(self._starts) - 1), columns=self.columns,
+                                                    use_threads=THREADS)
             self._at, self._batch = int(self._starts[first]), next(self._batches, None)
         out = []
         while self._batch is not None and self._at < b:

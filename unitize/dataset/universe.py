@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 from ..codes import sorted_codes
 from ..errors import DataError
 from ..unitizers import cumulative
+from .parts import THREADS
 
 
 class Universe:
@@ -33,7 +34,7 @@ class Universe:
         if not file.is_file():
             raise DataError(f"{self.path}: the sparse layout needs {name}, which is missing")
         try:
-            return pq.ParquetFile(file).read(columns=columns)  # not read_table: its dataset layer imports pandas
+            return pq.ParquetFile(file).read(columns=columns, use_threads=THREADS)  # not read_table: its dataset layer imports pandas
         except (OSError, pa.ArrowException) as exc:
             raise DataError(f"{file} cannot be read: {exc}") from None
 

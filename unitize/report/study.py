@@ -67,7 +67,7 @@ def study(data: OutputData) -> dict[str, Any]:
     """Inputs, annotators, settings and counts from the manifest."""
     m = data.manifest
     settings, summary = m.get("settings", {}), m.get("summary", {})
-    inputs = m.get("inputs", [])
+    inputs = data.inputs()
     return {
         "format": settings.get("format"),
         "source": settings.get("source"),
