@@ -10,20 +10,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from tests.dataset.test_pieces import convert_crowd, convert_tdb_long, tree
+from tests.dataset.test_pieces import crowd, tdb_long, tree  # noqa: F401  (module-scoped fixtures, converted once here)
 from unitize.adjudicate import adjudicate
 from unitize.dataset import regions
 from unitize.output import directory
-
-
-@pytest.fixture(scope="module")
-def tdb_long(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return convert_tdb_long(tmp_path_factory.mktemp("pieces") / "out")
-
-
-@pytest.fixture(scope="module")
-def crowd(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return convert_crowd(tmp_path_factory.mktemp("crowd") / "out")
 
 
 def adjudicated(out: Path, setting: str, method: str, min_share: float | None) -> dict[str, bytes]:
