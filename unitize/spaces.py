@@ -83,11 +83,11 @@ def build_spaces(
         else:
             cut = chunks(lengths)
             tasks = [(tokenizer, [texts[d] for d in doc_ids[c]]) for c in cut]
-            own = forked_pool(1) if tokenizer.startswith("spacy:") and int(lengths.sum()) >= OWN_PROCESS_CHARS else None
+            long_spacy = tokenizer.startswith("spacy:") and int(lengths.sum()) >= OWN_PROCESS_CHARS
             if executor is not None and executor.parallel:
                 get_tokenizer(tokenizer)  # a bad spec fails here, before any worker starts
                 results = executor.map(tokenize_chunk, tasks)
-            elif own is not None:
+            elif long_spacy and (own := forked_pool(1)) is not None:
                 with own:  # a bad spec fails in the first chunk, raised here
                     results = [own.submit(tokenize_chunk, t).result() for t in progress(Sized(tasks, len(tasks)), "tokenizing")]
             else:
