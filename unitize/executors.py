@@ -57,9 +57,10 @@ def cores() -> int:
 
 def forked_pool(workers: int) -> ProcessPoolExecutor | None:
     """A pool of ``workers`` processes forked from this one, for a run's own work on data it already holds
-    (no pickling of it, no import in the child); None where forking is not the platform's safe default
-    (anything but Linux): the caller then does the work here. Unlike the ``processes`` executor, the
-    children share the parent's memory until they write to it, so they must only compute and return."""
+    (no import in the child; a task's arguments are still pickled to it); None where forking is not the
+    platform's safe default (anything but Linux): the caller then does the work here. Unlike the
+    ``processes`` executor, the children share the parent's memory until they write to it, so they must
+    only compute and return."""
     import multiprocessing
     import sys
     from concurrent.futures import ProcessPoolExecutor
