@@ -5,11 +5,12 @@ sorted by group; its row groups are sized for reading (:mod:`unitize.output.part
 whole (group, layer) tables, or a slice of a large one). Which groups a row group holds is
 read from its ``group`` statistics: a row group whose minimum is its maximum holds one group,
 and its rows are read without decoding the ``group`` column at all (the column is made
-constant). A row group holding several groups has its ``group`` column read once, when the
-index is built, and each group's run of rows is remembered; the row group itself is decoded
-once and kept while a later group still needs it (groups are read in sorted order, so a
-part keeps at most one such row group). Every ``ParquetFile`` is opened once and its footer
-parsed once per setting, however many groups are read.
+constant). A row group holding several groups has each group's run of rows listed in the
+file's key-value metadata (:data:`~unitize.output.parts.ROW_GROUPS_KEY`); a file written
+before the listing has its ``group`` column read once, when the index is built. The row
+group itself is decoded once and kept while a later group still needs it (groups are read
+in sorted order, so a part keeps at most one such row group). Every ``ParquetFile`` is
+opened once and its footer parsed once per setting, however many groups are read.
 
 Parquet is decoded on the calling thread (:data:`THREADS`), here and in the directory's other
 readers (:mod:`.segments`, :mod:`.universe`). Arrow's memory pool (mimalloc) keeps the pages a
@@ -21,6 +22,7 @@ its resident memory follows one group's reading, not every read before it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,6 +32,7 @@ import pyarrow.parquet as pq
 
 from ..codes import sorted_codes
 from ..errors import DataError
+from ..output.parts import ROW_GROUPS_KEY, Run, runs
 
 #: the ``use_threads`` of the group readers' Parquet reads (here, :mod:`.segments`, :mod:`.universe`): none (see above)
 THREADS = False
@@ -74,10 +77,13 @@ class PartFiles:
                 pf = self.file(k)
                 col = pf.schema_arrow.get_field_index("group") if k else self.schema.get_field_index("group")
                 here: dict[str, list[int]] = {}
+                listed = self._listed(k)
                 for i in range(pf.num_row_groups):
                     stats = pf.metadata.row_group(i).column(col).statistics
                     if stats is not None and stats.has_min_max and stats.min == stats.max:
                         names = [stats.min.decode() if isinstance(stats.min, bytes) else stats.min]
+                    elif listed is not None:
+                        names = list(self._keep_runs(k, i, listed[i]))
                     else:
                         names = list(self._index_row_group(k, i))
                     for name in names:
@@ -87,16 +93,35 @@ class PartFiles:
             self._index = index
         return self._index
 
+    def _listed(self, k: int) -> list[list[Run]] | None:
+        """Part ``k``'s row groups' runs of groups as its writer listed them (:data:`~unitize.output.parts.ROW_GROUPS_KEY`);
+        None when the file lists none (written before they were listed) or a list that does not fit its row groups."""
+        meta = self.file(k).metadata
+        raw = (meta.metadata or {}).get(ROW_GROUPS_KEY.encode())
+        if raw is None:
+            return None
+        try:
+            listed = json.loads(raw)
+        except ValueError:
+            return None
+        if not isinstance(listed, list) or len(listed) != meta.num_row_groups:
+            return None
+        for i, found in enumerate(listed):
+            if not isinstance(found, list) or not all(isinstance(r, list) and len(r) == 3 for r in found) \
+                    or sum(int(r[2]) - int(r[1]) for r in found) != meta.row_group(i).num_rows:
+                return None
+        return listed
+
     def _index_row_group(self, k: int, i: int) -> dict[str, tuple[int, int]]:
-        """The groups of a row group holding several, each with its rows (start, stop), in row order."""
-        names, codes = sorted_codes(self.file(k).read_row_group(i, columns=["group"], use_threads=THREADS).column(0))
-        change = np.flatnonzero(np.diff(codes)) + 1
-        starts = np.concatenate(([0], change)).astype(np.int64)
-        stops = np.concatenate((change, [codes.size])).astype(np.int64)
-        first = codes[starts] if codes.size else np.zeros(0, np.int64)
-        runs = {names[int(c)]: (int(a), int(b)) for c, a, b in zip(first, starts, stops)}
-        self._runs[(k, i)] = runs if len(runs) == starts.size else None  # a group in two runs: found by mask
-        return {names[int(c)]: (0, 0) for c in first} if self._runs[(k, i)] is None else runs
+        """The groups of a row group holding several, each with its rows (start, stop), in row order (its ``group`` column read)."""
+        return self._keep_runs(k, i, runs(self.file(k).read_row_group(i, columns=["group"], use_threads=THREADS).column(0)))
+
+    def _keep_runs(self, k: int, i: int, found: list[Run]) -> dict[str, tuple[int, int]]:
+        """Row group ``i`` of part ``k`` holds these runs of groups: each group's rows (start, stop) remembered,
+        or, when a group has two runs, that the rows are found by its ``group`` column."""
+        kept = {str(name): (int(a), int(b)) for name, a, b in found}
+        self._runs[(k, i)] = kept if len(kept) == len(found) else None
+        return kept if self._runs[(k, i)] is not None else dict.fromkeys(kept, (0, 0))
 
     def rows(self, group: str, parts: tuple[int, int] | None = None) -> int:
         """How many rows a group has (in the parts ``[k0, k1)``; exact: a row group of several groups counts the group's run)."""

@@ -109,6 +109,10 @@ class ParquetStream:
             self.rows += self._held_rows
         self._held, self._held_rows = [], 0
 
+    def add_metadata(self, metadata: dict[str, str]) -> None:
+        """Key-value metadata of the file, beside the schema's (written with the footer)."""
+        self._writer.add_key_value_metadata(metadata)
+
     def close(self) -> None:
         try:
             self.end()

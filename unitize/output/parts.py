@@ -13,12 +13,13 @@ matrices are cut into parts of at most :data:`PART_ROWS` consecutive rows (:func
 A part's row groups are sized for reading, not by how the rows were made: the
 tables of consecutive (group, layer)s are gathered into one row group until it
 holds at least :data:`ROW_GROUP_MIN` rows, and a larger table is cut every
-:data:`ROW_GROUP_MAX` rows (:class:`RowGroups`). A reader finds a group's rows
-from the ``group`` column's statistics (a row group whose minimum is its maximum
-holds one group; the rows are sorted by group, so a row group of several holds
-each one's rows as a run), and reads a part in a few large row groups instead of
-one small one per (group, layer) — on the sparse layout, hundreds of a few
-hundred rows each.
+:data:`ROW_GROUP_MAX` rows (:class:`RowGroups`). The rows are sorted by group, so
+a row group of several groups holds each one's rows as a run; the file's key-value
+metadata lists every row group's runs (:data:`ROW_GROUPS_KEY`), and a reader finds
+a group's rows from them (or from the ``group`` column's statistics: a row group
+whose minimum is its maximum holds one group) without decoding the ``group``
+column, and reads a part in a few large row groups instead of one small one per
+(group, layer) — on the sparse layout, hundreds of a few hundred rows each.
 
 A task holds only its partition's data (NumPy arrays, names, Arrow schemas,
 the staging paths): an executor may run :func:`write_partition` in another
@@ -27,13 +28,16 @@ process or on another machine that sees the staging directory.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
+import numpy as np
 import pyarrow as pa
 
+from ..codes import sorted_codes
 from ..schema import setting_path
 from .directory import ParquetStream
 
@@ -94,12 +98,16 @@ class PartTask(Generic[S]):
 
 class RowGroups:
     """A part's tables written in row groups of :data:`ROW_GROUP_MIN` to :data:`ROW_GROUP_MAX` rows
-    (the last one may be smaller): whole tables gathered, a larger one cut; the rows stay in order."""
+    (the last one may be smaller): whole tables gathered, a larger one cut; the rows stay in order.
+
+    A table with a ``group`` column has its row groups' groups listed in the file's key-value
+    metadata (:data:`ROW_GROUPS_KEY`): per row group, each group's run of rows."""
 
     def __init__(self, stream: ParquetStream):
         self.stream = stream
         self._pending: list[pa.Table] = []
         self._held = 0
+        self._listed: list[list[Run]] | None = [] if "group" in stream.schema.names else None
 
     @property
     def rows(self) -> int:
@@ -112,7 +120,7 @@ class RowGroups:
         self._held += table.num_rows
         while self._held >= ROW_GROUP_MAX:
             gathered = pa.concat_tables(self._pending)
-            self.stream.write(gathered.slice(0, ROW_GROUP_MAX))
+            self._write(gathered.slice(0, ROW_GROUP_MAX))
             rest = gathered.slice(ROW_GROUP_MAX)
             self._pending, self._held = ([rest] if rest.num_rows else []), rest.num_rows
         if self._held >= ROW_GROUP_MIN:
@@ -120,14 +128,37 @@ class RowGroups:
 
     def _flush(self) -> None:
         if self._pending:
-            self.stream.write(self._pending[0] if len(self._pending) == 1 else pa.concat_tables(self._pending))
+            self._write(self._pending[0] if len(self._pending) == 1 else pa.concat_tables(self._pending))
         self._pending, self._held = [], 0
+
+    def _write(self, table: pa.Table) -> None:
+        """One row group (``table`` holds at most :data:`ROW_GROUP_MAX` rows), its groups listed."""
+        self.stream.write(table)
+        if self._listed is not None:
+            self._listed.append(runs(table.column("group")))
 
     def close(self) -> None:
         try:
             self._flush()
+            if self._listed is not None:
+                self.stream.add_metadata({ROW_GROUPS_KEY: json.dumps(self._listed, ensure_ascii=False, separators=(",", ":"))})
         finally:
             self.stream.close()
+
+
+#: a group's run of rows in a row group: [group, first row, end row]
+Run = list[str | int]
+#: the key of a part's key-value metadata listing its row groups' groups: JSON, per row group a list of :data:`Run`
+ROW_GROUPS_KEY = "unitize:row_groups"
+
+
+def runs(column: pa.ChunkedArray | pa.Array) -> list[Run]:
+    """The runs of equal values of a string column, in row order: [value, first row, end row] each."""
+    names, codes = sorted_codes(column)
+    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    starts = [0, *change.tolist()]
+    stops = [*change.tolist(), int(codes.size)]
+    return [[names[int(codes[a])], a, b] for a, b in zip(starts, stops)] if codes.size else []
 
 
 def write_partition(task: PartTask[S]) -> list[tuple[str, int]]:
