@@ -287,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
         corpus = (args.corpus or DATA_DIR / ("tdb-small" if args.small else "tdb-full")).resolve()
         ensure_corpus(corpus, args.small, args.seed)
         out = DATA_DIR / f"agree-{corpus.name}-{args.units.replace(',', '+')}"
-    env = {**os.environ, "PYTHONPATH": str(REPO_DIR)}
+    # as an installed package runs: its modules' bytecode cached (pip compiles it; numpy's and pyarrow's, which the floor
+    # imports, are), not compiled from source in every child
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | {"PYTHONPATH": str(REPO_DIR)}
     logs = Path(tempfile.mkdtemp(prefix="unitize-agree-bench-"))
     runs = []
     try:

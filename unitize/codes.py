@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pyarrow as pa
+
+#: at most this many dictionary values in all: :func:`sorted_codes` sorts them in Python (an Arrow kernel call costs more)
+SMALL = 4096
 
 
 def sorted_codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndarray]:
@@ -20,6 +25,8 @@ def sorted_codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndar
     dictionaries = [c.dictionary for c in chunks]
     if not dictionaries:
         return [], np.zeros(0, dtype=np.int64)
+    if sum(len(d) for d in dictionaries) <= SMALL:
+        return _small(chunks)
     first = dictionaries[0]
     if all(d.equals(first) for d in dictionaries[1:]):
         pool = first
@@ -35,6 +42,45 @@ def sorted_codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndar
         parts.append(indices if lut is None else lut[indices])
     codes = parts[0] if len(parts) == 1 else np.concatenate(parts)
     names = values.to_pylist()
+    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))  # a dictionary may hold values no row uses
+    if used.size == len(names):
+        return names, codes
+    lut = np.zeros(len(names), dtype=np.int64)
+    lut[used] = np.arange(used.size)
+    return [names[i] for i in used.tolist()], lut[codes]
+
+
+def positions(column: pa.ChunkedArray | pa.Array, place: Mapping[str, int]) -> tuple[np.ndarray, list[str]]:
+    """Per row, ``place`` of its string (−1 for a value ``place`` lacks), and the values it lacks that rows use
+    (dictionary columns stay encoded: each dictionary is looked up once, not each row)."""
+    import pyarrow.compute as pc
+
+    chunks = [c if pa.types.is_dictionary(c.type) else pc.dictionary_encode(c)
+              for c in (column.chunks if isinstance(column, pa.ChunkedArray) else [column])]
+    parts, lacking = [], []
+    for c in chunks:
+        if not len(c):
+            continue
+        values = c.dictionary.to_pylist()
+        lut = np.array([place.get(v, -1) for v in values], dtype=np.int64)
+        indices = c.indices.to_numpy(zero_copy_only=False)
+        if (lut < 0).any():  # a dictionary may hold values no row uses: only the used ones are lacking
+            used = np.bincount(indices, minlength=len(values)) > 0
+            lacking += [values[i] for i in np.flatnonzero((lut < 0) & used).tolist()]
+        parts.append(lut[indices])
+    codes = parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    return codes, sorted(set(lacking))
+
+
+def _small(chunks: list[pa.DictionaryArray]) -> tuple[list[str], np.ndarray]:
+    """:func:`sorted_codes` of dictionary chunks with few values in all: their values sorted as Python
+    strings, each chunk's indices remapped through its dictionary's places among them."""
+    values = [c.dictionary.to_pylist() for c in chunks]
+    names = sorted(set().union(*values))
+    place = {v: i for i, v in enumerate(names)}
+    parts = [np.array([place[v] for v in vs], dtype=np.int64)[c.indices.to_numpy(zero_copy_only=False)] if len(c) else np.zeros(0, np.int64)
+             for vs, c in zip(values, chunks)]
+    codes = parts[0] if len(parts) == 1 else np.concatenate(parts)
     used = np.flatnonzero(np.bincount(codes, minlength=len(names)))  # a dictionary may hold values no row uses
     if used.size == len(names):
         return names, codes

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from . import relations
 from .config import Settings
 from .errors import RunError
 from .findings import ERROR, count_by_severity
@@ -240,9 +241,14 @@ class Unitized:
         return [PartTask(k, str(staging), specs, self.part(d0, d1)) for k, (d0, d1) in enumerate(partitions(chars, limit))]
 
     def side_tables(self) -> Iterator[tuple[str, pa.Table]]:
-        """The segments of every unit type, the documents, the unit universe and the tokens."""
+        """The segments of every unit type (with discourse data's relation counts: :mod:`unitize.relations`),
+        the documents, the unit universe and the tokens."""
         for unit, res in self.results.items():
-            yield f"segments/{unit}.parquet", res.segments
+            segments = res.segments
+            if res.relations is not None:
+                segments = segments.replace_schema_metadata({**(segments.schema.metadata or {}), relations.KEY: relations.to_metadata(res.relations)})
+            yield f"segments/{unit}.parquet", segments
+            del segments
             res.let_go()
         yield "documents.parquet", documents_table(self.corpus, self.spaces.get("word"), self.settings.tokenizer)
         yield "universe.parquet", universe_table(self.groups, self.annotators, self.universe, self.expected)

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from .findings import span_finding
 from .model import Corpus, Finding, Span
+from .relations import Counts
 from .schema import segments_schema
 from .unitizers import Merged, SegmentKey, Segments, UnitSpace, char_units, merge_overlaps, word_units
 
@@ -69,6 +70,8 @@ class UnitResult:
 
     ``mapped``: the memory maps of files the segments table lies in (a streamed run's), whose pages
     :meth:`let_go` hands back to the system once the table is written (a later read maps them again).
+    ``relations``: discourse data's relations per group (:func:`unitize.relations.relation_counts` of the
+    segments), counted where the segments are made; None when not counted.
     """
 
     unit: str
@@ -78,6 +81,7 @@ class UnitResult:
     in_segments: int
     excluded: Counter
     mapped: list[mmap.mmap] = field(default_factory=list)
+    relations: dict[str, Counts] | None = None
 
     def let_go(self) -> None:
         """Drop the resident pages of the files the segments table is mapped from (none when in memory)."""
@@ -328,4 +332,5 @@ def joined(unit: str, results: list[UnitResult], n_groups: list[int], labels_of:
         in_segments=sum(r.in_segments for r in results),
         excluded=sum((r.excluded for r in results), Counter()),
         mapped=[m for r in results for m in r.mapped],
+        relations=None if any(r.relations is None for r in results) else {g: c for r in results for g, c in (r.relations or {}).items()},
     )

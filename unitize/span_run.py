@@ -32,6 +32,7 @@ from .fragments import MAX_LABELS, UNLABELLED, Counts, Fragments, accounting
 from .matrices import Unitized
 from .model import Corpus, Document, Finding, InputFile, SpanStream, Submission, Universe
 from .progress import Progress, Sized, no_progress
+from .relations import relation_counts
 from .segments import UnitResult, joined, resolve_segments
 from .spaces import build_spaces
 from .traits import FormatTraits
@@ -169,6 +170,8 @@ class _Run:
         results: dict[str, UnitResult] = {}
         for unit in settings.units:
             results[unit] = resolve_segments(unit, self.spaces[unit], corpus, live.frag, live.segs, live.names)
+            if corpus.traits.relations:  # counted here, a batch's groups at a time (they are whole)
+                results[unit].relations = relation_counts(results[unit].segments)
             findings.extend(results[unit].findings)
         return _Part(
             groups=live.names["groups"], labels=live.names["labels"], layers_found={s.layer for s in corpus.spans},

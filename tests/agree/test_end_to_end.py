@@ -203,6 +203,35 @@ def test_relations_are_counted_for_discourse_data_only(results, out, tmp_path):
         assert pq.read_table(other / "agreement" / "results.parquet").num_rows == whole.num_rows
 
 
+def test_convert_keeps_the_relations_and_agree_reads_no_record(results, out, tmp_path, monkeypatch):
+    """convert keeps each group's relations in the segments file's metadata (every set of its layers); agree takes
+    them from there and reads no record. An output written before (no such metadata) has them counted from its
+    records, with the same results."""
+    import shutil
+
+    from unitize import relations
+    from unitize.dataset.segments import SegmentFile
+
+    for unit in ("char", "word"):
+        kept = relations.from_metadata(pq.read_schema(out / "segments" / f"{unit}.parquet"))
+        assert kept is not None and kept["ve"] == {frozenset({"Arg1"}): 10, frozenset({"Arg2"}): 10, frozenset({"Arg1", "Arg2"}): 10}
+        assert {g: c[frozenset({"Arg1", "Arg2"})] for g, c in kept.items()} == {"ama": 3, "icin": 3, "ki": 2, "ve": 10}
+    group = SegmentFile.group
+    monkeypatch.setattr(SegmentFile, "group", lambda self, name: pytest.fail("records read") if "records" in self.columns else group(self, name))
+    assert measure(out, ["alpha", "fleiss"]).select(["group", "layer", "relations"]).to_pylist() \
+        == [{k: r[k] for k in ("group", "layer", "relations")} for r in results if r["metric"] in ("alpha", "fleiss") and r["pair"] is None
+            and r["label"] is None and r["doc"] is None and r["annotator"] is None]
+    monkeypatch.undo()
+    before = tmp_path / "before"
+    shutil.copytree(out, before, ignore=shutil.ignore_patterns("agreement"))
+    for unit in ("char", "word"):
+        path = before / "segments" / f"{unit}.parquet"
+        table = pq.read_table(path)
+        pq.write_table(table.replace_schema_metadata({k: v for k, v in table.schema.metadata.items() if k != relations.KEY}), path)
+        assert relations.from_metadata(pq.read_schema(path)) is None
+    assert json.dumps(agree(before, plot=True).results.to_pylist()) == json.dumps(results)  # NaN as NaN
+
+
 def test_plots_are_png_and_svg_per_metric_and_layer(results, out):
     plots = sorted(p.name for p in (out / "agreement" / "plots").iterdir())
     assert "alpha-u_Arg1.png" in plots and "alpha-u_Arg1.svg" in plots and "fleiss_Arg2.svg" in plots

@@ -25,16 +25,16 @@ from unitize.run import convert
 EXAMPLES = sorted(p.parent.name for p in (ROOT / "unitize" / "examples").glob("*/study.toml"))
 
 
-def _results(out: Path) -> dict[tuple, dict]:
+def _results(out: Path, folder: str = "agreement") -> dict[tuple, dict]:
     """Every results row by its identity (the item dataset's name aside), NaN comparable; with roles
     (models-mini) every roles.csv row too: each pair of humans, candidate and human, and runs."""
     rows = {}
-    for r in pq.read_table(out / "agreement" / "results.parquet").to_pylist():
+    for r in pq.read_table(out / folder / "results.parquet").to_pylist():
         key = tuple(str(r[c]) for c in ("group", "layer", "metric", "pair", "label", "doc", "annotator"))
         setting = r.pop("setting")
         kind = "items" if r["unit"] == "item" else setting
         rows[(kind, *key)] = {k: ("NaN" if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-    roles = out / "agreement" / "roles.csv"
+    roles = out / folder / "roles.csv"
     if roles.is_file():
         with open(roles, encoding="utf-8", newline="") as fh:
             for r in csv.DictReader(fh):
@@ -71,6 +71,10 @@ def test_every_layout_gives_the_same_agreement(name: str, tmp_path: Path) -> Non
         other = _results(outs[layout])
         differ = sorted(k for k in set(first) | set(other) if first.get(k) != other.get(k))
         assert not differ, f"{name}: {layout} differs from wide on {len(differ)} rows, e.g. {differ[:3]}"
+    for layout, out in outs.items():  # coding metrics alone (a sparse group is read without its documents): the same rows
+        agree(out, metrics=["alpha", "fleiss", "cohen"], dest=out / "coding")
+        alone = _results(out, "coding")
+        assert alone and all(first[k] == row for k, row in alone.items() if k[0] != "roles"), f"{name}: {layout}, coding metrics alone"
 
 
 def test_the_roster_says_who_was_assigned_not_the_layout(tmp_path: Path) -> None:

@@ -65,8 +65,7 @@ def group_stats(
 ) -> tuple[list[Stats], list[list[Stats]] | None]:
     """The statistics of every layer of one group's rows of a wide integer table, in one pass (a
     histogram of (layer, joint profile) keys) — and with ``doc``, of every (layer, document)."""
-    g = group_cells(setting, table, layer, n_layers, doc if doc is not None else np.zeros(table.num_rows, np.int64),
-                    max(n_docs, 1), by_doc=doc is not None)
+    g = group_cells(setting, table, layer, n_layers, doc, max(n_docs, 1), by_doc=doc is not None)
     return g.stats, g.doc_stats
 
 
@@ -76,15 +75,27 @@ class GroupCells:
 
     stats: list[Stats]  # per layer
     doc_stats: list[list[Stats]] | None  # per layer, per document (``by_doc``)
-    units: np.ndarray  # (layers, documents): rows (units) of each document in each layer
-    presence: np.ndarray  # (layers, documents, annotators) bool: the annotator has a value there
+    docs: np.ndarray  # (layers,): the documents with units in each layer
+    units: np.ndarray | None  # (layers, documents): rows (units) of each document in each layer
+    presence: np.ndarray | None  # (layers, documents, annotators) bool: the annotator has a value there
     categories: list[list[str]] | None = None  # label data: per layer, the label of each value code
 
 
-def cells(setting: Setting, table: pa.Table | Stored, layer: np.ndarray, n_layers: int, by_doc: bool = False) -> tuple[list[str], GroupCells]:
+def cells(setting: Setting, table: pa.Table | Stored, layer: np.ndarray, n_layers: int, by_doc: bool = False,
+          documents: bool = True) -> tuple[list[str], GroupCells]:
     """A group's documents (sorted) and :func:`group_cells` of its rows: dense rows, or a sparse
-    group as stored (:class:`~.sparse.Stored`) whose implicit rows are counted, not built."""
+    group as stored (:class:`~.sparse.Stored`) whose implicit rows are counted, not built.
+
+    A sparse group's rows may come without their documents (``documents`` False: no ``doc_id``
+    column read, as no span metric and no per-document statistics ask for them): the statistics
+    are the same, the per-document layout (``units``, ``presence``) is left out, and every layer
+    has every document of the group (a sparse layer holds each unit of each document)."""
     if isinstance(table, Stored):
+        if not documents:
+            implicit = table.implicit_by_layer(layer)
+            g = group_cells(setting, table.table, layer, n_layers, None, 1, False, implicit[:, None])
+            g.docs = np.full(n_layers, len(table.docs), np.int64)
+            return table.docs, g
         doc = table.documents()
         return table.docs, group_cells(setting, table.table, layer, n_layers, doc, len(table.docs), by_doc, table.implicit(layer, doc))
     names, doc = sorted_codes(table.column("doc_id"))
@@ -97,11 +108,12 @@ def layer_table(table: pa.Table | Stored, layer: np.ndarray, i: int) -> pa.Table
 
 
 def group_cells(
-    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, doc: np.ndarray, n_docs: int, by_doc: bool = False,
+    setting: Setting, table: pa.Table, layer: np.ndarray, n_layers: int, doc: np.ndarray | None, n_docs: int, by_doc: bool = False,
     implicit: np.ndarray | None = None,
 ) -> GroupCells:
     """:func:`group_stats`, and per (layer, document) the units and which annotators have data —
-    what alpha-U and gamma need besides the segments (no matrix is built).
+    what alpha-U and gamma need besides the segments (no matrix is built). Without ``doc`` (and
+    ``n_docs`` 1), the statistics alone: no per-document layout.
 
     ``implicit`` (layers × documents), for a sparse group's stored rows: how many more units each
     (layer, document) has, every annotator 0 there. They enter every count — the units, the
@@ -121,21 +133,7 @@ def group_cells(
         fill = names.index(empty) if zeros.any() else 0
     else:
         columns = [_values(table.column(a)) for a in setting.annotators]
-    # rows come in runs of one (layer, document): count per run, then add the runs up
-    change = np.ones(layer.size, bool)
-    np.not_equal(doc[1:], doc[:-1], out=change[1:])
-    change[1:] |= layer[1:] != layer[:-1]
-    starts = np.flatnonzero(change)
-    run_cell = layer[starts].astype(np.int64) * n_docs + doc[starts]
-    units = np.bincount(run_cell, weights=np.diff(starts, append=layer.size), minlength=size).astype(np.int64).reshape(n_layers, n_docs)
-    presence = np.zeros((n_layers, n_docs, len(columns)), bool)
-    for k, c in enumerate(columns):
-        if starts.size:
-            coded = np.logical_or.reduceat(c >= 0, starts)
-            presence[:, :, k] = (np.bincount(run_cell, weights=coded, minlength=size) > 0).reshape(n_layers, n_docs)
-    if zeros.any():
-        units += zeros.reshape(n_layers, n_docs)
-        presence |= (zeros > 0).reshape(n_layers, n_docs, 1)  # every annotator codes an implicit unit
+    units, presence = _layout(columns, layer, doc, n_layers, n_docs, zeros) if doc is not None else (None, None)
     top = max((int(c.max()) for c in columns if c.size), default=-1)
     if zeros.any():
         top = max(top, fill)
@@ -153,18 +151,42 @@ def group_cells(
     dom = domain.astype(np.float64)
     per_layer = cell_stats(columns, dom, setting.annotators, layer, n_layers, zeros.reshape(n_layers, n_docs).sum(axis=1), fill)
     per_doc = None
-    if by_doc:
+    if by_doc and doc is not None:
         flat = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, size, zeros, fill)
         per_doc = [flat[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)]
+    docs = (units > 0).sum(axis=1) if units is not None else np.zeros(n_layers, np.int64)
     if names is None:
-        return GroupCells(per_layer, per_doc, units, presence)
+        return GroupCells(per_layer, per_doc, docs, units, presence)
     # label data: each layer's own labels, codes 0… (the domain values are indices into ``names``)
     categories = [[names[int(v)] for v in s.domain] for s in per_layer]
     per_layer = [_renamed(s, np.arange(s.domain.size, dtype=np.float64)) for s in per_layer]
     if per_doc is not None:
         per_doc = [[_renamed(s, np.array([cats.index(names[int(v)]) for v in s.domain], dtype=np.float64)) for s in docs]
                    for cats, docs in zip(categories, per_doc)]
-    return GroupCells(per_layer, per_doc, units, presence, categories)
+    return GroupCells(per_layer, per_doc, docs, units, presence, categories)
+
+
+def _layout(columns: list[np.ndarray], layer: np.ndarray, doc: np.ndarray, n_layers: int, n_docs: int,
+            zeros: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per (layer, document): its units, and per annotator whether they have a value there (``zeros``: the
+    implicit units of each, coded by every annotator)."""
+    size = n_layers * n_docs
+    # rows come in runs of one (layer, document): count per run, then add the runs up
+    change = np.ones(layer.size, bool)
+    np.not_equal(doc[1:], doc[:-1], out=change[1:])
+    change[1:] |= layer[1:] != layer[:-1]
+    starts = np.flatnonzero(change)
+    run_cell = layer[starts].astype(np.int64) * n_docs + doc[starts]
+    units = np.bincount(run_cell, weights=np.diff(starts, append=layer.size), minlength=size).astype(np.int64).reshape(n_layers, n_docs)
+    presence = np.zeros((n_layers, n_docs, len(columns)), bool)
+    for k, c in enumerate(columns):
+        if starts.size:
+            coded = np.logical_or.reduceat(c >= 0, starts)
+            presence[:, :, k] = (np.bincount(run_cell, weights=coded, minlength=size) > 0).reshape(n_layers, n_docs)
+    if zeros.any():
+        units += zeros.reshape(n_layers, n_docs)
+        presence |= (zeros > 0).reshape(n_layers, n_docs, 1)  # every annotator codes an implicit unit
+    return units, presence
 
 
 def _renamed(s: Stats, values: np.ndarray) -> Stats:

@@ -27,16 +27,17 @@ import numpy as np
 import pyarrow as pa
 
 from .. import metrics as registry
+from .. import relations
 from ..dataset import Matrix, OutputData, Setting, layer_rows
 from ..dataset.matrix import matrix as data_matrix
 from ..dataset.parts import release
-from ..dataset.segments import SegmentFile
 from ..errors import RunError
 from ..executors import Executor
 from ..layouts import long as long_layout
 from ..metrics import Cell, MeasureOptions, Metric, stats
 from ..metrics.stats import Stats
 from ..progress import Progress, Sized
+from ..relations import Counts
 from ..schema import RELATIONS, results_schema
 from . import batches, columns, diagnostics, tasks
 from .spans import Continuum, Segments, segment_cell, stack
@@ -104,7 +105,7 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segmen
         "units": cell.stats.n_units,
     }
     if relations:
-        base[RELATIONS] = segs.relations(cell.group, cell.layers) if segs is not None else None
+        base[RELATIONS] = segs.relations(cell.layers) if segs is not None else None
     view = Cell(stats=cell.stats, level=setting.level(cell.group), binary=setting.value == "binary", crowd=cell.crowd,
                 categories=cell.categories, per_doc=cell.per_doc,
                 segments=(lambda: segment_cell(segs, cell.continuum(), cell.layers)) if setting.kind == "units" else None)
@@ -162,18 +163,21 @@ def _layers(setting: Setting, layer: str) -> list[str]:
     return (list(setting.layer_bits) or layer.split("+")) if setting.mode == "combined" else [layer]
 
 
-def cells_of(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, fast: bool, by_doc: bool) -> Iterator[_Cell]:
-    """The cells of one group: each layer, and for separate layers all layers together (the RAT's "both")."""
+def cells_of(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, fast: bool, by_doc: bool,
+             documents: bool = True) -> Iterator[_Cell]:
+    """The cells of one group: each layer, and for separate layers all layers together (the RAT's "both").
+    ``documents`` False: a sparse group's rows were read without their documents (:func:`columns.cells`)."""
     per = []
     if fast:  # statistics of every layer straight from the columns; the matrix only if a span metric asks
-        doc_names, g = columns.cells(setting, table, codes, len(layers), by_doc)  # a sparse group: implicit units counted
-        docs = (g.units > 0).sum(axis=1)
+        doc_names, g = columns.cells(setting, table, codes, len(layers), by_doc, documents)  # a sparse group: implicit units counted
         for i, (layer, s) in enumerate(zip(layers, g.stats)):
             build = lambda i=i, layer=layer: data_matrix(setting, group, layer, columns.layer_table(table, codes, i))  # noqa: E731
             per_doc = [(d, x) for d, x in zip(doc_names, g.doc_stats[i]) if x.n_units] if g.doc_stats else None
-            continuum = Continuum(setting, group, doc_names, g.units[i], g.presence[i], list(setting.annotators))
-            per.append(_Cell(group, layer, _layers(setting, layer), s, int(docs[i]), None, _lazy(build),
-                             g.categories[i] if g.categories else None, per_doc, layout=_given(continuum)))
+            layout = None  # without the documents' layout, a span metric's continuum would come from the matrix
+            if g.units is not None and g.presence is not None:
+                layout = _given(Continuum(setting, group, doc_names, g.units[i], g.presence[i], list(setting.annotators)))
+            per.append(_Cell(group, layer, _layers(setting, layer), s, int(g.docs[i]), None, _lazy(build),
+                             g.categories[i] if g.categories else None, per_doc, layout=layout))
     elif crowd := (columns.long_stats(setting, table, codes, len(layers), long_layout.DENSE_CELLS, by_doc)
                    if setting.kind == "units" and not setting.layout.columnar else None):
         for i, (layer, (s, raters, docs, per_doc)) in enumerate(zip(layers, crowd[0])):
@@ -205,8 +209,7 @@ def _both(setting: Setting, group: str, per: list[_Cell], fast: bool) -> Iterato
         crowd = [c.crowd for c in per if c.crowd is not None]
         continuum = None
         if fast:  # the first layer's documents, the annotators' presence in any layer (as the stacked matrix)
-            first = per[0].continuum()
-            continuum = lambda: replace(first, presence=np.any([c.continuum().presence for c in per], axis=0))  # noqa: E731
+            continuum = lambda: replace(per[0].continuum(), presence=np.any([c.continuum().presence for c in per], axis=0))  # noqa: E731
         yield _Cell(group, "+".join(names), names, both, per[0].docs, max(crowd) if crowd else None,
                     _lazy(lambda: stack([c.matrix() for c in per], "+".join(names))), categories, per_doc, continuum)
 
@@ -321,53 +324,44 @@ def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str,
     return [row for cell in _reduced(setting, group, reduced) for row in _rows(setting, cell, metrics, segs, options, source.relations)]
 
 
-#: the segments' columns every cell of discourse data needs (its relations: records per annotator and layer) ...
+#: the segments' columns the relations of discourse data are counted from (:mod:`unitize.relations`) ...
 RELATION_COLUMNS = ("group", "layer", "annotator", "records")
 #: ... and those the segment metrics place on the continuum
-SPAN_COLUMNS = (*RELATION_COLUMNS, "doc_id", "label", "unit_begin", "unit_end")
-
-
-def _segment_source(data: OutputData, setting: Setting, metrics: Sequence[Metric], records: bool = True) -> SegmentFile | None:
-    """The setting's segments, to read group by group: every column a span metric needs, or (coding
-    metrics only) the relations' alone — ``records`` False: no records, the relations counted before or none
-    to count (and with coding metrics alone, nothing); None for item data or without ``segments/<unit>.parquet``."""
-    if setting.kind != "units" or not setting.unit:
-        return None
-    spans = any(m.family is not registry.Family.CODING for m in metrics)
-    if not spans and not records:
-        return None
-    columns = SPAN_COLUMNS if spans else RELATION_COLUMNS
-    return data.segment_file(setting.unit, columns if records else [c for c in columns if c != "records"])
+SPAN_COLUMNS = ("group", "layer", "annotator", "doc_id", "label", "unit_begin", "unit_end")
 
 
 class _GroupSegments:
-    """Each group's :class:`Segments` of a setting, read with the group. Discourse data (``relations``: the
-    format's records are relations, :attr:`~unitize.traits.FormatTraits.relations`) has its relations counted:
-    the counts of a group are kept per unit type for the run (a few integers), so a later setting of the same
-    unit reads no records — and with coding metrics alone, no segments at all. Other data reads no records,
-    and with coding metrics alone no segments."""
+    """Each group's :class:`Segments` of a setting, read with the group: only when a span metric asks for them.
+
+    Discourse data (``relations``: the format's records are relations,
+    :attr:`~unitize.traits.FormatTraits.relations`) has its relations counted per group. ``unitize convert``
+    keeps the counts in the segments file's metadata; an output written before has them counted from each
+    group's records, once per unit type for the run (``shared``: a later setting of the same unit reads no
+    records)."""
 
     def __init__(self, data: OutputData, setting: Setting, metrics: Sequence[Metric], shared: dict[str, dict[Any, Any]]):
         unit = setting.unit or ""
         self.kept = shared.setdefault(unit, {})  # spanboot's, across cells
-        self.counts: dict[str, dict[frozenset[str], int] | None] = shared.setdefault(f"{unit}:relations", {})
-        self.relations = data.traits.relations
-        self.full = _segment_source(data, setting, metrics) if self.relations else None
-        self.lean: SegmentFile | None = None
-        self.data, self.setting, self.metrics = data, setting, metrics
+        self.relations = data.traits.relations and setting.kind == "units" and bool(unit)
+        spans = any(m.family is not registry.Family.CODING for m in metrics)
+        self.spans = data.segment_file(unit, SPAN_COLUMNS) if spans and setting.kind == "units" and unit else None
+        self.counted: dict[str, Counts] = shared.setdefault(f"{unit}:relations", {})
+        self.records = data.segment_file(unit, RELATION_COLUMNS) if self.relations else None  # its footer read, no rows
+        self.stored = relations.from_metadata(self.records.schema) if self.records is not None else None
 
     def of(self, group: str) -> Segments | None:
-        """The group's segments (and, for discourse data, its relation counts); None when its cells need neither
-        (no span metric and no relation to count, or no segments file)."""
-        if self.full is not None and self.counts.get(group) is None:  # relations not counted yet: the records read
-            segs = Segments(self.full.group(group), self.kept)
-            self.counts[group] = segs.relation_counts(group)
-            return segs
-        if self.lean is None:
-            self.lean = _segment_source(self.data, self.setting, self.metrics, records=False)
-        if self.lean is None and self.full is None:
+        """The group's segments (and, for discourse data, its relation counts); None when its cells need neither."""
+        counts = self._counts(group) if self.records is not None else None  # discourse data with a segments file
+        if self.spans is None and counts is None:
             return None
-        return Segments(self.lean.group(group) if self.lean is not None else None, self.kept, self.counts.get(group) or {})
+        return Segments(self.spans.group(group) if self.spans is not None else None, self.kept, counts)
+
+    def _counts(self, group: str) -> Counts:
+        if self.stored is not None:
+            return self.stored.get(group, {})
+        if group not in self.counted and self.records is not None:  # an output written before convert counted them: the records
+            self.counted[group] = relations.relation_counts(self.records.group(group)).get(group, {})
+        return self.counted.get(group, {})
 
 
 def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
@@ -381,14 +375,16 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
     source = _GroupSegments(data, setting, metrics, shared)
     fast = columns.fast(setting, data.schema(setting))
     spans = any(m.family is not registry.Family.CODING for m in metrics)
-    needed = None if not fast else ["group", "layer", "doc_id", *(["unit"] if spans else []), *setting.annotators]
+    # a sparse group's documents are read only when span metrics or per-document rows need them
+    documents = not setting.layout.implicit_rows or spans or options.by_doc
+    needed = None if not fast else ["group", "layer", *(["doc_id"] if documents else []), *(["unit"] if spans else []), *setting.annotators]
     # large crowd groups come reduced; a sparse group as stored, its implicit units counted
     tables: Iterable[batches.GroupRows] = batches.group_tables(data, setting, groups, needed, options.by_doc, implicit=fast)
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
     for group, table, layers, codes in tables:
         segs = source.of(group)
-        cells = cells_of(setting, group, table, layers, codes, fast, options.by_doc) if codes is not None else _reduced(setting, group, table)
+        cells = cells_of(setting, group, table, layers, codes, fast, options.by_doc, documents) if codes is not None else _reduced(setting, group, table)
         rows += [row for cell in cells for row in _rows(setting, cell, metrics, segs, options, source.relations)]
         del table, codes, segs, cells  # the group's buffers freed, and given back: the next group starts from what the run holds
         release()

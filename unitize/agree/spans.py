@@ -9,20 +9,19 @@ matrices end to end for the "both" row.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..codes import sorted_codes
 from ..dataset.directory import Matrix, Setting
 from ..metrics import SegmentCell
 from ..metrics.placed import Placed
 from ..metrics.value import Value, nan
+from ..relations import Counts, look_up
 
 T = TypeVar("T")
 
@@ -61,43 +60,21 @@ def _on_domain(counts: np.ndarray, values: np.ndarray, domain: np.ndarray) -> np
 
 
 class Segments:
-    """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and relation counts —
+    """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and the relation counts —
     in ``unitize agree``, one group's (:meth:`~unitize.dataset.directory.OutputData.segment_file`).
 
-    The relation records per (group, layer, annotator) are gathered with NumPy over dictionary codes;
-    the per-segment arrays only when a span metric first asks for them. ``shared`` outlives the
-    object (what a run keeps across cells and groups: alpha-U's bootstrap per category, spanboot).
+    ``counts``: discourse data's relations per set of layers (:mod:`unitize.relations`), of the group
+    the segments are (or, with no table, would be) of. The per-segment arrays are built only when a span
+    metric first asks for them. ``shared`` outlives the object (what a run keeps across cells and
+    groups: alpha-U's bootstrap per category, spanboot).
     """
 
-    def __init__(self, table: pa.Table | None, shared: dict[Any, Any] | None = None, counts: dict[frozenset[str], int] | None = None):
+    def __init__(self, table: pa.Table | None, shared: dict[Any, Any] | None = None, counts: Counts | None = None):
         self.table = table
-        self._counts = counts  # the relations per set of layers, counted before (:meth:`relation_counts`): no records read
+        self._counts = counts
         self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
         self._memo: dict[Any, Any] = {}
         self.shared: dict[Any, Any] = {} if shared is None else shared
-        #: the distinct (group, layer, annotator, record) of the segments, as codes into the names below
-        self._groups: list[str] = []
-        self._layers: list[str] = []
-        self._cells = np.zeros(0, np.int64)  # per distinct record: (group · layers + layer) · annotators + annotator
-        self._records = np.zeros(0, np.int64)  # per distinct record: its code among the records
-        if table is None or table.num_rows == 0 or counts is not None:
-            return
-        records = table.column("records").combine_chunks()
-        parent = pc.list_parent_indices(records).to_numpy()
-        flat = pc.list_flatten(records)
-        if flat.null_count:  # a null record is no record
-            valid = pc.is_valid(flat)
-            flat, parent = flat.filter(valid), parent[valid.to_numpy(zero_copy_only=False)]
-        if not len(flat):
-            return
-        self._groups, g = sorted_codes(table.column("group"))
-        self._layers, lay = sorted_codes(table.column("layer"))
-        annotators, a = sorted_codes(table.column("annotator"))
-        cell = ((g.astype(np.int64) * len(self._layers) + lay) * len(annotators) + a)[parent]
-        code = pc.dictionary_encode(flat).indices.to_numpy().astype(np.int64)
-        distinct = _distinct(cell * (int(code.max()) + 1) + code)
-        self._cells, self._records = np.divmod(distinct, int(code.max()) + 1)
-        self._n_annotators = len(annotators)
 
     def memo(self, m: Matrix | Continuum, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """What the span metrics derive from one cell (placed segments, statistics), built once while
@@ -114,33 +91,10 @@ class Segments:
             self._by_key = _segment_arrays(self.table)
         return self._by_key
 
-    def relations(self, group: str, layers: Iterable[str]) -> int | None:
-        """The most relations (distinct source records) any annotator has in ``layers`` of ``group``."""
-        if self._counts is not None:  # one group's, counted before
-            present = frozenset().union(*self._counts)
-            return self._counts.get(frozenset(layers) & present, 0)
-        wanted = [self._layers.index(x) for x in layers if x in self._layers]
-        if group not in self._groups or not wanted or not self._cells.size:
-            return 0
-        n = self._n_annotators
-        layer_of = self._cells // n
-        mine = np.isin(layer_of, [self._groups.index(group) * len(self._layers) + x for x in wanted])
-        pairs = _distinct((self._cells[mine] % n) * (int(self._records.max()) + 1) + self._records[mine])
-        return int(np.bincount(pairs // (int(self._records.max()) + 1), minlength=n).max()) if pairs.size else 0
-
-    def relation_counts(self, group: str, most: int = 6) -> dict[frozenset[str], int] | None:
-        """:meth:`relations` of ``group`` for every set of its layers (those with segments), to be handed to the
-        next :class:`Segments` of the same group and unit type, which then needs no records; None above ``most`` layers."""
-        layers = sorted({self._layers[i] for i in np.unique(self._cells // self._n_annotators) % len(self._layers)}) if self._cells.size else []
-        if len(layers) > most or self._counts is not None:
-            return self._counts if self._counts is not None else None
-        return {frozenset(c): int(self.relations(group, c) or 0) for k in range(1, len(layers) + 1) for c in combinations(layers, k)}
-
-
-def _distinct(x: np.ndarray) -> np.ndarray:
-    """The distinct values of an integer array, sorted (a sort and a comparison: faster than a hash for these sizes)."""
-    x = np.sort(x)
-    return x[np.concatenate(([True], x[1:] != x[:-1]))] if x.size else x
+    def relations(self, layers: Sequence[str]) -> int | None:
+        """The most relations (distinct source records) any annotator has in ``layers`` of the group; None
+        when they were not counted (not discourse data, or a set of layers :mod:`unitize.relations` does not count)."""
+        return look_up(self._counts, layers) if self._counts is not None else None
 
 
 def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, np.ndarray]]:

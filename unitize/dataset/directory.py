@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .. import layouts
-from ..codes import decode, sorted_codes
+from ..codes import decode, positions, sorted_codes
 from ..errors import DataError
 from ..layouts import WIDE
 from ..layouts.sparse import Stored, dense_group, group_universe
@@ -255,16 +255,14 @@ class OutputData:
         docs, units = [d for d, k in zip(docs, keep) if k], units[keep]
         order = {layer: i for i, layer in enumerate(self.layers)}
         layers = sorted(setting.layers, key=lambda x: (order.get(x, len(order)), x)) if units.sum() else []
-        wanted = [c for c in self.schema(setting).names if c in set(columns) | {"group", "doc_id", "layer"}] if columns else None
+        wanted = [c for c in self.schema(setting).names if c in set(columns) | {"group", "layer"}] if columns else None
         table = self._stored_rows(setting, group, wanted)
         codes = np.zeros(0, np.int64)
         if table.num_rows:
-            found, codes = sorted_codes(table.column("layer"))
-            unknown = [x for x in found if x not in layers]
+            codes, unknown = positions(table.column("layer"), {x: i for i, x in enumerate(layers)})
             if unknown:
                 raise DataError(f"sparse rows of group {group!r} name {', '.join(map(repr, unknown[:3]))}, "
                                 "not a layer of the setting")
-            codes = np.array([layers.index(x) for x in found], dtype=np.int64)[codes]
         dense = lambda: self._read_group(setting, group, columns)  # noqa: E731
         return Stored(group, table, docs, units, layers, dense), codes
 

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..codes import decode, sorted_codes
+from ..codes import sorted_codes
 from ..errors import DataError
 from .parts import THREADS
 
@@ -45,6 +45,11 @@ class SegmentFile:
         self._at = 0  # the first row of ``_batch``
         self._batch: pa.RecordBatch | None = None
 
+    @property
+    def schema(self) -> pa.Schema:
+        """The file's Arrow schema (all its columns, with their metadata)."""
+        return self._schema
+
     def runs(self) -> dict[str, list[tuple[int, int]]]:
         """Per group, its runs of rows (start, stop) in file order: one run each in a sorted file."""
         if self._runs is None:
@@ -68,12 +73,12 @@ class SegmentFile:
         return sorted(self.runs())
 
     def group(self, name: str) -> pa.Table:
-        """A group's segments (``columns``; strings decoded), in file order; no rows when it has none."""
+        """A group's segments (``columns``; dictionary columns as stored), in file order; no rows when it has none."""
         pieces = [self._rows(a, b) for a, b in self.runs().get(name, [])]
         pieces = [p for piece in pieces for p in piece]
         if not pieces:
-            return decode(pa.Table.from_batches([], pa.schema([self._schema.field(c) for c in self.columns])))
-        return decode(pa.Table.from_batches(pieces))
+            return pa.Table.from_batches([], pa.schema([self._schema.field(c) for c in self.columns]))
+        return pa.Table.from_batches(pieces)
 
     def _rows(self, a: int, b: int) -> list[pa.RecordBatch]:
         """Rows ``[a, b)`` as slices of the cursor's batches (the cursor left at the batch holding row ``b``)."""

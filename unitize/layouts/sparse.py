@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
-from ..codes import dictionary, sorted_codes
+from ..codes import dictionary, positions, sorted_codes
 from ..errors import DataError
 from ..unitizers import Approach, UnitSpace, cumulative
 from .base import AnnotatorSegments, GroupMarks, StoredSetting
@@ -115,13 +115,11 @@ class Stored:
         """Per stored row, the index of its document in ``docs``."""
         if not self.table.num_rows:
             return np.zeros(0, np.int64)
-        names, codes = sorted_codes(self.table.column("doc_id"))
-        where = {d: i for i, d in enumerate(self.docs)}
-        unknown = [d for d in names if d not in where]
+        codes, unknown = positions(self.table.column("doc_id"), {d: i for i, d in enumerate(self.docs)})
         if unknown:
             raise DataError(f"sparse rows of group {self.group!r} name {', '.join(map(repr, unknown[:3]))}, "
                             "not a document of universe.parquet with units")
-        return np.array([where[d] for d in names], dtype=np.int64)[codes]
+        return codes
 
     def implicit(self, layer: np.ndarray, doc: np.ndarray) -> np.ndarray:
         """(layers, documents): the implicit rows of each (layer, document) — its units less its stored rows."""
@@ -130,6 +128,13 @@ class Stored:
         out = self.units[None, :] - stored
         if np.any(out < 0):
             raise DataError(f"group {self.group!r}: more sparse rows than units in a document (documents.parquet)")
+        return out
+
+    def implicit_by_layer(self, layer: np.ndarray) -> np.ndarray:
+        """(layers,): the implicit rows of each layer — its documents' units less its stored rows."""
+        out = int(self.units.sum()) - np.bincount(layer.astype(np.int64), minlength=len(self.layers))
+        if np.any(out < 0):
+            raise DataError(f"group {self.group!r}: more sparse rows than units (documents.parquet)")
         return out
 
     def layer_rows(self, i: int) -> pa.Table:
@@ -159,16 +164,12 @@ def dense_group(setting: StoredSetting, layers: Sequence[str], universe: Univers
     row_base = cumulative(n)
     names = list(columns) if columns is not None else table.column_names
     # where each sparse row goes
-    d_names, d_codes = sorted_codes(table.column("doc_id")) if table.num_rows else ([], np.zeros(0, np.int64))
-    l_names, l_codes = sorted_codes(table.column("layer")) if table.num_rows else ([], np.zeros(0, np.int64))
-    doc_pos = {d: i for i, d in enumerate(docs)}
-    layer_pos = {x: i for i, x in enumerate(layers)}
-    unknown = [d for d in d_names if d not in doc_pos] + [x for x in l_names if x not in layer_pos]
+    di, unknown_docs = positions(table.column("doc_id"), {d: i for i, d in enumerate(docs)})
+    li, unknown_layers = positions(table.column("layer"), {x: i for i, x in enumerate(layers)})
+    unknown = unknown_docs + unknown_layers
     if unknown:
         raise DataError(f"sparse rows of group {group!r} name {', '.join(map(repr, unknown[:3]))}, not in universe.parquet "
                         "or the setting's layers")
-    di = np.array([doc_pos[d] for d in d_names], dtype=np.int64)[d_codes]
-    li = np.array([layer_pos[x] for x in l_names], dtype=np.int64)[l_codes]
     unit = table.column("unit").to_numpy() if table.num_rows else np.zeros(0, np.int64)
     at = li * total + row_base[di] + unit
     rows = total * n_l

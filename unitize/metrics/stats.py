@@ -126,6 +126,9 @@ class Stats:
     # -- the reduction --
 
     def __add__(self, other: Stats) -> Stats:
+        if self.annotators == other.annotators and self.by_raters.shape == other.by_raters.shape and np.array_equal(self.domain, other.domain):
+            patterns, units = _merge(np.concatenate([self.patterns, other.patterns]), np.concatenate([self.units, other.units]))
+            return Stats(self.domain, self.annotators, patterns, units, self.by_raters + other.by_raters, self.pairs + other.pairs)
         domain = np.union1d(self.domain, other.domain)
         names = list(self.annotators) + [a for a in other.annotators if a not in self.annotators]
         r = max(self.by_raters.shape[0], other.by_raters.shape[0])
@@ -167,7 +170,15 @@ def _merge(patterns: np.ndarray, units: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Canonical form: distinct pattern rows (sorted), units summed, empty ones dropped."""
     if patterns.shape[0] == 0:
         return patterns.reshape(0, patterns.shape[1]).astype(np.int64), np.zeros(0, np.int64)
-    distinct, inverse = np.unique(patterns, axis=0, return_inverse=True)
+    base = int(patterns.max()) + 1 if patterns.size else 1
+    v = patterns.shape[1]
+    if patterns.min(initial=0) >= 0 and v * np.log2(max(base, 2)) < 62:
+        # each row as one integer, the first column most significant: sorting the keys sorts the rows
+        weights = base ** np.arange(v - 1, -1, -1, dtype=np.int64)
+        _, first, inverse = np.unique(patterns.astype(np.int64) @ weights, return_index=True, return_inverse=True)
+        distinct = patterns[first]
+    else:
+        distinct, inverse = np.unique(patterns, axis=0, return_inverse=True)
     total = np.bincount(inverse.reshape(-1), weights=units, minlength=distinct.shape[0]).astype(np.int64)
     keep = total > 0
     return distinct[keep].astype(np.int64), total[keep]
