@@ -40,14 +40,7 @@ def sorted_codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndar
         lut = _codes_of(c.dictionary, values, luts)
         indices = c.indices.to_numpy(zero_copy_only=False)
         parts.append(indices if lut is None else lut[indices])
-    codes = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    names = values.to_pylist()
-    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))  # a dictionary may hold values no row uses
-    if used.size == len(names):
-        return names, codes
-    lut = np.zeros(len(names), dtype=np.int64)
-    lut[used] = np.arange(used.size)
-    return [names[i] for i in used.tolist()], lut[codes]
+    return _used(values.to_pylist(), parts[0] if len(parts) == 1 else np.concatenate(parts))
 
 
 def positions(column: pa.ChunkedArray | pa.Array, place: Mapping[str, int]) -> tuple[np.ndarray, list[str]]:
@@ -75,13 +68,14 @@ def positions(column: pa.ChunkedArray | pa.Array, place: Mapping[str, int]) -> t
 def _small(chunks: list[pa.DictionaryArray]) -> tuple[list[str], np.ndarray]:
     """:func:`sorted_codes` of dictionary chunks with few values in all: their values sorted as Python
     strings, each chunk's indices remapped through its dictionary's places among them."""
-    values = [c.dictionary.to_pylist() for c in chunks]
-    names = sorted(set().union(*values))
-    place = {v: i for i, v in enumerate(names)}
-    parts = [np.array([place[v] for v in vs], dtype=np.int64)[c.indices.to_numpy(zero_copy_only=False)] if len(c) else np.zeros(0, np.int64)
-             for vs, c in zip(values, chunks)]
-    codes = parts[0] if len(parts) == 1 else np.concatenate(parts)
-    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))  # a dictionary may hold values no row uses
+    names = sorted(set().union(*(c.dictionary.to_pylist() for c in chunks)))
+    codes, _ = positions(pa.chunked_array(chunks, chunks[0].type), {v: i for i, v in enumerate(names)})
+    return _used(names, codes)
+
+
+def _used(names: list[str], codes: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The names some row uses (a dictionary may hold values no row uses), and the rows' codes among them."""
+    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
     if used.size == len(names):
         return names, codes
     lut = np.zeros(len(names), dtype=np.int64)
