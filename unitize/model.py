@@ -183,6 +183,12 @@ class Absent(AbstractSet[str]):
         return f"Absent(every one of {len(self.study)} but {sorted(self.present)})"
 
 
+def not_missing(wanted: frozenset[str], missing: AbstractSet[str]) -> frozenset[str]:
+    """The annotators of ``wanted`` not ``missing`` — from an :class:`Absent`'s few present ones, not by going
+    through ``wanted`` (under a per-document assignment, the whole study)."""
+    return wanted & missing.present if isinstance(missing, Absent) else wanted - missing
+
+
 #: per group, per document of its unit universe: the annotators missing there (a set, or an :class:`Absent`)
 Universe = dict[str, dict[str, AbstractSet[str]]]
 

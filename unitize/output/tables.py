@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..model import Absent, Corpus, Universe
+from ..model import Corpus, Universe, not_missing
 from ..schema import documents_schema, tokens_schema, universe_schema
 from ..unitizers import UnitSpace
 
@@ -29,8 +29,7 @@ def universe_table(groups: Sequence[str], annotators: Sequence[str], universe: U
             missing = universe[group][doc]
             out_groups.append(group)
             docs.append(doc)
-            kept = wanted & missing.present if isinstance(missing, Absent) else wanted - missing  # an Absent: a few present
-            names.append(sorted(kept, key=rank.__getitem__))
+            names.append(sorted(not_missing(wanted, missing), key=rank.__getitem__))
     return pa.Table.from_pydict({"group": out_groups, "doc_id": docs, "annotators": names}, schema=universe_schema())
 
 
