@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import pickle
 import sys
 from pathlib import Path
 
@@ -228,8 +229,8 @@ def test_task_weights_count_a_groups_rows_in_every_part(tmp_path):
 
     import pyarrow.parquet as pq
 
-    from unitize.dataset.directory import OutputData
     from unitize.agree.tasks import group_rows
+    from unitize.dataset.directory import OutputData
 
     out = tmp_path / "out"
     assert main(["convert", str(ROOT / "unitize" / "examples" / "tdb-mini" / "study.toml"), "--out", str(out),
@@ -255,7 +256,7 @@ def test_worker_processes_are_bounded_by_the_cores(monkeypatch, tmp_path):
     monkeypatch.setattr(datt, "cores", lambda: 2)
     pool = get_executor("processes:32")
     assert (pool.name, pool.workers) == ("processes:32", 2)  # the run section records both
-    started = []
+    started, shipped = [], []
 
     class Recording:
         def __init__(self, max_workers):
@@ -268,6 +269,7 @@ def test_worker_processes_are_bounded_by_the_cores(monkeypatch, tmp_path):
             return False
 
         def map(self, fn, *iterables, **kw):
+            shipped.append(len(pickle.dumps(fn)))
             return map(fn, *iterables)
 
     monkeypatch.setattr(datt, "ProcessPoolExecutor", Recording)
@@ -278,7 +280,13 @@ def test_worker_processes_are_bounded_by_the_cores(monkeypatch, tmp_path):
     # a streamed read (convert): a process per batch of connectives, as many as the cores at most
     monkeypatch.setattr(datt, "BATCH_FILES", 1)
     monkeypatch.setattr(span_run, "cores", lambda: 2)
-    monkeypatch.setattr(span_run, "forked_pool", lambda workers: started.append(workers) or Recording(workers))
+    def forked(workers, initializer=None, initargs=()):
+        started.append(workers)
+        initializer(*initargs)  # what a forked process runs first: here, in this one
+        return Recording(workers)
+
+    monkeypatch.setattr(span_run, "forked_pool", forked)
     out = tmp_path / "out"
     assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "--tokenizer", "regex", "--units", "char", "--workers", "32", "-q"]) == 0
     assert started == [2, 2, 2]  # forked_pool(2), whose Recording pool records 2 again
+    assert shipped[-1] < 100  # a batch's task is a function by name: the run's context went once, with the process

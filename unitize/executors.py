@@ -55,19 +55,25 @@ def cores() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def forked_pool(workers: int) -> ProcessPoolExecutor | None:
-    """A pool of ``workers`` processes forked from this one, for a run's own work on data it already holds
-    (no import in the child; a task's arguments are still pickled to it); None where forking is not the
-    platform's safe default (anything but Linux): the caller then does the work here. Unlike the
-    ``processes`` executor, the children share the parent's memory until they write to it, so they must
-    only compute and return."""
-    import multiprocessing
+def forks() -> bool:
+    """Whether :func:`forked_pool` gives a pool here: forking is the platform's safe default on Linux only."""
     import sys
+
+    return sys.platform.startswith("linux")
+
+
+def forked_pool(workers: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()) -> ProcessPoolExecutor | None:
+    """A pool of ``workers`` processes forked from this one, for a run's own work on data it already holds
+    (no import in the child); None where it does not fork (:func:`forks`): the caller then does the work here.
+    A task's arguments are pickled to the child; what every task shares goes once, unpickled, as the
+    ``initializer``'s ``initargs`` (a forked child inherits them). Unlike the ``processes`` executor, the
+    children share the parent's memory until they write to it, so they must only compute and return."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    if not sys.platform.startswith("linux"):
+    if not forks():
         return None
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=initializer, initargs=initargs)
 
 
 class Executor:

@@ -26,7 +26,7 @@ import pyarrow as pa
 from . import layouts
 from .config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
 from .errors import RunError
-from .executors import Executor, cores, forked_pool
+from .executors import Executor, cores, forked_pool, forks
 from .findings import finding, sort_key
 from .fragments import MAX_LABELS, UNLABELLED, Counts, Fragments, accounting
 from .matrices import Unitized
@@ -81,14 +81,14 @@ def _streamed_parts(run: _Run, corpus: Corpus, stream: SpanStream, progress: Pro
     this process maps back: it never holds a batch's spans, nor the segments in its own memory."""
     work = partial(_batch_part, run, corpus.documents, corpus.traits)
     workers = min(stream.workers or cores(), cores(), len(stream.batches))
-    pool = forked_pool(workers) if len(stream.batches) > 1 else None  # one worker too: this process stays small
-    if pool is None:
+    if len(stream.batches) < 2 or not forks():  # two batches and one worker: forked too, this process stays small
         return [work(read) for read in progress(Sized(stream.batches, len(stream.batches)), "reading annotations")]
     with tempfile.TemporaryDirectory(prefix="unitize-segments-") as folder:
-        spilled = partial(_spilled_part, work, Path(folder))
+        pool = forked_pool(workers, _hold, (partial(_spilled_part, work, Path(folder)),))  # the run's context inherited, not pickled
+        assert pool is not None
         with pool:
             try:
-                parts = list(progress(Sized(pool.map(spilled, enumerate(stream.batches)), len(stream.batches)), "reading annotations"))
+                parts = list(progress(Sized(pool.map(_held, enumerate(stream.batches)), len(stream.batches)), "reading annotations"))
             except BrokenProcessPool:
                 raise RunError(f"a process reading a batch of groups ended abruptly (killed, or out of memory?); "
                                f"[input] workers = 1 reads one batch at a time ({workers} did)") from None
@@ -99,6 +99,21 @@ def _streamed_parts(run: _Run, corpus: Corpus, stream: SpanStream, progress: Pro
                 result.segments = pa.ipc.open_file(pa.py_buffer(mapped)).read_all()
                 result.mapped.append(mapped)
     return parts  # the files are gone; their mappings last as long as the tables
+
+
+#: in a forked batch process: the work on a batch (:func:`_spilled_part` with the run's context), set when the process starts
+_WORK: Callable[[tuple[int, Callable[[], Corpus]]], _Part] | None = None
+
+
+def _hold(work: Callable[[tuple[int, Callable[[], Corpus]]], _Part]) -> None:
+    global _WORK
+    _WORK = work
+
+
+def _held(batch: tuple[int, Callable[[], Corpus]]) -> _Part:
+    """A batch's part by the work the process holds (only the batch itself is pickled to it)."""
+    assert _WORK is not None, "a batch process holds its work from its start"
+    return _WORK(batch)
 
 
 def _segments_file(folder: Path, k: int, unit: str) -> Path:
