@@ -272,3 +272,28 @@ def test_document_statistics_add_up_to_the_layer(out):
         for s, docs in zip(per_layer, per_doc):
             total = sum((x for x in docs if x.n_units), S.from_codes([], np.zeros(0), ()))
             assert total.trimmed().equals(s)
+
+
+def test_results_made_a_group_at_a_time_equal_the_rows_made_all_at_once(out):
+    """measure() turns each group's rows into an Arrow batch at once (a --by-doc run's rows grow with the documents)
+    and adds the across-approaches diagnostics to the compared rows afterwards: the table is the one a list of every
+    row, diagnosed at the end, gives."""
+    import pyarrow as pa
+
+    from unitize import metrics as registry
+    from unitize.agree import diagnostics
+    from unitize.agree.measure import _setting_rows
+    from unitize.metrics import MeasureOptions
+    from unitize.schema import results_schema
+
+    data = OutputData(out)
+    metrics = registry.resolve(["alpha", "fleiss", "cohen"])
+    options = MeasureOptions(by_doc=True, by_annotator=True)
+    shared: dict = {}
+    rows = [row for s in data.settings for row in _setting_rows(data, s, None, metrics, options, shared, None)]
+    diagnostics.across_approaches(rows)
+    expected = pa.Table.from_pylist(rows, schema=results_schema(data.traits.relations)).to_pylist()
+    got = measure(out, ["alpha", "fleiss", "cohen"], by_doc=True, by_annotator=True).to_pylist()
+    assert json.dumps(got) == json.dumps(expected)  # NaN as NaN
+    across = [r for r in got if r["diagnostics"] and "only-disagreement" in r["diagnostics"]]
+    assert across and len(got) > 10 * len(across)  # the patched rows are there, among many breakdown rows

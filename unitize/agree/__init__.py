@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -42,7 +41,7 @@ from .roles import COLUMNS as ROLE_COLUMNS
 from .roles import Roles, ceiling, comparisons
 from .roles import resolve as resolve_roles
 from .roles import rows_of as roles_rows
-from .summary import GROUP_NAMES, legend, scale_note, screen_table, summary_rows, title, to_csv, to_markdown
+from .summary import GROUP_NAMES, legend, scale_note, screen_table, summary_rows, title, to_csv, to_markdown, whole_rows
 
 #: every metric's name, and those computed when none are named (the registry's, :mod:`unitize.metrics`)
 METRICS = registry.names()
@@ -136,8 +135,7 @@ def merge_results(kept: pa.Table, new: pa.Table) -> pa.Table:
 
 def _whole_cells(results: pa.Table) -> list[dict[str, Any]]:
     """The rows of whole cells (no label, document or annotator breakdown): metric and value."""
-    whole = pc.and_(pc.and_(pc.is_null(results["label"]), pc.is_null(results["doc"])), pc.is_null(results["annotator"]))
-    return results.filter(whole).select(["metric", "value"]).to_pylist()
+    return whole_rows(results, ["metric", "value"])
 
 
 def group_name(data: OutputData) -> str:

@@ -126,22 +126,18 @@ def of_cell(setting: Setting, s: Stats, label: Callable[[float], str] | None = N
     return out
 
 
-def _overall(row: dict[str, Any]) -> bool:
-    return row.get("label") is None and row.get("doc") is None and row.get("annotator") is None
-
-
 def attach(rows: list[dict[str, Any]], found: Iterable[Diagnostic]) -> None:
     """Add diagnostics to the overall rows (no label, document or annotator) they concern."""
     for d in found:
         for r in rows:
-            if _overall(r) and (d.metrics is None or r["metric"] in d.metrics):
+            if registry.whole_row(r) and (d.metrics is None or r["metric"] in d.metrics):
                 listed = json.loads(r["diagnostics"]) if r.get("diagnostics") else []
                 r["diagnostics"] = json.dumps(listed + [d.as_dict()], ensure_ascii=False)
 
 
 def all_nan(rows: list[dict[str, Any]]) -> list[Diagnostic]:
     """``all-nan`` when every overall row of a cell is NaN, with the reasons."""
-    mine = [r for r in rows if _overall(r)]
+    mine = [r for r in rows if registry.whole_row(r)]
     if not mine or any(r["value"] == r["value"] for r in mine):
         return []
     reasons = Counter(r["reason"] for r in mine)
@@ -149,12 +145,18 @@ def all_nan(rows: list[dict[str, Any]]) -> list[Diagnostic]:
                                             for reason, _ in reasons.most_common(3)))]
 
 
+def compared(row: dict[str, Any]) -> bool:
+    """Whether :func:`across_approaches` compares the row: a whole cell's (or its pairs' mean) coefficient of
+    :data:`COMPARED` on the interval or the boundary approach."""
+    return row["metric"] in COMPARED and row["approach"] in ("interval", "boundary") and registry.whole_row(row) and row["pair"] in (None, "mean")
+
+
 def across_approaches(rows: list[dict[str, Any]]) -> None:
     """``boundary-only-disagreement`` / ``interval-only-disagreement`` between the interval and the
     boundary setting of the same unit type, mode, group, layer and coefficient (attached to both rows)."""
     by: dict[tuple, dict[str, dict[str, Any]]] = defaultdict(dict)
     for r in rows:
-        if r["metric"] in COMPARED and r["approach"] in ("interval", "boundary") and _overall(r) and r["pair"] in (None, "mean"):
+        if compared(r):
             by[(r["unit"], r["mode"], r["group"], r["layer"], r["metric"])][r["approach"]] = r
     for (_, _, _, _, metric), two in by.items():
         if len(two) < 2:
@@ -184,7 +186,7 @@ def screen_lines(rows: list[dict[str, Any]]) -> list[str]:
     cells: dict[str, dict[tuple, str]] = defaultdict(dict)
     total = set()
     for r in rows:
-        if not _overall(r):
+        if not registry.whole_row(r):
             continue
         key = (r["setting"], r["group"], r["layer"])
         total.add(key)

@@ -280,19 +280,51 @@ def measure(
             raise RunError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
     options = MeasureOptions(ci=ci, by_label=by_label, by_doc=by_doc, by_annotator=by_annotator,
                              gamma=registry.GammaOptions(**(gamma or {})))
-    rows: list[dict[str, Any]] = []
+    results = _Results(results_schema(data.traits.relations))
     if executor is None or not executor.parallel:
         shared: dict[str, dict[Any, Any]] = {}
         for setting in chosen:
-            rows += _setting_rows(data, setting, groups, chosen_metrics, options, shared, progress)
+            for rows in _group_results(data, setting, groups, chosen_metrics, options, shared, progress):
+                results.add(rows)
     else:  # (setting, groups) tasks, each opening the directory itself; rows concatenated in the local order
         jobs = tasks.plan(data, chosen, groups, executor.workers)
         names = tuple(m.name for m in chosen_metrics)
         done = executor.map(measure_task, [(str(data.path), name, part, names, options, parts, data.selected) for name, part, parts in jobs])
         for name, result in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
-            rows += result if isinstance(result, list) else _group_rows(data, data.setting(name), result.group, result.layers, chosen_metrics, options)
-    diagnostics.across_approaches(rows)
-    return pa.Table.from_pylist(rows, schema=results_schema(data.traits.relations))
+            results.add(result if isinstance(result, list) else _group_rows(data, data.setting(name), result.group, result.layers, chosen_metrics, options))
+    return results.table()
+
+
+class _Results:
+    """The results table, made a group's rows at a time: each group's rows become an Arrow record batch at once, so
+    a ``--by-doc`` run's rows, which grow with the documents, are not kept as Python objects. The rows
+    :func:`~.diagnostics.across_approaches` compares (a few per cell) are kept as they are too, and the diagnostics
+    it adds to them go into their batches at the end."""
+
+    def __init__(self, schema: pa.Schema):
+        self.schema = schema
+        self.batches: list[pa.RecordBatch] = []
+        self.compared: list[tuple[int, int, dict[str, Any]]] = []  # (batch, row in it, the row)
+
+    def add(self, rows: list[dict[str, Any]]) -> None:
+        if rows:
+            self.compared += [(len(self.batches), i, r) for i, r in enumerate(rows) if diagnostics.compared(r)]
+            self.batches.append(pa.RecordBatch.from_pylist(rows, schema=self.schema))
+
+    def table(self) -> pa.Table:
+        before = [r["diagnostics"] for _, _, r in self.compared]
+        diagnostics.across_approaches([r for _, _, r in self.compared])
+        changed: dict[int, dict[int, str | None]] = {}
+        for (b, i, r), old in zip(self.compared, before):
+            if r["diagnostics"] != old:
+                changed.setdefault(b, {})[i] = r["diagnostics"]
+        column = self.schema.get_field_index("diagnostics")
+        for b, found in changed.items():
+            values = self.batches[b].column(column).to_pylist()
+            for i, value in found.items():
+                values[i] = value
+            self.batches[b] = self.batches[b].set_column(column, self.schema.field(column), pa.array(values, self.schema.field(column).type))
+        return pa.Table.from_batches(self.batches, schema=self.schema)
 
 
 #: what an executor's task of :func:`measure_task` holds
@@ -366,12 +398,17 @@ class _GroupSegments:
 
 def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
                   options: MeasureOptions, shared: dict[str, dict[Any, Any]], progress: Progress | None) -> list[dict[str, Any]]:
-    """The result rows of one setting's groups (all, or ``groups``), groups sorted. Each group's segments
+    """The result rows of one setting's groups (all, or ``groups``), groups sorted (:func:`_group_results`)."""
+    return [row for rows in _group_results(data, setting, groups, metrics, options, shared, progress) for row in rows]
+
+
+def _group_results(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
+                   options: MeasureOptions, shared: dict[str, dict[Any, Any]], progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
+    """The result rows of each of one setting's groups (all, or ``groups``), groups sorted. Each group's segments
     are read with it (:class:`~unitize.dataset.segments.SegmentFile`: one forward pass over the file), so
     memory holds one group's, never the study's, and what Arrow's pool freed is given back after each group
     (:func:`~unitize.dataset.parts.release`); ``shared`` keeps per unit type what cells reuse across
     groups and settings (:attr:`Segments.shared`)."""
-    rows: list[dict[str, Any]] = []
     source = _GroupSegments(data, setting, metrics, shared)
     fast = columns.fast(setting, data.schema(setting))
     spans = any(m.family is not registry.Family.CODING for m in metrics)
@@ -385,10 +422,10 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
     for group, table, layers, codes in tables:
         segs = source.of(group)
         cells = cells_of(setting, group, table, layers, codes, fast, options.by_doc, documents) if codes is not None else _reduced(setting, group, table)
-        rows += [row for cell in cells for row in _rows(setting, cell, metrics, segs, options, source.relations)]
+        rows = [row for cell in cells for row in _rows(setting, cell, metrics, segs, options, source.relations)]
         del table, codes, segs, cells  # the group's buffers freed, and given back: the next group starts from what the run holds
         release()
-    return rows
+        yield rows
 
 
 def as_json_lines(table: pa.Table) -> Iterable[str]:

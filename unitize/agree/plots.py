@@ -18,7 +18,7 @@ import pyarrow as pa
 from .. import metrics as registry
 from ..errors import UnitizeError
 from ..metrics import Scale
-from .summary import column_name, letter, overall
+from .summary import column_name, letter, whole_rows
 
 
 class PlotError(UnitizeError):
@@ -68,8 +68,8 @@ def box_plots(results: pa.Table, dest: Path) -> list[Path]:
     except ImportError:
         raise PlotError("plots need matplotlib: pip install 'unitize[plot]'") from None
     series: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for r in results.to_pylist():
-        if not _plotted(r["metric"]) or r["mode"] == "combined" or not overall(r) or r["pair"] not in (None, "mean"):
+    for r in whole_rows(results):
+        if not _plotted(r["metric"]) or r["mode"] == "combined" or r["pair"] not in (None, "mean"):
             continue
         if r["value"] is None or math.isnan(r["value"]):
             continue

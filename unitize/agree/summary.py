@@ -70,6 +70,16 @@ def overall(r: dict[str, Any]) -> bool:
     return registry.whole_row(r)
 
 
+def whole_rows(results: pa.Table, columns: list[str] | None = None) -> list[dict[str, Any]]:
+    """The rows of whole (setting, group, layer)s (:func:`overall`; only ``columns`` when given), picked out in Arrow:
+    the breakdown rows of a ``--by-doc`` run, which grow with the documents, never become Python objects."""
+    import pyarrow.compute as pc
+
+    whole = pc.and_(pc.and_(pc.is_null(results["label"]), pc.is_null(results["doc"])), pc.is_null(results["annotator"]))
+    picked = results.filter(whole)
+    return (picked.select(columns) if columns is not None else picked).to_pylist()
+
+
 #: ``group_by`` -> the summary's first column (the thesis's "Connective")
 GROUP_NAMES = {"connective": "Connective", "none": "Group", "type": "Type", "sense": "Sense", "doc": "Document", "label": "Label"}
 
@@ -94,8 +104,7 @@ def summary_rows(
 ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """(columns, group rows, footer rows) of the summary for one metric; ``group`` names the first column."""
     letter(metric)  # refuses a metric without one value per layer
-    rows = [r for r in results.to_pylist()
-            if r["metric"] == metric and r["mode"] != "combined" and overall(r) and r.get("pair") in (None, "mean")]
+    rows = [r for r in whole_rows(results) if r["metric"] == metric and r["mode"] != "combined" and r.get("pair") in (None, "mean")]
     items = bool(rows) and all(r["unit"] == "item" for r in rows)
     rows = [r for r in rows if (r["unit"] == "item") == items]
     layers = list(dict.fromkeys(r["layer"] for r in rows if "+" not in r["layer"]))
@@ -166,8 +175,8 @@ def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: regis
     import numpy as np
 
     cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in results.to_pylist():
-        if r["metric"] == metric and overall(r) and r["pair"] in (None, "mean"):
+    for r in whole_rows(results):
+        if r["metric"] == metric and r["pair"] in (None, "mean"):
             cells.setdefault((r["setting"], r["layer"]), []).append(r)
     if not cells:
         return []
