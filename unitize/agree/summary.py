@@ -73,9 +73,13 @@ def overall(r: dict[str, Any]) -> bool:
 def whole_rows(results: pa.Table, columns: list[str] | None = None) -> list[dict[str, Any]]:
     """The rows of whole (setting, group, layer)s (:func:`overall`; only ``columns`` when given), picked out in Arrow:
     the breakdown rows of a ``--by-doc`` run, which grow with the documents, never become Python objects."""
+    import numpy as np
     import pyarrow.compute as pc
 
-    whole = pc.and_(pc.and_(pc.is_null(results["label"]), pc.is_null(results["doc"])), pc.is_null(results["annotator"]))
+    whole = pa.array(np.ones(results.num_rows, bool))
+    for name in ("label", "doc", "annotator"):  # a column a table lacks is null throughout
+        if name in results.column_names:
+            whole = pc.and_(whole, pc.is_null(results[name]))
     picked = results.filter(whole)
     return (picked.select(columns) if columns is not None else picked).to_pylist()
 
