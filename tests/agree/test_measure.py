@@ -297,3 +297,18 @@ def test_results_made_a_group_at_a_time_equal_the_rows_made_all_at_once(out):
     assert json.dumps(got) == json.dumps(expected)  # NaN as NaN
     across = [r for r in got if r["diagnostics"] and "only-disagreement" in r["diagnostics"]]
     assert across and len(got) > 10 * len(across)  # the patched rows are there, among many breakdown rows
+
+
+def test_crowd_cells_read_no_segment(tmp_path, monkeypatch):
+    """On crowd data the span metrics are NaN before any segment is placed (they need each annotator's own coding of
+    every unit): agree reads no segment row for them (the 10x crowd span run read 6.5 M and peaked at 3.5 GiB)."""
+    from tests.conftest import ROOT
+    from unitize.dataset.segments import SegmentFile
+    from unitize.layouts import long as long_layout
+
+    out = tmp_path / "out"
+    assert main(["convert", str(ROOT / "unitize" / "examples" / "crowd-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
+    monkeypatch.setattr(long_layout, "DENSE_CELLS", 0)  # every group too wide for a column per annotator: crowd cells
+    monkeypatch.setattr(SegmentFile, "group", lambda *a: pytest.fail("segments read"))
+    rows = [r for r in measure(out, ["alpha", "alpha-u"]).to_pylist() if r["metric"] == "alpha-u"]
+    assert rows and all("needs each annotator's own coding" in r["reason"] for r in rows)

@@ -386,7 +386,8 @@ class _GroupSegments:
         counts = self._counts(group) if self.records is not None else None  # discourse data with a segments file
         if self.spans is None and counts is None:
             return None
-        return Segments(self.spans.group(group) if self.spans is not None else None, self.kept, counts)
+        spans = self.spans
+        return Segments((lambda: spans.group(group)) if spans is not None else None, self.kept, counts)  # read when a span metric asks
 
     def _counts(self, group: str) -> Counts:
         if self.stored is not None:

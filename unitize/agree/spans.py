@@ -63,14 +63,17 @@ class Segments:
     """Per (group, layer): segment rows of one unit type, for alpha-U, gamma and the relation counts —
     in ``unitize agree``, one group's (:meth:`~unitize.dataset.directory.OutputData.segment_file`).
 
+    ``table`` may be a function reading it: it is read when a span metric first asks for the segments
+    (not at all when none does, as on crowd data, whose span metrics are NaN before any segment).
     ``counts``: discourse data's relations per set of layers (:mod:`unitize.relations`), of the group
     the segments are (or, with no table, would be) of. The per-segment arrays are built only when a span
     metric first asks for them. ``shared`` outlives the object (what a run keeps across cells and
     groups: alpha-U's bootstrap per category, spanboot).
     """
 
-    def __init__(self, table: pa.Table | None, shared: dict[Any, Any] | None = None, counts: Counts | None = None):
-        self.table = table
+    def __init__(self, table: pa.Table | Callable[[], pa.Table] | None, shared: dict[Any, Any] | None = None,
+                 counts: Counts | None = None):
+        self._table = table
         self._counts = counts
         self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
         self._memo: dict[Any, Any] = {}
@@ -84,6 +87,12 @@ class Segments:
         if key not in self._memo:
             self._memo[key] = build()
         return self._memo[key]
+
+    @property
+    def table(self) -> pa.Table | None:
+        if callable(self._table):
+            self._table = self._table()
+        return self._table
 
     @property
     def by_key(self) -> dict[tuple[str, str], dict[str, np.ndarray]]:
