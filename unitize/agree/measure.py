@@ -40,6 +40,7 @@ from ..progress import Progress, Sized
 from ..relations import Counts
 from ..schema import RELATIONS, results_schema
 from . import batches, columns, diagnostics, tasks
+from .gathered import Gathered
 from .spans import Continuum, Segments, segment_cell, stack
 
 T = TypeVar("T")
@@ -280,7 +281,7 @@ def measure(
             raise RunError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
     options = MeasureOptions(ci=ci, by_label=by_label, by_doc=by_doc, by_annotator=by_annotator,
                              gamma=registry.GammaOptions(**(gamma or {})))
-    results = _Results(results_schema(data.traits.relations))
+    results = Gathered(results_schema(data.traits.relations))
     if executor is None or not executor.parallel:
         shared: dict[str, dict[Any, Any]] = {}
         for setting in chosen:
@@ -293,38 +294,6 @@ def measure(
         for name, result in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
             results.add(result if isinstance(result, list) else _group_rows(data, data.setting(name), result.group, result.layers, chosen_metrics, options))
     return results.table()
-
-
-class _Results:
-    """The results table, made a group's rows at a time: each group's rows become an Arrow record batch at once, so
-    a ``--by-doc`` run's rows, which grow with the documents, are not kept as Python objects. The rows
-    :func:`~.diagnostics.across_approaches` compares (a few per cell) are kept as they are too, and the diagnostics
-    it adds to them go into their batches at the end."""
-
-    def __init__(self, schema: pa.Schema):
-        self.schema = schema
-        self.batches: list[pa.RecordBatch] = []
-        self.compared: list[tuple[int, int, dict[str, Any]]] = []  # (batch, row in it, the row)
-
-    def add(self, rows: list[dict[str, Any]]) -> None:
-        if rows:
-            self.compared += [(len(self.batches), i, r) for i, r in enumerate(rows) if diagnostics.compared(r)]
-            self.batches.append(pa.RecordBatch.from_pylist(rows, schema=self.schema))
-
-    def table(self) -> pa.Table:
-        before = [r["diagnostics"] for _, _, r in self.compared]
-        diagnostics.across_approaches([r for _, _, r in self.compared])
-        changed: dict[int, dict[int, str | None]] = {}
-        for (b, i, r), old in zip(self.compared, before):
-            if r["diagnostics"] != old:
-                changed.setdefault(b, {})[i] = r["diagnostics"]
-        column = self.schema.get_field_index("diagnostics")
-        for b, found in changed.items():
-            values = self.batches[b].column(column).to_pylist()
-            for i, value in found.items():
-                values[i] = value
-            self.batches[b] = self.batches[b].set_column(column, self.schema.field(column), pa.array(values, self.schema.field(column).type))
-        return pa.Table.from_batches(self.batches, schema=self.schema)
 
 
 #: what an executor's task of :func:`measure_task` holds
