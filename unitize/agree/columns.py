@@ -154,16 +154,16 @@ def group_cells(
     if by_doc and doc is not None:
         flat = cell_stats(columns, dom, setting.annotators, layer.astype(np.int64) * n_docs + doc, size, zeros, fill)
         per_doc = [flat[i * n_docs:(i + 1) * n_docs] for i in range(n_layers)]
-    docs = (units > 0).sum(axis=1) if units is not None else np.zeros(n_layers, np.int64)
+    with_units = (units > 0).sum(axis=1) if units is not None else np.zeros(n_layers, np.int64)  # documents per layer
     if names is None:
-        return GroupCells(per_layer, per_doc, docs, units, presence)
+        return GroupCells(per_layer, per_doc, with_units, units, presence)
     # label data: each layer's own labels, codes 0… (the domain values are indices into ``names``)
     categories = [[names[int(v)] for v in s.domain] for s in per_layer]
     per_layer = [_renamed(s, np.arange(s.domain.size, dtype=np.float64)) for s in per_layer]
     if per_doc is not None:
         per_doc = [[_renamed(s, np.array([cats.index(names[int(v)]) for v in s.domain], dtype=np.float64)) for s in docs]
                    for cats, docs in zip(categories, per_doc)]
-    return GroupCells(per_layer, per_doc, docs, units, presence, categories)
+    return GroupCells(per_layer, per_doc, with_units, units, presence, categories)
 
 
 def _layout(columns: list[np.ndarray], layer: np.ndarray, doc: np.ndarray, n_layers: int, n_docs: int,
