@@ -173,16 +173,16 @@ class PartFiles:
         kept = self._kept.get(k)
         reuse = kept is not None and kept[0] == i and kept[1] == stored
         table = kept[2] if kept is not None and reuse else self.file(k).read_row_group(i, columns=list(stored), use_threads=THREADS)
-        runs = self._runs[(k, i)]
-        if runs is None:
+        found = self._runs[(k, i)]
+        if found is None:
             names, codes = sorted_codes(self.file(k).read_row_group(i, columns=["group"], use_threads=THREADS).column(0))
             rows = np.flatnonzero(codes == names.index(group)) if group in names else np.zeros(0, np.int64)
             out = table.take(pa.array(rows))
             later = True
         else:
-            start, stop = runs.get(group, (0, 0))
+            start, stop = found.get(group, (0, 0))
             out = table.slice(start, stop - start)
-            later = any(a > start for a, _ in runs.values())
+            later = any(a > start for a, _ in found.values())
         if later:
             self._kept[k] = (i, stored, table)
         elif kept is not None and kept[0] == i:

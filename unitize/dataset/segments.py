@@ -19,8 +19,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..codes import sorted_codes
 from ..errors import DataError
+from ..output.parts import runs as value_runs
 from .parts import THREADS
 
 #: rows decoded at a time
@@ -56,16 +56,14 @@ class SegmentFile:
             runs: dict[str, list[tuple[int, int]]] = {}
             at, last = 0, None
             for batch in self._file.iter_batches(batch_size=BATCH, columns=["group"], use_threads=THREADS):
-                names, codes = sorted_codes(batch.column(0))
-                change = np.flatnonzero(np.diff(codes)) + 1
-                for start, stop in zip(np.concatenate(([0], change)).tolist(), np.concatenate((change, [codes.size])).tolist()):
-                    name = names[int(codes[start])]
+                for value, start, stop in value_runs(batch.column(0)):
+                    name = str(value)
                     if name == last:  # the run goes on from the previous batch
-                        runs[name][-1] = (runs[name][-1][0], at + stop)
+                        runs[name][-1] = (runs[name][-1][0], at + int(stop))
                     else:
-                        runs.setdefault(name, []).append((at + start, at + stop))
+                        runs.setdefault(name, []).append((at + int(start), at + int(stop)))
                     last = name
-                at += codes.size
+                at += batch.num_rows
             self._runs = runs
         return self._runs
 
