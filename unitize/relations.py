@@ -25,6 +25,9 @@ from .codes import sorted_codes
 #: the key of the segments file's schema metadata that holds its relation counts
 KEY = b"unitize:relations"
 
+#: the segments' columns the relations are counted from
+COLUMNS = ("group", "layer", "annotator", "records")
+
 #: a group's counts: per set of layers, its relations
 Counts = dict[frozenset[str], int]
 
@@ -33,7 +36,7 @@ ALL_SETS = 6
 
 
 def relation_counts(table: pa.Table) -> dict[str, Counts]:
-    """Per group of a segments table (columns ``group``, ``layer``, ``annotator``, ``records``): the
+    """Per group of a segments table (:data:`COLUMNS`): the
     relations of each set of the layers it has segments in (:data:`ALL_SETS`). Null records are no record;
     a group without records is left out (its relations are 0 in any layers)."""
     if not table.num_rows:

@@ -325,10 +325,13 @@ def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str,
     return [row for cell in _reduced(setting, group, reduced) for row in _rows(setting, cell, metrics, segs, options, source.relations)]
 
 
-#: the segments' columns the relations of discourse data are counted from (:mod:`unitize.relations`) ...
-RELATION_COLUMNS = ("group", "layer", "annotator", "records")
-#: ... and those the segment metrics place on the continuum
+#: the segments' columns the segment metrics place on the continuum
 SPAN_COLUMNS = ("group", "layer", "annotator", "doc_id", "label", "unit_begin", "unit_end")
+
+
+def _asks_segments(metrics: Sequence[Metric]) -> bool:
+    """Whether a span metric is among ``metrics`` (they place the segments on the continuum)."""
+    return any(m.family is not registry.Family.CODING for m in metrics)
 
 
 class _GroupSegments:
@@ -344,10 +347,9 @@ class _GroupSegments:
         unit = setting.unit or ""
         self.kept = shared.setdefault(unit, {})  # spanboot's, across cells
         self.relations = data.traits.relations and setting.kind == "units" and bool(unit)
-        spans = any(m.family is not registry.Family.CODING for m in metrics)
-        self.spans = data.segment_file(unit, SPAN_COLUMNS) if spans and setting.kind == "units" and unit else None
+        self.spans = data.segment_file(unit, SPAN_COLUMNS) if _asks_segments(metrics) and setting.kind == "units" and unit else None
         self.counted: dict[str, Counts] = shared.setdefault(f"{unit}:relations", {})
-        self.records = data.segment_file(unit, RELATION_COLUMNS) if self.relations else None  # its footer read, no rows
+        self.records = data.segment_file(unit, relations.COLUMNS) if self.relations else None  # its footer read, no rows
         self.stored = relations.from_metadata(self.records.schema) if self.records is not None else None
 
     def of(self, group: str) -> Segments | None:
@@ -361,9 +363,10 @@ class _GroupSegments:
     def _counts(self, group: str) -> Counts:
         if self.stored is not None:
             return self.stored.get(group, {})
-        if group not in self.counted and self.records is not None:  # an output written before convert counted them: the records
+        if group not in self.counted:  # an output written before convert counted them: from the group's records
+            assert self.records is not None, "relations are counted where a segments file is"
             self.counted[group] = relations.relation_counts(self.records.group(group)).get(group, {})
-        return self.counted.get(group, {})
+        return self.counted[group]
 
 
 def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
@@ -381,7 +384,7 @@ def _group_results(data: OutputData, setting: Setting, groups: Sequence[str] | N
     groups and settings (:attr:`Segments.shared`)."""
     source = _GroupSegments(data, setting, metrics, shared)
     fast = columns.fast(setting, data.schema(setting))
-    spans = any(m.family is not registry.Family.CODING for m in metrics)
+    spans = _asks_segments(metrics)
     # a sparse group's documents are read only when span metrics or per-document rows need them
     documents = not setting.layout.implicit_rows or spans or options.by_doc
     needed = None if not fast else ["group", "layer", *(["doc_id"] if documents else []), *(["unit"] if spans else []), *setting.annotators]

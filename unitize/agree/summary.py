@@ -65,19 +65,14 @@ def column_name(metric: str, unit: str, approach: str | None, layer: str, settin
     return f"{letter(metric)}{UNIT_LETTERS.get(unit, unit)}{APPROACH_LETTERS.get(approach or '', approach)}{MODE_LETTERS.get(mode or '', '')}_{layer}"
 
 
-def overall(r: dict[str, Any]) -> bool:
-    """A row of the whole (setting, group, layer): no label, document or annotator breakdown."""
-    return registry.whole_row(r)
-
-
 def whole_rows(results: pa.Table, columns: list[str] | None = None) -> list[dict[str, Any]]:
-    """The rows of whole (setting, group, layer)s (:func:`overall`; only ``columns`` when given), picked out in Arrow:
-    the breakdown rows of a ``--by-doc`` run, which grow with the documents, never become Python objects."""
+    """The rows of whole (setting, group, layer)s (:func:`~unitize.metrics.whole_row`; only ``columns`` when given), picked
+    out in Arrow: the breakdown rows of a ``--by-doc`` run, which grow with the documents, never become Python objects."""
     import numpy as np
     import pyarrow.compute as pc
 
     whole = pa.array(np.ones(results.num_rows, bool))
-    for name in ("label", "doc", "annotator"):  # a column a table lacks is null throughout
+    for name in registry.BREAKDOWN_COLUMNS:  # a column a table lacks is null throughout
         if name in results.column_names:
             whole = pc.and_(whole, pc.is_null(results[name]))
     picked = results.filter(whole)

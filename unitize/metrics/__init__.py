@@ -19,6 +19,7 @@ from .cells import Cell, GammaOptions, MeasureOptions, SegmentCell
 from .metric import Band, Breakdown, CodingMetric, Family, Metric, Resampling, Rows, Scale, SegmentMetric
 from .registry import (
     ALT_TEST,
+    BREAKDOWN_COLUMNS,
     KRIPPENDORFF,
     LANDIS_KOCH,
     METRICS,
@@ -39,6 +40,7 @@ from .value import MissingDependency, Value, nan, require
 
 __all__ = [
     "ALT_TEST",
+    "BREAKDOWN_COLUMNS",
     "KRIPPENDORFF",
     "LANDIS_KOCH",
     "METRICS",

@@ -270,9 +270,13 @@ def summary_metric(computed: Sequence[str], rows: Iterable[dict] | None = None) 
     return ranked[0].name
 
 
+#: the results columns that say a row is a breakdown of its (setting, group, layer): set on a breakdown's row
+BREAKDOWN_COLUMNS = ("label", "doc", "annotator")
+
+
 def whole_row(row: dict) -> bool:
     """A results row of a whole (setting, group, layer): no label, document or annotator breakdown."""
-    return row.get("label") is None and row.get("doc") is None and row.get("annotator") is None
+    return all(row.get(c) is None for c in BREAKDOWN_COLUMNS)
 
 
 def measure(metric: Metric, cell: Cell, options: MeasureOptions) -> list[Value]:

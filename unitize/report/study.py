@@ -184,7 +184,7 @@ def results(data: OutputData) -> dict[str, Any] | None:
     rows = [[_json_safe(columns[c][i]) for c in names] for i in range(table.num_rows)]
     metrics = list(dict.fromkeys(columns.get("metric", [])))
     whole = [{"metric": r[names.index("metric")], "value": r[names.index("value")],
-              **{c: r[names.index(c)] for c in ("label", "doc", "annotator") if c in names}} for r in rows] if "metric" in names else []
+              **{c: r[names.index(c)] for c in registry.BREAKDOWN_COLUMNS if c in names}} for r in rows] if "metric" in names else []
     return {"columns": names, "rows": rows, "metrics": metrics, "summary_metric": registry.summary_metric(metrics, whole)}
 
 
