@@ -27,7 +27,6 @@ import numpy as np
 import pyarrow as pa
 
 from .. import metrics as registry
-from .. import relations
 from ..dataset import Matrix, OutputData, Setting, layer_rows
 from ..dataset.matrix import matrix as data_matrix
 from ..dataset.parts import release
@@ -37,10 +36,10 @@ from ..layouts import long as long_layout
 from ..metrics import Cell, MeasureOptions, Metric, stats
 from ..metrics.stats import Stats
 from ..progress import Progress, Sized
-from ..relations import Counts
 from ..schema import RELATIONS, results_schema
 from . import batches, columns, diagnostics, tasks
 from .gathered import Gathered
+from .group_segments import GroupSegments, asks_segments
 from .spans import Continuum, Segments, segment_cell, stack
 
 T = TypeVar("T")
@@ -320,53 +319,9 @@ def _group_rows(data: OutputData, setting: Setting, group: str, found: dict[str,
     reduced = batches.finish(data, setting, found)
     if reduced is None:
         return _setting_rows(data, setting, [group], metrics, options, {}, None)
-    source = _GroupSegments(data, setting, metrics, {})
+    source = GroupSegments(data, setting, metrics, {})
     segs = source.of(group)
     return [row for cell in _reduced(setting, group, reduced) for row in _rows(setting, cell, metrics, segs, options, source.relations)]
-
-
-#: the segments' columns the segment metrics place on the continuum
-SPAN_COLUMNS = ("group", "layer", "annotator", "doc_id", "label", "unit_begin", "unit_end")
-
-
-def _asks_segments(metrics: Sequence[Metric]) -> bool:
-    """Whether a span metric is among ``metrics`` (they place the segments on the continuum)."""
-    return any(m.family is not registry.Family.CODING for m in metrics)
-
-
-class _GroupSegments:
-    """Each group's :class:`Segments` of a setting, read with the group: only when a span metric asks for them.
-
-    Discourse data (``relations``: the format's records are relations,
-    :attr:`~unitize.traits.FormatTraits.relations`) has its relations counted per group. ``unitize convert``
-    keeps the counts in the segments file's metadata; an output written before has them counted from each
-    group's records, once per unit type for the run (``shared``: a later setting of the same unit reads no
-    records)."""
-
-    def __init__(self, data: OutputData, setting: Setting, metrics: Sequence[Metric], shared: dict[str, dict[Any, Any]]):
-        unit = setting.unit or ""
-        self.kept = shared.setdefault(unit, {})  # spanboot's, across cells
-        self.relations = data.traits.relations and setting.kind == "units" and bool(unit)
-        self.spans = data.segment_file(unit, SPAN_COLUMNS) if _asks_segments(metrics) and setting.kind == "units" and unit else None
-        self.counted: dict[str, Counts] = shared.setdefault(f"{unit}:relations", {})
-        self.records = data.segment_file(unit, relations.COLUMNS) if self.relations else None  # its footer read, no rows
-        self.stored = relations.from_metadata(self.records.schema) if self.records is not None else None
-
-    def of(self, group: str) -> Segments | None:
-        """The group's segments (and, for discourse data, its relation counts); None when its cells need neither."""
-        counts = self._counts(group) if self.records is not None else None  # discourse data with a segments file
-        if self.spans is None and counts is None:
-            return None
-        spans = self.spans
-        return Segments((lambda: spans.group(group)) if spans is not None else None, self.kept, counts)  # read when a span metric asks
-
-    def _counts(self, group: str) -> Counts:
-        if self.stored is not None:
-            return self.stored.get(group, {})
-        if group not in self.counted:  # an output written before convert counted them: from the group's records
-            assert self.records is not None, "relations are counted where a segments file is"
-            self.counted[group] = relations.relation_counts(self.records.group(group)).get(group, {})
-        return self.counted[group]
 
 
 def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
@@ -382,9 +337,9 @@ def _group_results(data: OutputData, setting: Setting, groups: Sequence[str] | N
     memory holds one group's, never the study's, and what Arrow's pool freed is given back after each group
     (:func:`~unitize.dataset.parts.release`); ``shared`` keeps per unit type what cells reuse across
     groups and settings (:attr:`Segments.shared`)."""
-    source = _GroupSegments(data, setting, metrics, shared)
+    source = GroupSegments(data, setting, metrics, shared)
     fast = columns.fast(setting, data.schema(setting))
-    spans = _asks_segments(metrics)
+    spans = asks_segments(metrics)
     # a sparse group's documents are read only when span metrics or per-document rows need them
     documents = not setting.layout.implicit_rows or spans or options.by_doc
     needed = None if not fast else ["group", "layer", *(["doc_id"] if documents else []), *(["unit"] if spans else []), *setting.annotators]

@@ -18,7 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..dataset.directory import format_version
+    from ..dataset.settings import format_version
     from ..output import read_manifest
     from ..schema import setting_name
 

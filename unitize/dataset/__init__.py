@@ -14,9 +14,10 @@ through this package, and never each other:
 """
 
 from ..errors import DataError
-from .directory import OutputData, densify, format_version, read_setting
+from .directory import OutputData, densify
 from .matrix import layer_rows
 from .model import Matrix, Setting
+from .settings import format_version, read_setting
 
 __all__ = [
     "DataError",
