@@ -15,7 +15,7 @@ PACKAGE = ROOT / "unitize"
 LAYERS = [
     {"traits"},
     {"_version", "model", "text", "errors", "progress", "unitizers", "codes", "spool", "plugins"},
-    {"findings", "schema", "tokenize", "executors", "metrics", "item_records", "relations"},
+    {"findings", "names", "schema", "tokenize", "executors", "metrics", "item_records", "relations"},
     {"layouts"},
     {"config"},
     {"adapters"},

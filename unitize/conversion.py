@@ -164,7 +164,7 @@ def _write(corpus: Corpus, target: Target, out: Path, settings: Settings, option
             f"format {corpus.format} holds {what[corpus.traits.kind]} and {target.name} holds {what[target.traits.kind]}: "
             "one cannot be written as the other (nothing was written)"
         )
-    outdir = OutputDir(out, owned=OWNED, kind="conversion")
+    outdir = OutputDir(out, owned=OWNED, kind="conversion", per_file=("annotations", "texts"))
     try:
         source = _source(settings, corpus)
         try:
@@ -180,7 +180,7 @@ def _write(corpus: Corpus, target: Target, out: Path, settings: Settings, option
         findings = sorted(findings + written.findings, key=sort_key)
         outdir.write_jsonl("report.jsonl", (f.as_dict() for f in findings))
         study_text = study_toml(
-            written.study,
+            written.input_table(),
             _unitize_table(settings, target, written, source),
             f"written by unitize {__version__} convert-format --to {target.name}; read it back with `unitize convert study.toml`",
             extra={"items": settings.items} if target.traits.kind == "items" else None,
@@ -219,6 +219,7 @@ def _manifest(settings: Settings, target: Target, corpus: Corpus, read_spans: in
         "inputs": input_rows(corpus),
         "outputs": outdir.outputs,
         "accounting": accounting,
+        **({"names": written.names.changed} if written.names.changed else {}),
         "summary": {
             "format": corpus.format,
             "to": target.name,

@@ -31,6 +31,7 @@ from .findings import top_codes
 from .item_run import ItemsUnitized, unitize_items
 from .matrices import Unitized
 from .model import Corpus
+from .names import file_names, named
 from .output import RunResult, claim_output, write_run
 from .progress import Progress, no_progress
 from .span_run import unitize_spans
@@ -46,7 +47,12 @@ def read_corpus(settings: Settings, progress: Progress | None = None, *, stream:
     batch of whole groups at a time (:class:`~unitize.model.SpanStream`) by the run that unitizes them.
     """
     adapter = get_adapter(settings.format)
-    unknown = set(settings.input) - set(adapter.options)
+    options = dict(settings.input)
+    try:
+        names = file_names(options.pop("names", None))
+    except ValueError as exc:
+        raise RunError(str(exc)) from None
+    unknown = set(options) - set(adapter.options)
     if unknown:
         raise RunError(
             f"[input] key(s) {', '.join(sorted(unknown))} are not options of format {settings.format!r}; "
@@ -58,13 +64,13 @@ def read_corpus(settings: Settings, progress: Progress | None = None, *, stream:
         and not isinstance(settings.input.get("annotators"), dict)
     ):
         raise RunError("no input given: set [input] annotations (or --annotations), or an [input.annotators] table")
-    for key, value in settings.input.items():
+    for key, value in options.items():
         adapter.options[key].check(value, f"[input] {key}")  # numbers: finite, in their declared bounds
     absent = [name for name, option in adapter.options.items() if option.required and name not in settings.input]
     if absent:
         raise RunError(f"format {settings.format!r} needs [input] {', '.join(absent)} (flags: {', '.join('--' + n.replace('_', '-') for n in absent)})")
     streaming = {"stream": True} if stream and adapter.traits.streams else {}
-    corpus = adapter.read(**settings.input, base=settings.base, progress=progress or no_progress, **streaming)
+    corpus = named(adapter.read(**options, base=settings.base, progress=progress or no_progress, **streaming), names)
     if not corpus.submissions and not corpus.findings and not corpus.items and corpus.stream is None:
         where = settings.input.get("annotations") or "the input"
         why = (

@@ -34,7 +34,7 @@ from ..dataset.regions import doc_texts, layer_pieces, multi_groups, not_annotat
 from ..errors import OutputError, RunError, UnitizeError
 from ..findings import sort_key
 from ..model import ItemLabel
-from ..output import OutputDir, ParquetStream, atomic_write_text, csv_text, locks_output, read_manifest, refuse_foreign, run_section, staged_folder
+from ..output import OWNED, OutputDir, ParquetStream, atomic_write_text, csv_text, locks_output, read_manifest, refuse_foreign, run_section, staged_folder
 from ..output.derived import is_adjudication
 from ..schema import FORMAT_VERSION, adjudication_schema
 from ..writers import writers
@@ -107,6 +107,17 @@ def _check_dest(to: str, dest: Path | None, force: bool) -> None:
             raise OutputError(f"{dest} holds a gold written earlier; pass --force to replace it (nothing was written)")
 
 
+def _refuse_inside(out: Path, dest: Path | None) -> None:
+    """Refuse a gold destination that is the output directory or inside one of the folders unitize writes there
+    (a later command would replace it, or mix the gold with its own files)."""
+    if dest is None:
+        return
+    root, place = out.resolve(), dest.resolve()
+    if place == root or (place.is_relative_to(root) and place.relative_to(root).parts[0] in OWNED):
+        raise UnitizeError(f"--dest {dest} is inside {out}'s own folders, which unitize replaces; write the gold to a folder "
+                           f"of its own, e.g. --dest {out.parent / (out.name + '-gold')} (nothing was written)")
+
+
 @locks_output
 def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None = None, min_share: float | None = None,
                review_below: float = REVIEW_BELOW, to: str | None = None, gold_dest: Path | str | None = None,
@@ -126,8 +137,12 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
     if annotator in chosen.annotators:
         raise UnitizeError(f"an annotator of the study is called {annotator!r}; name the gold otherwise (--annotator NAME)")
     dest = Path(gold_dest) if gold_dest is not None else None
+    if dest is not None and to is None:
+        raise UnitizeError("--dest goes with --to FORMAT, the format to write the gold in; without --to the gold is only in "
+                           f"{data.path / files.FOLDER} (nothing was written)")
     if to is not None:
         _check_dest(to, dest, force)
+        _refuse_inside(data.path, dest)
     if chosen_method.model is not None:
         registry.crowd_kit()  # before any work: say how to install it
     final = data.path / files.FOLDER
@@ -230,11 +245,12 @@ def _write_gold(data: OutputData, setting: Setting, result: Adjudication, to: st
             corpus, rewritten = golden.item_corpus(data, result.gold, name, own), 0
         else:
             corpus, rewritten = golden.span_corpus(data, setting, result.spans, name, with_annotators, Path(scratch))
-        target = OutputDir(dest, owned=GOLD_OWNED, kind="gold")
+        target = OutputDir(dest, owned=GOLD_OWNED, kind="gold", per_file=("annotations", "texts"))
         try:
             written = writers()[to](corpus, target, Path(scratch), golden.source_settings(data))
             if not (written.spans or written.files.get("annotations")):
-                raise RunError(f"nothing of the gold could be written as {to}: " + "; ".join(f.message for f in written.findings[:3]))
+                why = "; ".join(f.message for f in written.findings[:3]) or "the gold holds no span or label"
+                raise RunError(f"nothing of the gold could be written as {to}: {why}")
             findings = sorted(written.findings, key=sort_key)
             target.write_jsonl("report.jsonl", (f.as_dict() for f in findings))
             layers = sorted({s.layer for s in corpus.spans}) or list(data.layers)
@@ -243,13 +259,14 @@ def _write_gold(data: OutputData, setting: Setting, result: Adjudication, to: st
                              **({"tokenizer": resolved["tokenizer"]} if resolved.get("tokenizer") else {}),
                              # the gold gives as many relations as it has gold spans, not as many as the annotators
                              **({"keep_mismatched": True} if corpus.traits.count_rule else {})} if setting.unit else {}
-            study = study_toml(written.study, unitize_table, f"the gold of {data.path.name} ({result.method}), written by unitize "
+            study = study_toml(written.input_table(), unitize_table, f"the gold of {data.path.name} ({result.method}), written by unitize "
                                f"{__version__} adjudicate --to {to}; read it back with `unitize convert study.toml`")
             atomic_write_text(target.file("study.toml"), study)
             target.record("study.toml", None)
             target.write_json("manifest.json", {
                 "format_version": FORMAT_VERSION, "kind": "gold", "tool": {"name": "unitize", "version": __version__},
                 "settings": {"from": str(data.path), "setting": setting.name, "method": result.method, "to": to, "annotator": name},
+                **({"names": written.names.changed} if written.names.changed else {}),
                 "inputs": [], "outputs": target.outputs,
                 "accounting": {"gold_spans": len([s for s in corpus.spans if s.annotator == name]), "spans_written": written.spans,
                                "texts_from_documents_parquet": rewritten, "files": written.files},

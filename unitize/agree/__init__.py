@@ -11,9 +11,7 @@ setting, group, layer, metric — and annotator pair for Cohen's kappa),
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import json
 import os
 from collections.abc import Sequence
@@ -31,7 +29,8 @@ from ..errors import DataError, RunError
 from ..executors import Executor, executor_of
 from ..metrics import Options, require
 from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
-from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, refuse_foreign, temporary
+from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, neutral_table, refuse_foreign, temporary
+from ..output import csv_text as rows_csv
 from ..progress import Progress
 from ..schema import results_schema
 from . import alttest, diagnostics
@@ -84,7 +83,7 @@ def _atomic_parquet(table: pa.Table, path: Path) -> None:
 
 def _atomic_csv(table: pa.Table, path: Path) -> None:
     tmp = temporary(path)
-    pacsv.write_csv(table, tmp)
+    pacsv.write_csv(neutral_table(table), tmp)
     os.replace(tmp, path)
 
 
@@ -267,13 +266,8 @@ class AltOptions:
 
 
 def csv_text(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
-    """A CSV file's text: the header, then each row's values (empty for None)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
-    for row in rows:
-        writer.writerow(["" if row.get(c) is None else row[c] for c in columns])
-    return buffer.getvalue()
+    """A CSV file's text: the header, then each row's values (empty for None; neutralised, :mod:`unitize.output.cells`)."""
+    return rows_csv([columns, *(["" if row.get(c) is None else row[c] for c in columns] for row in rows)])
 
 
 __all__ = [

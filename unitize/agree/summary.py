@@ -21,6 +21,7 @@ import pyarrow as pa
 from .. import metrics as registry
 from ..errors import RunError
 from ..metrics import Rows, Scale
+from ..output import cell
 from ..schema import RELATIONS
 
 
@@ -162,7 +163,7 @@ def to_csv(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(columns)
     for row in body + footer:
-        writer.writerow([_cell(row.get(c)) for c in columns])
+        writer.writerow([cell(_cell(row.get(c))) for c in columns])
     return buf.getvalue()
 
 

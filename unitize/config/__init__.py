@@ -209,6 +209,7 @@ _INPUT_TYPES: dict[str, type] = {
     "group_by": str,
     "glob": str,
     "parses": Path,
+    "names": dict,  # file name -> the name it stands for, per kind (a study file written by unitize; unitize.names)
 }
 
 SECTIONS = ("input", "unitize", "output", "items", "run", "roles")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import tomllib
@@ -159,9 +158,9 @@ def dump_value(value: Any) -> str:
     if isinstance(value, Path):
         value = value.as_posix()
     if isinstance(value, str):
-        if "\\" in value and "'" not in value and "\n" not in value:
+        if "\\" in value and "'" not in value and not _CONTROL.search(value):
             return f"'{value}'"  # a literal string: regexes stay readable
-        return json.dumps(value, ensure_ascii=False)
+        return dump_string(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(dump_value(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -171,7 +170,27 @@ def dump_value(value: Any) -> str:
 
 def dump_key(key: str) -> str:
     """A TOML key: bare when it may be, else quoted."""
-    return key if _BARE_KEY.match(key) else json.dumps(key, ensure_ascii=False)
+    return key if _BARE_KEY.match(key) else dump_string(key)
+
+
+#: what a TOML string may not hold as itself: control characters (C0, DEL, C1) and lone surrogates
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+#: what a TOML basic string escapes: those, a quote and a backslash
+_SPECIAL = re.compile(r'["\\\x00-\x1f\x7f-\x9f\ud800-\udfff]')
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _ESCAPES:
+        return _ESCAPES[char]
+    return "\\uFFFD" if 0xD800 <= ord(char) <= 0xDFFF else f"\\u{ord(char):04X}"
+
+
+def dump_string(value: str) -> str:
+    """A TOML basic string holding ``value`` exactly: quotes, backslashes and every control character escaped (a
+    name from an input may hold any of them); a lone surrogate, which no TOML file can hold, as U+FFFD."""
+    return '"' + _SPECIAL.sub(_escape, value) + '"'
 
 
 def toml_value(text: str) -> Any:

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from ..dataset.directory import Matrix, OutputData, Setting
 from ..errors import DataError
 from ..metrics.backends import category_counts, complete_rows
-from ..output import atomic_write_text, csv_text
+from ..output import atomic_write_text, cell, csv_text
 
 FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table", "disagreements")
 POSITIONS = ("units", "chars")
@@ -230,7 +230,7 @@ class _TripleFiles:
             self.written[layer] = (relative, 0)
         relative, count = self.written[layer]
         for chunk in _batched(triples, _LONG_SLICE):
-            self.writers[layer].writerows(chunk)
+            self.writers[layer].writerows(chunk if self.nltk else [[cell(v) for v in t] for t in chunk])
             count += len(chunk)
         self.written[layer] = (relative, count)
 

@@ -27,6 +27,7 @@ What unitize writes there, declared once:
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shutil
@@ -124,20 +125,46 @@ def user_files(folder: Path, kind: str | None = None) -> list[str]:
     return [n for n in names if n not in ours]
 
 
+def listed_outputs(folder: Path) -> set[str] | None:
+    """The files the manifest of output ``folder`` lists as its outputs (``None``: no readable manifest)."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        return {str(o["path"]) for o in manifest.get("outputs", [])}
+    except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def carry_unlisted(src: Path, dst: Path, folders: tuple[str, ...], *, link: bool) -> None:
+    """Give ``dst`` the files inside ``src``'s ``folders`` that ``src``'s manifest does not list (a user's
+    ``annotation.conf`` in a brat folder unitize wrote, a hand-made ``.ann``), at the same places, where ``dst``
+    lacks them: hard links (else copies) with ``link``, else moved. Without a readable manifest every file of
+    the folders is the user's."""
+    listed = listed_outputs(src) or set()
+    for folder in folders:
+        if not (src / folder).is_dir() or (src / folder).is_symlink():
+            continue
+        for relative in _files(src / folder):
+            if f"{folder}/{relative}" not in listed:
+                _carry_file(src / folder / relative, dst / folder / relative, link)
+
+
+def _carry_file(source: Path, target: Path, link: bool) -> None:
+    if os.path.lexists(target):
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not link:
+        os.rename(source, target)
+        return
+    try:
+        os.link(source, target, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
 def carry_derived(src: Path, dst: Path, *, link: bool) -> None:
     """Give ``dst`` (a new output directory) the user's files inside ``src``'s derived folders, at the same
     places, where ``dst`` lacks them: hard links (else copies) with ``link``, else moved."""
     for kind in DERIVED:
         folder = src / kind
         for relative in user_files(folder, kind):
-            source, target = folder / relative, dst / kind / relative
-            if os.path.lexists(target):
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            if not link:
-                os.rename(source, target)
-                continue
-            try:
-                os.link(source, target, follow_symlinks=False)
-            except OSError:
-                shutil.copy2(source, target, follow_symlinks=False)
+            _carry_file(folder / relative, dst / kind / relative, link)

@@ -26,9 +26,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..errors import OutputError
+from ..names import PathEscape, inside
 from . import lock
+from .cells import row
 from .claim import OWNED, claim_output, covered, owned_names
-from .derived import carry_derived, user_files
+from .derived import carry_derived, carry_unlisted, user_files
 from .swap import carry_over, fsync, fsync_tree, pause, remove, sibling, swap
 
 #: writer options for every Parquet file (columns named in them are added per table)
@@ -123,8 +125,10 @@ class ParquetStream:
 class OutputDir:
     """A run's output directory: claimed (checked and locked), staged beside it, swapped in at the end."""
 
-    def __init__(self, path: Path, owned: tuple[str, ...] = OWNED, kind: str = "run"):
+    def __init__(self, path: Path, owned: tuple[str, ...] = OWNED, kind: str = "run", per_file: tuple[str, ...] = ()):
         self.owned = owned
+        #: owned folders whose files are this command's only when the previous manifest lists them
+        self.per_file = per_file
         self._claim = claim_output(path, kind=kind, owned=owned)
         self.path = self._claim.path
         self._staging: Path | None = sibling(self.path, "staging")
@@ -142,8 +146,12 @@ class OutputDir:
         return self._staging
 
     def file(self, relative: str) -> Path:
-        """Where to write ``relative`` during the run (inside the staging area)."""
-        path = self.staging / relative
+        """Where to write ``relative`` during the run (inside the staging area); a path that would leave it (a
+        name that did not go through :mod:`unitize.names`) is refused."""
+        try:
+            path = inside(self.staging, relative)
+        except PathEscape as exc:
+            raise OutputError(f"refused to write {exc}: a file name made from input must go through unitize.names") from None
         path.parent.mkdir(parents=True, exist_ok=True)
         return path
 
@@ -193,6 +201,7 @@ class OutputDir:
                 shutil.copymode(out, new)
                 carry_over(out, new, ours, link=True)
                 carry_derived(out, new, link=True)  # the user's files inside agreement/, exports/, report/
+                carry_unlisted(out, new, self.per_file, link=True)  # and those inside per-file folders
             fsync_tree(new)
             pause("commit:linked")
             try:
@@ -211,6 +220,7 @@ class OutputDir:
             if old is not None:
                 carry_over(old, out, ours, link=False)  # files the user added meanwhile, or that could not be linked
                 carry_derived(old, out, link=False)
+                carry_unlisted(old, out, self.per_file, link=False)
                 pause("commit:carried")
                 shutil.rmtree(old)
         except OSError:
@@ -276,10 +286,11 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 
 def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
-    """Rows as CSV text (``\\n`` line ends), for :func:`atomic_write_text` or a staged folder."""
+    """Rows as CSV text (``\\n`` line ends), for :func:`atomic_write_text` or a staged folder; a cell a spreadsheet
+    would run is neutralised (:mod:`.cells`)."""
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
-    writer.writerows(rows)
+    writer.writerows(row(r) for r in rows)
     return buf.getvalue()
 
 

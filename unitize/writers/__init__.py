@@ -23,6 +23,7 @@ from .. import plugins
 from ..config import Option
 from ..errors import UnitizeError
 from ..model import Corpus, Finding
+from ..names import FileNames
 from ..output import OutputDir
 from ..traits import WriterTraits
 
@@ -40,7 +41,8 @@ class Written:
     ``study`` is the ``[input]`` table of the ``study.toml`` that reads the output back,
     ``unitize`` what its ``[unitize]`` table must say besides the source's settings (e.g. the
     ``assignment`` of a format that writes a roster). ``items`` counts flat labels written,
-    ``layers`` names the layers written.
+    ``layers`` names the layers written. ``names`` gives every name that becomes part of a file's path its
+    file form (:mod:`unitize.names`) and keeps those it changed, for the study file that reads them back.
     """
 
     files: dict[str, int] = field(default_factory=dict)
@@ -51,11 +53,18 @@ class Written:
     study: dict[str, Any] = field(default_factory=dict)
     unitize: dict[str, Any] = field(default_factory=dict)
     layers: set[str] = field(default_factory=set)
+    names: FileNames = field(default_factory=FileNames)
 
     def take(self, held: Any) -> None:
         """Start from what :func:`~unitize.writers.holds.holdable` found: its findings, and the layers of what it kept."""
         self.findings += held.findings
         self.layers |= {s.layer for s in held.spans}
+
+    def input_table(self) -> dict[str, Any]:
+        """The ``[input]`` table of the study file that reads the output back: :attr:`study`, and the names that
+        file names stand for (``[input.names]``; annotators named by an ``[input.annotators]`` table need none)."""
+        changed = {k: v for k, v in self.names.changed.items() if not (k == "annotators" and isinstance(self.study.get("annotators"), dict))}
+        return {**self.study, **({"names": changed} if changed else {})}
 
     def add_file(self, role: str) -> None:
         """Count one more file of ``role``."""

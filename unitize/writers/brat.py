@@ -22,7 +22,7 @@ from ..model import Corpus, Span
 from ..output import OutputDir
 from ..traits import WriterTraits
 from . import Target, Written
-from .common import Texts, bad_annotator, by_submission, encodings
+from .common import Texts, by_submission, encodings
 from .holds import holdable
 
 TRAITS = WriterTraits(one_layer=True, unlabelled=False, label=r"\S+", text="raw")
@@ -64,7 +64,7 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     texts = Texts(corpus, base, target, written, TEXT, copy=False, nested=True)
     for (annotator, doc), elements in by_submission(corpus, held.spans).items():
         view = texts.get(doc)
-        if view is None or bad_annotator(written, annotator, doc):
+        if view is None:
             continue
         records = [frags[0].record for frags in elements]
         keep_ids = corpus.format == "brat" and all(_T_ID.match(r) for r in records) and len(set(records)) == len(records)
@@ -75,7 +75,7 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
             lines.append(_t_line(ident, frags, offsets, view.text))
             written.spans += len(frags)
         lines += _other_lines(elements, ids, keep_ids)
-        stem = f"annotations/{annotator}/{doc}"
+        stem = f"annotations/{written.names('annotators', annotator)}/{written.names('documents', doc, nested=True)}"
         target.file(f"{stem}.txt").write_bytes(view.raw)
         target.record(f"{stem}.txt", None)
         target.file(f"{stem}.ann").write_text("".join(line + "\n" for line in lines), encoding="utf-8", newline="\n")

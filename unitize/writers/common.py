@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..adapters import AdapterError, get_adapter
+from ..config.options import dump_string
 from ..config.sections import UNITIZE_OPTIONS
 from ..findings import finding
 from ..model import Corpus, Document, Span
@@ -49,13 +50,6 @@ def relations(corpus: Corpus) -> dict[tuple[str, str, str], list[RelationOut]]:
         key: sorted(rels.values(), key=lambda r: (r.line if r.line is not None else -1, natural_key(r.record)))
         for key, rels in sorted(out.items())
     }
-
-
-def safe_name(name: str, *, nested: bool = False) -> bool:
-    """Whether ``name`` can be one path component (``nested``: a relative path of such components)."""
-    if nested:
-        return bool(name) and all(safe_name(part) for part in name.split("/"))
-    return bool(name) and "/" not in name and "\\" not in name and name not in (".", "..") and "\0" not in name and not name.startswith(".")
 
 
 def raw_file_texts(fmt: str) -> bool | None:
@@ -99,14 +93,8 @@ class Texts:
             )
             self._views[doc_id] = None
             return None
-        if self.copy and not safe_name(doc_id, nested=self.nested):
-            self.written.findings.append(
-                finding("not-convertible", f"document id {doc_id!r} cannot be a file name", "its annotations were not written", doc=doc_id)
-            )
-            self._views[doc_id] = None
-            return None
         if self.copy:
-            relative = f"texts/{doc_id}.txt"
+            relative = f"texts/{self.written.names('documents', doc_id, nested=self.nested)}.txt"
             self.target.file(relative).write_bytes(view.raw)
             self.target.record(relative, None)
             self.written.add_file("texts")
@@ -123,7 +111,7 @@ def toml_value(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{toml_value(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return dump_string(value)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     raise TypeError(f"no TOML literal for {value!r}")
@@ -180,17 +168,6 @@ def numeric_id(value: str) -> int | str:
     return int(value) if value.isascii() and value.isdigit() and str(int(value)) == value and len(value) < 19 else value
 
 
-def bad_annotator(written: Written, annotator: str, doc: str, what: str = "a file name") -> bool:
-    """Whether ``annotator`` cannot be ``what`` (reported as not-convertible for that document)."""
-    if safe_name(annotator):
-        return False
-    written.findings.append(
-        finding("not-convertible", f"annotator {annotator!r} cannot be {what}", "that annotator's records of the document were not written",
-                doc=doc, annotator=annotator)
-    )
-    return True
-
-
 def word_tokens(doc: Document, spec: str | None) -> tuple[np.ndarray, np.ndarray]:
     """A document's word units as code-point ``(starts, ends)``: its own tokens when its format gave them, else
     those of the tokenizer ``spec`` (the source study's; the built-in default when it has none)."""
@@ -213,7 +190,7 @@ def write_jsonl_per_annotator(corpus: Corpus, target: OutputDir, base: Path, wri
     lines: dict[str, list[str]] = defaultdict(list)
     for (annotator, doc), found in by_submission(corpus, spans).items():
         view = texts.get(doc)
-        if view is None or bad_annotator(written, annotator, doc):
+        if view is None:
             continue
         offsets = view.convert(np.asarray([[f[0].begin, f[0].end] for f in found], dtype=np.int64).ravel()).reshape(-1, 2).tolist()
         payload, n = record(annotator, doc, view, offsets, found)
@@ -221,7 +198,7 @@ def write_jsonl_per_annotator(corpus: Corpus, target: OutputDir, base: Path, wri
         written.spans += n
         written.relations += n
     for annotator, records in sorted(lines.items()):
-        name = f"annotations/{annotator}.jsonl"
+        name = f"annotations/{written.names('annotators', annotator)}.jsonl"
         target.file(name).write_text("".join(line + "\n" for line in records), encoding="utf-8", newline="\n")
         target.record(name, len(records))
         written.add_file("annotations")

@@ -24,7 +24,7 @@ from ..model import Corpus
 from ..output import OutputDir
 from ..traits import WriterTraits
 from . import Target, Written
-from .common import RelationOut, Texts, bad_annotator, encodings, relations
+from .common import RelationOut, Texts, encodings, relations
 from .holds import holdable, not_held
 from .offsets import TargetText
 from .pipe import TYPES
@@ -63,7 +63,7 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     lines: dict[str, list[str]] = defaultdict(list)
     for (annotator, doc, _group), rels in relations(replace(corpus, spans=held.spans)).items():
         view = texts.get(doc)
-        if view is None or bad_annotator(written, annotator, doc, "a directory name"):
+        if view is None:
             continue
         lines.setdefault(annotator, [])
         if not rels:
@@ -78,14 +78,14 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
             written.spans += n
             written.relations += 1
     for annotator, records in sorted(lines.items()):
-        name = f"annotations/{annotator}/relations.json"
+        name = f"annotations/{written.names('annotators', annotator)}/relations.json"
         target.file(name).write_text("".join(line + "\n" for line in records), encoding="utf-8", newline="\n")
         target.record(name, len(records))
         written.add_file("annotations")
     group_by = source.get("group_by")
     written.study = {
         "format": "conll16",
-        "annotators": {a: f"annotations/{a}" for a in sorted(lines)},
+        "annotators": {a: f"annotations/{written.names('annotators', a)}" for a in sorted(lines)},
         "texts": "texts",
         **encodings(corpus),
         **({"group_by": group_by} if group_by else {}),

@@ -24,7 +24,7 @@ from ..model import Corpus, Span
 from ..output import OutputDir
 from ..traits import WriterTraits
 from . import Target, Written
-from .common import bad_annotator, by_submission, word_tokens
+from .common import by_submission, word_tokens
 from .holds import holdable, not_held
 
 TRAITS = WriterTraits(one_layer=True, discontinuous=False, overlap=False, empty=False, label=r"\S+", text="tokens", empty_documents=False)
@@ -91,8 +91,6 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
                         doc=doc, annotator=annotator)
             )
             continue
-        if bad_annotator(written, annotator, doc):
-            continue
         assert document is not None and document.text is not None
         starts, ends, sentences = layout
         tags = ["O"] * len(starts)
@@ -113,7 +111,7 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
             lines += [f"{document.text[starts[i] : ends[i]]} {tags[i]}" for i in sentence] + [""]
         written.relations += len(elements)
     for annotator, lines in sorted(files.items()):
-        name = f"annotations/{annotator}.conll"
+        name = f"annotations/{written.names('annotators', annotator)}.conll"
         target.file(name).write_text("".join(line + "\n" for line in lines), encoding="utf-8", newline="\n")
         target.record(name, len(lines))
         written.add_file("annotations")

@@ -27,7 +27,7 @@ from ..model import Corpus
 from ..output import OutputDir
 from ..traits import WriterTraits
 from . import Target, Written
-from .common import RelationOut, Texts, encodings, relations, safe_name
+from .common import RelationOut, Texts, encodings, relations
 from .holds import holdable
 
 #: canonical layer -> DATT element, in DATT's child order
@@ -59,7 +59,12 @@ def _attributes(rel: RelationOut) -> dict[str, str]:
     return dict(sorted(attrs.items()))
 
 
+#: bytes of each name in a flat file name (``<doc>_<annotator>_<group>.xml``: three of them in one component)
+_FLAT_NAME_BYTES = 80
+
+
 def _file_name(doc: str, annotator: str, group: str, flat: bool) -> str:
+    """The file of (``doc``, ``annotator``, ``group``), each given in its file form (:mod:`unitize.names`)."""
     return f"annotations/{doc}_{annotator}_{group}.xml" if flat else f"annotations/{annotator}/{group}/{doc}.xml"
 
 
@@ -71,28 +76,22 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     texts = Texts(corpus, base, target, written, TEXT)
     files = relations(replace(corpus, spans=held.spans))
     pattern = re.compile(DEFAULT_PATTERN)
-    flat = all(
-        (m := pattern.search(_file_name(d, a, g, True))) is not None and (m["doc"], m["annotator"], m["connective"]) == (d, a, g)
+    names = written.names
+    forms = {
+        (a, d, g): (names("documents", d, limit=_FLAT_NAME_BYTES), names("annotators", a, limit=_FLAT_NAME_BYTES),
+                    names("groups", g, limit=_FLAT_NAME_BYTES))
         for a, d, g in files
+    }
+    flat = all(
+        (m := pattern.search(_file_name(*form, True))) is not None and (m["doc"], m["annotator"], m["connective"]) == form
+        for form in forms.values()
     )
     dropped: Counter[tuple[str, str, str]] = Counter()
     for (annotator, doc, group), rels in files.items():
         view = texts.get(doc)
         if view is None:
             continue
-        if not (safe_name(annotator) and safe_name(group)):
-            written.findings.append(
-                finding(
-                    "not-convertible",
-                    f"annotator {annotator!r} or group {group!r} cannot be part of a file name",
-                    "that file was not written",
-                    doc=doc,
-                    group=group,
-                    annotator=annotator,
-                )
-            )
-            continue
-        name = _file_name(doc, annotator, group, flat)
+        name = _file_name(*forms[(annotator, doc, group)], flat)
         root = etree.Element("Document")
         for rel in rels:
             element = etree.SubElement(root, "Relation", _attributes(rel))

@@ -26,7 +26,7 @@ from ..output import OutputDir
 from ..text import TextConventions
 from ..traits import WriterTraits
 from . import Target, Written
-from .common import RelationOut, Texts, bad_annotator, encodings, relations
+from .common import RelationOut, Texts, encodings, relations
 from .holds import holdable, not_held
 from .offsets import TargetText
 
@@ -114,15 +114,14 @@ def write(fmt: PipeFormat, corpus: Corpus, target: OutputDir, base: Path, source
         view = texts.get(doc)
         if view is None:
             continue
-        if bad_annotator(written, annotator, doc, "a directory name"):
-            continue
         rels.sort(key=lambda rel: _order(fmt.lines.name, rel))
-        name = f"annotations/{annotator}/{doc}{fmt.suffix}"
+        folder = f"annotations/{written.names('annotators', annotator)}"
+        name = f"{folder}/{written.names('documents', doc)}{fmt.suffix}"
         made = [_line(fmt, rel, view, written.findings) for rel in rels]
         lines = [line for line, _ in made]
         target.file(name).write_text("".join(line + "\n" for line in lines), encoding="utf-8", newline="\n")
         target.record(name, len(lines))
-        annotators[annotator] = f"annotations/{annotator}"
+        annotators[annotator] = folder
         written.add_file("annotations")
         written.relations += len(lines)
         written.spans += sum(n for _, n in made)

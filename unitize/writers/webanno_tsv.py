@@ -30,7 +30,7 @@ from ..output import OutputDir
 from ..text import codepoints_to_utf16
 from ..traits import WriterTraits
 from . import Target, Written
-from .common import Texts, bad_annotator, by_submission, safe_name, word_tokens
+from .common import Texts, by_submission, word_tokens
 from .holds import holdable, not_held
 from .offsets import TargetText
 
@@ -149,10 +149,11 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     changed: set[str] = set()
     for (annotator, doc), elements in by_submission(corpus, spans).items():
         view = texts.get(doc)
-        if view is None or bad_annotator(written, annotator, doc):
+        if view is None:
             continue
         document = corpus.documents[doc]
-        if not safe_name(doc) or doc in _SKIP_DIRS:
+        folder = written.names("documents", doc)
+        if folder in _SKIP_DIRS:
             written.findings.append(
                 finding("not-convertible", f"document id {doc!r} cannot be a folder of the export", "its annotations were not written",
                         doc=doc, annotator=annotator)
@@ -162,7 +163,7 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
             written.findings += [not_held("webanno-tsv", frags, "its document is empty, with no token to hold it") for frags in elements]
             elements = []
         data, n = _document(view, word_tokens(document, source.get("tokenizer")), elements, layers)
-        name = f"annotations/annotation/{doc}/{annotator}.tsv"
+        name = f"annotations/annotation/{folder}/{written.names('annotators', annotator)}.tsv"
         target.file(name).write_text(data, encoding="utf-8", newline="\n")
         target.record(name, n)
         written.add_file("annotations")

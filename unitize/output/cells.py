@@ -1,0 +1,49 @@
+"""CSV cells a spreadsheet will not run: a value from an input never becomes a formula.
+
+A spreadsheet takes a cell that starts with ``=``, ``+``, ``-`` or ``@`` (and, in some, a TAB or
+CR before one) as a formula: ``=HYPERLINK("http://evil.example","x")`` becomes a link,
+``-2+3`` shows as ``1``. Every CSV unitize writes goes through :func:`cell` (or
+:func:`neutral_table` for an Arrow table): such a cell, unless it is a plain number, gets a
+leading ``'``, as OWASP recommends; a spreadsheet shows the value as text, without the ``'``.
+The Parquet files beside keep every value as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+#: what a spreadsheet may take for the start of a formula
+FORMULA_START = "=+-@\t\r"
+_STARTS = "^[=+\\-@\t\r]"
+#: a plain number, which keeps its sign: -2, +3.5, -1e-05, -inf, -nan (as CSV writers spell them)
+_NUMBER = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|nan)$"
+_NUMBER_RE = re.compile(_NUMBER)
+
+
+def cell(value: Any) -> Any:
+    """``value`` as a CSV cell: a string a spreadsheet would run gets a leading ``'``; anything else as it is."""
+    if isinstance(value, str) and value and value[0] in FORMULA_START and not _NUMBER_RE.match(value):
+        return "'" + value
+    return value
+
+
+def row(values: Any) -> list[Any]:
+    """A row of :func:`cell` values."""
+    return [cell(v) for v in values]
+
+
+def neutral_table(table: pa.Table) -> pa.Table:
+    """``table`` with every string cell as :func:`cell` makes it (the other columns as they are)."""
+    columns = []
+    for column in table.columns:
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            risky = pc.and_(pc.match_substring_regex(column, _STARTS), pc.invert(pc.match_substring_regex(column, _NUMBER)))
+            column = pc.if_else(risky, pc.binary_join_element_wise("'", column, ""), column)
+        columns.append(column)
+    return pa.table(columns, names=table.column_names)
