@@ -14,7 +14,7 @@ PACKAGE = ROOT / "unitize"
 #: the layers, lowest first; a module may import only from lower layers (or within its own package)
 LAYERS = [
     {"traits"},
-    {"_version", "model", "text", "errors", "progress", "unitizers", "codes", "spool", "plugins"},
+    {"_version", "model", "text", "errors", "progress", "unitizers", "codes", "spool", "plugins", "cells"},
     {"findings", "names", "schema", "tokenize", "executors", "metrics", "item_records", "relations"},
     {"layouts"},
     {"config"},

@@ -35,6 +35,7 @@ from .progress import Progress, Sized, no_progress
 from .relations import relation_counts
 from .segments import UnitResult, joined, resolve_segments
 from .spaces import build_spaces
+from .spool import scratch_prefix
 from .traits import FormatTraits
 from .unitizers import UnitSpace
 from .validate import Validation, validate
@@ -83,7 +84,7 @@ def _streamed_parts(run: _Run, corpus: Corpus, stream: SpanStream, progress: Pro
     workers = min(stream.workers or cores(), cores(), len(stream.batches))
     if len(stream.batches) < 2 or not forks():  # two batches and one worker: forked too, this process stays small
         return [work(read) for read in progress(Sized(stream.batches, len(stream.batches)), "reading annotations")]
-    with tempfile.TemporaryDirectory(prefix="unitize-segments-") as folder:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("segments")) as folder:
         pool = forked_pool(workers, _hold, (partial(_spilled_part, work, Path(folder)),))  # the run's context inherited, not pickled
         assert pool is not None
         with pool:

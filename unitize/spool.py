@@ -4,7 +4,8 @@ A :class:`Spool` is working storage, not output: what a run reads or builds that
 reads back once or twice in the same order (flat-label records, item cells). Past
 ``memory_rows`` rows every batch goes to an LZ4-compressed Arrow IPC file in the
 temporary directory (``TMPDIR``), so holding a corpus costs disk, not memory; the
-file is removed when the spool is closed or collected. Batches come back
+file is removed when the spool is closed or collected, and one that a killed process
+left (its name holds the process's id) by the next process that spools. Batches come back
 exactly as they went in, one at a time, so a reader holds one batch of it at once.
 Reading is safe from several threads at once (the partitions of a run read one spool).
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import tempfile
 import threading
 import weakref
@@ -70,7 +73,7 @@ class Spool:
                 self._to_disk()
 
     def _to_disk(self) -> None:
-        fd, path = tempfile.mkstemp(prefix="unitize-spool-", suffix=".arrow")
+        fd, path = tempfile.mkstemp(prefix=scratch_prefix("spool"), suffix=".arrow")
         os.close(fd)
         self._path = path
         self._cleanup = weakref.finalize(self, _remove, path)
@@ -142,6 +145,53 @@ class Spool:
         self._writer = self._sink = self._cleanup = None
         self._closed_for_writing = True
         self._lock = threading.Lock()
+
+
+#: the scratch files and folders unitize makes in the temporary directory: ``unitize-<kind>-<pid>-…``
+_SCRATCH = re.compile(r"unitize-(?:spool|segments|gold)-([0-9]+)-")
+_swept: list[bool] = []
+
+
+def scratch_prefix(kind: str) -> str:
+    """The name prefix of a scratch file or folder of ``kind`` in the temporary directory: it holds this process's
+    id, so that a later process removes what this one leaves if it is killed (:func:`sweep`, run once first)."""
+    if not _swept:
+        _swept.append(True)
+        sweep()
+    return f"unitize-{kind}-{os.getpid()}-"
+
+
+def sweep(folder: str | None = None) -> list[str]:
+    """Remove the scratch files and folders of unitize processes that no longer run from the temporary
+    directory (``folder``); their names, as removed."""
+    folder = folder or tempfile.gettempdir()
+    removed = []
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            m = _SCRATCH.match(name)
+            if m is None or _alive(int(m.group(1))):
+                continue
+            path = os.path.join(folder, name)
+            with contextlib.suppress(OSError):
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path)
+                else:
+                    os.unlink(path)
+                removed.append(name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` runs (one of another user's counts as running)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
 
 
 def _remove(path: str) -> None:

@@ -37,6 +37,9 @@ _MAX_DIGITS = len(str(MAX_OFFSET))
 #: a label longer than this many characters is no category but a damaged or hostile record: reported
 #: (``label-too-long``), never a column value (flat labels: ``[input] max_label_chars``)
 MAX_LABEL_CHARS = 1000
+#: the help of the ``spreadsheet_safe`` option of the formats whose CSV tables unitize writes
+SPREADSHEET_SAFE_HELP = ("the CSV cells were written spreadsheet-safe (a ' before a leading = + - @, TAB or CR, as unitize's "
+                         "writers do): read them without it")
 #: JSON nested deeper than this is refused (annotation exports nest fewer than 10 levels)
 MAX_JSON_DEPTH = 100
 #: default bound on what one ZIP archive may inflate to, in MB ([input] max_unzipped_mb), and the

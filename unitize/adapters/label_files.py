@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..cells import value as cell_value
 from ._safe import _CHUNK, InputError, load_json
 
 #: the column holding the key of a JSON file that is an object keyed by item id
@@ -53,11 +54,13 @@ def fingerprint(path: Path, file_format: str, encoding: str) -> tuple[int, str]:
     return size, digest.hexdigest()
 
 
-def open_records(path: Path, file_format: str, encoding: str, delimiter: str | None) -> tuple[list[str] | None, Records]:
+def open_records(path: Path, file_format: str, encoding: str, delimiter: str | None,
+                 spreadsheet_safe: bool = False) -> tuple[list[str] | None, Records]:
     """The header (``None`` when records carry their own keys) and the (line or record number, record) pairs
-    of a file that :func:`fingerprint` passed; :class:`InputError` (or :class:`ValueError`) when it cannot be read."""
+    of a file that :func:`fingerprint` passed; :class:`InputError` (or :class:`ValueError`) when it cannot be read.
+    ``spreadsheet_safe``: CSV cells were written by :func:`unitize.cells.cell` (read back with their values)."""
     if file_format in ("csv", "tsv"):
-        return _csv(path, encoding, delimiter or ("\t" if file_format == "tsv" else ","))
+        return _csv(path, encoding, delimiter or ("\t" if file_format == "tsv" else ","), spreadsheet_safe)
     if file_format == "parquet":
         return _parquet(path)
     text = path.read_bytes().decode(encoding).removeprefix("\ufeff")
@@ -82,7 +85,7 @@ def open_records(path: Path, file_format: str, encoding: str, delimiter: str | N
     return None, lines()
 
 
-def _csv(path: Path, encoding: str, delimiter: str) -> tuple[list[str], Records]:
+def _csv(path: Path, encoding: str, delimiter: str, spreadsheet_safe: bool = False) -> tuple[list[str], Records]:
     """CSV or TSV line by line: lines split as the csv module splits a text opened with ``newline=""``."""
     size = path.stat().st_size
     if size >= csv.field_size_limit():  # process-wide: raised, never lowered, to the longest a field can be
@@ -102,6 +105,8 @@ def _csv(path: Path, encoding: str, delimiter: str) -> tuple[list[str], Records]
         raise InputError("an empty file (no header line)") from None
     except csv.Error as exc:
         raise InputError(f"not a readable CSV file: {exc}") from None
+    if spreadsheet_safe:
+        header = [cell_value(h) for h in header]
 
     def rows() -> Records:
         start = reader.line_num
@@ -110,7 +115,7 @@ def _csv(path: Path, encoding: str, delimiter: str) -> tuple[list[str], Records]
                 if not any(cell.strip() for cell in row):
                     start = reader.line_num
                     continue
-                record: dict[str, Any] = dict(zip(header, row))
+                record: dict[str, Any] = dict(zip(header, [cell_value(c) for c in row] if spreadsheet_safe else row))
                 if len(row) != len(header):
                     record["\0width"] = len(row)
                 yield start + 1, record

@@ -41,7 +41,7 @@ from ..model import Corpus, Finding, InputFile
 from ..progress import Progress
 from ..traits import FormatTraits
 from . import Adapter, AdapterError, Option
-from ._safe import MAX_LABEL_CHARS
+from ._safe import MAX_LABEL_CHARS, SPREADSHEET_SAFE_HELP
 from .files import clean_name, shown_name
 from .label_files import KEY_COLUMN, STREAMED, fingerprint, open_records
 from .suggest import suggest_labels
@@ -94,6 +94,7 @@ def read(
     groups: list[str] | None = None,
     max_label_chars: int,
     base: Path,
+    spreadsheet_safe: bool = False,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read flat labels into :attr:`Corpus.items` (see the module docstring for the shapes)."""
@@ -148,7 +149,7 @@ def read(
             raise AdapterError(f"{name}: cannot tell the file format from the extension; set [input] file_format")
         try:
             size, sha256 = fingerprint(path, fmt, encoding)
-            header, found = open_records(path, fmt, encoding, delimiter)
+            header, found = open_records(path, fmt, encoding, delimiter, spreadsheet_safe)
             records: Iterable[tuple[int, dict[str, Any]]] = found if fmt in STREAMED else list(found)
         except (OSError, ValueError) as exc:  # ValueError: undecodable text, InputError (JSON, CSV, Parquet)
             corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
@@ -380,6 +381,7 @@ ADAPTER = Adapter(
         "delimiter": Option("str", None, "CSV field delimiter (default , for csv and TAB for tsv)", example=";"),
         "annotators": Option("list", None, "only these annotators", example=["ayse", "burak"]),
         "groups": Option("list", None, "only these groups", example=["sentiment"]),
+        "spreadsheet_safe": Option("bool", False, SPREADSHEET_SAFE_HELP),
         "max_label_chars": Option(
             "int", MAX_LABEL_CHARS, "the longest label (and item id, annotator name) read; a longer one is reported, its cell left null", minimum=1
         ),

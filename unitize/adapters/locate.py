@@ -16,10 +16,16 @@ often with drift: whitespace runs, typographic quotes or dashes, case, a dropped
 A quote found at several places with nothing saying which (no ``occurrence``, no ``hint``, more
 places than the annotator's quotes of that text) is **ambiguous**: it is placed by the rule above,
 and its outcome says so. A quote found nowhere is **not-found**. :data:`OUTCOMES` are the outcomes.
+
+The cost is linear in the text and the quotes: each distinct quote's places are found once per
+document, the next free place is kept (not searched anew), a hint is placed by bisection, a fuzzy
+alignment is made once per distinct quote, and a quote longer than :data:`FUZZY_MAX_CHARS` is not
+aligned fuzzily at all (it is not-found, and says why).
 """
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -30,6 +36,9 @@ EXACT, NORMALIZED, FUZZY, AMBIGUOUS, NOT_FOUND = "exact", "normalized", "fuzzy",
 OUTCOMES = (EXACT, NORMALIZED, FUZZY, AMBIGUOUS, NOT_FOUND)
 #: how far the search goes: exact only, exact then normalized, or all three steps
 MATCHING = (EXACT, NORMALIZED, FUZZY)
+
+#: the longest quote the fuzzy step aligns (its cost grows faster than the quote's length)
+FUZZY_MAX_CHARS = 2000
 
 #: typographic characters written as their ASCII form before comparing
 _ASCII = {
@@ -84,6 +93,8 @@ class Located:
     end: int = -1
     score: float | None = None
     places: int = 0
+    #: why a step was not tried (a quote too long to align fuzzily), for the finding
+    note: str = ""
 
 
 @dataclass
@@ -96,12 +107,16 @@ class Locator:
     _norm: tuple[str, list[int]] | None = field(default=None, repr=False)
     _used: dict[tuple[str, str], set[int]] = field(default_factory=dict, repr=False)
     _quoted: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
+    _places: dict[tuple[str, str], list[int]] = field(default_factory=dict, repr=False)
+    _free: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
+    _fuzzy_found: dict[str, Located] = field(default_factory=dict, repr=False)
 
     def expect(self, quotes: Iterable[str]) -> None:
         """The annotator's quotes of this document, before locating them: how often each text is quoted
         (a text quoted as often as it occurs is not ambiguous)."""
         self._used.clear()
         self._quoted.clear()
+        self._free.clear()
         for q in quotes:
             self._quoted[(EXACT, q)] = self._quoted.get((EXACT, q), 0) + 1
             n = self.normalized_quote(q)
@@ -114,17 +129,28 @@ class Locator:
         """Place one quote (see the module docstring)."""
         if not quote.strip():
             return Located(NOT_FOUND)
-        found = self._choose(EXACT, quote, _places(self.text, quote), len(quote), occurrence, hint, int)
+        found = self._choose(EXACT, quote, self._found(EXACT, quote), len(quote), occurrence, hint, int)
         if found is not None or self.matching == EXACT:
             return found or Located(NOT_FOUND)
         norm, where = self.normalized()
         q = self.normalized_quote(quote)
         if not q:
             return Located(NOT_FOUND)
-        found = self._choose(NORMALIZED, q, _places(norm, q), len(q), occurrence, hint, where.__getitem__)
+        found = self._choose(NORMALIZED, q, self._found(NORMALIZED, q), len(q), occurrence, hint, where.__getitem__)
         if found is not None or self.matching == NORMALIZED:
             return found or Located(NOT_FOUND)
-        return self._fuzzy(q, norm, where)
+        if len(q) > FUZZY_MAX_CHARS:
+            return Located(NOT_FOUND, note=f"not aligned fuzzily: longer than {FUZZY_MAX_CHARS:,} characters")
+        if q not in self._fuzzy_found:
+            self._fuzzy_found[q] = self._fuzzy(q, norm, where)
+        return self._fuzzy_found[q]
+
+    def _found(self, step: str, quote: str) -> list[int]:
+        """Every place of ``quote`` in the text searched by ``step``, found once per document."""
+        key = (step, quote)
+        if key not in self._places:
+            self._places[key] = _places(self.text if step == EXACT else self.normalized()[0], quote)
+        return self._places[key]
 
     def normalized(self) -> tuple[str, list[int]]:
         if self._norm is None:
@@ -143,13 +169,17 @@ class Locator:
                 return Located(NOT_FOUND, places=len(places))
             start = places[occurrence - 1]
         elif hint is not None:
-            distance = sorted((abs(to_doc(p) - hint), p) for p in places)
-            start = distance[0][1]
-            ambiguous = len(distance) > 1 and distance[1][0] == distance[0][0]
+            i = bisect.bisect_left(places, hint, key=to_doc)  # places in document order: the nearest are around i
+            near = sorted((abs(to_doc(places[j]) - hint), places[j]) for j in range(i - 2, i + 2) if 0 <= j < len(places))
+            start = near[0][1]
+            ambiguous = len(near) > 1 and near[1][0] == near[0][0]
         else:
-            free = [p for p in places if p not in used]
-            start = free[0] if free else places[0]
-            ambiguous = not free or len(places) > self._quoted.get((step if step == EXACT else NORMALIZED, quote), 1)
+            k = self._free.get((step, quote), 0)
+            while k < len(places) and places[k] in used:
+                k += 1
+            self._free[(step, quote)] = k
+            start = places[k] if k < len(places) else places[0]
+            ambiguous = k == len(places) or len(places) > self._quoted.get((step if step == EXACT else NORMALIZED, quote), 1)
         used.add(start)
         begin = to_doc(start)
         end = to_doc(start + size - 1) + 1

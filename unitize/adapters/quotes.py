@@ -186,7 +186,8 @@ def _place(corpus: Corpus, rec: _Record, layer: str, locator: Locator | None) ->
         span.attrs["quote"] = q.quote
         if found.outcome == NOT_FOUND:
             span.attrs[UNPLACED] = code
-            corpus.findings.append(finding(code, f"{q.quote!r} is not in the text of {rec.doc}" + _how(q, locator.matching),
+            why = f"; {found.note}" if found.note else ""
+            corpus.findings.append(finding(code, f"{_shown(q.quote)} is not in the text of {rec.doc}" + _how(q, locator.matching) + why,
                                            "span left out; correct the quote, or give start and end", **where))
         else:
             span.begin, span.end = found.begin, found.end
@@ -201,8 +202,15 @@ def _how(q: _Quote, matching: str) -> str:
     return f"{extra} (searched {steps})"
 
 
+def _shown(quote: str | None, most: int = 200) -> str:
+    """A quote for a message: its first ``most`` characters and how many more."""
+    if quote is None or len(quote) <= most:
+        return repr(quote)
+    return f"{quote[:most]!r}… ({len(quote):,} characters)"
+
+
 def _message(q: _Quote, outcome: str, begin: int, end: int, score: float | None, places: int) -> str:
-    text = f"{q.quote!r} at {begin}-{end}: {outcome}"
+    text = f"{_shown(q.quote)} at {begin}-{end}: {outcome}"
     if score is not None:
         text += f", score {score:g}"
     if places > 1:

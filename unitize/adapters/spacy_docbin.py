@@ -5,10 +5,15 @@ The document and the annotator are named by ``doc.user_data["unitize"]`` (``{"do
 as ``unitize convert-format --to spacy`` writes them); a Doc without it is document
 ``<file>-<n>`` of the ``annotator`` option. Offsets are the spans' character offsets into
 ``doc.text`` (code points), which is the document's text.
+
+A DocBin is a zlib stream: what it inflates to is measured before spaCy reads it, and a file that
+would inflate past ``max_unzipped_mb`` is reported and left out, as a ZIP member is; a damaged
+file, whatever spaCy, msgpack or zlib raise for it, is a ``file-unreadable`` finding.
 """
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -19,6 +24,7 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
 from . import Adapter, Option
+from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB
 from ._spans import GROUP, SPAN_TRAITS, first_record, put_document, read_input
 from .files import input_files
 
@@ -42,11 +48,10 @@ def read(
     base: Path | None = None,
     annotator: str,
     annotators: list[str] | None = None,
+    max_unzipped_mb: float = MAX_UNZIPPED_MB,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read ``.spacy`` DocBin files (one file, or every ``*.spacy`` under a directory)."""
-    from spacy.tokens import DocBin
-
     annotations = Path(annotations)
     base = Path(base) if base is not None else Path.cwd()
     corpus = Corpus(format="spacy")
@@ -57,27 +62,61 @@ def read(
         name, raw = read_input(path, base, corpus, "annotations")
         if raw is None:
             continue
+        inflated = _inflated_size(raw, int(max_unzipped_mb * 1_000_000))
+        if inflated is None:
+            corpus.findings.append(finding(
+                "file-unreadable", f"inflates past max_unzipped_mb = {max_unzipped_mb:g} ({len(raw):,} bytes on disk)",
+                "file left out; raise [input] max_unzipped_mb if the file is genuine", file=name))
+            continue
         try:
-            docs = list(DocBin().from_bytes(raw).get_docs(blank_vocab()))
+            docs = _docs(raw)
         except Exception as exc:  # a damaged or foreign file: msgpack, zlib and spaCy raise their own kinds
             corpus.findings.append(finding("file-unreadable", f"not a spaCy DocBin ({type(exc).__name__}: {exc})", "file left out", file=name))
             continue
-        for n, doc in enumerate(docs, 1):
-            given = doc.user_data.get(USER_DATA)
-            named: dict[str, Any] = given if isinstance(given, dict) else {}
+        for n, (user_data, text, spans) in enumerate(docs, 1):
+            named: dict[str, Any] = user_data if isinstance(user_data, dict) else {}
             doc_id = str(named.get("doc_id") or f"{path.stem}-{n}")
             who = str(named.get("annotator") or annotator)
             if not first_record(corpus, seen, wanted, doc_id, who, name, f"doc {n}", "this Doc left out"):
                 continue
-            put_document(corpus, doc_id, doc.text, name)
-            records = 0
-            for layer, group in sorted(doc.spans.items()):
-                for k, span in enumerate(group):
-                    corpus.spans.append(Span(who, doc_id, GROUP, f"{layer}/{k + 1}", layer, 0, span.start_char, span.end_char,
-                                             label=span.label_ or None, source=name, line=None))
-                    records += 1
-            corpus.submissions.append(Submission(name, who, doc_id, GROUP, records))
+            put_document(corpus, doc_id, text, name)
+            for layer, k, begin, end, label in spans:
+                corpus.spans.append(Span(who, doc_id, GROUP, f"{layer}/{k + 1}", layer, 0, begin, end, label=label, source=name, line=None))
+            corpus.submissions.append(Submission(name, who, doc_id, GROUP, len(spans)))
     return corpus
+
+
+_CHUNK = 1 << 20
+
+
+def _inflated_size(raw: bytes, budget: int) -> int | None:
+    """What the zlib stream ``raw`` inflates to, measured a chunk at a time; ``None`` past ``budget`` bytes (a
+    stream zlib cannot read counts as its raw size: spaCy reports it)."""
+    inflater, size, rest = zlib.decompressobj(), 0, raw
+    try:
+        while rest:
+            size += len(inflater.decompress(rest, _CHUNK))
+            if size > budget:
+                return None
+            rest = inflater.unconsumed_tail
+            if inflater.eof:
+                break
+    except zlib.error:
+        return len(raw)
+    return size
+
+
+def _docs(raw: bytes) -> list[tuple[Any, str, list[tuple[str, int, int, int, str | None]]]]:
+    """Each Doc of a DocBin as plain data: (its user data, its text, its spans as (layer, index, begin, end, label)),
+    so every error of a damaged file is raised here."""
+    from spacy.tokens import DocBin
+
+    out = []
+    for doc in DocBin().from_bytes(raw).get_docs(blank_vocab()):
+        spans = [(str(layer), k, int(s.start_char), int(s.end_char), s.label_ or None)
+                 for layer, group in sorted(doc.spans.items()) for k, s in enumerate(group)]
+        out.append((doc.user_data.get(USER_DATA), str(doc.text), spans))
+    return out
 
 
 ADAPTER = Adapter(
@@ -90,6 +129,10 @@ ADAPTER = Adapter(
         "annotations": Option("path", None, "a .spacy file, or a directory of them", example="docs.spacy", required=True),
         "annotator": Option("str", "annotator", "annotator of Docs whose user_data names none"),
         "annotators": Option("list", None, "only these annotators (and expect all of them)", example=["ayse", "burak"]),
+        "max_unzipped_mb": Option(
+            "float", MAX_UNZIPPED_MB, "the most a .spacy file may inflate to, in MB; a larger one is reported, not read",
+            minimum=MIN_UNZIPPED_MB, maximum=MAX_UNZIPPED_MB_LIMIT,
+        ),
     },
     traits=replace(SPAN_TRAITS, layers=()),
 )

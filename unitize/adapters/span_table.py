@@ -25,12 +25,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..cells import value as cell_value
 from ..findings import finding
 from ..model import Corpus, Document, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
 from . import Adapter, AdapterError, Option
-from ._safe import InputError, csv_source, offset_value, parse_offset, read_parquet
+from ._safe import SPREADSHEET_SAFE_HELP, InputError, csv_source, offset_value, parse_offset, read_parquet
 from ._spans import (
     GROUP,
     SPAN_TRAITS,
@@ -48,8 +49,10 @@ TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffix
 COLUMNS = {"doc": "doc_id", "text": "text", "annotator": "annotator", "key": "key", "label": "label", "begin": "begin", "end": "end"}
 
 
-def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) -> Iterator[tuple[int, dict[str, Any]]] | None:
-    """(line or row number, row) of a CSV or Parquet table; ``None`` (and a finding) when unusable."""
+def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str],
+          spreadsheet_safe: bool = False) -> Iterator[tuple[int, dict[str, Any]]] | None:
+    """(line or row number, row) of a CSV or Parquet table; ``None`` (and a finding) when unusable.
+    ``spreadsheet_safe``: CSV cells were written by :func:`unitize.cells.cell` (read back with their values)."""
     name, raw = read_input(path, base, corpus, role)
     if raw is None:
         return None
@@ -67,6 +70,10 @@ def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str]) 
         reader = csv.DictReader(csv_source(decoded.text))
         header = list(reader.fieldnames or [])
         rows = ((reader.line_num, r) for r in reader)
+        if spreadsheet_safe:
+            header = [cell_value(h) for h in header]
+            reader.fieldnames = header
+            rows = ((n, {k: cell_value(v) if isinstance(v, str) else v for k, v in r.items()}) for n, r in rows)
     missing = [c for c in needed if c not in header]
     if missing:
         corpus.findings.append(
@@ -102,6 +109,7 @@ def read(
     columns: dict[str, str] | None = None,
     layer: str,
     annotators: list[str] | None = None,
+    spreadsheet_safe: bool = False,
     base: Path | None = None,
     progress: Progress | None = None,
 ) -> Corpus:
@@ -121,7 +129,7 @@ def read(
     wanted = set(annotators) if annotators else None
     corpus = Corpus(format="span-table")
 
-    text_rows = _rows(paths["texts"], base, corpus, "text", [col["doc"], col["text"]])
+    text_rows = _rows(paths["texts"], base, corpus, "text", [col["doc"], col["text"]], spreadsheet_safe)
     texts_name = corpus.inputs[-1].path if corpus.inputs else str(paths["texts"])
     for line, row in text_rows or ():
         doc = _str(row[col["doc"]])
@@ -139,7 +147,7 @@ def read(
     duplicates: dict[str, list] = {}
     if roster is not None:
         corpus.assigned = True
-        roster_rows = _rows(paths["roster"], base, corpus, "roster", [col["key"], col["doc"], col["annotator"]])
+        roster_rows = _rows(paths["roster"], base, corpus, "roster", [col["key"], col["doc"], col["annotator"]], spreadsheet_safe)
         roster_name = corpus.inputs[-1].path
         for line, row in roster_rows or ():
             key, doc, who = _str(row[col["key"]]), _str(row[col["doc"]]), _str(row[col["annotator"]])
@@ -169,7 +177,7 @@ def read(
             subs[(doc, who)] = [roster_name, 0]
 
     needed = [col["label"], col["begin"], col["end"]] + ([col["key"]] if roster is not None else [col["doc"], col["annotator"]])
-    span_rows = _rows(paths["annotations"], base, corpus, "annotations", needed)
+    span_rows = _rows(paths["annotations"], base, corpus, "annotations", needed, spreadsheet_safe)
     name = corpus.inputs[-1].path
     for line, row in progress(span_rows or (), "reading spans"):
         if roster is not None:
@@ -280,6 +288,7 @@ ADAPTER = Adapter(
         ),
         "layer": Option("str", "span", "layer name of the spans", example="toxic"),
         "annotators": Option("list", None, "only these annotators", example=["868", "1316"]),
+        "spreadsheet_safe": Option("bool", False, SPREADSHEET_SAFE_HELP),
     },
     traits=replace(SPAN_TRAITS, layers=("span",)),
     suggest=suggest,

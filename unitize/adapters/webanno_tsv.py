@@ -50,8 +50,9 @@ _OFFSETS = re.compile(r"^([0-9]+)-([0-9]+)$")
 #: the most UTF-16 units a sentence may start after the text before it (the gap is
 #: filled with spaces, as INCEpTION does); a larger jump is a damaged offset
 MAX_SENTENCE_GAP = 1 << 20
-_ITEM_ID = re.compile(r"(?<!\\)\[(\d+)(?:_\d+)?\]$")
-_SPLIT = re.compile(r"(?<!\\)\|")
+_ITEM_ID = re.compile(r"\[(\d+)(?:_\d+)?\]$")
+#: a stacked item of a cell: escaped characters (a backslash and the next one) and any other but ``|``
+_ITEM = re.compile(r"(?:\\.|[^\\|])*", re.DOTALL)
 _UNESCAPE = re.compile(r"\\(->|[\\\[\]|_;*\t\n])")
 #: in ``#Text=`` lines a carriage return is written ``\r`` too (undone in the same pass, so ``\\r`` stays a backslash and an r)
 _TEXT_UNESCAPE = re.compile(r"\\(->|r|[\\\[\]|_;*\t\n])")
@@ -59,6 +60,23 @@ _TEXT_UNESCAPE = re.compile(r"\\(->|r|[\\\[\]|_;*\t\n])")
 TEXT = TextConventions(newlines="keep", bom="strip", offsets="utf16", suffixes=(), encoding="utf-8")
 #: export folders that hold no annotator's own annotations
 _SKIP_DIRS = {"curation", "annotation_ser", "curation_ser"}
+
+
+def _items(cell: str) -> list[str]:
+    """A cell's stacked items: split at each ``|`` that no backslash escapes (``x\\\\|PER`` is ``x\\`` and ``PER``)."""
+    if "\\" not in cell:
+        return cell.split("|")
+    return [m.group() for m in _ITEM.finditer(cell) if m.start() == 0 or cell[m.start() - 1] == "|"]
+
+
+def _item_id(item: str) -> re.Match[str] | None:
+    """The ``[n]`` (or ``[n_m]``) that ends an item and is not itself escaped (an even count of backslashes
+    before its ``[``: ``C:\\\\[1]`` is ``C:\\`` with id 1, ``x\\[1]`` a value without one)."""
+    found = _ITEM_ID.search(item)
+    if found is None:
+        return None
+    slashes = len(item[: found.start()]) - len(item[: found.start()].rstrip("\\"))
+    return found if slashes % 2 == 0 else None
 
 
 def _unescape(value: str) -> str:
@@ -219,9 +237,9 @@ def _parse(lines: Iterable[str], name: str, corpus: Corpus, feature: str | None,
             cell = cells[at] if at < len(cells) else "_"
             if cell == "_" or cell == "":
                 continue
-            items = _SPLIT.split(cell)
+            items = _items(cell)
             for k, item in enumerate(items):
-                ident = _ITEM_ID.search(item)
+                ident = _item_id(item)
                 value = item[: ident.start()] if ident else item
                 label = None if value == "*" else _unescape(value)
                 if ident is None:

@@ -37,6 +37,7 @@ from ..model import ItemLabel
 from ..output import OWNED, OutputDir, ParquetStream, atomic_write_text, csv_text, locks_output, read_manifest, refuse_foreign, run_section, staged_folder
 from ..output.derived import is_adjudication
 from ..schema import FORMAT_VERSION, adjudication_schema
+from ..spool import scratch_prefix
 from ..writers import writers
 from ..writers.common import study_toml
 from . import gold as golden
@@ -239,7 +240,7 @@ def _finite(record: dict[str, Any]) -> dict[str, Any]:
 
 def _write_gold(data: OutputData, setting: Setting, result: Adjudication, to: str, dest: Path, name: str, with_annotators: bool) -> Path:
     """The gold as format ``to`` in ``dest`` (staged beside it and swapped in), with a study.toml that reads it back."""
-    with tempfile.TemporaryDirectory(prefix="unitize-gold-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix("gold")) as scratch:
         if setting.kind == "items":
             own = [ItemLabel(g, i, a, v) for g, i, a, v in _item_labels(data, setting)] if with_annotators else None
             corpus, rewritten = golden.item_corpus(data, result.gold, name, own), 0

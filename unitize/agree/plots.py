@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pyarrow as pa
 from .. import metrics as registry
 from ..errors import UnitizeError
 from ..metrics import Scale
+from ..names import file_name
 from .summary import column_name, letter, whole_rows
 
 
@@ -26,7 +26,7 @@ class PlotError(UnitizeError):
 
 
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._+-]+", "_", name)
+    return file_name(name, 100)
 
 
 #: code letters of the box labels, for the legend

@@ -52,8 +52,14 @@ class Roles:
         return next(name for name, runs in self.families.items() if candidate in runs)
 
 
-def parse_candidates(specs: Sequence[str]) -> dict[str, list[str]]:
-    """Candidate specs (see the module docstring) → family → runs."""
+def _few(names: Sequence[str], shown: int = 10) -> str:
+    """Names for a message: the first ``shown`` and how many more."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown:,} more" if len(names) > shown else "")
+
+
+def parse_candidates(specs: Sequence[str], annotators: int | None = None) -> dict[str, list[str]]:
+    """Candidate specs (see the module docstring) → family → runs; a range of more runs than the study's
+    ``annotators`` (when given) is refused before it is spelled out."""
     out: dict[str, list[str]] = {}
     for spec in specs:
         name, sep, members = spec.partition("=")
@@ -63,12 +69,17 @@ def parse_candidates(specs: Sequence[str]) -> dict[str, list[str]]:
             first, last = int(m["first"]), int(m["last"])
             if last < first:
                 raise RunError(f"candidate range {spec!r} runs backwards; write it low..high, e.g. gpt-run1..5")
+            if annotators is not None and last - first + 1 > annotators:
+                raise RunError(f"candidate range {spec[:80]!r} names {last - first + 1:,} runs, more than the {annotators:,} "
+                               "annotators of the study; give the range of runs there are, e.g. gpt-run1..5")
             name, runs = m["name"].rstrip("-_. ") or spec, [f"{m['name']}{k}" for k in range(first, last + 1)]
         else:
             runs = [spec]
         if not name.strip() or not runs:
             raise RunError(f"candidate {spec!r}: give an annotator, FAMILY=A+B, or a range NAME1..5")
-        out.setdefault(name.strip(), []).extend(r for r in runs if r not in out.get(name.strip(), []))
+        family = out.setdefault(name.strip(), [])
+        had = set(family)
+        family.extend(r for r in dict.fromkeys(runs) if r not in had)
     return out
 
 
@@ -82,18 +93,19 @@ def resolve(data: OutputData, candidates: Sequence[str] | None = None, humans: S
         if humans:
             raise RunError("--humans without candidates: name the candidates (--candidates NAME[,NAME]) or [roles] candidates")
         return None
-    families = parse_candidates(specs)
     known = sorted({a for s in data.settings for a in s.annotators})
+    families = parse_candidates(specs, len(known))
     runs = [r for rs in families.values() for r in rs]
-    unknown = [r for r in runs if r not in known]
+    known_set = set(known)
+    unknown = [r for r in runs if r not in known_set]
     if unknown:
-        raise RunError(f"candidate(s) {', '.join(unknown)} are not annotators of {data.path}; the annotators are {', '.join(known)}")
+        raise RunError(f"candidate(s) {_few(unknown)} are not annotators of {data.path}; the annotators are {_few(known, 50)}")
     if len(set(runs)) != len(runs):
         raise RunError(f"a run is in two candidate families: {', '.join(sorted({r for r in runs if runs.count(r) > 1}))}")
     chosen = list(humans) if humans else list(declared.get("humans") or [a for a in known if a not in runs])
-    bad = [h for h in chosen if h not in known]
+    bad = [h for h in chosen if h not in known_set]
     if bad:
-        raise RunError(f"human(s) {', '.join(bad)} are not annotators of {data.path}; the annotators are {', '.join(known)}")
+        raise RunError(f"human(s) {_few(bad)} are not annotators of {data.path}; the annotators are {_few(known, 50)}")
     both = [h for h in chosen if h in runs]
     if both:
         raise RunError(f"{', '.join(both)} cannot be both a human and a candidate")

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import os
 import sys
+import tempfile
 import traceback
 import warnings
 from collections.abc import Iterable, Sequence
@@ -145,8 +147,7 @@ def _main(argv: Sequence[str] | None) -> int:
         print_error(exc)
         return EXIT_USAGE
     except OSError as exc:  # a file-system problem (disk full, permissions), not a bug
-        target = f": {exc.filename}" if exc.filename else ""
-        print_error(f"{exc.strerror or exc}{target}")
+        print_error(os_error_message(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("unitize: interrupted", file=sys.stderr)
@@ -160,6 +161,17 @@ def _main(argv: Sequence[str] | None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def os_error_message(exc: OSError) -> str:
+    """What a file-system error says, and for a full disk where unitize needed room and what to do."""
+    target = f": {exc.filename}" if exc.filename else ""
+    text = f"{exc.strerror or exc}{target}"
+    if exc.errno == errno.ENOSPC or "No space left" in str(exc):
+        text += (f"\n  unitize needs room for scratch files in the temporary directory {tempfile.gettempdir()} (TMPDIR) and for "
+                 "a staged copy of the output beside the output directory; free space there, or set TMPDIR to a folder "
+                 "with room (nothing was changed in the output)")
+    return text
 
 
 __all__ = ["COMMANDS", "build_parser", "common", "main", "screen"]

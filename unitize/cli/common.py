@@ -274,17 +274,24 @@ def print_findings(findings: Iterable[Finding], limit: int = 10) -> None:
         print(f"  … and {len(errors) - limit} more errors", file=sys.stderr)
 
 
+def shown_name(name: str, most: int = 60) -> str:
+    """A name from the data for a summary line: its tab, line break and carriage return escaped (the screen
+    escapes every other control character), a long one cut to ``most`` characters."""
+    name = name.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    return name if len(name) <= most else f"{name[: most - 1]}…"
+
+
 def short_names(names: list[str], limit: int = 12) -> str:
-    """Names joined with commas, shortened for crowd data (thousands of annotators)."""
-    return ", ".join(names) if len(names) <= limit else ", ".join(names[:limit]) + f", … ({len(names) - limit} more)"
+    """Names joined with commas (each :func:`shown_name`), shortened for crowd data (thousands of annotators)."""
+    shown = [shown_name(n) for n in names[:limit]]
+    return ", ".join(shown) + (f", … ({len(names) - limit} more)" if len(names) > limit else "")
 
 
 def items_summary(data: dict[str, Any]) -> None:
     from ..schema import setting_path
 
     names = data["annotators"]
-    shown = ", ".join(names[:10]) + (f", … ({len(names) - 10} more)" if len(names) > 10 else "")
-    print(f"{data['groups']} groups, {len(names)} annotators ({shown})")
+    print(f"{data['groups']} groups, {len(names)} annotators ({short_names(names, 10)})")
     for name, rows in data.get("unit_rows", {}).items():
         print(f"  {setting_path(name) + '/':<40} {rows:>12,} rows")
     for group, n in data["items"].items():
@@ -376,7 +383,7 @@ def human_summary(
 def conversion_summary(manifest: dict[str, Any], out: Path) -> None:
     s, a = manifest["summary"], manifest["accounting"]
     f = s["findings"]
-    print(f"{s['format']} -> {s['to']}: {s['documents']} documents, {len(s['annotators'])} annotators ({', '.join(s['annotators'])})")
+    print(f"{s['format']} -> {s['to']}: {s['documents']} documents, {len(s['annotators'])} annotators ({short_names(s['annotators'])})")
     what = (f"{a['items']['written']:,} of {a['items']['read']:,} labels written" if "items" in a
             else f"{a['relations_written']:,} records, {a['spans']['written']:,} of {a['spans']['read']:,} spans written")
     print(f"  {what}; " + ", ".join(f"{n} {role} files" for role, n in a["files"].items()))

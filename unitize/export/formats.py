@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ import pyarrow.parquet as pq
 from ..dataset.directory import Matrix, OutputData, Setting
 from ..errors import DataError
 from ..metrics.backends import category_counts, complete_rows
+from ..names import file_name
 from ..output import atomic_write_text, cell, csv_text
 
 FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table", "disagreements")
@@ -39,16 +39,13 @@ class Exported:
 
 
 def safe_name(name: str) -> str:
-    """A file-name-safe form of a group or layer name, distinct for distinct names.
+    """A group or layer name as part of a file name, distinct for distinct names (:func:`unitize.names.file_name`:
+    readable names as they are, the rest percent-encoded, a long one cut and hashed)."""
+    return file_name(name, _PART_BYTES)
 
-    Characters other than letters, digits, ``.+-_`` become ``_``; a name that had
-    to change gets a short hash of the original (``ancak,`` → ``ancak_~1f0e3c``),
-    so ``ancak`` and ``ancak,`` never share a file.
-    """
-    cleaned = re.sub(r"[^\w.+-]+", "_", name, flags=re.UNICODE).strip("._")
-    if cleaned == name:
-        return name
-    return f"{cleaned or '_'}~{hashlib.sha1(name.encode('utf-8')).hexdigest()[:6]}"
+
+#: bytes of a name in an export's file name (``<group>_asis_…_<layer>.dat`` holds two)
+_PART_BYTES = 96
 
 
 class FileNames:

@@ -1,6 +1,6 @@
 """Everything a run writes: the output directory (:mod:`.directory`, claimed by :mod:`.claim`) and the run's files (:mod:`.write`)."""
 
-from .cells import cell, neutral_table
+from ..cells import cell, neutral_table
 from .claim import OWNED, OutputError, OutputWarning, claim_output, locks_output, read_manifest
 from .derived import DERIVED, REPORT_MARKER, is_report
 from .directory import (

@@ -10,6 +10,7 @@ The first process in after a killed run finishes what that run left (:mod:`.swap
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import json
@@ -151,9 +152,10 @@ def locks_output(func: Callable[..., T]) -> Callable[..., T]:
     into ``dest`` (by default inside ``out``): while it runs it holds ``out``'s lock, exclusively
     when it writes inside ``out``, shared when it only reads it.
 
+    A ``dest`` outside ``out`` is locked exclusively too (its missing parent folders made first).
     ``unitize agree``, ``export`` and ``report`` thus never read a directory a ``convert``
     is replacing (no result mixes two outputs), nor write two of them into one at once.
-    Where ``out``'s folder is not writable no ``convert`` can replace it, and no lock is taken.
+    Where ``out``'s folder is not writable no ``convert`` can replace it, and no lock is taken on it.
     """
     signature = inspect.signature(func)
 
@@ -162,12 +164,25 @@ def locks_output(func: Callable[..., T]) -> Callable[..., T]:
         given = signature.bind(*args, **kwargs).arguments
         out, dest = Path(given["out"]).resolve(), given.get("dest")
         inside = dest is None or Path(dest).resolve().is_relative_to(out)
-        if not os.access(out.parent, os.W_OK | os.X_OK):
-            return func(*args, **kwargs)
-        with claim_output(out, shared=not inside):
+        with contextlib.ExitStack() as held:
+            if os.access(out.parent, os.W_OK | os.X_OK):
+                held.enter_context(claim_output(out, shared=not inside))
+            if dest is not None and not inside:
+                make_parent(Path(dest), "--dest")
+                held.enter_context(claim_output(Path(dest), follow=False))
             return func(*args, **kwargs)
 
     return locked
+
+
+def make_parent(path: Path, flag: str) -> None:
+    """Make the missing folders above ``path`` (a destination given as ``flag``), or say why they cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (path.parent, *path.parent.parents) if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is a file" if blocker else exc.strerror or str(exc)
+        raise OutputError(f"cannot create {path.parent}, the folder of {flag} {path}: {why}; choose another {flag}") from None
 
 
 def owned_names(names: Iterable[str]) -> Callable[[str], bool]:

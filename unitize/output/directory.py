@@ -25,11 +25,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..cells import row
 from ..errors import OutputError
 from ..names import PathEscape, inside
 from . import lock
-from .cells import row
-from .claim import OWNED, claim_output, covered, owned_names
+from .claim import OWNED, claim_output, covered, make_parent, owned_names
 from .derived import carry_derived, carry_unlisted, user_files
 from .swap import carry_over, fsync, fsync_tree, pause, remove, sibling, swap
 
@@ -244,6 +244,7 @@ def staged_folder(final: Path, tag: str) -> Iterator[Path]:
     the next claim removes it if this process is killed); anywhere else ``final`` is claimed itself.
     """
     final = Path(final)
+    make_parent(final, "--dest")
     with contextlib.nullcontext() if covered(final) else claim_output(final, follow=False):
         final.parent.mkdir(parents=True, exist_ok=True)
         staging = sibling(final, tag)

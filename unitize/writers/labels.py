@@ -52,10 +52,11 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any],
                             file=file or None, record=None if line is None else str(line), doc=item, group=group, annotator=annotator)
                 )
     name = f"annotations/labels.{table_format}"
-    write_table(target, name, columns, {c: pa.string() for c in columns})
+    changed = write_table(target, name, columns, {c: pa.string() for c in columns})
     written.add_file("annotations")
     written.items = len(corpus.items)
-    written.study = {"format": "labels", "annotations": name, "shape": "long", "item": item_col, "annotator": annotator_col, "labels": groups}
+    written.study = {"format": "labels", "annotations": name, "shape": "long", "item": item_col, "annotator": annotator_col, "labels": groups,
+                     **({"spreadsheet_safe": True} if changed else {})}
     return written
 
 

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..adapters.span_table import TEXT
+from ..cells import row
 from ..config import Option
 from ..model import Corpus
 from ..output import OutputDir
@@ -34,8 +35,11 @@ _TYPES = {"doc_id": pa.string(), "text": pa.string(), "key": pa.string(), "annot
           "begin": pa.int64(), "end": pa.int64()}
 
 
-def write_table(target: OutputDir, relative: str, columns: dict[str, list[Any]], types: dict[str, pa.DataType]) -> None:
-    """One table as CSV (UTF-8, a header, quoted where needed) or Parquet, by ``relative``'s suffix; recorded."""
+def write_table(target: OutputDir, relative: str, columns: dict[str, list[Any]], types: dict[str, pa.DataType]) -> bool:
+    """One table as CSV (UTF-8, a header, quoted where needed; cells a spreadsheet would run neutralised,
+    :mod:`unitize.cells`) or Parquet, by ``relative``'s suffix; recorded. Whether a cell was neutralised (the
+    study that reads it back then says ``spreadsheet_safe = true``)."""
+    changed = False
     if relative.endswith(".parquet"):
         table = pa.table({name: pa.array(values, type=types[name]) for name, values in columns.items()})
         pq.write_table(table, target.file(relative))
@@ -43,11 +47,16 @@ def write_table(target: OutputDir, relative: str, columns: dict[str, list[Any]],
     else:
         buffer = io.StringIO(newline="")
         out = csv.writer(buffer, lineterminator="\n")
-        out.writerow(list(columns))
-        rows = len(next(iter(columns.values()), []))
-        out.writerows(zip(*columns.values()) if columns else [])
+        header = list(columns)
+        body = [list(r) for r in zip(*columns.values())] if columns else []
+        safe_header, safe_body = row(header), [row(r) for r in body]
+        changed = safe_header != header or safe_body != body
+        out.writerow(safe_header)
+        rows = len(body)
+        out.writerows(safe_body)
         target.file(relative).write_bytes(buffer.getvalue().encode("utf-8"))
     target.record(relative, rows)
+    return changed
 
 
 def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any], *, table_format: str = "csv") -> Written:
@@ -75,14 +84,14 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any],
             spans["begin"].append(b)
             spans["end"].append(e)
     ext = table_format
-    write_table(target, f"annotations/texts.{ext}", {"doc_id": list(docs), "text": list(docs.values())}, _TYPES)
-    write_table(target, f"annotations/roster.{ext}", roster, _TYPES)
-    write_table(target, f"annotations/spans.{ext}", spans, _TYPES)
+    changed = [write_table(target, f"annotations/texts.{ext}", {"doc_id": list(docs), "text": list(docs.values())}, _TYPES),
+               write_table(target, f"annotations/roster.{ext}", roster, _TYPES),
+               write_table(target, f"annotations/spans.{ext}", spans, _TYPES)]
     written.files["tables"] = 3
     written.spans = written.relations = len(spans["key"])
     written.study = {"format": "span-table", "annotations": f"annotations/spans.{ext}", "texts": f"annotations/texts.{ext}",
                      "roster": f"annotations/roster.{ext}",
-                     "layer": held.layer or "span"}
+                     "layer": held.layer or "span", **({"spreadsheet_safe": True} if any(changed) else {})}
     if not corpus.assigned:
         written.unitize["assignment"] = source.get("assignment_in_effect", "all")
     return written

@@ -5,7 +5,9 @@ CR before one) as a formula: ``=HYPERLINK("http://evil.example","x")`` becomes a
 ``-2+3`` shows as ``1``. Every CSV unitize writes goes through :func:`cell` (or
 :func:`neutral_table` for an Arrow table): such a cell, unless it is a plain number, gets a
 leading ``'``, as OWASP recommends; a spreadsheet shows the value as text, without the ``'``.
-The Parquet files beside keep every value as it was.
+The Parquet files beside keep every value as it was. A value that itself begins with ``'``
+and a formula start gets one more ``'``, so :func:`value` gives every value back: the CSV
+annotation tables unitize writes (``span-table``, ``labels``) are read back with it.
 """
 
 from __future__ import annotations
@@ -18,17 +20,28 @@ import pyarrow.compute as pc
 
 #: what a spreadsheet may take for the start of a formula
 FORMULA_START = "=+-@\t\r"
-_STARTS = "^[=+\\-@\t\r]"
 #: a plain number, which keeps its sign: -2, +3.5, -1e-05, -inf, -nan (as CSV writers spell them)
-_NUMBER = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|nan)$"
-_NUMBER_RE = re.compile(_NUMBER)
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)"
+#: a cell that needs a leading ``'``: after any ``'`` it already has, a formula start and no plain number (so that
+#: a value that itself begins ``'=`` gets one more, and :func:`value` gives every value back)
+_RISKY = re.compile("'*[=+\\-@\t\r]")
+_NUMBER_AFTER = re.compile(f"'*(?:{_NUMBER})")
+
+
+def _needs(text: str) -> bool:
+    return _RISKY.match(text) is not None and _NUMBER_AFTER.fullmatch(text) is None
 
 
 def cell(value: Any) -> Any:
     """``value`` as a CSV cell: a string a spreadsheet would run gets a leading ``'``; anything else as it is."""
-    if isinstance(value, str) and value and value[0] in FORMULA_START and not _NUMBER_RE.match(value):
+    if isinstance(value, str) and value and value[0] in FORMULA_START + "'" and _needs(value):
         return "'" + value
     return value
+
+
+def value(text: str) -> str:
+    """The value :func:`cell` wrote as ``text`` (its leading ``'`` gone where :func:`cell` added one)."""
+    return text[1:] if text[:1] == "'" and _needs(text[1:]) else text
 
 
 def row(values: Any) -> list[Any]:
@@ -43,7 +56,8 @@ def neutral_table(table: pa.Table) -> pa.Table:
         if pa.types.is_dictionary(column.type):
             column = column.cast(column.type.value_type)
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-            risky = pc.and_(pc.match_substring_regex(column, _STARTS), pc.invert(pc.match_substring_regex(column, _NUMBER)))
+            risky = pc.and_(pc.match_substring_regex(column, "^" + _RISKY.pattern),
+                            pc.invert(pc.match_substring_regex(column, f"^'*(?:{_NUMBER})$")))
             column = pc.if_else(risky, pc.binary_join_element_wise("'", column, ""), column)
         columns.append(column)
     return pa.table(columns, names=table.column_names)
