@@ -94,7 +94,7 @@ def read(
     groups: list[str] | None = None,
     max_label_chars: int,
     base: Path,
-    spreadsheet_safe: bool = False,
+    spreadsheet_safe: bool,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read flat labels into :attr:`Corpus.items` (see the module docstring for the shapes)."""

@@ -48,7 +48,7 @@ def read(
     base: Path | None = None,
     annotator: str,
     annotators: list[str] | None = None,
-    max_unzipped_mb: float = MAX_UNZIPPED_MB,
+    max_unzipped_mb: float,
     progress: Progress | None = None,
 ) -> Corpus:
     """Read ``.spacy`` DocBin files (one file, or every ``*.spacy`` under a directory)."""

@@ -109,7 +109,7 @@ def read(
     columns: dict[str, str] | None = None,
     layer: str,
     annotators: list[str] | None = None,
-    spreadsheet_safe: bool = False,
+    spreadsheet_safe: bool,
     base: Path | None = None,
     progress: Progress | None = None,
 ) -> Corpus:

@@ -98,14 +98,17 @@ def _check_dest(to: str, dest: Path | None, force: bool) -> None:
         raise UnitizeError("--to needs --dest DIR: the folder the gold study is written to")
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         try:
-            ours = dest.is_dir() and read_manifest(dest).get("kind") == "gold"
+            earlier = read_manifest(dest) if dest.is_dir() else {}
         except OutputError:
-            ours = False
+            earlier = {}
+        ours = earlier.get("kind") == "gold"
         if not ours:
             raise OutputError(f"{dest} exists and holds other files than a gold written by unitize adjudicate; "
                               "choose a new or empty --dest (nothing was written)")
         if not force:
-            raise OutputError(f"{dest} holds a gold written earlier; pass --force to replace it (nothing was written)")
+            source = (earlier.get("settings") or {}).get("from")
+            raise OutputError(f"{dest} holds a gold written earlier" + (f" from {source}" if source else "")
+                              + "; pass --force to replace it (nothing was written)")
 
 
 def _refuse_inside(out: Path, dest: Path | None) -> None:
@@ -142,8 +145,8 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
         raise UnitizeError("--dest goes with --to FORMAT, the format to write the gold in; without --to the gold is only in "
                            f"{data.path / files.FOLDER} (nothing was written)")
     if to is not None:
-        _check_dest(to, dest, force)
         _refuse_inside(data.path, dest)
+        _check_dest(to, dest, force)
     if chosen_method.model is not None:
         registry.crowd_kit()  # before any work: say how to install it
     final = data.path / files.FOLDER

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -25,8 +26,9 @@ class PlotError(UnitizeError):
     """Plots were asked for but cannot be drawn."""
 
 
-def _safe(name: str) -> str:
-    return file_name(name, 100)
+def _metric_stem(metric: str) -> str:
+    """A metric's name (declared, not data) in a file name: ``|u-alpha`` → ``_u-alpha``."""
+    return re.sub(r"[^A-Za-z0-9._+-]+", "_", metric)
 
 
 #: code letters of the box labels, for the legend
@@ -102,7 +104,7 @@ def box_plots(results: pa.Table, dest: Path) -> list[Path]:
         ax.grid(axis="y", alpha=0.3)
         fig.text(0.02, 0.01, "\n".join(legend), fontsize=8, va="bottom", ha="left")
         fig.tight_layout(rect=(0, 0.06 * (1 + 0.5 * len(legend)) / (1 + 0.04 * len(legend)) if legend else 0, 1, 1))
-        stem = dest / f"{_safe(metric)}_{_safe(layer)}"
+        stem = dest / f"{_metric_stem(metric)}_{file_name(layer, 100)}"  # a layer is data: unitize.names
         for ext in ("png", "svg"):
             path = stem.with_suffix(f".{ext}")
             fig.savefig(path, metadata={"Date": None} if ext == "svg" else {"Software": None})

@@ -275,9 +275,9 @@ def print_findings(findings: Iterable[Finding], limit: int = 10) -> None:
 
 
 def shown_name(name: str, most: int = 60) -> str:
-    """A name from the data for a summary line: its tab, line break and carriage return escaped (the screen
+    """A name from the data for a summary line: its tab and line break escaped (the screen passes those, and
     escapes every other control character), a long one cut to ``most`` characters."""
-    name = name.replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    name = name.replace("\t", "\\t").replace("\n", "\\n")
     return name if len(name) <= most else f"{name[: most - 1]}…"
 
 

@@ -78,8 +78,6 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
         if doc not in layouts:
             if document is None or document.text is None:
                 layouts[doc] = "its text was not read"
-            elif doc != doc.strip() or _LINE_BREAK.search(doc):
-                layouts[doc] = "its id cannot be written in a # newdoc comment"
             else:
                 starts, ends = word_tokens(document, source.get("tokenizer"))
                 made = _sentences(document.text, starts, ends)
@@ -106,7 +104,9 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
                             file=frags[0].source or None, record=frags[0].record, doc=doc, annotator=annotator, layer=frags[0].layer)
                 )
         lines = files[annotator]
-        lines += ["-DOCSTART- -X- O O", f"# newdoc id = {doc}", ""]
+        # an id a comment line cannot hold as it is (line breaks, spaces at its ends) in its encoded form, mapped back by the study
+        named = doc if doc == doc.strip() and not _LINE_BREAK.search(doc) else written.names("documents", doc)
+        lines += ["-DOCSTART- -X- O O", f"# newdoc id = {named}", ""]
         for sentence in sentences:
             lines += [f"{document.text[starts[i] : ends[i]]} {tags[i]}" for i in sentence] + [""]
         written.relations += len(elements)
