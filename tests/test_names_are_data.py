@@ -253,3 +253,31 @@ def test_names_on_screen_keep_one_line(tmp_path: Path, capsys) -> None:
     out = capsys.readouterr().out
     summary = out.splitlines()[0]
     assert "tab\\tname" in summary and "\t" not in summary and "y" * 60 not in summary
+
+
+HOSTILE_CHARS = st.sampled_from(list("aB./\\:%~ \t\0\x7f*?") + ["..", "CON", "ş", "😀", "\u202e", "x" * 90])
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.lists(st.lists(HOSTILE_CHARS, min_size=1, max_size=5).map("".join), min_size=2, max_size=4, unique=True),
+       st.sampled_from(["brat", "webanno-tsv", "conll-bio"]))
+def test_generated_names_through_a_writer_stay_inside_and_come_back(names: list[str], to: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        study = root / "s" / "study.toml"
+        study.parent.mkdir()
+        pq.write_table(pa.table({"doc_id": names, "text": [TEXT] * len(names)}), study.parent / "texts.parquet")
+        pq.write_table(pa.table({"key": [f"k{i}" for i in range(len(names))], "doc_id": names, "annotator": names[::-1]}),
+                       study.parent / "roster.parquet")
+        pq.write_table(pa.table({"key": [f"k{i}" for i in range(len(names))], "label": ["X"] * len(names), "begin": [4] * len(names),
+                                 "end": [8] * len(names)}), study.parent / "spans.parquet")
+        study.write_text('[input]\nformat = "span-table"\nannotations = "spans.parquet"\ntexts = "texts.parquet"\nroster = "roster.parquet"\n',
+                         encoding="utf-8")
+        dest = root / "s" / "out"
+        before = listing(root, dest)
+        assert main(["convert-format", str(study), "--to", to, "--out", str(dest), "-q"]) == 0
+        assert listing(root, dest) == before
+        docs, annotators, _ = names_read_back(dest / "study.toml")
+        assert docs == set(names) and annotators == set(names)
