@@ -28,11 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measure(cmd: list[str], env: dict[str, str], timeout: float) -> tuple[int | None, float, int | None]:
-    """(exit code or None when stopped, wall seconds, peak RSS in MiB) of one command."""
+def measure(cmd: list[str], env: dict[str, str], timeout: float, cwd: Path) -> tuple[int | None, float, int | None]:
+    """(exit code or None when stopped, wall seconds, peak RSS in MiB) of one command, run in ``cwd`` (not the
+    checkout: ``python -m`` puts the working directory first on the path, before ``PYTHONPATH``)."""
     started = time.perf_counter()
     proc = subprocess.Popen(["/usr/bin/time", "-v", *cmd], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, cwd=cwd)
     try:
         _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -80,7 +81,7 @@ def cases(folder: Path) -> dict[str, tuple[list[str], list[str]]]:
                          ["validate", "--format", "spacy", "--annotations", str(plain), "-q"])
     study = ROOT / "unitize" / "examples" / "brat-mini" / "study.toml"
     converted = folder / "brat-out"
-    subprocess.run([sys.executable, "-m", "unitize", "convert", str(study), "--out", str(converted), "-q"], check=True,
+    subprocess.run([sys.executable, "-m", "unitize", "convert", str(study), "--out", str(converted), "-q"], check=True, cwd=folder,
                    env=dict(os.environ, PYTHONPATH=os.environ.get("PYTHONPATH", "")))
     out["candidate-range"] = (["agree", str(converted), "--candidates", "x1..100000000", "--metric", "alpha", "--dest", str(folder / "a1"), "-q"],
                               ["agree", str(converted), "--candidates", "ana", "--metric", "alpha", "--dest", str(folder / "a2"), "-q"])
@@ -102,7 +103,7 @@ def main() -> int:
         print(f"{'case':<16} {'hostile':>26} {'benign':>26} {'wall ratio':>10}")
         for name in chosen:
             hostile, benign = table[name]
-            figures = [measure([args.python, "-m", "unitize", *cmd], env, args.timeout) for cmd in (hostile, benign)]
+            figures = [measure([args.python, "-m", "unitize", *cmd], env, args.timeout, Path(scratch)) for cmd in (hostile, benign)]
             shown = [f"exit {c} {w:6.1f} s {m or 0:5d} MiB" if c is not None else f"stopped after {w:.0f} s" for c, w, m in figures]
             ratio = figures[0][1] / figures[1][1] if figures[1][1] else float("nan")
             print(f"{name:<16} {shown[0]:>26} {shown[1]:>26} {ratio:>10.2f}", flush=True)

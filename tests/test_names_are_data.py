@@ -281,3 +281,23 @@ def test_generated_names_through_a_writer_stay_inside_and_come_back(names: list[
         assert listing(root, dest) == before
         docs, annotators, _ = names_read_back(dest / "study.toml")
         assert docs == set(names) and annotators == set(names)
+
+
+def test_commands_with_a_destination_keep_hostile_names_inside(tmp_path: Path) -> None:
+    """convert, agree --plot, export and adjudicate --to on documents, annotators and a layer named to climb out."""
+    study = hostile_span_table(tmp_path / "a" / "b" / "study")
+    text = study.read_text(encoding="utf-8").replace('roster = "roster.parquet"\n', 'roster = "roster.parquet"\nlayer = "../../../../evil"\n')
+    study.write_text(text, encoding="utf-8")
+    out = study.parent / "out"
+    before = listing(tmp_path, out)
+    assert main(["convert", str(study), "--out", str(out), "-q"]) == 0
+    assert main(["agree", str(out), "--metric", "alpha", "--plot", "-q"]) == 0
+    for fmt in ("rat", "reliability-csv", "long-csv", "disagreements"):
+        assert main(["export", str(out), "--to", fmt, "-q"]) == 0
+    gold = study.parent / "gold"
+    assert main(["adjudicate", str(out), "--to", "brat", "--dest", str(gold), "-q"]) == 0
+    assert listing(tmp_path, study.parent) == {k: v for k, v in before.items() if not k.startswith("a/b/study/")}
+    assert not list(tmp_path.rglob("evil*"))
+    plots = sorted(p.name for p in (out / "agreement" / "plots").iterdir())
+    assert plots == ["alpha_%2E.%2F..%2F..%2F..%2Fevil.png", "alpha_%2E.%2F..%2F..%2F..%2Fevil.svg"]
+    assert names_read_back(gold / "study.toml")[0] <= set(DOCS)

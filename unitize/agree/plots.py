@@ -106,7 +106,7 @@ def box_plots(results: pa.Table, dest: Path) -> list[Path]:
         fig.tight_layout(rect=(0, 0.06 * (1 + 0.5 * len(legend)) / (1 + 0.04 * len(legend)) if legend else 0, 1, 1))
         stem = dest / f"{_metric_stem(metric)}_{file_name(layer, 100)}"  # a layer is data: unitize.names
         for ext in ("png", "svg"):
-            path = stem.with_suffix(f".{ext}")
+            path = stem.parent / f"{stem.name}.{ext}"  # not with_suffix: a layer name may hold a dot
             fig.savefig(path, metadata={"Date": None} if ext == "svg" else {"Software": None})
             written.append(path)
         plt.close(fig)
