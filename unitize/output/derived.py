@@ -145,10 +145,12 @@ def carry_unlisted(src: Path, dst: Path, folders: tuple[str, ...], *, link: bool
             continue
         for relative in _files(src / folder):
             if f"{folder}/{relative}" not in listed:
-                _carry_file(src / folder / relative, dst / folder / relative, link)
+                carry_file(src / folder / relative, dst / folder / relative, link)
 
 
-def _carry_file(source: Path, target: Path, link: bool) -> None:
+def carry_file(source: Path, target: Path, link: bool) -> None:
+    """One file of the user's carried to ``target`` (its folders made) unless something is there: hard-linked
+    (else copied) with ``link``, else moved."""
     if os.path.lexists(target):
         return
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -167,4 +169,4 @@ def carry_derived(src: Path, dst: Path, *, link: bool) -> None:
     for kind in DERIVED:
         folder = src / kind
         for relative in user_files(folder, kind):
-            _carry_file(folder / relative, dst / kind / relative, link)
+            carry_file(folder / relative, dst / kind / relative, link)

@@ -30,7 +30,7 @@ from ..errors import OutputError
 from ..names import PathEscape, inside
 from . import lock
 from .claim import OWNED, claim_output, covered, make_parent, owned_names
-from .derived import carry_derived, carry_unlisted, user_files
+from .derived import carry_derived, carry_file, carry_unlisted, user_files
 from .swap import carry_over, fsync, fsync_tree, pause, remove, sibling, swap
 
 #: writer options for every Parquet file (columns named in them are added per table)
@@ -253,22 +253,13 @@ def staged_folder(final: Path, tag: str) -> Iterator[Path]:
             yield staging
             if final.is_dir() and not final.is_symlink():
                 for relative in user_files(final):
-                    _carry_file(final / relative, staging / relative)
+                    carry_file(final / relative, staging / relative, link=True)
             pause("staged")
             previous = swap(staging, final)  # one step where the system can, as a run's output directory
             if previous is not None:
                 remove(previous)  # the previous folder, or a link that stood in its place (its target is left alone)
         finally:
             remove(staging)
-
-
-def _carry_file(src: Path, dst: Path) -> None:
-    """Hard-link (else copy) one file of the user's into a staging folder."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(src, dst, follow_symlinks=False)
-    except OSError:
-        shutil.copy2(src, dst, follow_symlinks=False)
 
 
 def refuse_foreign(folder: Path, ours: Callable[[Path], bool], what: str) -> None:
