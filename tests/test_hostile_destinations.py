@@ -167,3 +167,16 @@ def test_a_dest_outside_out_is_locked(brat_out: Path, tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_rerun_of_convert_keeps_your_files_inside_its_folders(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    study = str(EXAMPLES / "brat-mini" / "study.toml")
+    assert main(["convert", study, "--out", str(out), "-q"]) == 0
+    (out / "units" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (out / "segments" / "mine.md").write_text("mine\n", encoding="utf-8")
+    listed = {o["path"] for o in json.loads((out / "manifest.json").read_text(encoding="utf-8"))["outputs"]}
+    assert main(["convert", study, "--out", str(out), "-q", "--units", "word"]) == 0  # fewer settings: the char ones go
+    assert (out / "units" / "notes.txt").read_text(encoding="utf-8") == "mine\n" and (out / "segments" / "mine.md").is_file()
+    assert not any((out / p).exists() for p in listed if "char" in p)
+    assert main(["agree", str(out), "--metric", "alpha", "-q"]) == 0

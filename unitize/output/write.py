@@ -79,7 +79,7 @@ def write_run(
     ``run_started`` (a :func:`time.time`) adds the run's ``seconds_total`` to the manifest's ``run`` section.
     """
     started = time.time()
-    target = OutputDir(out)
+    target = OutputDir(out, per_file=("units", "labels", "long", "segments"))
     try:
         if executor is None or not getattr(executor, "parallel", True):
             executor = InProcess(threads)
