@@ -246,7 +246,6 @@ def staged_folder(final: Path, tag: str) -> Iterator[Path]:
     final = Path(final)
     make_parent(final, "--dest")
     with contextlib.nullcontext() if covered(final) else claim_output(final, follow=False):
-        final.parent.mkdir(parents=True, exist_ok=True)
         staging = sibling(final, tag)
         staging.mkdir()
         try:
@@ -279,7 +278,7 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
     """Rows as CSV text (``\\n`` line ends), for :func:`atomic_write_text` or a staged folder; a cell a spreadsheet
-    would run is neutralised (:mod:`.cells`)."""
+    would run is neutralised (:mod:`unitize.cells`)."""
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
     writer.writerows(row(r) for r in rows)
