@@ -55,7 +55,10 @@ _ITEM_ID = re.compile(r"\[(\d+)(?:_\d+)?\]$")
 _ITEM = re.compile(r"(?:\\.|[^\\|])*", re.DOTALL)
 _UNESCAPE = re.compile(r"\\(->|[\\\[\]|_;*\t\n])")
 #: in ``#Text=`` lines a carriage return is written ``\r`` too (undone in the same pass, so ``\\r`` stays a backslash and an r)
-_TEXT_UNESCAPE = re.compile(r"\\(->|r|[\\\[\]|_;*\t\n])")
+#: the escapes of a ``#Text=`` line, as INCEpTION's reader undoes them (``Escaping.unescapeText``): any other
+#: backslash, ``\\_`` or ``\\[`` too, is text
+_TEXT_UNESCAPE = re.compile(r"\\([\\tnrfb])")
+_TEXT_UNESCAPED = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r", "f": "\f", "b": "\b"}
 #: the text is rebuilt from the file (its BOM dropped), offsets count UTF-16 code units of it
 TEXT = TextConventions(newlines="keep", bom="strip", offsets="utf16", suffixes=(), encoding="utf-8")
 #: export folders that hold no annotator's own annotations
@@ -84,7 +87,7 @@ def _unescape(value: str) -> str:
 
 
 def _unescape_text(line: str) -> str:
-    return _TEXT_UNESCAPE.sub(lambda m: "\r" if m.group(1) == "r" else m.group(1), line)
+    return _TEXT_UNESCAPE.sub(lambda m: _TEXT_UNESCAPED[m.group(1)], line)
 
 
 @dataclass

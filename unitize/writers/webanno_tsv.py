@@ -37,7 +37,10 @@ from .offsets import TargetText
 TRAITS = WriterTraits(discontinuous=False, label=r"[^\t\n\r]*", text="sentences")
 _LAYER = re.compile(r"^[\w-]+$")
 _RESERVED = re.compile(r"(->|[\\\[\]|_;*\t\n])")
-_TEXT_RESERVED = re.compile(r"(->|[\\\[\]|_;*\t\n\r])")
+#: what a ``#Text=`` line escapes, as INCEpTION's TSV 3.x writer does (``Escaping.escapeText``): the backslash and
+#: the control characters with a short escape; ``[ ] | _ ; * ->`` are escaped in token forms and values only
+TEXT_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "\b": "\\b"}
+_TEXT_RESERVED = re.compile("[" + re.escape("".join(TEXT_ESCAPES)) + "]")
 
 #: a row: (token index, begin, end) in code points of the text; sub-token rows have begin/end inside or beside the token
 Row = tuple[int, int, int]
@@ -49,8 +52,8 @@ def escape(value: str) -> str:
 
 
 def escape_text(line: str) -> str:
-    """A ``#Text=`` line with the reserved characters escaped and a carriage return written ``\\r``."""
-    return _TEXT_RESERVED.sub(lambda m: "\\r" if m.group(1) == "\r" else "\\" + m.group(1), line)
+    """A ``#Text=`` line as INCEpTION writes it: a backslash doubled, TAB, LF, CR, FF and BS as ``\\t \\n \\r \\f \\b``."""
+    return _TEXT_RESERVED.sub(lambda m: TEXT_ESCAPES[m.group()], line)
 
 
 def _sentence_starts(text: str, starts: list[int]) -> list[int]:
