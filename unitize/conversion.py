@@ -11,6 +11,7 @@ nothing usable fails and leaves nothing behind; an existing output is replaced o
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from dataclasses import replace
@@ -111,7 +112,25 @@ def _unitize_table(settings: Settings, target: Target, written: Written, source:
         # a document written for some annotators only was assigned to them only (a roster, a crowd): said
         # here, since a format without a roster would read it back as everyone's
         table["assignment"] = ASSIGNMENT_PER_DOCUMENT
-    return {**table, **written.unitize}
+    return {**table, **_measured(settings), **written.unitize}
+
+
+#: the [unitize] keys that change what a study's output holds, kept in a written study when not their default
+_KEPT = ("modes", "discontinuous", "keep_missing", "keep_mismatched", "layers_from", "layout")
+
+
+def _measured(settings: Settings) -> dict[str, Any]:
+    """The source study's settings of what is unitized and how (units, approaches, modes, missing documents, …)
+    where they are not the defaults, so that the written study reads back to the same settings."""
+    kept: dict[str, Any] = {}
+    units, approaches = settings.units, tuple(dict.fromkeys(a for _, a in settings.pairs))
+    if settings.pairs != _BUILTIN["pairs"].default and set(settings.pairs) == set(itertools.product(units, approaches)):
+        kept["units"], kept["approaches"] = list(units), list(approaches)
+    for key in _KEPT:
+        value = getattr(settings, key)
+        if value != _BUILTIN[key].default:
+            kept[key] = list(value) if isinstance(value, tuple) else value
+    return kept
 
 
 def _convert_format(
@@ -183,7 +202,7 @@ def _write(corpus: Corpus, target: Target, out: Path, settings: Settings, option
             written.input_table(),
             _unitize_table(settings, target, written, source),
             f"written by unitize {__version__} convert-format --to {target.name}; read it back with `unitize convert study.toml`",
-            extra={"items": settings.items} if target.traits.kind == "items" else None,
+            extra={**({"items": settings.items} if target.traits.kind == "items" else {}), **({"roles": settings.roles} if settings.roles else {})},
         )
         atomic_write_text(outdir.file("study.toml"), study_text)
         outdir.record("study.toml", None)
