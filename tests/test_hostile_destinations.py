@@ -180,3 +180,26 @@ def test_a_rerun_of_convert_keeps_your_files_inside_its_folders(tmp_path: Path) 
     assert (out / "units" / "notes.txt").read_text(encoding="utf-8") == "mine\n" and (out / "segments" / "mine.md").is_file()
     assert not any((out / p).exists() for p in listed if "char" in p)
     assert main(["agree", str(out), "--metric", "alpha", "-q"]) == 0
+
+
+def test_brat_gets_annotation_and_visual_conf_and_a_rerun_keeps_your_edits(tmp_path: Path) -> None:
+    out = tmp_path / "conv"
+    study = str(EXAMPLES / "brat-mini" / "study.toml")
+    assert main(["convert-format", study, "--to", "brat", "--out", str(out), "-q"]) == 0
+    conf = (out / "annotations" / "annotation.conf").read_text(encoding="utf-8")
+    sections = [line for line in conf.splitlines() if line.startswith("[")]
+    assert sections == ["[entities]", "[relations]", "[events]", "[attributes]"]  # the four brat reads
+    entities = conf.split("[entities]")[1].split("[relations]")[0].split()
+    labels = sorted({line.split("\t")[1].split()[0] for p in (out / "annotations").rglob("*.ann")
+                     for line in p.read_text(encoding="utf-8").splitlines() if line.startswith("T")})
+    assert entities == labels
+    visual = (out / "annotations" / "visual.conf").read_text(encoding="utf-8")
+    colours = [line.split("bgColor:")[1] for line in visual.splitlines() if line.split("\t")[0] in labels]
+    assert len(colours) == len(labels) == len(set(colours))
+    edited = conf.replace("[entities]\n", "[entities]\n# mine\n")
+    (out / "annotations" / "annotation.conf").write_text(edited, encoding="utf-8")
+    assert main(["convert-format", study, "--to", "brat", "--out", str(out), "-q", "--force"]) == 0
+    assert (out / "annotations" / "annotation.conf").read_text(encoding="utf-8") == edited  # your edit kept
+    assert (out / "annotations" / "visual.conf").read_text(encoding="utf-8") == visual  # unedited: written anew
+    back = main(["convert", str(out / "study.toml"), "--out", str(tmp_path / "back"), "-q"])
+    assert back == 0

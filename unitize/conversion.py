@@ -183,7 +183,8 @@ def _write(corpus: Corpus, target: Target, out: Path, settings: Settings, option
             f"format {corpus.format} holds {what[corpus.traits.kind]} and {target.name} holds {what[target.traits.kind]}: "
             "one cannot be written as the other (nothing was written)"
         )
-    outdir = OutputDir(out, owned=OWNED, kind="conversion", per_file=("annotations", "texts"))
+    outdir = OutputDir(out, owned=OWNED, kind="conversion", per_file=("annotations", "texts"),
+                       editable=target.editable)
     try:
         source = _source(settings, corpus)
         try:

@@ -38,7 +38,7 @@ from ..output import OWNED, OutputDir, ParquetStream, atomic_write_text, csv_tex
 from ..output.derived import is_adjudication
 from ..schema import FORMAT_VERSION, adjudication_schema
 from ..spool import scratch_prefix
-from ..writers import writers
+from ..writers import get_target, writers
 from ..writers.common import study_toml
 from . import gold as golden
 from . import methods as registry
@@ -249,7 +249,7 @@ def _write_gold(data: OutputData, setting: Setting, result: Adjudication, to: st
             corpus, rewritten = golden.item_corpus(data, result.gold, name, own), 0
         else:
             corpus, rewritten = golden.span_corpus(data, setting, result.spans, name, with_annotators, Path(scratch))
-        target = OutputDir(dest, owned=GOLD_OWNED, kind="gold", per_file=("annotations", "texts"))
+        target = OutputDir(dest, owned=GOLD_OWNED, kind="gold", per_file=("annotations", "texts"), editable=get_target(to).editable)
         try:
             written = writers()[to](corpus, target, Path(scratch), golden.source_settings(data))
             if not (written.spans or written.files.get("annotations")):

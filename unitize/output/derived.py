@@ -27,6 +27,7 @@ What unitize writes there, declared once:
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
 import re
@@ -125,13 +126,29 @@ def user_files(folder: Path, kind: str | None = None) -> list[str]:
     return [n for n in names if n not in ours]
 
 
-def listed_outputs(folder: Path) -> set[str] | None:
-    """The files the manifest of output ``folder`` lists as its outputs (``None``: no readable manifest)."""
+def listed_outputs(folder: Path) -> dict[str, str | None] | None:
+    """The files the manifest of output ``folder`` lists as its outputs, with their sha256 (``None``: no readable
+    manifest)."""
     try:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        return {str(o["path"]) for o in manifest.get("outputs", [])}
+        return {str(o["path"]): o.get("sha256") for o in manifest.get("outputs", [])}
     except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+def keep_edited(src: Path, dst: Path, editable: tuple[str, ...]) -> None:
+    """Give ``dst`` each file of ``editable`` that unitize wrote in ``src`` and the user has edited since (its
+    sha256 is no longer the one the manifest recorded), in place of the one ``dst`` holds."""
+    listed = listed_outputs(src) or {}
+    for relative in editable:
+        old, recorded = src / relative, listed.get(relative)
+        if recorded is None or not old.is_file() or old.is_symlink():
+            continue
+        if hashlib.sha256(old.read_bytes()).hexdigest() != recorded:
+            new = dst / relative
+            if os.path.lexists(new):
+                new.unlink()
+            carry_file(old, new, link=True)
 
 
 def carry_unlisted(src: Path, dst: Path, folders: tuple[str, ...], *, link: bool) -> None:
@@ -139,7 +156,7 @@ def carry_unlisted(src: Path, dst: Path, folders: tuple[str, ...], *, link: bool
     ``annotation.conf`` in a brat folder unitize wrote, a hand-made ``.ann``), at the same places, where ``dst``
     lacks them: hard links (else copies) with ``link``, else moved. Without a readable manifest every file of
     the folders is the user's."""
-    listed = listed_outputs(src) or set()
+    listed = listed_outputs(src) or {}
     for folder in folders:
         if not (src / folder).is_dir() or (src / folder).is_symlink():
             continue

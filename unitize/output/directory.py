@@ -30,7 +30,7 @@ from ..errors import OutputError
 from ..names import PathEscape, inside
 from . import lock
 from .claim import OWNED, claim_output, covered, make_parent, owned_names
-from .derived import carry_derived, carry_file, carry_unlisted, user_files
+from .derived import carry_derived, carry_file, carry_unlisted, keep_edited, user_files
 from .swap import carry_over, fsync, fsync_tree, pause, remove, sibling, swap
 
 #: writer options for every Parquet file (columns named in them are added per table)
@@ -125,10 +125,13 @@ class ParquetStream:
 class OutputDir:
     """A run's output directory: claimed (checked and locked), staged beside it, swapped in at the end."""
 
-    def __init__(self, path: Path, owned: tuple[str, ...] = OWNED, kind: str = "run", per_file: tuple[str, ...] = ()):
+    def __init__(self, path: Path, owned: tuple[str, ...] = OWNED, kind: str = "run", per_file: tuple[str, ...] = (),
+                 editable: tuple[str, ...] = ()):
         self.owned = owned
         #: owned folders whose files are this command's only when the previous manifest lists them
         self.per_file = per_file
+        #: files written for the user to edit: an edited one is kept in place of the new one
+        self.editable = editable
         self._claim = claim_output(path, kind=kind, owned=owned)
         self.path = self._claim.path
         self._staging: Path | None = sibling(self.path, "staging")
@@ -202,6 +205,7 @@ class OutputDir:
                 carry_over(out, new, ours, link=True)
                 carry_derived(out, new, link=True)  # the user's files inside agreement/, exports/, report/
                 carry_unlisted(out, new, self.per_file, link=True)  # and those inside per-file folders
+                keep_edited(out, new, self.editable)
             fsync_tree(new)
             pause("commit:linked")
             try:

@@ -89,6 +89,8 @@ class Target:
     traits: WriterTraits
     reads_as: str
     options: Mapping[str, Option] = field(default_factory=dict)
+    #: files it writes for the user to edit (a tool's configuration): a rerun keeps an edited one
+    editable: tuple[str, ...] = ()
 
     def __call__(self, corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any], **options: Any) -> Written:
         """Write ``corpus`` into ``target`` (options checked against the declaration, defaults filled in)."""

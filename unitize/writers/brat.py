@@ -7,6 +7,10 @@ brat server reads it (universal newlines: ``\\r\\n`` is one character; a BOM is 
 A corpus read from brat keeps its ids and writes back its ``A``, ``N``, ``R``, ``E``, ``#`` and
 ``*`` lines whose targets are written. brat holds one layer (the study's ``layer``) and types
 without spaces; spans without a label have no type and are reported.
+
+Beside the documents, ``annotations/annotation.conf`` declares the entity types, relations, events and
+attributes written (brat shows no type it was not told of) and ``annotations/visual.conf`` gives each entity
+type its own colour; a rerun keeps either one when you edited it (:class:`~unitize.output.OutputDir`).
 """
 
 from __future__ import annotations
@@ -62,7 +66,8 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     held = holdable(corpus, TRAITS, "brat", preferred_layers=source.get("layers", ()))
     written.take(held)
     texts = Texts(corpus, base, target, written, TEXT, copy=False, nested=True)
-    for (annotator, doc), elements in by_submission(corpus, held.spans).items():
+    submissions = by_submission(corpus, held.spans)
+    for (annotator, doc), elements in submissions.items():
         view = texts.get(doc)
         if view is None:
             continue
@@ -83,8 +88,61 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
         written.add_file("annotations")
         written.add_file("texts")
         written.relations += len(elements)
+    _configuration(target, written, submissions.values())
     written.study = {"format": "brat", "annotations": "annotations", **encodings(corpus, utf8_first=True), "layer": held.layer or "Entity"}
     return written
 
 
-TARGET = Target("brat", "brat standoff: <annotator>/<doc>.ann with the raw <doc>.txt beside it", write, TRAITS, reads_as="brat")
+#: the configuration files beside the documents, kept by a rerun when the user edited them
+CONFIGURATION = ("annotations/annotation.conf", "annotations/visual.conf")
+#: entity colours, distinct and light enough for black text (brat's own examples use such)
+_COLOURS = ("#8fb2ff", "#ffccaa", "#a4e57e", "#f1f447", "#e3a6ff", "#7fe2ff", "#ffa5c0", "#c7c7c7", "#b4f0c8", "#ffd27f",
+            "#c2b8ff", "#f0b4b4")
+
+
+def _colour(k: int) -> str:
+    if k < len(_COLOURS):
+        return _COLOURS[k]
+    import colorsys
+
+    r, g, b = colorsys.hsv_to_rgb((k * 0.618033988749895) % 1.0, 0.35, 1.0)
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+
+
+def _configuration(target: OutputDir, written: Written, submissions: Any) -> None:
+    """``annotation.conf`` and ``visual.conf`` for the types, relations, events and attributes written."""
+    entities: set[str] = set()
+    relations: set[str] = set()
+    events: dict[str, set[str]] = {}
+    attributes: dict[str, set[str]] = {}
+    for elements in submissions:
+        for frags in elements:
+            if frags[0].label:
+                entities.add(frags[0].label)
+            attrs = frags[0].attrs
+            for name, value in (attrs.get("attributes") or {}).items():
+                attributes.setdefault(name, set()).update(() if value is True else {str(value)})
+            for line in attrs.get("relations") or ():
+                relations.update(line.split("\t")[1].split()[:1] if line.count("\t") else ())
+            for line in attrs.get("events") or ():
+                fields = line.split("\t")[1].split() if line.count("\t") else []
+                if fields:
+                    events.setdefault(fields[0].split(":")[0], set()).update(f.split(":")[0].rstrip("0123456789") for f in fields[1:])
+    entity_types = sorted(entities - set(events))
+    lines = ["# the types unitize wrote; edit freely: a rerun of unitize keeps your version", "", "[entities]", "", *entity_types, "",
+             "[relations]", "", *(f"{r}\tArg1:<ENTITY>, Arg2:<ENTITY>" for r in sorted(relations)), "", "[events]", "",
+             *(f"{e}\t" + ", ".join(f"{role}*:<ENTITY>" for role in sorted(roles)) if roles else e for e, roles in sorted(events.items())),
+             "", "[attributes]", "",
+             *(f"{a}\tArg:<ENTITY>" + (f", Value:{'|'.join(sorted(v))}" if v else "") for a, v in sorted(attributes.items()))]
+    visual = ["# a colour per entity type; edit freely: a rerun of unitize keeps your version", "", "[labels]", "", "[drawing]", "",
+              *(f"{t}\tbgColor:{_colour(k)}" for k, t in enumerate(entity_types)), "",
+              "SPAN_DEFAULT\tfgColor:black, bgColor:lightgreen, borderColor:darken",
+              "ARC_DEFAULT\tcolor:black, arrowHead:triangle-5"]
+    for relative, text in zip(CONFIGURATION, (lines, visual)):
+        target.file(relative).write_text("\n".join(text) + "\n", encoding="utf-8", newline="\n")
+        target.record(relative, None)
+        written.add_file("configuration")
+
+
+TARGET = Target("brat", "brat standoff: <annotator>/<doc>.ann with the raw <doc>.txt beside it, annotation.conf and visual.conf", write, TRAITS,
+                reads_as="brat", editable=CONFIGURATION)
