@@ -13,6 +13,7 @@ annotation tables unitize writes (``span-table``, ``labels``) are read back with
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -26,6 +27,8 @@ _NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:in
 #: a value that itself begins ``'=`` gets one more, and :func:`value` gives every value back)
 _RISKY = re.compile("'*[=+\\-@\t\r]")
 _NUMBER_AFTER = re.compile(f"'*(?:{_NUMBER})")
+#: the first characters of a cell :func:`cell` may change
+_FIRST = frozenset(FORMULA_START + "'")
 
 
 def _needs(text: str) -> bool:
@@ -34,7 +37,7 @@ def _needs(text: str) -> bool:
 
 def cell(value: Any) -> Any:
     """``value`` as a CSV cell: a string a spreadsheet would run gets a leading ``'``; anything else as it is."""
-    if isinstance(value, str) and value and value[0] in FORMULA_START + "'" and _needs(value):
+    if isinstance(value, str) and value[:1] in _FIRST and _needs(value):
         return "'" + value
     return value
 
@@ -49,6 +52,17 @@ def row(values: Any) -> list[Any]:
     return [cell(v) for v in values]
 
 
+def may_change(values: Sequence[Any]) -> bool:
+    """Whether :func:`row` may change a row: one of its strings starts as a formula may (a first character each)."""
+    return any(isinstance(v, str) and v[:1] in _FIRST for v in values)
+
+
+def rows(table: Iterable[Sequence[Any]]) -> Iterator[Sequence[Any]]:
+    """Each row as :func:`row` makes it; one :func:`may_change` would not change, as it is (the common case)."""
+    for values in table:
+        yield row(values) if may_change(values) else values
+
+
 def neutral_table(table: pa.Table) -> pa.Table:
     """``table`` with every string cell as :func:`cell` makes it (the other columns as they are)."""
     columns = []
@@ -57,7 +71,7 @@ def neutral_table(table: pa.Table) -> pa.Table:
             column = column.cast(column.type.value_type)
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
             risky = pc.and_(pc.match_substring_regex(column, "^" + _RISKY.pattern),
-                            pc.invert(pc.match_substring_regex(column, f"^'*(?:{_NUMBER})$")))
+                            pc.invert(pc.match_substring_regex(column, "^" + _NUMBER_AFTER.pattern + "$")))
             column = pc.if_else(risky, pc.binary_join_element_wise("'", column, ""), column)
         columns.append(column)
     return pa.table(columns, names=table.column_names)

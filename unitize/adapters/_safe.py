@@ -189,6 +189,23 @@ def zip_members(
     return out
 
 
+def inflated_size(raw: bytes, budget: int) -> int | None:
+    """What the zlib stream ``raw`` (a spaCy DocBin) inflates to, measured a chunk at a time and never held;
+    ``None`` past ``budget`` bytes. A stream zlib cannot read counts as its raw size (its reader reports it)."""
+    inflater, size, rest = zlib.decompressobj(), 0, raw
+    try:
+        while rest:
+            size += len(inflater.decompress(rest, _CHUNK))
+            if size > budget:
+                return None
+            rest = inflater.unconsumed_tail
+            if inflater.eof:
+                break
+    except zlib.error:
+        return len(raw)
+    return size
+
+
 def _zip_bound(info: zipfile.ZipInfo, total: int, budget: int, max_mb: float) -> str | None:
     """Why a member may not be inflated (size or ratio past the bounds), or ``None``."""
     size = info.file_size

@@ -13,7 +13,6 @@ file, whatever spaCy, msgpack or zlib raise for it, is a ``file-unreadable`` fin
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -24,7 +23,7 @@ from ..model import Corpus, Span, Submission
 from ..progress import Progress, no_progress
 from ..text import TextConventions
 from . import Adapter, Option
-from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB
+from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, inflated_size
 from ._spans import GROUP, SPAN_TRAITS, first_record, put_document, read_input
 from .files import input_files
 
@@ -62,7 +61,7 @@ def read(
         name, raw = read_input(path, base, corpus, "annotations")
         if raw is None:
             continue
-        inflated = _inflated_size(raw, int(max_unzipped_mb * 1_000_000))
+        inflated = inflated_size(raw, int(max_unzipped_mb * 1_000_000))
         if inflated is None:
             corpus.findings.append(finding(
                 "file-unreadable", f"inflates past max_unzipped_mb = {max_unzipped_mb:g} ({len(raw):,} bytes on disk)",
@@ -84,26 +83,6 @@ def read(
                 corpus.spans.append(Span(who, doc_id, GROUP, f"{layer}/{k + 1}", layer, 0, begin, end, label=label, source=name, line=None))
             corpus.submissions.append(Submission(name, who, doc_id, GROUP, len(spans)))
     return corpus
-
-
-_CHUNK = 1 << 20
-
-
-def _inflated_size(raw: bytes, budget: int) -> int | None:
-    """What the zlib stream ``raw`` inflates to, measured a chunk at a time; ``None`` past ``budget`` bytes (a
-    stream zlib cannot read counts as its raw size: spaCy reports it)."""
-    inflater, size, rest = zlib.decompressobj(), 0, raw
-    try:
-        while rest:
-            size += len(inflater.decompress(rest, _CHUNK))
-            if size > budget:
-                return None
-            rest = inflater.unconsumed_tail
-            if inflater.eof:
-                break
-    except zlib.error:
-        return len(raw)
-    return size
 
 
 def _docs(raw: bytes) -> list[tuple[Any, str, list[tuple[str, int, int, int, str | None]]]]:

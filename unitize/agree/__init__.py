@@ -266,7 +266,7 @@ class AltOptions:
 
 
 def csv_text(columns: Sequence[str], rows: Sequence[dict[str, Any]]) -> str:
-    """A CSV file's text: the header, then each row's values (empty for None; neutralised, :mod:`unitize.output.cells`)."""
+    """A CSV file's text: the header, then each row's values (empty for None; neutralised, :mod:`unitize.cells`)."""
     return rows_csv([columns, *(["" if row.get(c) is None else row[c] for c in columns] for row in rows)])
 
 

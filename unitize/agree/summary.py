@@ -11,8 +11,6 @@ Landis & Koch scale.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from typing import Any
 
@@ -21,7 +19,7 @@ import pyarrow as pa
 from .. import metrics as registry
 from ..errors import RunError
 from ..metrics import Rows, Scale
-from ..output import cell
+from ..output import csv_text
 from ..schema import RELATIONS
 
 
@@ -159,12 +157,7 @@ def to_markdown(columns: list[str], body: list[dict[str, Any]], footer: list[dic
 
 
 def to_csv(columns: list[str], body: list[dict[str, Any]], footer: list[dict[str, Any]]) -> str:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(columns)
-    for row in body + footer:
-        writer.writerow([cell(_cell(row.get(c))) for c in columns])
-    return buf.getvalue()
+    return csv_text([columns, *([_cell(row.get(c)) for c in columns] for row in body + footer)])
 
 
 def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: registry.Options | None = None) -> list[str]:

@@ -15,11 +15,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..cells import rows as neutral_rows
 from ..dataset.directory import Matrix, OutputData, Setting
 from ..errors import DataError
 from ..metrics.backends import category_counts, complete_rows
 from ..names import file_name
-from ..output import atomic_write_text, cell, csv_text
+from ..output import atomic_write_text, csv_text
 
 FORMATS = ("rat", "reliability-csv", "long-csv", "nltk", "pygamma", "fleiss-table", "disagreements")
 POSITIONS = ("units", "chars")
@@ -227,7 +228,7 @@ class _TripleFiles:
             self.written[layer] = (relative, 0)
         relative, count = self.written[layer]
         for chunk in _batched(triples, _LONG_SLICE):
-            self.writers[layer].writerows(chunk if self.nltk else [[cell(v) for v in t] for t in chunk])
+            self.writers[layer].writerows(chunk if self.nltk else neutral_rows(chunk))
             count += len(chunk)
         self.written[layer] = (relative, count)
 

@@ -136,10 +136,10 @@ def listed_outputs(folder: Path) -> dict[str, str | None] | None:
         return None
 
 
-def keep_edited(src: Path, dst: Path, editable: tuple[str, ...]) -> None:
+def keep_edited(src: Path, dst: Path, editable: tuple[str, ...], listed: dict[str, str | None]) -> None:
     """Give ``dst`` each file of ``editable`` that unitize wrote in ``src`` and the user has edited since (its
-    sha256 is no longer the one the manifest recorded), in place of the one ``dst`` holds."""
-    listed = listed_outputs(src) or {}
+    sha256 is no longer the one ``src``'s manifest recorded: ``listed``, :func:`listed_outputs`), in place of the
+    one ``dst`` holds."""
     for relative in editable:
         old, recorded = src / relative, listed.get(relative)
         if recorded is None or not old.is_file() or old.is_symlink():
@@ -151,12 +151,11 @@ def keep_edited(src: Path, dst: Path, editable: tuple[str, ...]) -> None:
             carry_file(old, new, link=True)
 
 
-def carry_unlisted(src: Path, dst: Path, folders: tuple[str, ...], *, link: bool) -> None:
-    """Give ``dst`` the files inside ``src``'s ``folders`` that ``src``'s manifest does not list (a user's
-    ``annotation.conf`` in a brat folder unitize wrote, a hand-made ``.ann``), at the same places, where ``dst``
-    lacks them: hard links (else copies) with ``link``, else moved. Without a readable manifest every file of
-    the folders is the user's."""
-    listed = listed_outputs(src) or {}
+def carry_unlisted(src: Path, dst: Path, folders: tuple[str, ...], listed: dict[str, str | None], *, link: bool) -> None:
+    """Give ``dst`` the files inside ``src``'s ``folders`` that its manifest does not list (``listed``,
+    :func:`listed_outputs`: a user's ``annotation.conf`` in a brat folder unitize wrote, a hand-made ``.ann``), at
+    the same places, where ``dst`` lacks them: hard links (else copies) with ``link``, else moved. Without a
+    readable manifest (nothing listed) every file of the folders is the user's."""
     for folder in folders:
         if not (src / folder).is_dir() or (src / folder).is_symlink():
             continue

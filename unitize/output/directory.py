@@ -18,19 +18,19 @@ import io
 import json
 import os
 import shutil
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..cells import row
+from ..cells import rows as neutral_rows
 from ..errors import OutputError
 from ..names import PathEscape, inside
 from . import lock
 from .claim import OWNED, claim_output, covered, make_parent, owned_names
-from .derived import carry_derived, carry_file, carry_unlisted, keep_edited, user_files
+from .derived import carry_derived, carry_file, carry_unlisted, keep_edited, listed_outputs, user_files
 from .swap import carry_over, fsync, fsync_tree, pause, remove, sibling, swap
 
 #: writer options for every Parquet file (columns named in them are added per table)
@@ -199,13 +199,16 @@ class OutputDir:
         here or, after a crash, by the next process that claims the directory.
         """
         out, new, ours = self.path, self.staging, owned_names(self.owned)
+        listed: dict[str, str | None] = {}  # the previous output's files (read once, when some are kept per file)
         try:
             if out.is_dir():
                 shutil.copymode(out, new)
                 carry_over(out, new, ours, link=True)
                 carry_derived(out, new, link=True)  # the user's files inside agreement/, exports/, report/
-                carry_unlisted(out, new, self.per_file, link=True)  # and those inside per-file folders
-                keep_edited(out, new, self.editable)
+                if self.per_file or self.editable:
+                    listed = listed_outputs(out) or {}
+                carry_unlisted(out, new, self.per_file, listed, link=True)  # and those inside per-file folders
+                keep_edited(out, new, self.editable, listed)
             fsync_tree(new)
             pause("commit:linked")
             try:
@@ -224,7 +227,7 @@ class OutputDir:
             if old is not None:
                 carry_over(old, out, ours, link=False)  # files the user added meanwhile, or that could not be linked
                 carry_derived(old, out, link=False)
-                carry_unlisted(old, out, self.per_file, link=False)
+                carry_unlisted(old, out, self.per_file, listed, link=False)
                 pause("commit:carried")
                 shutil.rmtree(old)
         except OSError:
@@ -280,12 +283,12 @@ def atomic_write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def csv_text(rows: Iterable[Iterable[object]], delimiter: str = ",") -> str:
+def csv_text(rows: Iterable[Sequence[object]], delimiter: str = ",") -> str:
     """Rows as CSV text (``\\n`` line ends), for :func:`atomic_write_text` or a staged folder; a cell a spreadsheet
     would run is neutralised (:mod:`unitize.cells`)."""
     buf = io.StringIO()
     writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
-    writer.writerows(row(r) for r in rows)
+    writer.writerows(neutral_rows(rows))
     return buf.getvalue()
 
 

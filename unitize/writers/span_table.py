@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..adapters.span_table import TEXT
-from ..cells import row
+from ..cells import may_change, row
 from ..config import Option
 from ..model import Corpus
 from ..output import OutputDir
@@ -47,13 +48,14 @@ def write_table(target: OutputDir, relative: str, columns: dict[str, list[Any]],
     else:
         buffer = io.StringIO(newline="")
         out = csv.writer(buffer, lineterminator="\n")
-        header = list(columns)
-        body = [list(r) for r in zip(*columns.values())] if columns else []
-        safe_header, safe_body = row(header), [row(r) for r in body]
-        changed = safe_header != header or safe_body != body
-        out.writerow(safe_header)
-        rows = len(body)
-        out.writerows(safe_body)
+        rows = -1  # the header is a row too
+        for values in itertools.chain([list(columns)], zip(*columns.values())):
+            if may_change(values):
+                safe = row(values)
+                changed = changed or safe != list(values)
+                values = safe
+            out.writerow(values)
+            rows += 1
         target.file(relative).write_bytes(buffer.getvalue().encode("utf-8"))
     target.record(relative, rows)
     return changed
