@@ -1,7 +1,7 @@
 """The format × format matrix of convert-format: every span format's samples written as every span format.
 
 For each source format (its test fixtures, and its samples in ../shared/corpora when that is beside the
-repository) and each target, the source is converted with :func:`unitize.conversion.convert_format`, read
+repository) and each target, the source is converted with :func:`unitize.run.conversion.convert_format`, read
 back, and compared with the source: a cell counts the elements written and read back unchanged (``pass``),
 those the target reported ``not-convertible``, and any that differ (``diff``, which must be 0). A cell
 without anything writable (the target holds none of the source's layers) shows ``—``.

@@ -9,11 +9,17 @@ Runs read -> unitize -> write in this process through the Python API, timing eac
 wall, this process's CPU and the CPU of reaped children (the DATT reader's workers when they
 end; the executor's pool when it is closed: the last line). Prints the load average.
 """
-import os, resource, sys, time, shutil
+import os
+import resource
+import shutil
+import sys
+import time
 from pathlib import Path
+
 import unitize
-from unitize.executors import get_executor
-from unitize import span_run
+from unitize.runtime.executors import get_executor
+from unitize.spans import run as span_run
+
 
 def cpu():
     s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)

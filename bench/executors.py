@@ -26,8 +26,8 @@ import json
 import os
 import pickle
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -117,7 +117,7 @@ def sizes(study: Path, out: Path, workers: int) -> dict:
     from unitize.agree import tasks
     from unitize.agree.measure import measure_task
     from unitize.dataset import OutputData
-    from unitize.spaces import chunks, tokenize_chunk
+    from unitize.units.spaces import chunks, tokenize_chunk
 
     settings = load_settings(study)
     corpus = read_corpus(settings)

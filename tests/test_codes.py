@@ -1,4 +1,4 @@
-"""Arrow string columns as integer codes (unitize.codes): sorted_codes gives the same names and codes by its
+"""Arrow string columns as integer codes (unitize.model.codes): sorted_codes gives the same names and codes by its
 small-dictionary path (Python) and its Arrow path, for plain and dictionary chunks whose dictionaries differ or
 hold unused values; positions looks each row up in a given mapping and names the values it lacks."""
 
@@ -9,8 +9,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unitize import codes
-from unitize.codes import positions, sorted_codes
+from unitize.model import codes
+from unitize.model.codes import positions, sorted_codes
 
 WORDS = st.sampled_from(["ama", "ve", "ki", "için", "Ama", "", "ğ", "a b"])
 

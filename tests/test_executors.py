@@ -17,13 +17,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import CORPORA, EXAMPLE, ROOT, needs_shared
-from unitize import executors, spaces
 from unitize.agree import agree
 from unitize.cli import main
 from unitize.config import Settings, load_toml, override
 from unitize.errors import RunError
-from unitize.executors import DaskExecutor, Executor, LocalExecutor, ProcessExecutor, get_executor
 from unitize.run import convert
+from unitize.runtime import executors
+from unitize.runtime.executors import DaskExecutor, Executor, LocalExecutor, ProcessExecutor, get_executor
+from unitize.units import spaces
 
 HAS_DASK = importlib.util.find_spec("distributed") is not None
 NO_DASK = "dask is not installed (pip install 'unitize[dask]'; make test installs it)"
@@ -216,8 +217,8 @@ def test_the_dask_extra_is_declared_and_installed_by_make_test() -> None:
 def test_nothing_imports_dask_unless_asked() -> None:
     import subprocess
 
-    code = ("import sys, unitize, unitize.cli, unitize.agree, unitize.executors; "
-            "unitize.executors.get_executor('processes:2').close(); "
+    code = ("import sys, unitize, unitize.cli, unitize.agree, unitize.runtime.executors; "
+            "unitize.runtime.executors.get_executor('processes:2').close(); "
             "print(sorted(m for m in ('dask', 'distributed') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
     assert out.strip() == "[]"
@@ -247,10 +248,10 @@ def test_worker_processes_are_bounded_by_the_cores(monkeypatch, tmp_path):
     """--workers 32 or processes:32 on a 2-core machine starts 2 processes (issue 24 item 8)."""
     import unitize.adapters.datt as datt
     from tests.conftest import EXAMPLE
-    from unitize import span_run
     from unitize.cli import main
     from unitize.config import load_toml, override
     from unitize.run import read_corpus
+    from unitize.spans import run as span_run
 
     monkeypatch.setattr(executors, "cores", lambda: 2)
     monkeypatch.setattr(datt, "cores", lambda: 2)

@@ -19,7 +19,7 @@ from unitize.adapters import get_adapter
 from unitize.adapters.locate import FUZZY_MAX_CHARS, Locator
 from unitize.agree.roles import parse_candidates
 from unitize.cli import main, os_error_message
-from unitize.spool import sweep
+from unitize.runtime.spool import sweep
 
 EXAMPLES = ROOT / "unitize" / "examples"
 

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from unitize.unitizers import label_codes, label_dictionary
+from unitize.units.unitizers import label_codes, label_dictionary
 
 NAMES = ["A", "B", "C", "D"]
 

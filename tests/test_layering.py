@@ -13,18 +13,18 @@ PACKAGE = ROOT / "unitize"
 
 #: the layers, lowest first; a module may import only from lower layers (or within its own package)
 LAYERS = [
-    {"traits"},
-    {"_version", "model", "text", "errors", "progress", "unitizers", "codes", "spool", "plugins", "cells"},
-    {"findings", "names", "schema", "tokenize", "executors", "metrics", "item_records", "relations"},
+    {"_version", "errors", "plugins", "cells"},
+    {"runtime", "schema", "metrics"},
+    {"model"},
+    {"names", "units"},
     {"layouts"},
     {"config"},
     {"adapters"},
-    {"validate", "spaces", "items", "output", "study_template"},
-    {"segments"},
-    {"matrices", "dataset", "fragments"},
-    {"span_run", "item_run", "writers"},
+    {"validate", "output"},
+    {"spans", "items", "dataset"},
+    {"writers"},
     {"run"},
-    {"conversion", "agree", "export", "report", "adjudicate"},
+    {"agree", "export", "report", "adjudicate"},
     {"cli"},
     {"__init__", "__main__"},
 ]

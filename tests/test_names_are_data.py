@@ -29,8 +29,8 @@ from unitize import load_toml, read_corpus
 from unitize.cells import cell, neutral_table, value
 from unitize.cli import main
 from unitize.config.options import dump_string
-from unitize.conversion import write_corpus
 from unitize.names import MAX_BYTES, FileNames, PathEscape, file_name, file_path, inside, original
+from unitize.run.conversion import write_corpus
 
 DOCS = ["../../../../requirements", "/abs", "http://x", "x" * 300, "nul\0byte", "CON", "Doc", "doc", "a\x7fb",
         '=HYPERLINK("http://evil.example","x")', "-2+3", ".hidden", "end. ", "%41", "ok"]

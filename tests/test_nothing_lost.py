@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from tests.conftest import CORPORA, needs_shared
-from unitize.errors import DataError
 from unitize.cli import main
+from unitize.errors import DataError
 from unitize.export import FileNames, export, safe_name
 
 TURKISH = CORPORA / "ted-mdb" / "Turkish"

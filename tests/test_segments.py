@@ -1,4 +1,4 @@
-"""The vectorized segment builder (unitize.segments) against a naive reference, fragment by fragment.
+"""The vectorized segment builder (unitize.units.segments) against a naive reference, fragment by fragment.
 
 Random spans (discontinuous elements, zero-length and whitespace-only selections, labels
 that are missing, empty, ``*`` or shared, records and sources holding ``#``) are unitized;
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from unitize.config import Settings
 from unitize.model import Corpus, Document, Span, Submission
-from unitize.span_run import unitize_spans
+from unitize.spans.run import unitize_spans
 
 TEXT = "aa bb  cc dd\nee ff gg hh"
 TOKENS = [m.span() for m in re.finditer(r"\S+", TEXT)]

@@ -12,10 +12,11 @@ import pytest
 
 import unitize.adapters.datt as datt
 from tests.conftest import EXAMPLE
-from unitize import spaces, span_run
 from unitize.cli import main
 from unitize.config import load_toml, override
 from unitize.run import read_corpus, unitize, write_output
+from unitize.spans import run as span_run
+from unitize.units import spaces
 
 VARIANTS = {
     "default": [],
@@ -73,8 +74,8 @@ def test_a_long_run_tokenizes_and_resolves_in_forked_processes(tmp_path):
     whole = written(settings, tmp_path / "whole", stream=False)
     script = (
         "import sys, json\n"
-        "import unitize.spaces, unitize.adapters.datt\n"
-        "unitize.spaces.OWN_PROCESS_CHARS = 0\n"
+        "import unitize.units.spaces, unitize.adapters.datt\n"
+        "unitize.units.spaces.OWN_PROCESS_CHARS = 0\n"
         "unitize.adapters.datt.BATCH_FILES = 1\n"
         "from unitize.cli import main\n"
         f"code = main(['convert', {str(EXAMPLE / 'study.toml')!r}, '--out', {str(tmp_path / 'forked')!r}, '-q'])\n"

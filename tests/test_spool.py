@@ -11,9 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pyarrow as pa
 import pytest
 
-from unitize.item_records import ItemRecords
 from unitize.model import ItemLabel
-from unitize.spool import Spool
+from unitize.model.item_records import ItemRecords
+from unitize.runtime.spool import Spool
 
 SCHEMA = pa.schema([("x", pa.int64()), ("s", pa.string())])
 

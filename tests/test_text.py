@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import CORPORA, needs_shared
-from unitize.text import (
+from unitize.model.text import (
     DecodeError,
     collapse_whitespace,
     decode_raw,
@@ -18,7 +18,7 @@ from unitize.text import (
 
 
 def test_crlf_kept_or_normalized():
-    raw = "a\r\nb\rc\nd".encode()
+    raw = b"a\r\nb\rc\nd"
     assert decode_raw(raw).text == "a\r\nb\rc\nd"
     assert decode_raw(raw, newlines="normalize").text == "a\nb\nc\nd"
     assert decode_raw(raw).newline == "mixed"

@@ -1,7 +1,7 @@
 
 
 def test_the_language_is_told_from_function_words_or_not_at_all():
-    from unitize.tokenize import guess_language
+    from unitize.units.tokenize import guess_language
 
     english = ["The cat sat on the mat and it was happy with the sun in the window, as it is every day."] * 3
     german = ["Die Katze ist auf der Matte und sie ist nicht allein, denn der Hund ist auch im Haus mit dem Kind."] * 3

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from unitize.unitizers import (
+from unitize.units.unitizers import (
     char_units,
     fragments_to_segments,
     mark,

@@ -26,10 +26,10 @@ if TYPE_CHECKING:
     from .config import load_toml as load_settings
     from .dataset.directory import OutputData
     from .errors import RunError
-    from .item_run import ItemsUnitized
-    from .matrices import Unitized
+    from .items.run import ItemsUnitized
     from .model import Corpus, Document, Finding, ItemLabel, Span, Submission
     from .run import convert, read_corpus, summary, unitize, write_output
+    from .spans.matrices import Unitized
 
 #: public name -> (module, its name there): imported when first asked, so that ``import unitize`` (and every
 #: command, whose modules are below this package) does not load the whole run (pyarrow.compute, the layouts…)

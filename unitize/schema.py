@@ -95,7 +95,7 @@ def adjudication_schema(table: str) -> pa.Schema:
     return pa.schema([pa.field(f["name"], _TYPES[f["type"]], nullable=f["nullable"]) for f in spec["fields"]])
 
 
-#: the results column of relations, which only discourse data has (:attr:`unitize.traits.FormatTraits.relations`)
+#: the results column of relations, which only discourse data has (:attr:`unitize.model.traits.FormatTraits.relations`)
 RELATIONS = "relations"
 
 

@@ -14,10 +14,10 @@ import pytest
 from tests.conftest import CORPORA, needs_shared
 from unitize.cli import main
 from unitize.config import Settings
-from unitize.matrices import NOT_ANNOTATED
 from unitize.model import Absent
 from unitize.run import convert, read_corpus, unitize, write_output
 from unitize.schema import setting_path
+from unitize.spans.matrices import NOT_ANNOTATED
 
 BRATIAA = CORPORA / "bratiaa-example" / "example-files" / "example-project"
 

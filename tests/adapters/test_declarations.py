@@ -6,13 +6,13 @@ import tomllib
 
 import pytest
 
-from tests.conftest import ROOT, SHARED
 import unitize.adapters as registry
 import unitize.writers as writers
+from tests.conftest import ROOT, SHARED
 from unitize import plugins
 from unitize.adapters import Adapter, available, get_adapter
 from unitize.model import Corpus
-from unitize.traits import FormatTraits
+from unitize.model.traits import FormatTraits
 
 EXAMPLES = ROOT / "unitize" / "examples"
 

@@ -16,16 +16,16 @@ from tests.conftest import CORPORA, EXAMPLE, needs_shared
 from unitize.adapters import conll16, datt, pdtb2, pdtb3
 from unitize.cli import main
 from unitize.config import from_mapping, load_toml
-from unitize.conversion import convert_format
-from unitize.run import convert, read_corpus, unitize
-from unitize.text import (
+from unitize.model.text import (
     codepoints_to_utf16,
     decode_raw,
     kept_to_normalized,
     normalized_to_kept,
     utf16_to_codepoints,
 )
-from unitize.tokenize import get_tokenizer
+from unitize.run import convert, read_corpus, unitize
+from unitize.run.conversion import convert_format
+from unitize.units.tokenize import get_tokenizer
 from unitize.validate import boundary_problem
 
 read_conll16, read_datt, read_pdtb2, read_pdtb3 = (m.ADAPTER.read for m in (conll16, datt, pdtb2, pdtb3))

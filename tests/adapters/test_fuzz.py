@@ -22,10 +22,10 @@ import random
 import re
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Callable
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -35,7 +35,7 @@ from tests.conftest import CORPORA, ROOT, datt_xml
 from unitize.adapters import available
 from unitize.cli import build_parser, main
 from unitize.cli.common import settings_from_args
-from unitize.conversion import convert_format
+from unitize.run.conversion import convert_format
 
 CASES = int(os.environ.get("UNITIZE_FUZZ_CASES", "20"))
 SEED = os.environ.get("UNITIZE_FUZZ_SEED", "4577")
@@ -200,7 +200,7 @@ def _hand_written() -> dict[str, list[Seed]]:
                 "study.toml": STUDY_QUOTES.encode(),
                 "texts/d1.txt": TEXT.encode(),
                 "q/ana.jsonl": b'{"doc": "d1", "spans": [{"start": 0, "end": 3, "label": "A"}, {"start": 18, "end": 25, "label": "B"}]}\n',
-                "q/llm.jsonl": '{"doc": "d1", "spans": [{"quote": "ama bu", "label": "A"}, {"quote": "o  gitti", "label": "B"}, {"quote": "zor", "label": "C"}, {"quote": "bu is zorr", "label": "D"}]}\n'.encode(),
+                "q/llm.jsonl": b'{"doc": "d1", "spans": [{"quote": "ama bu", "label": "A"}, {"quote": "o  gitti", "label": "B"}, {"quote": "zor", "label": "C"}, {"quote": "bu is zorr", "label": "D"}]}\n',
             }, ["{root}/study.toml"]),
         ],
         "label-studio": [Seed("fixture", {"ls.json": json.dumps([ls_task]).encode()}, ["--format", "label-studio", "--annotations", "{root}/ls.json"])],

@@ -430,7 +430,7 @@ def test_record_ids_that_int_cannot_convert(tmp_path, capsys, ident):
 
 
 def test_natural_order_needs_no_int():
-    from unitize.text import natural_key
+    from unitize.model.text import natural_key
 
     ids = ["10", "9", "010", "b", "²", "9" * 5000, "1" + "0" * 4999, "a"]
     assert sorted(ids, key=natural_key) == ["9", "010", "10", "1" + "0" * 4999, "9" * 5000, "a", "b", "²"]
@@ -445,7 +445,7 @@ def test_item_id_of_5000_digits(tmp_path, capsys):
 
 def test_a_layer_named_span_is_not_said_twice():
     from unitize.model import Span
-    from unitize.validate import _offset_finding
+    from unitize.validate.offsets import _offset_finding
 
     span = Span(doc_id="d", annotator="a", group="all", record="r", layer="span", fragment=0, begin=5, end=2, line=31110)
     assert _offset_finding(span, 10).message == "span 1 (line 31110): begin 5 is after end 2"

@@ -25,8 +25,7 @@ from unitize.items import NOT_APPLICABLE, ItemOptions, build
 from unitize.layouts import LONG, WIDE
 from unitize.model import ItemLabel
 from unitize.run import convert
-from unitize.schema import contract
-from unitize.schema import setting_path
+from unitize.schema import contract, setting_path
 
 SCHEMAS = ROOT / "schemas"
 

@@ -12,12 +12,12 @@ import pytest
 import unitize
 from tests.conftest import ROOT
 from unitize.agree import batches, tasks
-from unitize.layouts import long as long_layout
-from unitize.dataset.batches import batches as read_batches
-from unitize.dataset.directory import OutputData
 from unitize.agree.measure import measure
 from unitize.cli import main
-from unitize.executors import Executor
+from unitize.dataset.batches import batches as read_batches
+from unitize.dataset.directory import OutputData
+from unitize.layouts import long as long_layout
+from unitize.runtime.executors import Executor
 
 EXAMPLES = ROOT / "unitize" / "examples"
 METRICS_NO_GAMMA = ["alpha-u", "alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q", "u-alpha"]
@@ -94,7 +94,7 @@ def test_batches_never_split_a_key(long_output):
 
 @pytest.mark.parametrize("dense_cells", [0, long_layout.DENSE_CELLS])
 def test_item_groups_in_batches_equal_the_whole_group(tmp_path, monkeypatch, dense_cells):
-    import unitize.item_run as item_run
+    import unitize.items.run as item_run
     import unitize.output.parts as parts
 
     monkeypatch.setattr(item_run, "item_slices", lambda datasets: parts.item_slices(datasets, limit=7))  # items cut across parts

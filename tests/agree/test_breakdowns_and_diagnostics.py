@@ -11,12 +11,10 @@ pytest.importorskip("statsmodels")
 
 from tests.conftest import EXAMPLE  # noqa: E402
 from unitize.agree import columns  # noqa: E402
-from unitize.codes import sorted_codes  # noqa: E402
-from unitize.dataset import OutputData  # noqa: E402
 from unitize.agree.spans import Continuum  # noqa: E402
 from unitize.cli import main  # noqa: E402
-
-
+from unitize.dataset import OutputData  # noqa: E402
+from unitize.model.codes import sorted_codes  # noqa: E402
 
 
 def test_the_continuum_from_the_columns_is_the_matrix_one(out):
@@ -50,8 +48,8 @@ def _against_others(values: np.ndarray, k: int) -> np.ndarray:
 
 
 def test_per_annotator_rows_are_each_annotator_against_the_others(out):
-    from unitize.metrics import backends
     from unitize.agree import measure
+    from unitize.metrics import backends
 
     rows = measure(out, ["alpha", "cohen", "cohen-mean", "percent", "fleiss"], settings=["word-interval"], by_annotator=True).to_pylist()
     data = OutputData(out)
@@ -82,8 +80,8 @@ def test_per_document_rows_of_crowd_data(out, tmp_path, monkeypatch):
     import pyarrow.parquet as pq
 
     from tests.agree.test_end_to_end import to_long, write_outdir
-    from unitize.layouts import long as long_layout
     from unitize.agree import measure
+    from unitize.layouts import long as long_layout
 
     src = pq.read_table(out / "units" / "setting=word-interval" / "part-00000.parquet")
     m = json.loads(src.schema.metadata[b"unitize"])
@@ -112,7 +110,6 @@ def _setting(**kw):
     from pathlib import Path
 
     from unitize.dataset.model import Setting
-
     from unitize.layouts import WIDE
 
     base = dict(name="word-interval", path=Path("x"), kind="units", layout=WIDE, value="binary", unit="word",
@@ -274,11 +271,11 @@ def test_progress_goes_over_each_settings_groups(out, tmp_path):
 def test_the_results_table_follows_its_contract(out, tmp_path, monkeypatch):
     """schemas/results.arrow.json documents every column of results.parquet, in order, and every key a
     result row has (none is dropped on the way into the table)."""
+    import importlib
     import json
 
     from tests.conftest import ROOT
     from unitize.agree import RESULT_SCHEMA
-    import importlib
 
     measure_module = importlib.import_module("unitize.agree.measure")
 
@@ -311,7 +308,7 @@ def test_every_span_metric_is_the_same_from_the_columns_continuum_and_the_matrix
 
     def rows() -> list[tuple]:
         table = measure_module.measure(out, metrics, by_label=True, by_doc=True)
-        return sorted((tuple(str(r[k]) for k in keys) for r in table.to_pylist()))
+        return sorted(tuple(str(r[k]) for k in keys) for r in table.to_pylist())
 
     matrices: list[str] = []
     data_matrix = measure_module.data_matrix

@@ -22,8 +22,8 @@ pytest.importorskip("krippendorff")
 pytest.importorskip("statsmodels")
 
 from tests.conftest import EXAMPLE  # noqa: E402
-from tests.metrics.test_backends import K2011  # noqa: E402
 from tests.metrics.test_alphau import brute_force  # noqa: E402
+from tests.metrics.test_backends import K2011  # noqa: E402
 from unitize.agree import agree, measure  # noqa: E402
 from unitize.agree.summary import landis_koch, summary_rows  # noqa: E402
 from unitize.cli import main  # noqa: E402
@@ -209,8 +209,8 @@ def test_convert_keeps_the_relations_and_agree_reads_no_record(results, out, tmp
     records, with the same results."""
     import shutil
 
-    from unitize import relations
     from unitize.dataset.segments import SegmentFile
+    from unitize.units import relations
 
     for unit in ("char", "word"):
         kept = relations.from_metadata(pq.read_schema(out / "segments" / f"{unit}.parquet"))

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE
-from unitize.metrics import gate
 from unitize.cli import main
 from unitize.errors import UnitizeError
+from unitize.metrics import gate
 
 
 @pytest.fixture(scope="module")

@@ -15,11 +15,11 @@ pytest.importorskip("krippendorff")
 pytest.importorskip("statsmodels")
 
 from unitize.agree import Options, agree, measure  # noqa: E402
+from unitize.cli import main  # noqa: E402
+from unitize.dataset.directory import OutputData  # noqa: E402
 from unitize.metrics import backends, bootstrap  # noqa: E402
 from unitize.metrics import coefficients as C  # noqa: E402
 from unitize.metrics import stats as S  # noqa: E402
-from unitize.dataset.directory import OutputData  # noqa: E402
-from unitize.cli import main  # noqa: E402
 
 CODING = ["alpha", "fleiss", "cohen", "cohen-mean", "scott", "ac1", "ac2", "percent", "cochran-q"]
 
@@ -262,7 +262,7 @@ def test_per_document_rows_add_up_and_match_the_documents_rows(out, tmp_path, as
 
 def test_document_statistics_add_up_to_the_layer(out):
     from unitize.agree import columns
-    from unitize.codes import sorted_codes
+    from unitize.model.codes import sorted_codes
 
     data = OutputData(out)
     setting = data.setting("word-interval")

@@ -8,8 +8,7 @@ import pytest
 
 from tests.conftest import ROOT
 from unitize.cli import main
-from unitize.export import export
-from unitize.export import formats
+from unitize.export import export, formats
 
 
 @pytest.fixture(scope="module")

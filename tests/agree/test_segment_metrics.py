@@ -12,13 +12,13 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from tests.conftest import EXAMPLE, ROOT
 from tests.agree.test_end_to_end import one, pick
+from tests.conftest import EXAMPLE, ROOT
 from tests.metrics.test_alphau import brute_force
 from tests.metrics.test_spanf1 import literal as f1_literal
 from tests.metrics.test_unitizing import literal as u_literal
-from unitize.agree import measure
 from unitize import metrics as registry
+from unitize.agree import measure
 from unitize.schema import results_schema
 
 RESULT_SCHEMA = results_schema()

@@ -12,11 +12,11 @@ import pytest
 
 from tests.conftest import CORPORA, ROOT, ted_turkish_pair
 from unitize.agree import columns
+from unitize.cli import main
 from unitize.dataset import directory as data
-from unitize.metrics import stats
 from unitize.dataset.directory import OutputData
 from unitize.layouts.sparse import Stored
-from unitize.cli import main
+from unitize.metrics import stats
 
 EXAMPLES = ROOT / "unitize" / "examples"
 TED = CORPORA / "ted-mdb"

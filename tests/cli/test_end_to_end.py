@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import ROOT
 from unitize.cli import main
-from unitize.findings import CODES, EXCLUDING
+from unitize.model.findings import CODES, EXCLUDING
 from unitize.schema import contract
 
 TEXT = "aa bb cc dd ee"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shutil
 import tomllib
+from collections.abc import Callable
 from importlib.metadata import EntryPoint
 from pathlib import Path
-from typing import Callable
 
 import pyarrow.parquet as pq
 import pytest
@@ -15,8 +15,8 @@ from tests.conftest import CORPORA, ROOT
 from unitize.adapters import Adapter, available
 from unitize.cli import main
 from unitize.config import load_toml
-from unitize.conversion import convert_format
 from unitize.model import Corpus, Document, Span, Submission
+from unitize.run.conversion import convert_format
 
 EXAMPLES = ROOT / "unitize" / "examples"
 SAMPLES = CORPORA / "format-samples"
@@ -91,7 +91,7 @@ def test_init_then_convert_unchanged(fmt, tmp_path, capsys):
     study = tmp_path / "study.toml"
     assert main(["init", "--format", fmt, str(folder), "--out-file", str(study), *extra]) == 0, capsys.readouterr().err
     said = capsys.readouterr().out
-    assert f"Next: unitize convert" in said
+    assert "Next: unitize convert" in said
     text = study.read_text(encoding="utf-8")
     tomllib.loads(text)  # valid TOML
     assert f'format = "{fmt}"' in text and "# Found:" in text

@@ -16,10 +16,9 @@ import pytest
 
 import unitize
 from tests.conftest import CORPORA, ROOT, ted_turkish_pair
-from unitize.agree import measure
-from unitize.dataset.directory import OutputData
-from unitize.agree import METRICS
+from unitize.agree import METRICS, measure
 from unitize.cli import main
+from unitize.dataset.directory import OutputData
 from unitize.output.parts import PartTask, partitions, write_partition
 from unitize.schema import setting_path
 
@@ -162,7 +161,7 @@ def test_tasks_are_small_and_any_executor_writes_the_same_bytes(tmp_path):
 
 
 def test_a_group_frame_is_built_once_per_unit_type(tmp_path, monkeypatch):
-    import unitize.matrices as matrices
+    import unitize.spans.matrices as matrices
 
     settings = unitize.override(unitize.load_settings(EXAMPLES / "tdb-mini" / "study.toml"), modes=("separate", "combined"))
     result = unitize.unitize(unitize.read_corpus(settings), settings)
@@ -285,7 +284,7 @@ def test_bad_partition_units_is_a_usage_error(tmp_path, capsys):
 
 
 def test_item_matrices_are_cut_into_bounded_parts(tmp_path, monkeypatch):
-    import unitize.item_run as item_run
+    import unitize.items.run as item_run
     import unitize.output.parts as parts
 
     monkeypatch.setattr(item_run, "item_slices", lambda datasets: parts.item_slices(datasets, limit=5))

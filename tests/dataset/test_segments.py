@@ -1,5 +1,5 @@
 """segments/<unit>.parquet read group by group (SegmentFile): each group's rows exactly as a whole read gives
-them, in any order of asking, across batch and row-group edges; and the relation counts (unitize.relations)
+them, in any order of asking, across batch and row-group edges; and the relation counts (unitize.units.relations)
 as the set arithmetic defines them, for every group at once or one group's rows, and as the segments file
 keeps them."""
 
@@ -15,7 +15,7 @@ import pytest
 from unitize.agree.spans import Segments
 from unitize.dataset import segments as segments_module
 from unitize.dataset.segments import SegmentFile
-from unitize.relations import ALL_SETS, KEY, from_metadata, relation_counts, to_metadata
+from unitize.units.relations import ALL_SETS, KEY, from_metadata, relation_counts, to_metadata
 
 
 def _table(groups: list[str]) -> pa.Table:

@@ -15,14 +15,15 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from tests.conftest import CORPORA, ROOT, needs_shared
-from unitize import item_run, spool
 from unitize.config import ConfigError, load_toml
 from unitize.items import ItemOptions, build, parse_options
+from unitize.items import run as item_run
 from unitize.items import stream as item_stream
 from unitize.layouts import LONG, WIDE
 from unitize.model import ItemLabel
 from unitize.output import parts
 from unitize.run import convert
+from unitize.runtime import spool
 from unitize.schema import setting_path
 
 ANNOTATORS = ["a", "b", "c"]

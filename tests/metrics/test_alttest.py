@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from unitize.metrics import ALT_TEST
-from unitize.metrics.alttest import by_rejected, pass_probability
 from unitize.metrics.alttest import alt_test as run_alt_test
+from unitize.metrics.alttest import by_rejected, pass_probability
 from unitize.metrics.bootstrap import Options
 
 ACCURACY, NEG_RMSE = ALT_TEST.score("accuracy"), ALT_TEST.score("neg-rmse")
@@ -68,7 +68,7 @@ def test_skips_the_interval_and_the_pass_probability() -> None:
     r = run_alt_test(terms, coded, ["h1", "h2", "h3", "h4", "llm"], [0, 1, 2, 3], 4, ACCURACY, min_instances=35,
                      ci=Options(replicates=200, seed=3))
     assert [h.skipped is not None for h in r.humans] == [False, True, False, False]
-    assert "34 instance(s) shared with the candidate and another human, fewer than 35" == r.humans[1].skipped
+    assert r.humans[1].skipped == "34 instance(s) shared with the candidate and another human, fewer than 35"
     low, high = r.advantage_ci
     assert low < r.advantage_probability <= high <= 1
     again = run_alt_test(terms, coded, ["h1", "h2", "h3", "h4", "llm"], [0, 1, 2, 3], 4, ACCURACY, min_instances=35,

@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pytest
 
-from unitize.metrics import perdoc
-from unitize.agree.columns import _per_doc, _per_doc_each
 from unitize import metrics
+from unitize.agree.columns import _per_doc, _per_doc_each
+from unitize.metrics import perdoc
 from unitize.metrics.stats import from_codes, from_counts
 
 

@@ -47,7 +47,7 @@ def no_input(monkeypatch):
     def read(*a, **k):
         raise AssertionError("the input was read before the output directory was checked")
 
-    monkeypatch.setattr("unitize.run.read_corpus", read)
+    monkeypatch.setattr("unitize.run.pipeline.read_corpus", read)
 
 
 # --- item 11: only unitize's own output directory is replaced ----------------------------

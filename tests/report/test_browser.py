@@ -18,8 +18,8 @@ import pytest
 
 from tests.chromium import Chromium, find
 from tests.conftest import CORPORA, EXAMPLE, needs_shared
-from unitize.dataset.directory import OutputData
 from unitize.cli import main
+from unitize.dataset.directory import OutputData
 from unitize.dataset.region_rows import setting_regions
 from unitize.dataset.regions import doc_texts
 

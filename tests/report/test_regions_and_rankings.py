@@ -14,8 +14,8 @@ import pytest
 
 from tests.conftest import EXAMPLE
 from unitize import layouts
-from unitize.dataset.model import Setting
 from unitize.cli import main
+from unitize.dataset.model import Setting
 from unitize.dataset.regions import cells, regions, unit_flags
 from unitize.report.study import band
 from unitize.report.where import confusion, doc_stats, pair_matrix, rank_docs, rank_groups

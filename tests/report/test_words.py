@@ -6,9 +6,9 @@ import json
 
 from tests.conftest import ROOT
 from unitize.cli import main
+from unitize.dataset.directory import OutputData
 from unitize.report.build import build
 from unitize.report.study import study_name
-from unitize.dataset.directory import OutputData
 
 
 def test_the_title_is_the_study_and_annotators_come_in_natural_order(tmp_path):

@@ -19,9 +19,9 @@ from unitize import Corpus, RunError, Settings, load_toml, read_corpus, unitize
 from unitize.cli import build_parser
 from unitize.cli.common import settings_from_args
 from unitize.config.sections import UNITIZE_OPTIONS
-from unitize.conversion import convert_format
-from unitize.item_run import ItemsUnitized
+from unitize.items.run import ItemsUnitized
 from unitize.model import Finding, Submission
+from unitize.run.conversion import convert_format
 from unitize.validate import check_spans
 from unitize.writers import get_target
 from unitize.writers.holds import ONE_GROUP, elements

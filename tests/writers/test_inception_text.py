@@ -15,9 +15,9 @@ import pytest
 
 from tests.conftest import CORPORA, needs_shared
 from unitize.config import Settings
-from unitize.conversion import write_corpus
 from unitize.model import Corpus, Document, Span, Submission
 from unitize.run import read_corpus
+from unitize.run.conversion import write_corpus
 
 _TEXT = {"\\\\": "\\", "\\t": "\t", "\\n": "\n", "\\r": "\r", "\\f": "\f", "\\b": "\b"}
 _ROW = re.compile(r"^(\d+)-(\d+)(?:\.\d+)?\t(\d+)-(\d+)\t([^\t]*)\t")

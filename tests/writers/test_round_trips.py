@@ -12,7 +12,7 @@ from tests.adapters.test_fuzz import Seed, fixtures, samples
 from tests.conftest import CORPORA, ROOT, needs_shared
 from tests.writers.roundtrip import materialize, read_back, records, submissions, texts, units_differ, valid
 from unitize import RunError, read_corpus
-from unitize.conversion import convert_format
+from unitize.run.conversion import convert_format
 from unitize.writers import available
 
 EXAMPLES = ROOT / "unitize" / "examples"

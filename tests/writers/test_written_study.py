@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import ROOT
 from unitize import load_toml
 from unitize.cli import main
-from unitize.conversion import targets
+from unitize.run.conversion import targets
 
 EXAMPLES = sorted((ROOT / "unitize" / "examples").glob("*/study.toml"))
 KEPT = ("pairs", "modes", "discontinuous", "keep_missing", "keep_mismatched", "layers_from", "layout", "roles")

@@ -29,9 +29,9 @@ from .. import plugins
 from ..config import Option
 from ..errors import UnitizeError
 from ..model import Corpus
-from ..text import TextConventions
-from ..traits import DEFAULT as DEFAULT_TRAITS
-from ..traits import FormatTraits
+from ..model.text import TextConventions
+from ..model.traits import DEFAULT as DEFAULT_TRAITS
+from ..model.traits import FormatTraits
 
 __all__ = ["Adapter", "AdapterError", "FormatTraits", "Option", "Reader", "all_options", "available", "get_adapter", "rescan"]
 
@@ -80,7 +80,7 @@ class Adapter:
     string instead of an :class:`Option` is its help (type ``str``, no default; required
     when ``read`` gives its argument no default), as adapters written before options
     had types declare them.
-    ``traits`` (:class:`~unitize.traits.FormatTraits`) are what the format implies for
+    ``traits`` (:class:`~unitize.model.traits.FormatTraits`) are what the format implies for
     unitizing (its layers, its own tokenizer, ``group_by``…). Adapters written before
     traits were typed give a ``defaults`` dict instead (the fifth argument, or
     ``defaults=``): it is converted with :meth:`FormatTraits.from_defaults`.
@@ -88,7 +88,7 @@ class Adapter:
     options known so far and returns further options guessed from the files
     (e.g. the column names of a table). ``suffixes`` are the file name endings the
     format reads (lower case, with the dot), for the message when a folder holds none.
-    ``text`` (:class:`~unitize.text.TextConventions`) is how the format's tool counted
+    ``text`` (:class:`~unitize.model.text.TextConventions`) is how the format's tool counted
     offsets into its texts (DESIGN.md §3); ``None`` for a format without text offsets.
     """
 

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..findings import finding
 from ..model import Corpus
+from ..model.findings import finding
 
 #: the largest offset any reader accepts: far past any text in memory, far below int64's end
 MAX_OFFSET = 2**62

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..findings import finding
 from ..model import Corpus, Document, InputFile, Span
-from ..text import DecodedText, DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
-from ..traits import FormatTraits
+from ..model.findings import finding
+from ..model.text import DecodedText, DecodeError, OffsetUnit, TextConventions, utf16_to_codepoints
+from ..model.traits import FormatTraits
 from ._safe import InputError, load_json, offset_value
 from .files import clean_name, shown_name  # noqa: F401 (clean_name: the span readers take it from here)
 from .sources import Source, Unreadable

@@ -23,10 +23,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ..findings import finding, span_finding
 from ..model import Corpus, Document, Span, Submission
-from ..progress import Progress, no_progress
-from ..text import NewlinePolicy, TextConventions
+from ..model.findings import finding, span_finding
+from ..model.text import NewlinePolicy, TextConventions
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
 from ._spans import (

@@ -21,9 +21,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..findings import finding
 from ..model import Corpus, Finding
-from ..text import TextConventions
+from ..model.findings import finding
+from ..model.text import TextConventions
 from . import AdapterError, Option
 from ._safe import InputError, load_json, offset_value
 from .discourse import (

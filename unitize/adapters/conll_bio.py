@@ -32,10 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..findings import finding
 from ..model import Corpus, Span, Submission
-from ..progress import Progress, no_progress
-from ..text import TextConventions
+from ..model.findings import finding
+from ..model.text import TextConventions
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._spans import (
     GROUP,

@@ -26,12 +26,12 @@ from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
-from ..executors import cores
-from ..findings import finding
 from ..model import Corpus, InputFile, SpanStream, Submission
-from ..progress import Progress, Sized, no_progress
-from ..text import TextConventions
-from ..traits import FormatTraits
+from ..model.findings import finding
+from ..model.text import TextConventions
+from ..model.traits import FormatTraits
+from ..runtime.executors import cores
+from ..runtime.progress import Progress, Sized, no_progress
 from . import Adapter, AdapterError, Option
 from .datt_parse import LAYERS, FileResult, read_file_star
 from .files import files_under, index_texts, printable, read_texts, relative

@@ -14,8 +14,8 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..findings import finding
 from ..model import Finding, Span
+from ..model.findings import finding
 from ._safe import parse_offset
 
 if TYPE_CHECKING:

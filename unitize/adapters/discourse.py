@@ -24,11 +24,11 @@ from typing import Any
 
 import numpy as np
 
-from ..findings import finding
 from ..model import Corpus, Finding, InputFile, Span
-from ..progress import Progress, no_progress
-from ..text import TextConventions
-from ..traits import FormatTraits
+from ..model.findings import finding
+from ..model.text import TextConventions
+from ..model.traits import FormatTraits
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import parse_offset
 from .files import files_under, index_texts, printable, read_texts, relative

@@ -26,10 +26,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..findings import finding
 from ..model import Corpus, Span, Submission
-from ..progress import Progress, no_progress
-from ..text import OFFSET_UNITS, OffsetUnit, TextConventions, is_offset_unit
+from ..model.findings import finding
+from ..model.text import OFFSET_UNITS, OffsetUnit, TextConventions, is_offset_unit
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, InputError, load_json
 from ._spans import (

@@ -1,7 +1,7 @@
 """File handling shared by adapters: relative names, raw-text lookup and decoding.
 
 Raw texts are decoded here with the offset conventions of the tool that made
-the annotations (the format's :class:`~unitize.text.TextConventions`).
+the annotations (the format's :class:`~unitize.model.text.TextConventions`).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ..findings import finding
 from ..model import Corpus, Document, InputFile
-from ..text import DecodeError, TextConventions
+from ..model.findings import finding
+from ..model.text import DecodeError, TextConventions
 from . import AdapterError
 
 

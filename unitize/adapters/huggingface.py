@@ -16,10 +16,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..findings import finding
 from ..model import Corpus, Span, Submission
-from ..progress import Progress, no_progress
-from ..text import TextConventions
+from ..model.findings import finding
+from ..model.text import TextConventions
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, Option
 from ._safe import InputError, load_json, offset_value, read_parquet
 from ._spans import GROUP, SPAN_TRAITS, bad_span, decode_file, malformed, put_document, read_input, selected

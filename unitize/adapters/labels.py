@@ -35,11 +35,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ..findings import finding
-from ..item_records import ItemRecords
 from ..model import Corpus, Finding, InputFile
-from ..progress import Progress
-from ..traits import FormatTraits
+from ..model.findings import finding
+from ..model.item_records import ItemRecords
+from ..model.traits import FormatTraits
+from ..runtime.progress import Progress
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_LABEL_CHARS, SPREADSHEET_SAFE_HELP
 from .files import clean_name, shown_name

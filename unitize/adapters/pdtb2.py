@@ -12,7 +12,7 @@ against the raw slices.
 
 from __future__ import annotations
 
-from ..text import TextConventions
+from ..model.text import TextConventions
 from .discourse import RelationFormat, relation_adapter
 from .pdtb3 import PipeLines
 

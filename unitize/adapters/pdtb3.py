@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..findings import finding
 from ..model import Finding
-from ..text import TextConventions
+from ..model.findings import finding
+from ..model.text import TextConventions
 from .discourse import (
     ParsedFile,
     Relation,

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..findings import QUOTE_CODES, UNPLACED, finding
 from ..model import Corpus, Span, Submission
-from ..progress import Progress, no_progress
-from ..text import TextConventions
+from ..model.findings import QUOTE_CODES, UNPLACED, finding
+from ..model.text import TextConventions
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import offset_value
 from ._spans import GROUP, SPAN_TRAITS, decoded_sources, first_record, json_lines, malformed, put_document

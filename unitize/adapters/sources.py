@@ -21,7 +21,7 @@ from functools import partial
 from pathlib import Path
 
 from ..model import Corpus
-from ..text import DecodeError
+from ..model.text import DecodeError
 from . import AdapterError
 from ._safe import _CHUNK, MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, InputError, zip_members
 from .files import clean_name, files_under, shown_name
@@ -100,7 +100,7 @@ class TextStream:
     """A source's text, line by line (``\\n`` split off, a ``\\r`` before it kept, a UTF-8 BOM at the start
     dropped), decoded in ``encoding`` as it is read; its ``size`` and :meth:`sha256` once read to the end.
 
-    Iterating raises :class:`~unitize.text.DecodeError` at the first byte that does not decode and
+    Iterating raises :class:`~unitize.model.text.DecodeError` at the first byte that does not decode and
     :class:`Unreadable` when the source cannot be read on; :meth:`finish` reads what is left (uncounted
     by a reader that stopped early) so that the size and digest are the whole file's.
     """

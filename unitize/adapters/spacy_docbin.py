@@ -18,10 +18,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..findings import finding
 from ..model import Corpus, Span, Submission
-from ..progress import Progress, no_progress
-from ..text import TextConventions
+from ..model.findings import finding
+from ..model.text import TextConventions
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, Option
 from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, inflated_size
 from ._spans import GROUP, SPAN_TRAITS, first_record, put_document, read_input

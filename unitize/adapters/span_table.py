@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from ..cells import value as cell_value
-from ..findings import finding
 from ..model import Corpus, Document, Span, Submission
-from ..progress import Progress, no_progress
-from ..text import TextConventions
+from ..model.findings import finding
+from ..model.text import TextConventions
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import SPREADSHEET_SAFE_HELP, InputError, csv_source, offset_value, parse_offset, read_parquet
 from ._spans import (

@@ -33,10 +33,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..findings import finding
 from ..model import Corpus, Document, Span, Submission
-from ..progress import Progress, no_progress
-from ..text import DecodeError, TextConventions
+from ..model.findings import finding
+from ..model.text import DecodeError, TextConventions
+from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, parse_offset
 from ._spans import GROUP, SPAN_TRAITS, malformed, record_input

@@ -32,12 +32,12 @@ from ..dataset.directory import OutputData, Setting
 from ..dataset.region_rows import COLUMNS, csv_row, ordered, region_record, segment_labels
 from ..dataset.regions import doc_texts, layer_pieces, multi_groups, not_annotated, setting_cells
 from ..errors import OutputError, RunError, UnitizeError
-from ..findings import sort_key
 from ..model import ItemLabel
+from ..model.findings import sort_key
 from ..output import OWNED, OutputDir, ParquetStream, atomic_write_text, csv_text, locks_output, read_manifest, refuse_foreign, run_section, staged_folder
 from ..output.derived import is_adjudication
+from ..runtime.spool import scratch_prefix
 from ..schema import FORMAT_VERSION, adjudication_schema
-from ..spool import scratch_prefix
 from ..writers import get_target, writers
 from ..writers.common import study_toml
 from . import gold as golden

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..dataset.directory import OutputData, Setting
 from ..model import Corpus, Document, ItemLabel, Span, Submission
-from ..traits import FormatTraits
+from ..model.traits import FormatTraits
 from .votes import GoldSpan
 
 SOURCE = "adjudication"

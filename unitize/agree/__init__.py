@@ -26,12 +26,12 @@ import pyarrow.parquet as pq
 from .. import metrics as registry
 from ..dataset.directory import Matrix, OutputData, Setting
 from ..errors import DataError, RunError
-from ..executors import Executor, executor_of
 from ..metrics import Options, require
 from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
 from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, neutral_table, refuse_foreign, temporary
 from ..output import csv_text as rows_csv
-from ..progress import Progress
+from ..runtime.executors import Executor, executor_of
+from ..runtime.progress import Progress
 from ..schema import results_schema
 from . import alttest, diagnostics
 from .measure import as_json_lines, measure
@@ -177,7 +177,7 @@ def agree(
     family of runs, and ``alt_test`` runs the Alternative Annotator Test of every candidate
     (``alt_test.csv``, ``alt_test_humans.csv``; its options in ``alt``).
 
-    ``executor`` — an :class:`~unitize.executors.Executor` or a spec (``local``,
+    ``executor`` — an :class:`~unitize.runtime.executors.Executor` or a spec (``local``,
     ``processes[:N]``, ``dask[:ADDRESS]``; default local) — measures (setting, groups)
     tasks; the results are the same for every executor.
 

@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..codes import sorted_codes
 from ..dataset.batches import batches
 from ..dataset.directory import OutputData
 from ..dataset.matrix import matrix
 from ..dataset.model import Setting
 from ..layouts import long as long_layout
 from ..metrics.stats import Stats, from_matrix
+from ..model.codes import sorted_codes
 from . import columns as _columns
 
 #: rows of a group read at once (more are read in batches and their statistics added up)

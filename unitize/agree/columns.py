@@ -16,10 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..codes import sorted_codes
 from ..dataset.directory import Setting, layer_rows
 from ..layouts.sparse import Stored
 from ..metrics.stats import PROFILES, Stats, all_zero, from_codes, from_counts, from_profiles, profile_keys
+from ..model.codes import sorted_codes
 
 
 def _values(column: pa.ChunkedArray) -> np.ndarray:

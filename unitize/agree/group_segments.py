@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import metrics as registry
-from .. import relations
 from ..dataset import OutputData, Setting
 from ..metrics import Metric
-from ..relations import Counts
+from ..units import relations
+from ..units.relations import Counts
 from .spans import Segments
 
 #: the segments' columns the segment metrics place on the continuum
@@ -25,7 +25,7 @@ class GroupSegments:
     """Each group's :class:`Segments` of a setting, read with the group: only when a span metric asks for them.
 
     Discourse data (``relations``: the format's records are relations,
-    :attr:`~unitize.traits.FormatTraits.relations`) has its relations counted per group. ``unitize convert``
+    :attr:`~unitize.model.traits.FormatTraits.relations`) has its relations counted per group. ``unitize convert``
     keeps the counts in the segments file's metadata; an output written before has them counted from each
     group's records, once per unit type for the run (``shared``: a later setting of the same unit reads no
     records)."""

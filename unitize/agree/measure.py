@@ -31,11 +31,11 @@ from ..dataset import Matrix, OutputData, Setting, layer_rows
 from ..dataset.matrix import matrix as data_matrix
 from ..dataset.parts import release
 from ..errors import RunError
-from ..executors import Executor
 from ..layouts import long as long_layout
 from ..metrics import Cell, MeasureOptions, Metric, stats
 from ..metrics.stats import Stats
-from ..progress import Progress, Sized
+from ..runtime.executors import Executor
+from ..runtime.progress import Progress, Sized
 from ..schema import RELATIONS, results_schema
 from . import batches, columns, diagnostics, tasks
 from .gathered import Gathered
@@ -267,7 +267,7 @@ def measure(
 
     Per (setting, group, layer) the matrix is read once and reduced to its
     sufficient statistics; every coding metric comes from them. ``executor``
-    (:mod:`unitize.executors`; default: here, in order) runs (setting, groups) tasks
+    (:mod:`unitize.runtime.executors`; default: here, in order) runs (setting, groups) tasks
     (:func:`measure_task`); the table is the same for every executor.
     """
     chosen_metrics = registry.resolve(metrics)

@@ -23,10 +23,10 @@ from typing import Any
 
 from .. import metrics as registry
 from ..dataset import OutputData
-from ..executors import Executor, executor_of
 from ..metrics import Options
 from ..metrics.alttest import pass_probability
 from ..output import atomic_write_text, locks_output
+from ..runtime.executors import Executor, executor_of
 from . import alttest
 from .measure import measure
 from .plots import PlotError

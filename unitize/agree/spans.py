@@ -16,12 +16,12 @@ from typing import Any, TypeVar
 import numpy as np
 import pyarrow as pa
 
-from ..codes import sorted_codes
 from ..dataset.directory import Matrix, Setting
 from ..metrics import SegmentCell
 from ..metrics.placed import Placed
 from ..metrics.value import Value, nan
-from ..relations import Counts, look_up
+from ..model.codes import sorted_codes
+from ..units.relations import Counts, look_up
 
 T = TypeVar("T")
 
@@ -65,7 +65,7 @@ class Segments:
 
     ``table`` may be a function reading it: it is read when a span metric first asks for the segments
     (not at all when none does, as on crowd data, whose span metrics are NaN before any segment).
-    ``counts``: discourse data's relations per set of layers (:mod:`unitize.relations`), of the group
+    ``counts``: discourse data's relations per set of layers (:mod:`unitize.units.relations`), of the group
     the segments are (or, with no table, would be) of. The per-segment arrays are built only when a span
     metric first asks for them. ``shared`` outlives the object (what a run keeps across cells and
     groups: alpha-U's bootstrap per category, spanboot).
@@ -102,7 +102,7 @@ class Segments:
 
     def relations(self, layers: Sequence[str]) -> int | None:
         """The most relations (distinct source records) any annotator has in ``layers`` of the group; None
-        when they were not counted (not discourse data, or a set of layers :mod:`unitize.relations` does not count)."""
+        when they were not counted (not discourse data, or a set of layers :mod:`unitize.units.relations` does not count)."""
         return look_up(self._counts, layers) if self._counts is not None else None
 
 

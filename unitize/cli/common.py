@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence, Sized
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..progress import Progress
+from ..runtime.progress import Progress
 from .screen import raw
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ EXECUTOR_HELP = (
 
 
 def add_executor_option(p: argparse.ArgumentParser, *, config: bool = False) -> None:
-    """``--executor SPEC`` (:mod:`unitize.executors`); ``config``: the study's [run] executor is the default."""
+    """``--executor SPEC`` (:mod:`unitize.runtime.executors`); ``config``: the study's [run] executor is the default."""
     p.add_argument("--executor", metavar="SPEC", help=EXECUTOR_HELP + ("; default [run] executor" if config else ""))
 
 
@@ -264,7 +264,7 @@ def make_progress(enabled: bool) -> Progress | None:
 
 
 def print_findings(findings: Iterable[Finding], limit: int = 10) -> None:
-    from ..findings import ERROR
+    from ..model.findings import ERROR
 
     errors = [f for f in findings if f.severity == ERROR]
     for f in errors[:limit]:

@@ -19,7 +19,7 @@ EXAMPLES = """examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..conversion import targets
+    from ..run.conversion import targets
 
     add_study_options(p)
     p.add_argument("--to", required=True, metavar="FORMAT", help=f"target format: {', '.join(targets())}")
@@ -41,8 +41,8 @@ def _options(pairs: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..config import absolute
-    from ..conversion import convert_format
-    from ..findings import ERROR
+    from ..model.findings import ERROR
+    from ..run.conversion import convert_format
 
     settings = settings_from_args(args)
     progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())

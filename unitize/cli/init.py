@@ -22,7 +22,7 @@ from .common import EXIT_OK, EXIT_USAGE, add_study_options, input_flags, make_pr
 
 if TYPE_CHECKING:
     from ..adapters import Adapter
-    from ..study_template import Inspection
+    from .study_template import Inspection
 
 HELP = "look at your annotations and write a commented study.toml for them (then: unitize convert)"
 EXAMPLES = """examples:
@@ -118,7 +118,7 @@ def _read(adapter: Adapter, given: dict[str, Any], study: Path, quiet: bool) -> 
     """Read the data once with the format's adapter; what it found, or why it could not."""
     from ..config import ConfigError, Settings, absolute
     from ..run import read_corpus
-    from ..study_template import Inspection, inspect
+    from .study_template import Inspection, inspect
 
     progress = make_progress(not quiet and sys.stderr.isatty())
     try:
@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     from ..adapters import available, get_adapter
     from ..config import CROWD_ABOVE, ConfigError, absolute
     from ..output import atomic_write_text
-    from ..study_template import render, summary
+    from .study_template import render, summary
 
     if not args.format:
         raise ConfigError(f"init needs --format; one of: {', '.join(available())} (unitize formats describes them)")

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import ConfigError
-from ..unitizers import Approach, Discontinuous, Mode
+from ..units.unitizers import Approach, Discontinuous, Mode
 from .options import OPTION_TYPES, Option, dump_key, dump_value, toml_value
 from .paths import absolute, working_directory
 from .sections import (
@@ -95,7 +95,7 @@ class Settings:
     partition_units: int | None = None
     #: the [items] table for flat labels (format "labels"), parsed by unitize.items.parse_options
     items: dict[str, Any] = field(default_factory=dict)
-    #: [run] executor: where the run's tasks go (unitize.executors); not a setting of the results, so it
+    #: [run] executor: where the run's tasks go (unitize.runtime.executors); not a setting of the results, so it
     #: stays out of resolved() (the manifest's run section records it)
     executor: str | None = None
     #: the [roles] table: "humans" and "candidates" (lists of names or candidate specs), for unitize agree

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
-from ..unitizers import Approach
+from ..units.unitizers import Approach
 from . import Settings, absolute
 
 _RAT_SECTIONS = ("Work Path", "Connectives", "Annotators", "Out Directory", "Data Handle Method")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import get_args
 
 from .. import layouts
-from ..unitizers import Approach, Discontinuous, Mode
+from ..units.unitizers import Approach, Discontinuous, Mode
 from .options import Option
 
 UNITS = ("char", "word")

@@ -15,8 +15,8 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..codes import sorted_codes
 from ..errors import DataError
+from ..model.codes import sorted_codes
 from .directory import OutputData
 from .model import Setting
 

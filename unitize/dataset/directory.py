@@ -29,12 +29,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .. import layouts
-from ..codes import decode, positions, sorted_codes
 from ..errors import DataError
 from ..layouts.sparse import Stored, dense_group, group_universe
+from ..model.codes import decode, positions, sorted_codes
+from ..model.traits import DEFAULT as DEFAULT_TRAITS
+from ..model.traits import FormatTraits
 from ..output import read_manifest
-from ..traits import DEFAULT as DEFAULT_TRAITS
-from ..traits import FormatTraits
 from .matrix import layer_rows, matrix
 from .model import Matrix, Setting
 from .parts import Index, PartFiles

@@ -12,9 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..codes import decode, sorted_codes
 from ..errors import DataError
 from ..layouts.long import LongIndex, pivot, value_counts
+from ..model.codes import decode, sorted_codes
 from .model import Matrix, Setting
 
 

@@ -30,8 +30,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..codes import sorted_codes
 from ..errors import DataError
+from ..model.codes import sorted_codes
 from ..output.parts import ROW_GROUPS_KEY, Run, runs
 
 #: the ``use_threads`` of the group readers' Parquet reads (here, :mod:`.segments`, :mod:`.universe`): none (see above)

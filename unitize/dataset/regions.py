@@ -39,7 +39,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..codes import sorted_codes
+from ..model.codes import sorted_codes
 from .batches import batches
 from .directory import OutputData, Setting
 from .matrix import layer_rows

@@ -14,9 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..codes import sorted_codes
 from ..errors import DataError
-from ..unitizers import cumulative
+from ..model.codes import sorted_codes
+from ..units.unitizers import cumulative
 from .parts import THREADS
 
 

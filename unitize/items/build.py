@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..config import ConfigError
-from ..findings import finding
 from ..layouts import ItemCells
 from ..model import Finding, ItemLabel
-from ..text import natural_key
+from ..model.findings import finding
+from ..model.text import natural_key
 from .options import NOT_APPLICABLE, SET_JOIN, GroupSpec, ItemOptions
 from .values import InvalidLabel, canonical
 

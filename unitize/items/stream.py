@@ -3,7 +3,7 @@
 :func:`build` cuts the records into buckets of whole items in natural item order —
 every record of an item in one bucket, about :data:`BUCKET_RECORDS` records a bucket
 — builds each (:func:`~.build.build_bucket`) and joins them: each group's rows
-spooled in order (:class:`~unitize.spool.Spool`: on disk when large), counts and
+spooled in order (:class:`~unitize.runtime.spool.Spool`: on disk when large), counts and
 findings added up, value numbers and split labels decided once every bucket is in.
 A study of at most ``bucket_records`` records is one bucket, and the matrices do not
 depend on the bucket size (``tests/items/test_stream.py``).
@@ -22,12 +22,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..findings import finding
-from ..item_records import SCHEMA, ItemRecords, records_of
 from ..layouts import ItemCells
 from ..layouts.item_cells import CELLS_SCHEMA, concat
 from ..model import Finding, ItemLabel
-from ..spool import Spool
+from ..model.findings import finding
+from ..model.item_records import SCHEMA, ItemRecords, records_of
+from ..runtime.spool import Spool
 from .build import GroupCounts, build_bucket, check_groups, item_key
 from .options import NOT_APPLICABLE, SET_JOIN, SPLIT_JOIN, SPLIT_VALUES, GroupSpec, ItemOptions
 from .values import numbers

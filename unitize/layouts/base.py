@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..schema import items_schema, units_schema
-from ..unitizers import Approach, Mode, UnitSpace
+from ..units.unitizers import Approach, Mode, UnitSpace
 from .frames import Frame
 from .item_cells import ItemCells
 

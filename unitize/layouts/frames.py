@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..unitizers import UnitSpace, cumulative
+from ..units.unitizers import UnitSpace, cumulative
 
 #: labels mode: the value of a unit no segment of the annotator covers (null = annotator missing)
 NOT_ANNOTATED = "O"

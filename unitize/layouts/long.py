@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..codes import constant, sorted_codes
 from ..errors import DataError
-from ..unitizers import Approach, Mode, cumulative, label_codes, label_dictionary, mark
+from ..model.codes import constant, sorted_codes
+from ..units.unitizers import Approach, Mode, cumulative, label_codes, label_dictionary, mark
 from .base import GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
 from .item_cells import ItemCells

@@ -26,9 +26,9 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
-from ..codes import dictionary, positions, sorted_codes
 from ..errors import DataError
-from ..unitizers import Approach, UnitSpace, cumulative
+from ..model.codes import dictionary, positions, sorted_codes
+from ..units.unitizers import Approach, UnitSpace, cumulative
 from .base import AnnotatorSegments, GroupMarks, StoredSetting
 from .frames import Frame, ranges, row_columns
 from .wide import Wide

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..codes import constant
-from ..unitizers import Approach, Mode, label_codes, label_dictionary, mark
+from ..model.codes import constant
+from ..units.unitizers import Approach, Mode, label_codes, label_dictionary, mark
 from .base import AnnotatorSegments, GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
 from .item_cells import ItemCells

@@ -37,7 +37,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import numpy as np
 import pyarrow as pa
 
-from ..codes import sorted_codes
+from ..model.codes import sorted_codes
 from ..schema import setting_path
 from .directory import ParquetStream
 

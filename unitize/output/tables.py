@@ -1,7 +1,7 @@
 """The tables a span run writes beside its unit matrices: documents, universe, tokens (``schemas/``).
 
 Each is built from plain data — the corpus, the unit spaces, the validation's universe — so the
-run hands them over ready (:meth:`unitize.matrices.Unitized.side_tables`) and the writer only
+run hands them over ready (:meth:`unitize.spans.matrices.Unitized.side_tables`) and the writer only
 writes them.
 """
 
@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from ..model import Corpus, Universe, not_missing
 from ..schema import documents_schema, tokens_schema, universe_schema
-from ..unitizers import UnitSpace
+from ..units.unitizers import UnitSpace
 
 
 def universe_table(groups: Sequence[str], annotators: Sequence[str], universe: Universe, expected: dict[str, list[str]]) -> pa.Table:

@@ -23,9 +23,9 @@ import pyarrow as pa
 
 from .._version import __version__
 from ..config import Settings
-from ..executors import TaskMap
 from ..model import Corpus, Finding
-from ..progress import Progress, Sized, no_progress
+from ..runtime.executors import TaskMap
+from ..runtime.progress import Progress, Sized, no_progress
 from ..schema import FORMAT_VERSION
 from .directory import OutputDir
 from .parts import InProcess, PartTask, write_partition
@@ -33,7 +33,7 @@ from .parts import InProcess, PartTask, write_partition
 
 class RunResult(Protocol):
     """What a run hands the writer: a unitized corpus of either kind (text spans:
-    :class:`unitize.matrices.Unitized`; flat labels: :class:`unitize.item_run.ItemsUnitized`)."""
+    :class:`unitize.spans.matrices.Unitized`; flat labels: :class:`unitize.items.run.ItemsUnitized`)."""
 
     settings: Settings
     corpus: Corpus
@@ -73,7 +73,7 @@ def write_run(
 ) -> dict[str, Any]:
     """Write every output of a run into ``out``; return the manifest.
 
-    ``executor`` (an object with ``map(fn, items) -> list`` in order, e.g. from ``unitize.executors``)
+    ``executor`` (an object with ``map(fn, items) -> list`` in order, e.g. from ``unitize.runtime.executors``)
     writes the work partitions; None, or an executor that keeps its tasks in this process (``local``),
     writes them here on ``threads`` threads (Parquet encoding releases the GIL; the bytes are the same).
     ``run_started`` (a :func:`time.time`) adds the run's ``seconds_total`` to the manifest's ``run`` section.

@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..output import locks_output
-from ..progress import Progress, no_progress
+from ..runtime.progress import Progress, no_progress
 from .build import Report, build
 from .page import write_report
 

@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 from ..dataset.adjudication import read_adjudication
 from ..dataset.directory import OutputData, Setting
 from ..dataset.regions import Cells, Region, doc_texts, layer_pieces, regions, setting_cells
-from ..progress import Progress, no_progress
+from ..runtime.progress import Progress, no_progress
 from . import study as _study
 from .jsontext import Raw, plain
 from .where import Confusion, Pairs, confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share

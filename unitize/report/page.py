@@ -16,7 +16,7 @@ from typing import Any
 
 from ..dataset.directory import OutputData
 from ..output import REPORT_MARKER, is_report, refuse_foreign, staged_folder
-from ..progress import Progress, no_progress
+from ..runtime.progress import Progress, no_progress
 from .build import Report
 from .jsontext import dumps
 from .study import plots, study_name

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 
 from .. import metrics as registry
 from ..dataset.directory import OutputData
-from ..findings import QUOTE_CODES
+from ..model.findings import QUOTE_CODES
 
 
 def bands() -> dict[str, dict[str, Any]]:

@@ -7,7 +7,7 @@ Offsets are converted from the model's text to the convention of the target tool
 (``not-convertible``), never dropped silently (see :mod:`unitize.writers.holds`).
 
 Writers are declared like adapters: each module names a :class:`Target` (its write function,
-its :class:`~unitize.traits.WriterTraits`, the adapter that reads its output back, its options),
+its :class:`~unitize.model.traits.WriterTraits`, the adapter that reads its output back, its options),
 registered in the ``unitize.writers`` entry-point group (the built-ins in pyproject.toml,
 nowhere else); :func:`writers` maps a name to its write function.
 """
@@ -23,9 +23,9 @@ from .. import plugins
 from ..config import Option
 from ..errors import UnitizeError
 from ..model import Corpus, Finding
+from ..model.traits import WriterTraits
 from ..names import FileNames
 from ..output import OutputDir
-from ..traits import WriterTraits
 
 __all__ = ["GROUP", "Target", "Writer", "WriterError", "WriterTraits", "Written", "available", "get_target", "rescan", "writers"]
 

@@ -23,8 +23,8 @@ import numpy as np
 
 from ..adapters.brat import TEXT
 from ..model import Corpus, Span
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import Texts, by_submission, encodings
 from .holds import holdable

@@ -14,11 +14,11 @@ import numpy as np
 from ..adapters import AdapterError, get_adapter
 from ..config.options import dump_string
 from ..config.sections import UNITIZE_OPTIONS
-from ..findings import finding
 from ..model import Corpus, Document, Span
+from ..model.findings import finding
+from ..model.text import TextConventions, natural_key
 from ..output import OutputDir
-from ..text import TextConventions, natural_key
-from ..tokenize import get_tokenizer
+from ..units.tokenize import get_tokenizer
 from . import Written
 from .holds import elements
 from .offsets import TargetText, target_text

@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from ..adapters.conll16 import PARTS, TEXT
-from ..findings import finding
 from ..model import Corpus
+from ..model.findings import finding
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import RelationOut, Texts, encodings, relations
 from .holds import holdable, not_held

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..findings import finding
 from ..model import Corpus, Span
+from ..model.findings import finding
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import by_submission, word_tokens
 from .holds import holdable, not_held

@@ -22,10 +22,10 @@ import numpy as np
 from lxml import etree
 
 from ..adapters.datt import DEFAULT_PATTERN, TEXT
-from ..findings import finding
 from ..model import Corpus
+from ..model.findings import finding
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import RelationOut, Texts, encodings, relations
 from .holds import holdable

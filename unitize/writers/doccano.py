@@ -14,8 +14,8 @@ from typing import Any
 
 from ..adapters.doccano import TEXT
 from ..model import Corpus, Span
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import numeric_id, write_jsonl_per_annotator
 from .holds import holdable

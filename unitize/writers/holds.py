@@ -1,4 +1,4 @@
-"""Which records a target format can hold: the :class:`~unitize.traits.WriterTraits` applied to a corpus.
+"""Which records a target format can hold: the :class:`~unitize.model.traits.WriterTraits` applied to a corpus.
 
 Every writer first asks :func:`holdable` for the span records it can write. An *element*
 is what one record holds in one layer (its fragments); an element the target cannot
@@ -15,10 +15,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..findings import finding
 from ..model import Corpus, Finding, Span
-from ..text import natural_key
-from ..traits import WriterTraits
+from ..model.findings import finding
+from ..model.text import natural_key
+from ..model.traits import WriterTraits
 
 #: the one group of formats without groups (span tools; discourse formats read with ``group_by = "none"``)
 ONE_GROUP = "all"

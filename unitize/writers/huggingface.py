@@ -24,8 +24,8 @@ import pyarrow.parquet as pq
 from ..adapters.huggingface import TEXT
 from ..config import Option
 from ..model import Corpus
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import Texts
 from .holds import elements, holdable

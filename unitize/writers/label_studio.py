@@ -18,8 +18,8 @@ import numpy as np
 
 from ..adapters.label_studio import TEXT
 from ..model import Corpus
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import Texts, by_submission, numeric_id
 from .holds import holdable

@@ -16,10 +16,10 @@ from typing import Any
 import pyarrow as pa
 
 from ..config import Option
-from ..findings import finding
 from ..model import Corpus
+from ..model.findings import finding
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .span_table import TABLE_FORMATS, write_table
 

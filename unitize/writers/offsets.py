@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..model import Document
-from ..text import (
+from ..model.text import (
     DecodeError,
     TextConventions,
     codepoints_to_utf16,

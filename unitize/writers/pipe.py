@@ -2,7 +2,7 @@
 
 Files go to ``annotations/<annotator>/<doc><suffix>`` with the raw texts in ``texts/``; the
 generated ``study.toml`` maps the annotators back. Offsets are in the format's convention (its
-adapter's :class:`~unitize.text.TextConventions`: PDTB-3 counts line breaks as one character, a BOM
+adapter's :class:`~unitize.model.text.TextConventions`: PDTB-3 counts line breaks as one character, a BOM
 as character 0, UTF-16 code units; PDTB-2 bytes of the Latin-1 WSJ files). A relation read from a
 file of the same format keeps all its other fields; otherwise the type, senses, inserted
 connective, identifier and span fields (and PDTB-2's raw-text fields) are filled in. Layers the
@@ -22,9 +22,9 @@ import numpy as np
 
 from ..adapters.pdtb3 import PipeLines
 from ..model import Corpus, Finding
+from ..model.text import TextConventions
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..text import TextConventions
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import RelationOut, Texts, encodings, relations
 from .holds import holdable, not_held

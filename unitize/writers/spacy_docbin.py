@@ -18,8 +18,8 @@ import numpy as np
 
 from ..adapters.spacy_docbin import TEXT, USER_DATA, blank_vocab
 from ..model import Corpus, Span
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import Texts, by_submission, word_tokens
 from .holds import holdable

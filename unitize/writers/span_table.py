@@ -24,8 +24,8 @@ from ..adapters.span_table import TEXT
 from ..cells import may_change, row
 from ..config import Option
 from ..model import Corpus
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import Texts, by_submission
 from .holds import holdable

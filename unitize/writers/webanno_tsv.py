@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from ..adapters.webanno_tsv import _SKIP_DIRS, TEXT
-from ..findings import finding
 from ..model import Corpus, Span
+from ..model.findings import finding
+from ..model.text import codepoints_to_utf16
+from ..model.traits import WriterTraits
 from ..output import OutputDir
-from ..text import codepoints_to_utf16
-from ..traits import WriterTraits
 from . import Target, Written
 from .common import Texts, by_submission, word_tokens
 from .holds import holdable, not_held

@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from .config import Settings
-from .errors import RunError
-from .findings import QUOTE_CODES, QUOTE_OUTCOME, span_finding
-from .model import Corpus, Finding, Span
-from .segments import FragmentNames, UnitResult
-from .unitizers import fragments_to_segments
-from .validate import Validation
+from ..config import Settings
+from ..errors import RunError
+from ..model import Corpus, Finding, Span
+from ..model.findings import QUOTE_CODES, QUOTE_OUTCOME, span_finding
+from ..units.segments import FragmentNames, UnitResult
+from ..units.unitizers import fragments_to_segments
+from ..validate import Validation
 
 #: labels mode: the label of a span that has none
 UNLABELLED = "*"

@@ -20,7 +20,7 @@ from itertools import combinations
 import numpy as np
 import pyarrow as pa
 
-from .codes import sorted_codes
+from ..model.codes import sorted_codes
 
 #: the key of the segments file's schema metadata that holds its relation counts
 KEY = b"unitize:relations"

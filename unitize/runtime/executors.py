@@ -24,7 +24,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from .errors import RunError
+from ..errors import RunError
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor

@@ -26,20 +26,20 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from . import relations
-from .config import Settings
-from .errors import RunError
-from .findings import ERROR, count_by_severity
-from .layouts import WIDE, GroupMarks, Layout
-from .layouts.base import AnnotatorSegments
-from .layouts.frames import NOT_ANNOTATED, Frame, group_frame
-from .model import Corpus, Finding, Universe
-from .output.parts import PARTITION_UNITS, PartTask, partitions
-from .output.tables import documents_table, tokens_table, universe_table
-from .schema import FORMAT_VERSION, setting_name
-from .segments import Marks, UnitResult
-from .unitizers import Approach, Mode, UnitSpace
-from .validate import Validation
+from ..config import Settings
+from ..errors import RunError
+from ..layouts import WIDE, GroupMarks, Layout
+from ..layouts.base import AnnotatorSegments
+from ..layouts.frames import NOT_ANNOTATED, Frame, group_frame
+from ..model import Corpus, Finding, Universe
+from ..model.findings import ERROR, count_by_severity
+from ..output.parts import PARTITION_UNITS, PartTask, partitions
+from ..output.tables import documents_table, tokens_table, universe_table
+from ..schema import FORMAT_VERSION, setting_name
+from ..units import relations
+from ..units.segments import Marks, UnitResult
+from ..units.unitizers import Approach, Mode, UnitSpace
+from ..validate import Validation
 
 __all__ = ["MatrixBuilder", "MatrixSource", "Unitized"]
 
@@ -241,7 +241,7 @@ class Unitized:
         return [PartTask(k, str(staging), specs, self.part(d0, d1)) for k, (d0, d1) in enumerate(partitions(chars, limit))]
 
     def side_tables(self) -> Iterator[tuple[str, pa.Table]]:
-        """The segments of every unit type (with discourse data's relation counts: :mod:`unitize.relations`),
+        """The segments of every unit type (with discourse data's relation counts: :mod:`unitize.units.relations`),
         the documents, the unit universe and the tokens."""
         for unit, res in self.results.items():
             segments = res.segments

@@ -17,16 +17,16 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from . import layouts
-from .config import ConfigError, Settings
-from .findings import ERROR, count_by_severity, sort_key
-from .item_records import ItemRecords
-from .items import NOT_APPLICABLE, GroupMatrix, ItemOptions, ItemResult, build, item_key, parse_options
-from .layouts import WIDE, ItemCells, Layout
-from .layouts.item_cells import concat
-from .model import Corpus, Finding
-from .output.parts import PartSpec, PartTask, Slice, item_slices
-from .schema import FORMAT_VERSION
+from .. import layouts
+from ..config import ConfigError, Settings
+from ..layouts import WIDE, ItemCells, Layout
+from ..layouts.item_cells import concat
+from ..model import Corpus, Finding
+from ..model.findings import ERROR, count_by_severity, sort_key
+from ..model.item_records import ItemRecords
+from ..output.parts import PartSpec, PartTask, Slice, item_slices
+from ..schema import FORMAT_VERSION
+from . import NOT_APPLICABLE, GroupMatrix, ItemOptions, ItemResult, build, item_key, parse_options
 
 #: column names of a columnar item matrix an annotator may not take
 RESERVED = {"group", "item"}

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .adapters import Adapter
-from .config import ITEM_GROUP_OPTIONS, ITEMS_OPTIONS, UNITIZE_OPTIONS, Option, dump_key, dump_value
-from .model import Corpus
-from .tokenize import guess_language
+from ..adapters import Adapter
+from ..config import ITEM_GROUP_OPTIONS, ITEMS_OPTIONS, UNITIZE_OPTIONS, Option, dump_key, dump_value
+from ..model import Corpus
+from ..units.tokenize import guess_language
 
 #: where inline comments start
 COMMENT_COLUMN = 40
@@ -49,7 +49,7 @@ class Inspection:
     findings: Counter = field(default_factory=Counter)
     #: why the data could not be read (then the rest is empty)
     error: str | None = None
-    #: the texts' language when they tell it (:func:`unitize.tokenize.guess_language`), for the word tokenizer
+    #: the texts' language when they tell it (:func:`unitize.units.tokenize.guess_language`), for the word tokenizer
     language: str | None = None
 
 

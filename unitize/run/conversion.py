@@ -18,21 +18,21 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ._version import __version__
-from .adapters import get_adapter
-from .config import Settings
-from .config.sections import ASSIGNMENT_ALL, ASSIGNMENT_PER_DOCUMENT
-from .errors import RunError
-from .findings import ERROR, count_by_severity, sort_key, top_codes
-from .model import Corpus, Finding
-from .output import OutputDir, atomic_write_text, claim_output, input_rows, run_section
-from .progress import Progress
-from .run import read_corpus
-from .schema import FORMAT_VERSION
-from .span_run import per_document
-from .validate import check_spans
-from .writers import Target, WriterError, Written, available, get_target
-from .writers.common import study_toml
+from .._version import __version__
+from ..adapters import get_adapter
+from ..config import Settings
+from ..config.sections import ASSIGNMENT_ALL, ASSIGNMENT_PER_DOCUMENT
+from ..errors import RunError
+from ..model import Corpus, Finding
+from ..model.findings import ERROR, count_by_severity, sort_key, top_codes
+from ..output import OutputDir, atomic_write_text, claim_output, input_rows, run_section
+from ..runtime.progress import Progress
+from ..schema import FORMAT_VERSION
+from ..spans.run import per_document
+from ..validate import check_spans
+from ..writers import Target, WriterError, Written, available, get_target
+from ..writers.common import study_toml
+from .pipeline import read_corpus
 
 #: what a conversion output directory holds (and a rerun replaces)
 OWNED = ("annotations", "texts", "study.toml", "report.jsonl", "manifest.json")

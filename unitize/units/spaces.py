@@ -11,10 +11,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .errors import RunError
-from .executors import Executor, forked_pool
-from .model import Corpus
-from .progress import Progress, Sized, no_progress
+from ..errors import RunError
+from ..model import Corpus
+from ..runtime.executors import Executor, forked_pool
+from ..runtime.progress import Progress, Sized, no_progress
 from .tokenize import get_tokenizer
 from .unitizers import UnitSpace, cumulative
 

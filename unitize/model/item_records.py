@@ -2,8 +2,8 @@
 
 A crowd export holds millions of label records; as :class:`~unitize.model.ItemLabel`
 objects they take hundreds of bytes each. :class:`ItemRecords` keeps them as Arrow
-record batches in a :class:`~unitize.spool.Spool` — in memory for a small study, on
-disk past :data:`~unitize.spool.MEMORY_ROWS` records — and gives them back in the
+record batches in a :class:`~unitize.runtime.spool.Spool` — in memory for a small study, on
+disk past :data:`~unitize.runtime.spool.MEMORY_ROWS` records — and gives them back in the
 order they were read, as records or as batches. It is what :attr:`Corpus.items
 <unitize.model.Corpus.items>` holds.
 """
@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 
 import pyarrow as pa
 
-from .model import ItemLabel
-from .spool import Spool
+from ..runtime.spool import Spool
+from .corpus import ItemLabel
 
 #: the columns of a batch of records
 SCHEMA = pa.schema(
@@ -96,7 +96,7 @@ class ItemRecords:
 
     @property
     def on_disk(self) -> bool:
-        """Whether the records went to a temporary file (more than :data:`~unitize.spool.MEMORY_ROWS`)."""
+        """Whether the records went to a temporary file (more than :data:`~unitize.runtime.spool.MEMORY_ROWS`)."""
         return self._spool.on_disk
 
     def batches(self) -> Iterator[pa.RecordBatch]:

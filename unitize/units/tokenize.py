@@ -17,7 +17,7 @@ from functools import cache
 
 import numpy as np
 
-from .errors import UnitizeError
+from ..errors import UnitizeError
 
 TokenExtents = tuple[np.ndarray, np.ndarray]
 Tokenizer = Callable[[str], TokenExtents]

@@ -4,9 +4,9 @@ Each step is a plain function over plain data:
 
 - :func:`read_corpus` — settings → :class:`~unitize.model.Corpus` (the adapter's work);
 - :func:`unitize` — corpus + settings → a unitized corpus of its kind: text spans
-  become a :class:`~unitize.matrices.Unitized` (:mod:`unitize.span_run`: validation,
+  become a :class:`~unitize.spans.matrices.Unitized` (:mod:`unitize.spans.run`: validation,
   segments, unit matrices on demand), flat labels an
-  :class:`~unitize.item_run.ItemsUnitized` (:mod:`unitize.item_run`: item matrices);
+  :class:`~unitize.items.run.ItemsUnitized` (:mod:`unitize.items.run`: item matrices);
 - :func:`write_output` — a unitized corpus → an output directory, returns the manifest
   (:mod:`unitize.output`);
 - :func:`convert` — all three, as the CLI runs them.
@@ -23,18 +23,18 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from .adapters import Adapter, available, get_adapter
-from .config import Settings
-from .errors import RunError
-from .executors import Executor, TaskMap, executor_of
-from .findings import top_codes
-from .item_run import ItemsUnitized, unitize_items
-from .matrices import Unitized
-from .model import Corpus
-from .names import file_names, named
-from .output import RunResult, claim_output, write_run
-from .progress import Progress, no_progress
-from .span_run import unitize_spans
+from ..adapters import Adapter, available, get_adapter
+from ..config import Settings
+from ..errors import RunError
+from ..items.run import ItemsUnitized, unitize_items
+from ..model import Corpus
+from ..model.findings import top_codes
+from ..names import file_names, named
+from ..output import RunResult, claim_output, write_run
+from ..runtime.executors import Executor, TaskMap, executor_of
+from ..runtime.progress import Progress, no_progress
+from ..spans.matrices import Unitized
+from ..spans.run import unitize_spans
 
 #: the format hint looks at no more files than this
 HINT_FILES = 10_000
@@ -137,7 +137,7 @@ def unitize(
 ) -> Unitized | ItemsUnitized:
     """Validate and unitize a corpus: unit matrices for text spans, item matrices for flat labels.
 
-    ``executor`` (:mod:`unitize.executors`; default: here) tokenizes the documents of a span corpus.
+    ``executor`` (:mod:`unitize.runtime.executors`; default: here) tokenizes the documents of a span corpus.
     """
     if is_items(corpus):
         return unitize_items(corpus, settings)
@@ -199,7 +199,7 @@ def convert(
 
     The output directory is checked and locked first, before any input is read
     (:func:`~unitize.output.claim_output`). ``executor`` — an
-    :class:`~unitize.executors.Executor` or a spec (``local``, ``processes[:N]``,
+    :class:`~unitize.runtime.executors.Executor` or a spec (``local``, ``processes[:N]``,
     ``dask[:ADDRESS]``; default ``settings.executor``, else local) — runs the
     tokenization and the writing of the work partitions; the outputs are the same
     for every executor (only the manifest's ``run`` section names it). Returns the

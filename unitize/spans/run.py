@@ -1,8 +1,8 @@
-"""The span kind of run: a corpus of text spans → a validated :class:`~unitize.matrices.Unitized`.
+"""The span kind of run: a corpus of text spans → a validated :class:`~unitize.spans.matrices.Unitized`.
 
 Applies the format's defaults, runs the validation (RAT's rules), selects the
-live fragments of the chosen layers (:mod:`unitize.fragments`), resolves them into
-segments for every unit type (:mod:`unitize.segments`) and keeps the record
+live fragments of the chosen layers (:mod:`unitize.spans.fragments`), resolves them into
+segments for every unit type (:mod:`unitize.units.segments`) and keeps the record
 accounting: every input record ends in a segment or in the report.
 
 A corpus read whole is one part; a streamed corpus (:class:`~unitize.model.SpanStream`)
@@ -23,22 +23,22 @@ from typing import Any
 
 import pyarrow as pa
 
-from . import layouts
-from .config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
-from .errors import RunError
-from .executors import Executor, cores, forked_pool, forks
-from .findings import finding, sort_key
+from .. import layouts
+from ..config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
+from ..errors import RunError
+from ..model import Corpus, Document, Finding, InputFile, SpanStream, Submission, Universe
+from ..model.findings import finding, sort_key
+from ..model.traits import FormatTraits
+from ..runtime.executors import Executor, cores, forked_pool, forks
+from ..runtime.progress import Progress, Sized, no_progress
+from ..runtime.spool import scratch_prefix
+from ..units.relations import relation_counts
+from ..units.segments import UnitResult, joined, resolve_segments
+from ..units.spaces import build_spaces
+from ..units.unitizers import UnitSpace
+from ..validate import Validation, validate
 from .fragments import MAX_LABELS, UNLABELLED, Counts, Fragments, accounting
 from .matrices import Unitized
-from .model import Corpus, Document, Finding, InputFile, SpanStream, Submission, Universe
-from .progress import Progress, Sized, no_progress
-from .relations import relation_counts
-from .segments import UnitResult, joined, resolve_segments
-from .spaces import build_spaces
-from .spool import scratch_prefix
-from .traits import FormatTraits
-from .unitizers import UnitSpace
-from .validate import Validation, validate
 
 #: column names of the wide unit matrices an annotator may not take
 RESERVED = {"group", "doc_id", "layer", "unit", "begin", "end"}
@@ -53,7 +53,7 @@ def _configured_annotators(settings: Settings) -> list[str] | None:
 def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_progress, executor: Executor | None = None) -> Unitized:
     """Validate and unitize a span corpus: segments for every unit type asked for, matrices on demand.
 
-    ``executor`` (:mod:`unitize.executors`) tokenizes the documents, a chunk per task. A streamed
+    ``executor`` (:mod:`unitize.runtime.executors`) tokenizes the documents, a chunk per task. A streamed
     corpus (:class:`~unitize.model.SpanStream`) is validated and resolved a batch of whole groups at
     a time, each batch's spans let go before the next is read; the result is the one a corpus
     holding every span gives.

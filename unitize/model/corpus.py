@@ -82,7 +82,7 @@ class ItemLabel:
 
 class ItemLabels(Protocol):
     """Where a corpus keeps its flat-label records, in reading order: a list, or
-    :class:`unitize.item_records.ItemRecords` (compact, spilled to disk when large)."""
+    :class:`unitize.model.item_records.ItemRecords` (compact, spilled to disk when large)."""
 
     def append(self, record: ItemLabel, /) -> None: ...
     def __len__(self) -> int: ...
@@ -213,7 +213,7 @@ class SpanStream:
 class Corpus:
     """Everything an adapter read: documents, span records, submissions, findings.
 
-    ``traits`` are its format's (:mod:`unitize.traits`), stamped by the adapter's reader.
+    ``traits`` are its format's (:mod:`unitize.model.traits`), stamped by the adapter's reader.
     """
 
     format: str

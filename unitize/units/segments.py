@@ -20,10 +20,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .findings import span_finding
-from .model import Corpus, Finding, Span
+from ..model import Corpus, Finding, Span
+from ..model.findings import span_finding
+from ..schema import segments_schema
 from .relations import Counts
-from .schema import segments_schema
 from .unitizers import Merged, SegmentKey, Segments, UnitSpace, char_units, merge_overlaps, word_units
 
 
@@ -39,7 +39,7 @@ class FragmentNames(TypedDict):
 @dataclass
 class Marks:
     """The merged segments of one unit type as the matrix builders read them: inclusive unit ranges
-    ``u0 … u1`` (positions in the unit space), sorted by their :class:`~unitize.unitizers.SegmentKey`
+    ``u0 … u1`` (positions in the unit space), sorted by their :class:`~unitize.units.unitizers.SegmentKey`
     ``key`` then ``u0``; ``label_*`` the same per label (mode ``labels``), keys ``keys.labelled``."""
 
     keys: SegmentKey
@@ -70,7 +70,7 @@ class UnitResult:
 
     ``mapped``: the memory maps of files the segments table lies in (a streamed run's), whose pages
     :meth:`let_go` hands back to the system once the table is written (a later read maps them again).
-    ``relations``: discourse data's relations per group (:func:`unitize.relations.relation_counts` of the
+    ``relations``: discourse data's relations per group (:func:`unitize.units.relations.relation_counts` of the
     segments), counted where the segments are made; None when not counted.
     """
 
@@ -158,7 +158,7 @@ def resolve_segments(
 
     ``frag`` holds the live fragments as parallel arrays (span index, label, group,
     layer, annotator and document indices, element, begin, end); ``segs`` is their
-    :func:`~unitize.unitizers.fragments_to_segments`; ``names`` the group, layer,
+    :func:`~unitize.units.unitizers.fragments_to_segments`; ``names`` the group, layer,
     annotator and label names the indices refer to. Findings: ``empty-segment``,
     ``word-snapped``, ``segments-merged``.
     """

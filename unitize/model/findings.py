@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .model import Finding, Span
+from .corpus import Finding, Span
 from .text import natural_key
 
 ERROR = "error"

@@ -1,0 +1,1 @@
+"""Where a run's work happens: processes, scratch storage, progress."""

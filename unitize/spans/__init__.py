@@ -1,0 +1,1 @@
+"""The span stage of a run: live fragments → segments → unit matrices."""

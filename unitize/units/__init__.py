@@ -1,0 +1,1 @@
+"""Unitizing: texts become unit spaces, fragments become disjoint segments (pure NumPy)."""
