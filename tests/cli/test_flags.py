@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import ROOT
 from unitize.adapters import all_options, available, get_adapter
-from unitize.adapters.discourse import read_relations
+from unitize.adapters.discourse_read import read_relations
 from unitize.cli import COMMANDS, build_parser, main
 from unitize.cli.flags import FIXED, flag
 from unitize.config import ConfigError, Option, apply_set, from_mapping, toml_value

@@ -83,62 +83,48 @@ def _parse_ann(text: str, name: str, annotator: str, doc: str, layer: str, corpu
             others.append((number, ident, rest))
             continue
         n_t += 1
-        middle, _, stored = rest.partition("\t")
-        label, _, offsets = middle.strip().partition(" ")
-        parsed = [_fragment(p) for p in offsets.split(";")] if offsets else [None]
-        frags = [f for f in parsed if f is not None]
-        if not label or len(frags) < len(parsed):
-            corpus.findings.append(
-                finding(
-                    "offset-invalid",
-                    f"T annotation {ident} has no readable offsets: {middle[:60]!r}",
-                    "annotation left out; write it as `Type START END[;START END]*`",
-                    file=name,
-                    record=ident,
-                    doc=doc,
-                    group=GROUP,
-                    annotator=annotator,
-                    layer=layer,
-                )
-            )
-            spans.append(bad_span(annotator, doc, ident, layer, label or None, name, number))
-            continue
-        made = []
-        for i, (b, e) in enumerate(frags):
-            if b < 0 or e < 0:
-                b = e = -1
-            made.append(
-                Span(
-                    annotator,
-                    doc,
-                    GROUP,
-                    ident,
-                    layer,
-                    i,
-                    b,
-                    e,
-                    label=label,
-                    source=name,
-                    line=number,
-                    stored_text=stored if len(frags) == 1 and stored else None,
-                )
-            )
-        if any(not s.valid for s in made):
-            corpus.findings.append(
-                span_finding("offset-invalid", made[0], f"T annotation {ident} (line {number}) has a negative offset", "fragment left out")
-            )
-        ordered = sorted(f for f in frags if f[0] >= 0)
-        if any(a[1] > b[0] for a, b in zip(ordered, ordered[1:])):
-            corpus.findings.append(
-                span_finding(
-                    "fragments-overlap",
-                    made[0],
-                    f"fragments {offsets} of {ident} (line {number}) overlap (brat itself rejects this)",
-                    "kept; the fragments are unitized as one element",
-                )
-            )
+        made, readable = _text_bound(ident, rest, number, name, annotator, doc, layer, corpus)
         spans.extend(made)
-        by_id[ident] = made
+        if readable:
+            by_id[ident] = made
+    _attach(others, by_id)
+    return spans, n_t
+
+
+def _text_bound(ident: str, rest: str, number: int, name: str, annotator: str, doc: str, layer: str, corpus: Corpus) -> tuple[list[Span], bool]:
+    """The fragments of one T annotation as spans, and whether its offsets could be read (if not: one unplaced span, a finding)."""
+    middle, _, stored = rest.partition("\t")
+    label, _, offsets = middle.strip().partition(" ")
+    parsed = [_fragment(p) for p in offsets.split(";")] if offsets else [None]
+    frags = [f for f in parsed if f is not None]
+    if not label or len(frags) < len(parsed):
+        corpus.findings.append(finding(
+            "offset-invalid", f"T annotation {ident} has no readable offsets: {middle[:60]!r}",
+            "annotation left out; write it as `Type START END[;START END]*`",
+            file=name, record=ident, doc=doc, group=GROUP, annotator=annotator, layer=layer,
+        ))
+        return [bad_span(annotator, doc, ident, layer, label or None, name, number)], False
+    made = []
+    for i, (b, e) in enumerate(frags):
+        if b < 0 or e < 0:
+            b = e = -1
+        made.append(Span(annotator, doc, GROUP, ident, layer, i, b, e, label=label, source=name, line=number,
+                         stored_text=stored if len(frags) == 1 and stored else None))
+    if any(not s.valid for s in made):
+        corpus.findings.append(
+            span_finding("offset-invalid", made[0], f"T annotation {ident} (line {number}) has a negative offset", "fragment left out")
+        )
+    ordered = sorted(f for f in frags if f[0] >= 0)
+    if any(a[1] > b[0] for a, b in zip(ordered, ordered[1:])):
+        corpus.findings.append(span_finding(
+            "fragments-overlap", made[0], f"fragments {offsets} of {ident} (line {number}) overlap (brat itself rejects this)",
+            "kept; the fragments are unitized as one element",
+        ))
+    return made, True
+
+
+def _attach(others: list[tuple[int, str, str]], by_id: dict[str, list[Span]]) -> None:
+    """Relations, events, attributes and equivalences onto the spans of the T annotations they name."""
     for _number, kind, rest in others:
         fields = rest.split("\t")
         head = fields[0].split()
@@ -152,7 +138,6 @@ def _parse_ann(text: str, name: str, annotator: str, doc: str, layer: str, corpu
                     span.attrs.setdefault(key, {})[head[0]] = head[2] if len(head) > 2 else True
                 else:
                     span.attrs.setdefault(key, []).append(f"{kind}\t{rest}".rstrip("\t"))
-    return spans, n_t
 
 
 def read(

@@ -33,9 +33,8 @@ from .discourse import (
     RelationFormat,
     home,
     read_bytes_for,
-    read_relations,
-    relation_adapter,
 )
+from .discourse_read import read_relations, relation_adapter
 
 #: layer -> key of the relation object
 PARTS = {"Arg1": "Arg1", "Arg2": "Arg2", "Conn": "Connective"}

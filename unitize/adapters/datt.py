@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -92,13 +93,38 @@ def read(
     if not texts.is_dir():
         raise AdapterError(f"texts directory not found: {texts}")
     base = Path(base) if base is not None else Path.cwd()
-    pattern = compile_pattern(filename_pattern or DEFAULT_PATTERN)
-    wanted_annotators = set(annotators) if annotators else None
-    wanted_groups = set(groups) if groups else None
-    progress = progress or no_progress
-
     corpus = Corpus(format="datt")
-    jobs: list[tuple[str, str, str, str, str]] = []
+    selection = _Selection(compile_pattern(filename_pattern or DEFAULT_PATTERN), set(annotators) if annotators else None, set(groups) if groups else None)
+    jobs = _jobs(annotations, base, selection, corpus)
+
+    def texts_of(docs: set[str]) -> None:
+        read_texts(docs, index_texts(texts, base, corpus, suffixes=TEXT.suffixes), base, corpus, TEXT, encoding=encoding, fallback=encoding_fallback)
+
+    if stream and group_by == "connective" and jobs:
+        texts_of({job[2] for job in jobs})
+        corpus.stream = SpanStream(sorted({job[3] for job in jobs}), [partial(_read_batch, batch) for batch in _plan(jobs)], workers)
+        return corpus
+    _parse(corpus, jobs, workers, progress or no_progress)
+    regroup(corpus, group_by, sense_level)
+    texts_of({s.doc_id for s in corpus.submissions})
+    return corpus
+
+
+Job = tuple[str, str, str, str, str]  # path, name as shown, document, annotator, connective
+
+
+@dataclass(frozen=True)
+class _Selection:
+    """Which files are read: the file-name pattern, and the annotators and connectives asked for."""
+
+    pattern: re.Pattern[str]
+    annotators: set[str] | None
+    groups: set[str] | None
+
+
+def _jobs(annotations: Path, base: Path, selection: _Selection, corpus: Corpus) -> list[Job]:
+    """The DATT files to parse, one per (document, annotator, connective); every other file is a finding or counted."""
+    jobs: list[Job] = []
     seen: dict[tuple[str, str, str], str] = {}
     folder = relative(annotations, base)
     # sorted as Paths sort (by their parts), without a Python comparison per pair
@@ -107,79 +133,59 @@ def read(
             continue
         subject = path.relative_to(annotations).as_posix()
         name = posixpath.normpath(posixpath.join(folder, subject))  # = relative(path, base), without a relpath per file
-        shown = printable(name)
-        if shown is not None:
-            corpus.findings.append(
-                finding("filename-pattern", "file name is not valid UTF-8", "file skipped; rename it", file=shown)
-            )
+        named = _named(subject, name, selection.pattern, corpus)
+        if named is None:
             continue
-        match = pattern.search(subject)
-        if match is None:
-            corpus.findings.append(
-                finding(
-                    "filename-pattern",
-                    f"file name {subject!r} does not match the pattern {pattern.pattern!r}",
-                    "file skipped; rename it or set [input] filename_pattern",
-                    file=name,
-                )
-            )
-            continue
-        if not all(match.group(g) for g in ("doc", "annotator", "connective")):
-            corpus.findings.append(
-                finding(
-                    "filename-pattern",
-                    f"file name {subject!r} leaves doc, annotator or connective empty under the pattern {pattern.pattern!r}",
-                    "file skipped; rename it or fix [input] filename_pattern",
-                    file=name,
-                )
-            )
-            continue
-        doc, annotator, group = match["doc"], match["annotator"], match["connective"]
-        if (wanted_annotators is not None and annotator not in wanted_annotators) or (
-            wanted_groups is not None and group not in wanted_groups
-        ):
+        doc, annotator, group = named
+        if (selection.annotators is not None and annotator not in selection.annotators) or (selection.groups is not None and group not in selection.groups):
             corpus.skipped_by_selection += 1
-            if wanted_annotators is not None and annotator not in wanted_annotators:
+            if selection.annotators is not None and annotator not in selection.annotators:
                 corpus.not_selected.add(annotator)
             continue
         key = (doc, annotator, group)
         if key in seen:
-            corpus.findings.append(
-                finding(
-                    "duplicate-file",
-                    f"a second file for document {doc}, annotator {annotator}, connective {group} "
-                    f"(the first is {seen[key]})",
-                    f"file skipped, {seen[key]} used; remove one of them",
-                    file=name,
-                    doc=doc,
-                    group=group,
-                    annotator=annotator,
-                )
-            )
+            corpus.findings.append(finding(
+                "duplicate-file", f"a second file for document {doc}, annotator {annotator}, connective {group} (the first is {seen[key]})",
+                f"file skipped, {seen[key]} used; remove one of them", file=name, doc=doc, group=group, annotator=annotator,
+            ))
             continue
         seen[key] = name
         jobs.append((str(path), name, doc, annotator, group))
+    return jobs
 
+
+def _named(subject: str, name: str, pattern: re.Pattern[str], corpus: Corpus) -> tuple[str, str, str] | None:
+    """(document, annotator, connective) a file's name gives, or ``None`` (a ``filename-pattern`` finding says why)."""
+    shown = printable(name)
+    if shown is not None:
+        corpus.findings.append(finding("filename-pattern", "file name is not valid UTF-8", "file skipped; rename it", file=shown))
+        return None
+    match = pattern.search(subject)
+    if match is None:
+        corpus.findings.append(finding(
+            "filename-pattern", f"file name {subject!r} does not match the pattern {pattern.pattern!r}",
+            "file skipped; rename it or set [input] filename_pattern", file=name,
+        ))
+        return None
+    if not all(match.group(g) for g in ("doc", "annotator", "connective")):
+        corpus.findings.append(finding(
+            "filename-pattern", f"file name {subject!r} leaves doc, annotator or connective empty under the pattern {pattern.pattern!r}",
+            "file skipped; rename it or fix [input] filename_pattern", file=name,
+        ))
+        return None
+    return match["doc"], match["annotator"], match["connective"]
+
+
+def _parse(corpus: Corpus, jobs: list[Job], workers: int | None, progress: Progress) -> None:
+    """Parse every file into the corpus: in worker processes past :data:`PARALLEL_THRESHOLD` files (or ``workers``)."""
     n_workers = min(workers, cores()) if workers is not None else (min(cores(), 8) if len(jobs) >= PARALLEL_THRESHOLD else 1)
-    if stream and group_by == "connective" and jobs:
-        docs = {job[2] for job in jobs}
-        read_texts(docs, index_texts(texts, base, corpus, suffixes=TEXT.suffixes), base, corpus, TEXT, encoding=encoding, fallback=encoding_fallback)
-        corpus.stream = SpanStream(sorted({job[3] for job in jobs}), [partial(_read_batch, batch) for batch in _plan(jobs)], workers)
-        return corpus
     with _no_cyclic_gc():
         if n_workers > 1 and len(jobs) > 1:
             with ProcessPoolExecutor(max_workers=n_workers) as pool:
-                results: Iterable[FileResult] = progress(
-                    Sized(pool.map(read_file_star, jobs, chunksize=256), len(jobs)), "reading annotations"
-                )
+                results: Iterable[FileResult] = progress(Sized(pool.map(read_file_star, jobs, chunksize=256), len(jobs)), "reading annotations")
                 _collect(corpus, jobs, results)
         else:
             _collect(corpus, jobs, map(read_file_star, progress(jobs, "reading annotations")))
-
-    regroup(corpus, group_by, sense_level)
-    docs = {s.doc_id for s in corpus.submissions}
-    read_texts(docs, index_texts(texts, base, corpus, suffixes=TEXT.suffixes), base, corpus, TEXT, encoding=encoding, fallback=encoding_fallback)
-    return corpus
 
 
 def _plan(jobs: list[tuple[str, str, str, str, str]]) -> list[list[tuple[str, str, str, str, str]]]:

@@ -29,9 +29,8 @@ file that cannot be read (empty, no header, not the columns the others have) is 
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,33 +43,11 @@ from . import Adapter, AdapterError, Option
 from ._safe import MAX_LABEL_CHARS, SPREADSHEET_SAFE_HELP
 from .files import clean_name, shown_name
 from .label_files import KEY_COLUMN, STREAMED, fingerprint, open_records
+from .label_shapes import Malformed, Mapping, require
 from .suggest import suggest_labels
 
 SHAPES = ("long", "wide", "per-annotator", "lists", "dict")
 FILE_FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".parquet": "parquet"}
-
-
-def _text(value: Any) -> str | None:
-    """A cell as text, or ``None`` for an empty one. Lists are label sets."""
-    if type(value) is str:
-        return value if value.strip() else None
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    if isinstance(value, (list, tuple)):
-        parts = sorted({p for p in (_text(v) for v in value) if p is not None})
-        return "+".join(parts) if parts else None
-    if isinstance(value, dict):
-        return json.dumps(value, sort_keys=True, ensure_ascii=False)
-    text = value if isinstance(value, str) else str(value)
-    return text if text.strip() else None
-
-
-def _split_list(value: Any) -> list[Any]:
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if value is None:
-        return []
-    return [v.strip() for v in str(value).split(",")]
 
 
 def read(
@@ -100,6 +77,34 @@ def read(
     """Read flat labels into :attr:`Corpus.items` (see the module docstring for the shapes)."""
     _check_options(shape, item, annotator, labels, annotator_columns, bundles, missing, file_format, pattern)
     assert isinstance(item, str)  # _check_options refuses anything but a column name
+    _check_types(normalize_ids, group, annotator, ignore, delimiter)
+    files = _label_files(Path(annotations), pattern, shape)
+    mapping = Mapping(shape, item, annotator, labels, annotator_columns, ignore, group, bundles,
+                      frozenset(m.strip() for m in missing or []), normalize_ids, max_label_chars)
+    reading = _Reading(mapping, file_format, encoding, delimiter, spreadsheet_safe, base,
+                       set(annotators) if annotators else None, set(groups) if groups else None)
+    items = ItemRecords()
+    corpus = Corpus(format="labels", items=items)
+    items_by_file: dict[str, set[str]] = {}
+    unusable: list[AdapterError] = []  # files whose columns are not the mapping's, when others may be
+    for path in files:
+        part = reading.file(path, corpus, unusable, alone=len(files) == 1)
+        if part is None:
+            continue
+        corpus.inputs.append(part.input)
+        corpus.findings += part.findings
+        items.absorb(part.records)
+        corpus.not_selected |= part.not_selected
+        corpus.skipped_by_selection += part.skipped
+        items_by_file[part.input.path] = part.items
+    if unusable and not items_by_file:
+        raise unusable[0]
+    if shape == "per-annotator" and len(items_by_file) > 1:
+        _compare_item_sets(items_by_file, corpus)
+    return corpus
+
+
+def _check_types(normalize_ids: Any, group: Any, annotator: Any, ignore: Any, delimiter: Any) -> None:
     for key, value, kind in (("normalize_ids", normalize_ids, bool), ("group", group, str), ("annotator", annotator, (str, type(None)))):
         if not isinstance(value, kind):
             raise AdapterError(f"[input] {key} has the wrong type: {value!r}")
@@ -107,7 +112,10 @@ def read(
         raise AdapterError("[input] ignore must be a list of column names")
     if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
         raise AdapterError("[input] delimiter must be one character")
-    annotations = Path(annotations)
+
+
+def _label_files(annotations: Path, pattern: str | None, shape: str) -> list[Path]:
+    """The files to read: the one named, or those of a directory (by ``pattern``, else every known extension)."""
     if annotations.is_dir():
         files = sorted(p for p in annotations.glob(pattern or "*") if p.is_file() and (pattern or p.suffix.lower() in FILE_FORMATS))
         if not files:
@@ -118,195 +126,110 @@ def read(
         raise AdapterError(f"[input] annotations: {annotations} does not exist")
     if len(files) > 1 and shape != "per-annotator":
         raise AdapterError(f"shape {shape!r} reads one file, but {annotations} holds {len(files)}; use shape = \"per-annotator\" or name the file")
+    return files
 
-    missing_tokens = {m.strip() for m in (missing or [])}
-    items = ItemRecords()
-    corpus = Corpus(format="labels", items=items)
-    selected_annotators = set(annotators) if annotators else None
-    selected_groups = set(groups) if groups else None
-    items_by_file: dict[str, set[str]] = {}
-    skipped = 0
 
-    def item_id(value: Any) -> str | None:
-        text = _text(value)
-        if text is None:
-            return None
-        if normalize_ids:
-            text = text.strip()
-            if text.isascii() and text.isdigit():
-                text = text.lstrip("0") or "0"
-        return text
+@dataclass
+class _FilePart:
+    """What one file gave: kept only if the file reads to its end."""
 
-    def label(value: Any) -> str | None:
-        text = _text(value)
-        return None if text is None or text.strip() in missing_tokens else text
+    input: InputFile
+    records: ItemRecords = field(default_factory=ItemRecords)
+    findings: list[Finding] = field(default_factory=list)
+    items: set[str] = field(default_factory=set)
+    not_selected: set[str] = field(default_factory=set)
+    skipped: int = 0
 
-    unusable: list[AdapterError] = []  # files whose columns are not the mapping's, when others may be
-    for path in files:
-        name = shown_name(path, base, corpus)
-        fmt = file_format or FILE_FORMATS.get(path.suffix.lower())
+
+@dataclass(frozen=True)
+class _Reading:
+    """How the files of one study are read: the record mapping, the file options and the selection."""
+
+    mapping: Mapping
+    file_format: str | None
+    encoding: str
+    delimiter: str | None
+    spreadsheet_safe: bool
+    base: Path
+    annotators: set[str] | None
+    groups: set[str] | None
+
+    def file(self, path: Path, corpus: Corpus, unusable: list[AdapterError], *, alone: bool) -> _FilePart | None:
+        """One file's labels, or ``None`` (a finding says why) when it cannot be read to its end."""
+        name = shown_name(path, self.base, corpus)
+        fmt = self.file_format or FILE_FORMATS.get(path.suffix.lower())
         if fmt is None:
             raise AdapterError(f"{name}: cannot tell the file format from the extension; set [input] file_format")
         try:
-            size, sha256 = fingerprint(path, fmt, encoding)
-            header, found = open_records(path, fmt, encoding, delimiter, spreadsheet_safe)
+            size, sha256 = fingerprint(path, fmt, self.encoding)
+            header, found = open_records(path, fmt, self.encoding, self.delimiter, self.spreadsheet_safe)
             records: Iterable[tuple[int, dict[str, Any]]] = found if fmt in STREAMED else list(found)
         except (OSError, ValueError) as exc:  # ValueError: undecodable text, InputError (JSON, CSV, Parquet)
             corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
-            continue
-        file_annotator = clean_name(path.stem) if shape == "per-annotator" and not annotator else None
-        needed = _needed_columns(shape, item, annotator if not file_annotator else None, labels, annotator_columns, bundles)
+            return None
+        m = self.mapping
+        file_annotator = clean_name(path.stem) if m.shape == "per-annotator" and not m.annotator else None
         try:
-            if header is not None:
-                _require(name, header, needed)
-            elif isinstance(records, list) and any("\0bad" not in r for _, r in records) and not any(item in r for _, r in records):
-                # (unreadable records are reported below)
-                fields = sorted({k for _, r in records for k in r if not k.startswith(chr(0))})
-                raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(fields) or '(none)'}")
+            self._check_columns(name, header, records, m.needed(file_annotator))
         except AdapterError as exc:
-            if len(files) == 1:
+            if alone:
                 raise
             unusable.append(exc)  # one annotator's odd file: reported, the others read (all of them odd: the mapping is wrong)
             corpus.findings.append(finding("file-unreadable", str(exc), "file left out; fix its header or remove it", file=name))
-            continue
-        wide_columns = None
-        if shape == "wide":
-            drop = {item, *(ignore or [])}
-            columns = header if header is not None else list(dict.fromkeys(k for _, r in records for k in r))  # JSON: a list
-            wide_columns = annotator_columns or [c for c in columns if c not in drop and not c.startswith("\0")]
-            if not wide_columns:
-                raise AdapterError(f"{name}: no annotator columns; set [input] annotator_columns")
-            if header is not None:
-                _require(name, header, wide_columns)
-        read = ItemRecords()  # this file's labels: kept only if the file reads to its end
-        found_here: list[Finding] = []
-        seen_items: set[str] = set()
-        not_selected: set[str] = set()
-        skipped_here = 0
+            return None
+        wide_columns = m.wide_columns(name, header, records)
+        part = _FilePart(InputFile(path=name, role="annotations", size=size, sha256=sha256))
         try:
             for line, record in records:
-                problem = record.get("\0bad") if "\0bad" in record else None
-                if problem is None and "\0width" in record:
-                    width = record["\0width"]
-                    problem = f"{width} fields where the header has {len(header or [])}"
-                if problem is None and header is None:  # JSON: a label key may be absent (not labelled), ids may not
-                    absent = [c for c in (item, annotator if shape in ("long", "lists") else None) if c and c not in record]
-                    if absent:
-                        problem = f"field(s) {', '.join(absent)} missing"
-                iid = item_id(record.get(item)) if problem is None else None
-                if problem is None and iid is None:
-                    problem = f"the item field {item!r} is empty"
-                if problem is None and iid is not None and len(iid) > max_label_chars:
-                    problem = f"the item id has {len(iid):,} characters, more than max_label_chars = {max_label_chars:,}"
-                if problem is None:
-                    try:
-                        cells = _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label)
-                    except _Malformed as exc:
-                        problem = str(exc)
-                if problem is not None or iid is None:  # no item id is a problem too
-                    found_here.append(
-                        finding("record-malformed", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line))
-                    )
-                    continue
-                if shape == "per-annotator":
-                    seen_items.add(iid)
-                for grp, who, value in cells:
-                    if len(who) > max_label_chars:
-                        found_here.append(finding("record-malformed", f"{name} line {line}: an annotator name of {len(who):,} characters",
-                                                  "label left out; fix the line", file=name, record=str(line)))
-                        continue
-                    if value is not None and len(value) > max_label_chars:
-                        found_here.append(finding(
-                            "label-too-long", f"{name} line {line}: a label of {len(value):,} characters (more than max_label_chars = "
-                            f"{max_label_chars:,}): {value[:40]!r}…", "cell left null; a label is a category name: fix the cell or raise "
-                            "[input] max_label_chars", file=name, record=str(line), doc=iid, group=grp, annotator=who))
-                        value = None
-                    if (selected_annotators is not None and who not in selected_annotators) or (selected_groups is not None and grp not in selected_groups):
-                        skipped_here += 1
-                        if selected_annotators is not None and who not in selected_annotators:
-                            not_selected.add(who)
-                        continue
-                    read.add(grp, iid, who, value, name, line)
+                self._record(part, name, line, record, header, file_annotator, wide_columns)
         except (OSError, ValueError) as exc:  # a file that stops reading part way: left out whole, as one that does not open
-            read.close()
+            part.records.close()
             corpus.findings.append(finding("file-unreadable", f"cannot read {name}: {exc}", "file left out; fix or remove it", file=name))
-            continue
-        corpus.inputs.append(InputFile(path=name, role="annotations", size=size, sha256=sha256))
-        corpus.findings += found_here
-        items.absorb(read)
-        corpus.not_selected |= not_selected
-        skipped += skipped_here
-        items_by_file[name] = seen_items
-    corpus.skipped_by_selection = skipped
-    if unusable and not items_by_file:
-        raise unusable[0]
-    if shape == "per-annotator" and len(items_by_file) > 1:
-        _compare_item_sets(items_by_file, corpus)
-    return corpus
+            return None
+        return part
 
+    def _check_columns(self, name: str, header: list[str] | None, records: Iterable[tuple[int, dict[str, Any]]], needed: list[str]) -> None:
+        item = self.mapping.item
+        if header is not None:
+            require(name, header, needed)
+        elif isinstance(records, list) and any("\0bad" not in r for _, r in records) and not any(item in r for _, r in records):
+            # (unreadable records are reported below)
+            fields = sorted({k for _, r in records for k in r if not k.startswith(chr(0))})
+            raise AdapterError(f"{name}: no record has the item field {item!r}; set [input] item to one of: {', '.join(fields) or '(none)'}")
 
-class _Malformed(ValueError):
-    """A record whose cells cannot be read (the message says why)."""
-
-
-def _cells(shape, record, file_annotator, annotator, labels, wide_columns, group, bundles, label) -> list[tuple[str, str, str | None]]:
-    """(group, annotator, label) of every cell of one record; raises :class:`_Malformed`."""
-    if shape == "wide":
-        return [(group, column, label(record.get(column))) for column in wide_columns]
-    if shape in ("long", "per-annotator"):
-        who = file_annotator or _text(record.get(annotator))
-        if who is None:
-            raise _Malformed(f"the annotator field {annotator!r} is empty")
-        out = [(column, who, label(record.get(column))) for column in labels or []]
-        for name, features in (bundles or {}).items():
-            parts = [(f, label(record.get(f))) for f in sorted(features)]
-            out.append((name, who, "+".join(f"{f}={v}" for f, v in parts if v is not None) or None))
-        return out
-    out = []
-    for column in labels or []:
-        value = record.get(column)
-        if shape == "dict":
-            if value is not None and not isinstance(value, dict):
-                raise _Malformed(f"field {column!r} is not an {{annotator: label}} object")
-            pairs = list((value or {}).items())
-        else:
-            names, values = _split_list(record.get(annotator)), _split_list(value)
-            if len(names) != len(values):
-                raise _Malformed(f"{len(names)} annotators in {annotator!r} but {len(values)} labels in {column!r}")
-            pairs = list(zip(names, values))
-        for who, v in pairs:
-            if _text(who) is None:
-                raise _Malformed(f"an empty annotator name in {annotator or column!r}")
-            out.append((column, str(who), label(v)))
-    return out
-
-
-def _needed_columns(shape: str, item: str, annotator: str | None, labels: list[str] | None, annotator_columns: list[str] | None,
-                    bundles: dict[str, list[str]] | None) -> list[str]:
-    needed = [item]
-    if shape in ("long", "lists") and annotator:
-        needed.append(annotator)
-    if shape == "per-annotator" and annotator:
-        needed.append(annotator)
-    if shape != "wide":
-        needed += list(labels or [])
-    else:
-        needed += list(annotator_columns or [])
-    for features in (bundles or {}).values():
-        needed += features
-    return list(dict.fromkeys(needed))
-
-
-def _require(name: str, header: list[str], needed: list[str]) -> None:
-    twice = sorted({c for c in needed if header.count(c) > 1})
-    if twice:
-        raise AdapterError(f"{name}: column(s) {', '.join(map(repr, twice))} appear more than once in the header; rename them")
-    absent = [c for c in needed if c not in header]
-    if absent:
-        raise AdapterError(
-            f"{name}: column(s) {', '.join(map(repr, absent))} not found; the file has {', '.join(map(repr, header)) or 'no columns'}. "
-            "Fix the column mapping in [input] (item, annotator, labels, annotator_columns, bundles)"
-        )
+    def _record(self, part: _FilePart, name: str, line: int, record: dict[str, Any], header: list[str] | None,
+                file_annotator: str | None, wide_columns: list[str] | None) -> None:
+        """One record's cells into ``part`` (or a ``record-malformed`` finding)."""
+        m = self.mapping
+        iid = m.item_id(record.get(m.item))
+        problem = m.problem(record, header, iid)
+        if problem is None:
+            try:
+                cells = m.cells(record, file_annotator, wide_columns)
+            except Malformed as exc:
+                problem = str(exc)
+        if problem is not None or iid is None:
+            part.findings.append(finding("record-malformed", f"{name} line {line}: {problem}", "record left out; fix the line", file=name, record=str(line)))
+            return
+        if m.shape == "per-annotator":
+            part.items.add(iid)
+        for grp, who, value in cells:
+            if len(who) > m.max_label_chars:
+                part.findings.append(finding("record-malformed", f"{name} line {line}: an annotator name of {len(who):,} characters",
+                                             "label left out; fix the line", file=name, record=str(line)))
+                continue
+            if value is not None and len(value) > m.max_label_chars:
+                part.findings.append(finding(
+                    "label-too-long", f"{name} line {line}: a label of {len(value):,} characters (more than max_label_chars = "
+                    f"{m.max_label_chars:,}): {value[:40]!r}…", "cell left null; a label is a category name: fix the cell or raise "
+                    "[input] max_label_chars", file=name, record=str(line), doc=iid, group=grp, annotator=who))
+                value = None
+            if (self.annotators is not None and who not in self.annotators) or (self.groups is not None and grp not in self.groups):
+                part.skipped += 1
+                if self.annotators is not None and who not in self.annotators:
+                    part.not_selected.add(who)
+                continue
+            part.records.add(grp, iid, who, value, name, line)
 
 
 def _check_options(shape, item, annotator, labels, annotator_columns, bundles, missing, file_format, pattern) -> None:

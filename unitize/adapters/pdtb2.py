@@ -13,7 +13,8 @@ against the raw slices.
 from __future__ import annotations
 
 from ..model.text import TextConventions
-from .discourse import RelationFormat, relation_adapter
+from .discourse import RelationFormat
+from .discourse_read import relation_adapter
 from .pdtb3 import PipeLines
 
 FIELDS = 48

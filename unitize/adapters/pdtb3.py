@@ -31,8 +31,8 @@ from .discourse import (
     RelationFormat,
     parse_span_list,
     read_bytes_for,
-    relation_adapter,
 )
+from .discourse_read import relation_adapter
 from .files import doc_id_of
 
 FIELDS = 34

@@ -21,7 +21,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -118,114 +118,125 @@ def read(
     unknown = set(columns or {}) - set(COLUMNS)
     if unknown:
         raise AdapterError(f"[input] columns: unknown role(s) {', '.join(sorted(unknown))}; roles are {', '.join(COLUMNS)}")
-    col = {**COLUMNS, **(columns or {})}
     paths = {"annotations": Path(annotations), "texts": Path(texts)}
     if roster is not None:
         paths["roster"] = base / roster
     for role, path in paths.items():
         if not path.is_file():
             raise AdapterError(f"{role} table not found: {path}")
-    progress = progress or no_progress
-    wanted = set(annotators) if annotators else None
-    corpus = Corpus(format="span-table")
-
-    text_rows = _rows(paths["texts"], base, corpus, "text", [col["doc"], col["text"]], spreadsheet_safe)
-    texts_name = corpus.inputs[-1].path if corpus.inputs else str(paths["texts"])
-    for line, row in text_rows or ():
-        doc = _str(row[col["doc"]])
-        if doc in corpus.documents:
-            corpus.findings.append(
-                finding("duplicate-text", f"a second text row for document {doc}", "the first row used", file=texts_name, record=f"line {line}", doc=doc)
-            )
-            continue
-        corpus.documents[doc] = text_document(doc, _str(row[col["text"]]), texts_name)
-
-    # (doc, annotator) -> [source, records]; roster key -> (doc, annotator) or None (duplicate)
-    subs: dict[tuple[str, str], list] = {}
-    keys: dict[str, tuple[str, str] | None] = {}
-    # duplicate roster rows: key -> [finding, spans left out]
-    duplicates: dict[str, list] = {}
+    tables = _Tables(Corpus(format="span-table"), {**COLUMNS, **(columns or {})}, base, spreadsheet_safe, set(annotators) if annotators else None)
+    tables.read_texts(paths["texts"])
     if roster is not None:
+        tables.read_roster(paths["roster"])
+    tables.read_spans(paths["annotations"], layer, progress or no_progress, rostered=roster is not None)
+    return tables.finish()
+
+
+@dataclass
+class _Tables:
+    """The tables of one study read in turn: texts, the roster (when given), spans; who annotated what."""
+
+    corpus: Corpus
+    col: dict[str, str]
+    base: Path
+    spreadsheet_safe: bool
+    wanted: set[str] | None
+    #: (doc, annotator) -> [source, records]
+    subs: dict[tuple[str, str], list] = field(default_factory=dict)
+    #: roster key -> (doc, annotator), or None (a duplicate row, or an annotator not selected)
+    keys: dict[str, tuple[str, str] | None] = field(default_factory=dict)
+    #: duplicate roster rows: key -> [finding, spans left out]
+    duplicates: dict[str, list] = field(default_factory=dict)
+
+    def read_texts(self, path: Path) -> None:
+        col, corpus = self.col, self.corpus
+        text_rows = _rows(path, self.base, corpus, "text", [col["doc"], col["text"]], self.spreadsheet_safe)
+        texts_name = corpus.inputs[-1].path if corpus.inputs else str(path)
+        for line, row in text_rows or ():
+            doc = _str(row[col["doc"]])
+            if doc in corpus.documents:
+                corpus.findings.append(
+                    finding("duplicate-text", f"a second text row for document {doc}", "the first row used", file=texts_name, record=f"line {line}", doc=doc)
+                )
+                continue
+            corpus.documents[doc] = text_document(doc, _str(row[col["text"]]), texts_name)
+
+    def read_roster(self, path: Path) -> None:
+        col, corpus, keys = self.col, self.corpus, self.keys
         corpus.assigned = True
-        roster_rows = _rows(paths["roster"], base, corpus, "roster", [col["key"], col["doc"], col["annotator"]], spreadsheet_safe)
+        roster_rows = _rows(path, self.base, corpus, "roster", [col["key"], col["doc"], col["annotator"]], self.spreadsheet_safe)
         roster_name = corpus.inputs[-1].path
         for line, row in roster_rows or ():
             key, doc, who = _str(row[col["key"]]), _str(row[col["doc"]]), _str(row[col["annotator"]])
-            if wanted is not None and who not in wanted:
+            if self.wanted is not None and who not in self.wanted:
                 keys[key] = None
                 corpus.skipped_by_selection += 1
                 corpus.not_selected.add(who)
                 continue
-            if key in keys or (doc, who) in subs:
+            if key in keys or (doc, who) in self.subs:
                 what = f"key {key} appears twice" if key in keys else f"annotator {who} has a second assignment for document {doc}"
-                report = finding(
-                    "duplicate-record",
-                    f"roster {what}",
-                    "this roster row and its spans left out (the first is used)",
-                    file=roster_name,
-                    record=f"line {line}",
-                    doc=doc,
-                    group=GROUP,
-                    annotator=who,
-                )
+                report = finding("duplicate-record", f"roster {what}", "this roster row and its spans left out (the first is used)",
+                                 file=roster_name, record=f"line {line}", doc=doc, group=GROUP, annotator=who)
                 corpus.findings.append(report)
                 if key not in keys:
                     keys[key] = None
-                    duplicates[key] = [report, 0]
+                    self.duplicates[key] = [report, 0]
                 continue
             keys[key] = (doc, who)
-            subs[(doc, who)] = [roster_name, 0]
+            self.subs[(doc, who)] = [roster_name, 0]
 
-    needed = [col["label"], col["begin"], col["end"]] + ([col["key"]] if roster is not None else [col["doc"], col["annotator"]])
-    span_rows = _rows(paths["annotations"], base, corpus, "annotations", needed, spreadsheet_safe)
-    name = corpus.inputs[-1].path
-    for line, row in progress(span_rows or (), "reading spans"):
-        if roster is not None:
-            key = _str(row[col["key"]])
-            if key not in keys:
-                malformed(corpus, name, line, f"span row names roster key {key!r}, which the roster does not have", "span left out")
-                continue
-            owner = keys[key]
+    def read_spans(self, path: Path, layer: str, progress: Progress, *, rostered: bool) -> None:
+        col, corpus = self.col, self.corpus
+        needed = [col["label"], col["begin"], col["end"]] + ([col["key"]] if rostered else [col["doc"], col["annotator"]])
+        span_rows = _rows(path, self.base, corpus, "annotations", needed, self.spreadsheet_safe)
+        name = corpus.inputs[-1].path
+        for line, row in progress(span_rows or (), "reading spans"):
+            owner = self._owner(row, name, line, rostered)
             if owner is None:
-                if key in duplicates:
-                    duplicates[key][1] += 1
-                continue  # reported with its roster row, or not selected
-            doc, who = owner
-        else:
-            doc, who = _str(row[col["doc"]]), _str(row[col["annotator"]])
-            if wanted is not None and who not in wanted:
-                corpus.skipped_by_selection += 1
-                corpus.not_selected.add(who)
                 continue
-            subs.setdefault((doc, who), [name, 0])
-        subs[(doc, who)][1] += 1
-        label = _str(row[col["label"]]).strip() or None
-        record = f"line {line}"
-        begin, end = _offset(row[col["begin"]]), _offset(row[col["end"]])
-        if begin is None or end is None:
-            corpus.spans.append(bad_span(who, doc, record, layer, label, name, line))
-            corpus.findings.append(
-                finding(
-                    "offset-invalid",
-                    f"begin {_str(row[col['begin']])[:40]!r} / end {_str(row[col['end']])[:40]!r} are not non-negative integers",
-                    "span left out",
-                    file=name,
-                    record=record,
-                    doc=doc,
-                    group=GROUP,
-                    annotator=who,
-                    layer=layer,
-                )
-            )
-            continue
-        corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, begin, end, label=label, source=name, line=line))
+            doc, who = owner
+            self.subs[(doc, who)][1] += 1
+            label = _str(row[col["label"]]).strip() or None
+            record = f"line {line}"
+            begin, end = _offset(row[col["begin"]]), _offset(row[col["end"]])
+            if begin is None or end is None:
+                corpus.spans.append(bad_span(who, doc, record, layer, label, name, line))
+                corpus.findings.append(finding(
+                    "offset-invalid", f"begin {_str(row[col['begin']])[:40]!r} / end {_str(row[col['end']])[:40]!r} are not non-negative integers",
+                    "span left out", file=name, record=record, doc=doc, group=GROUP, annotator=who, layer=layer,
+                ))
+                continue
+            corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, begin, end, label=label, source=name, line=line))
 
-    for report, n in duplicates.values():
-        report.action = f"this roster row and its {n} span(s) left out (the first row is used)"
-    for (doc, who), (source, n) in subs.items():
-        corpus.submissions.append(Submission(source, who, doc, GROUP, n))
-        corpus.documents.setdefault(doc, Document(doc_id=doc, text=None))
-    return corpus
+    def _owner(self, row: dict[str, Any], name: str, line: int, rostered: bool) -> tuple[str, str] | None:
+        """(document, annotator) of a span row, or ``None`` when the row is left out (reported, or not selected)."""
+        col = self.col
+        if rostered:
+            key = _str(row[col["key"]])
+            if key not in self.keys:
+                malformed(self.corpus, name, line, f"span row names roster key {key!r}, which the roster does not have", "span left out")
+                return None
+            owner = self.keys[key]
+            if owner is None and key in self.duplicates:
+                self.duplicates[key][1] += 1
+            return owner  # None: reported with its roster row, or not selected
+        doc, who = _str(row[col["doc"]]), _str(row[col["annotator"]])
+        if self.wanted is not None and who not in self.wanted:
+            self.corpus.skipped_by_selection += 1
+            self.corpus.not_selected.add(who)
+            return None
+        self.subs.setdefault((doc, who), [name, 0])
+        return doc, who
+
+    def finish(self) -> Corpus:
+        """The submissions (one per document and annotator), every document they name, the duplicates' span counts."""
+        corpus = self.corpus
+        for report, n in self.duplicates.values():
+            report.action = f"this roster row and its {n} span(s) left out (the first row is used)"
+        for (doc, who), (source, n) in self.subs.items():
+            corpus.submissions.append(Submission(source, who, doc, GROUP, n))
+            corpus.documents.setdefault(doc, Document(doc_id=doc, text=None))
+        return corpus
 
 
 def suggest(folder: Path, given: dict[str, Any]) -> dict[str, Any]:

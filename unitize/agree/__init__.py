@@ -189,6 +189,48 @@ def agree(
     refuse_foreign(dest, lambda f: (f / "results.parquet").is_file(), "an earlier agreement folder (no results.parquet)")
     data = OutputData(out)
     group = group_name(data)
+    roles = _check_request(data, metrics, summary_metric, candidates, humans, alt_test)
+    results, compared, tested = _measure_all(out, data, roles, metrics, executor, alt_test, alt or AltOptions(), {
+        "settings": settings, "groups": groups, "gamma": gamma, "ci": ci}, {"by_label": by_label, "by_doc": by_doc, "by_annotator": by_annotator,
+                                                                          "progress": progress})
+    identity = output_identity(data.manifest, roles.humans if roles is not None else None)
+    kept = None
+    if settings is not None or groups is not None:  # a subset run adds to the results of the same output, never erases them
+        earlier = earlier_results(dest, identity, results.schema)
+        if earlier is not None:
+            kept = carried_over(earlier, results)
+    result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept)
+    rows = result.written.replace_schema_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode()})
+    computed = list(dict.fromkeys(rows["metric"].to_pylist())) if kept is not None else list(metrics)  # a subset run: all of them
+    result.summary_metric = summary_metric or registry.summary_metric(computed, _whole_cells(rows))
+    result.files = _write(result, rows, alt_test=alt_test, plot=plot)
+    return result
+
+
+def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequence[str], executor: Executor | str | None,
+                 alt_test: bool, alt: AltOptions, common: dict[str, Any], breakdowns: dict[str, Any]) -> tuple[pa.Table, list[dict[str, Any]], list[Any]]:
+    """The results (of the humans alone, with candidates), the rows of roles.csv and the alt-tests, measured on one executor."""
+    pool, owned = executor_of(executor)
+    compared: list[dict[str, Any]] = []
+    tested: list[Any] = []
+    try:
+        measured = OutputData(out, roles.humans) if roles is not None else data
+        results = measure(measured, metrics, **common, **breakdowns, executor=pool)
+        for comparison, family, who in comparisons(roles) if roles is not None else []:
+            table = measure(OutputData(out, who), metrics, **common, executor=pool)
+            compared += roles_rows(table, comparison, family, who)
+        if alt_test and roles is not None:
+            tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
+                                 q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(common["ci"]), settings=common["settings"])
+    finally:
+        if owned:
+            pool.close()
+    return results, compared, tested
+
+
+def _check_request(data: OutputData, metrics: Sequence[str], summary_metric: str | None, candidates: Sequence[str] | None,
+                   humans: Sequence[str] | None, alt_test: bool) -> Roles | None:
+    """Refuse what cannot be measured before anything is (a missing package, an alt-test without candidates); the roles."""
     chosen = registry.resolve(metrics)
     if summary_metric is not None and summary_metric not in metrics:
         raise RunError(f"the summary metric {summary_metric!r} is not among the metrics computed")
@@ -200,33 +242,12 @@ def agree(
         raise RunError("the alt-test compares candidates with humans: name them with --candidates NAME[,NAME] or [roles] candidates")
     if alt_test:
         require("scipy.stats", "agree")
-    alt = alt or AltOptions()
-    pool, owned = executor_of(executor)
-    compared: list[dict[str, Any]] = []
-    tested: list[Any] = []
-    try:
-        measured = OutputData(out, roles.humans) if roles is not None else data
-        results = measure(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, by_label=by_label, by_doc=by_doc,
-                          by_annotator=by_annotator, progress=progress, executor=pool)
-        for comparison, family, who in comparisons(roles) if roles is not None else []:
-            table = measure(OutputData(out, who), metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
-            compared += roles_rows(table, comparison, family, who)
-        if alt_test and roles is not None:
-            tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
-                                 q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(ci), settings=settings)
-    finally:
-        if owned:
-            pool.close()
-    identity = output_identity(data.manifest, roles.humans if roles is not None else None)
-    kept = None
-    if settings is not None or groups is not None:  # a subset run adds to the results of the same output, never erases them
-        earlier = earlier_results(dest, identity, results.schema)
-        if earlier is not None:
-            kept = carried_over(earlier, results)
-    result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept)
-    rows = result.written.replace_schema_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode()})
-    computed = list(dict.fromkeys(rows["metric"].to_pylist())) if kept is not None else list(metrics)  # a subset run: all of them
-    summary_metric = summary_metric or registry.summary_metric(computed, _whole_cells(rows))
+    return roles
+
+
+def _write(result: AgreeResult, rows: pa.Table, *, alt_test: bool, plot: bool) -> list[Path]:
+    """The files of the agreement folder, each written whole or not at all; the paths written."""
+    dest, summary_metric, group = result.dest, result.summary_metric, result.group
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
     _atomic_parquet(rows, written[0])
@@ -237,18 +258,17 @@ def agree(
                                                              legend(summary_metric, items=columns[1:3] == ["Annotator #", "Item #"])))
         atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
         written += [dest / "summary.md", dest / "summary.csv"]
-    if roles is not None:
-        atomic_write_text(dest / "roles.csv", csv_text(ROLE_COLUMNS, compared))
+    if result.roles is not None:
+        atomic_write_text(dest / "roles.csv", csv_text(ROLE_COLUMNS, result.comparisons))
         written.append(dest / "roles.csv")
     if alt_test:
-        verdicts, per_human = alttest.tables(tested)
+        verdicts, per_human = alttest.tables(result.alt_tests)
         atomic_write_text(dest / "alt_test.csv", csv_text(alttest.COLUMNS, verdicts))
         atomic_write_text(dest / "alt_test_humans.csv", csv_text(alttest.HUMAN_COLUMNS, per_human))
         written += [dest / "alt_test.csv", dest / "alt_test_humans.csv"]
     if plot:
         written += box_plots(rows, dest / "plots")
-    result.files, result.summary_metric = written, summary_metric
-    return result
+    return written
 
 
 @dataclass(frozen=True)

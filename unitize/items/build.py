@@ -112,20 +112,29 @@ def check_groups(present: Sequence[str], options: ItemOptions) -> list[str]:
 def build_bucket(labels: Sequence[ItemLabel], annotators: list[str], options: ItemOptions, order: list[str]) -> Bucket:
     """The kept rows of every group (``order``: :func:`check_groups`) for the items of ``labels``, which
     hold every record of those items, in reading order."""
-    a_set = set(annotators)
     findings: list[Finding] = []
     fate: list[str | None] = [None] * len(labels)
-    # group -> item -> annotator -> (value, record index or -1 for a conflict)
+    cells = _cells(labels, annotators, options, order, fate, findings)
+    bucket = Bucket(cells={}, counts={}, values={}, findings=findings)
+    for group in order:
+        _group_rows(bucket, group, cells, labels, annotators, options, fate)
+    # every label that was not otherwise settled sits in a cell of a group that no annotator reached
+    bucket.fate = Counter(f if f is not None else "item_not_kept" for f in fate)
+    return bucket
+
+
+def _cells(labels: Sequence[ItemLabel], annotators: list[str], options: ItemOptions, order: list[str],
+           fate: list[str | None], findings: list[Finding]) -> dict[str, _Rows]:
+    """Every selected record's value in its cell (group -> item -> annotator); a duplicate is kept once, a conflict left null."""
+    a_set = set(annotators)
     cells: dict[str, _Rows] = {g: defaultdict(dict) for g in order}
     conflicts: dict[tuple[str, str, str], list[int]] = {}
-
     for i, rec in enumerate(labels):
         if rec.annotator not in a_set:
             fate[i] = "annotator_not_selected"
             continue
-        spec = options.spec(rec.group)
         try:
-            value = canonical(spec, rec.label)
+            value = canonical(options.spec(rec.group), rec.label)
         except InvalidLabel as exc:
             findings.append(_label_finding(exc.code, rec, f"label {rec.label!r}: {exc}", "cell left null; declare the value or map it in [items]"))
             fate[i] = "invalid_label"
@@ -154,56 +163,50 @@ def build_bucket(labels: Sequence[ItemLabel], annotators: list[str], options: It
             _label_finding("conflicting-labels", labels[members[0]], f"item {item!r} has different labels from {annotator}: {values}",
                            "cell left null; keep one row per item and annotator")
         )
+    return cells
 
-    kept_cells: dict[str, ItemCells] = {}
-    counts: dict[str, GroupCounts] = {}
-    present_values: dict[str, set[str]] = {}
-    n_annotators = len(annotators)
-    for group in order:
-        spec = options.spec(group)
-        table = cells[group]
-        if spec.applies_when:
-            parent_name, opening = spec.applies_when
-            parent_spec = options.spec(parent_name)
-            opens: set[str | None] = set()
-            for v in opening:
-                try:
-                    c = canonical(parent_spec, v)
-                except InvalidLabel:
-                    c = v
-                opens.update((c or "").split(SET_JOIN) if parent_spec.multi else [c])
-            item_list, table, n_reached, conditioned = _apply_condition(
-                group, spec, table, cells[parent_name], opens, bool(parent_spec.multi), annotators, labels, fate, findings
-            )
-            cells[group] = conditioned  # what this group's own conditional groups see
-        else:
-            item_list = sorted(table, key=item_key)
-            n_reached = None
-        item_cells = [{a: v for a, (v, _) in table[it].items()} for it in item_list]
-        complete = [
-            i
-            for i, row in enumerate(item_cells)
-            if len(row) == n_annotators and not any(v is None or v == NOT_APPLICABLE for v in row.values())
-        ]
-        keep = complete if options.complete else list(range(len(item_list)))
-        counts[group] = GroupCounts(items=len(item_list), complete=len(complete), kept=len(keep), reached_by_any=n_reached)
-        kept_items = [item_list[i] for i in keep]
-        kept_set = set(kept_items)
-        for item, row in table.items():
-            for _annotator, (value, r) in row.items():
-                if r >= 0 and fate[r] is None:
-                    if item not in kept_set:
-                        fate[r] = "item_not_kept"
-                    elif value == NOT_APPLICABLE:
-                        fate[r] = "not_applicable"
-                    else:
-                        fate[r] = "labelled" if value is not None else "not_labelled"
-        kept_rows = [item_cells[i] for i in keep]
-        kept_cells[group] = ItemCells.from_rows(kept_items, kept_rows, annotators)
-        present_values[group] = {v for row in kept_rows for v in row.values() if v is not None and v != NOT_APPLICABLE}
-    # every label that was not otherwise settled sits in a cell of a group that no annotator reached
-    settled = Counter(f if f is not None else "item_not_kept" for f in fate)
-    return Bucket(cells=kept_cells, counts=counts, values=present_values, findings=findings, fate=settled)
+
+def _group_rows(bucket: Bucket, group: str, cells: dict[str, _Rows], labels: Sequence[ItemLabel], annotators: list[str],
+                options: ItemOptions, fate: list[str | None]) -> None:
+    """One group's kept rows, counts and values into ``bucket``; the fate of each of its records."""
+    spec = options.spec(group)
+    table = cells[group]
+    n_reached = None
+    if spec.applies_when:
+        parent_name, opening = spec.applies_when
+        parent_spec = options.spec(parent_name)
+        opens: set[str | None] = set()
+        for v in opening:
+            try:
+                c = canonical(parent_spec, v)
+            except InvalidLabel:
+                c = v
+            opens.update((c or "").split(SET_JOIN) if parent_spec.multi else [c])
+        item_list, table, n_reached, conditioned = _apply_condition(
+            group, spec, table, cells[parent_name], opens, bool(parent_spec.multi), annotators, labels, fate, bucket.findings
+        )
+        cells[group] = conditioned  # what this group's own conditional groups see
+    else:
+        item_list = sorted(table, key=item_key)
+    item_cells = [{a: v for a, (v, _) in table[it].items()} for it in item_list]
+    complete = [i for i, row in enumerate(item_cells)
+                if len(row) == len(annotators) and not any(v is None or v == NOT_APPLICABLE for v in row.values())]
+    keep = complete if options.complete else list(range(len(item_list)))
+    bucket.counts[group] = GroupCounts(items=len(item_list), complete=len(complete), kept=len(keep), reached_by_any=n_reached)
+    kept_items = [item_list[i] for i in keep]
+    kept_set = set(kept_items)
+    for item, row in table.items():
+        for value, r in row.values():
+            if r >= 0 and fate[r] is None:
+                if item not in kept_set:
+                    fate[r] = "item_not_kept"
+                elif value == NOT_APPLICABLE:
+                    fate[r] = "not_applicable"
+                else:
+                    fate[r] = "labelled" if value is not None else "not_labelled"
+    kept_rows = [item_cells[i] for i in keep]
+    bucket.cells[group] = ItemCells.from_rows(kept_items, kept_rows, annotators)
+    bucket.values[group] = {v for row in kept_rows for v in row.values() if v is not None and v != NOT_APPLICABLE}
 
 
 def _apply_condition(group: str, spec: GroupSpec, table: _Rows, parent: _Rows, opens: set[str | None], parent_multi: bool,
@@ -223,31 +226,8 @@ def _apply_condition(group: str, spec: GroupSpec, table: _Rows, parent: _Rows, o
     reached_any: list[str] = []
     chosen: list[str] = []
     for item in candidates:
-        upper = parent.get(item, {})
         row = dict(table.get(item, {}))
-        reached, closed = [], []
-        for a in sorted(set(upper) | set(row), key=position.__getitem__):
-            pv = upper.get(a, (None, -1))[0]
-            if pv is None:
-                continue
-            opened = pv != NOT_APPLICABLE and bool(set(pv.split(SET_JOIN) if parent_multi else [pv]) & opens)
-            if opened:
-                reached.append(a)
-                continue
-            closed.append((a, pv))
-            value, r = row.get(a, (None, -1))
-            if value not in (None, NOT_APPLICABLE) and r >= 0:
-                rec = labels[r]
-                fate[r] = "not_applicable"
-                findings.append(
-                    _label_finding(
-                        "label-not-applicable",
-                        rec,
-                        f"{group} = {value!r} for item {item!r}, but {rec.annotator}'s {parent_name} = {pv!r} does not open {group}",
-                        f"set to {NOT_APPLICABLE!r}",
-                    )
-                )
-            row[a] = (NOT_APPLICABLE, r)
+        reached, closed = _close(group, item, spec, row, parent.get(item, {}), opens, parent_multi, position, labels, fate, findings)
         conditioned[item] = row
         if not reached:
             continue
@@ -270,3 +250,33 @@ def _apply_condition(group: str, spec: GroupSpec, table: _Rows, parent: _Rows, o
                 )
             )
     return chosen, result, len(reached_any), conditioned
+
+
+def _close(group: str, item: str, spec: GroupSpec, row: dict[str, tuple[str | None, int]], upper: dict[str, tuple[str | None, int]],
+           opens: set[str | None], parent_multi: bool, position: dict[str, int], labels: Sequence[ItemLabel], fate: list[str | None],
+           findings: list[Finding]) -> tuple[list[str], list[tuple[str, str]]]:
+    """One item of a conditional group: NOT_APPLICABLE in ``row`` for each annotator whose upper answer did not open it
+    (a label given there is reported); the annotators who reached it, and those it was closed to with their answer."""
+    assert spec.applies_when is not None
+    parent_name = spec.applies_when[0]
+    reached, closed = [], []
+    for a in sorted(set(upper) | set(row), key=position.__getitem__):
+        pv = upper.get(a, (None, -1))[0]
+        if pv is None:
+            continue
+        opened = pv != NOT_APPLICABLE and bool(set(pv.split(SET_JOIN) if parent_multi else [pv]) & opens)
+        if opened:
+            reached.append(a)
+            continue
+        closed.append((a, pv))
+        value, r = row.get(a, (None, -1))
+        if value not in (None, NOT_APPLICABLE) and r >= 0:
+            rec = labels[r]
+            fate[r] = "not_applicable"
+            findings.append(_label_finding(
+                "label-not-applicable", rec,
+                f"{group} = {value!r} for item {item!r}, but {rec.annotator}'s {parent_name} = {pv!r} does not open {group}",
+                f"set to {NOT_APPLICABLE!r}",
+            ))
+        row[a] = (NOT_APPLICABLE, r)
+    return reached, closed
