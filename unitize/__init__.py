@@ -38,8 +38,8 @@ _LAZY = {
     **{name: (".config", name) for name in ("ConfigError", "Settings", "load_rat", "load_toml", "override")},
     "load_settings": (".config", "load_toml"),
     "RunError": (".errors", "RunError"),
-    "ItemsUnitized": (".item_run", "ItemsUnitized"),
-    "Unitized": (".matrices", "Unitized"),
+    "ItemsUnitized": (".items.run", "ItemsUnitized"),
+    "Unitized": (".spans.matrices", "Unitized"),
     **{name: (".model", name) for name in ("Corpus", "Document", "Finding", "ItemLabel", "Span", "Submission")},
     **{name: (".run", name) for name in ("convert", "read_corpus", "summary", "unitize", "write_output")},
 }
