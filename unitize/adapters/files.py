@@ -169,57 +169,29 @@ def read_texts(
     """
     for doc in sorted(docs):
         path = index.get(doc)
-        if path is None:
-            corpus.documents[doc] = Document(doc_id=doc, text=None)
-            continue
-        name = relative(path, base)
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            corpus.findings.append(
-                finding(
-                    "file-unreadable",
-                    f"cannot read the raw text: {exc.strerror or exc}",
-                    "its annotations are left out; check the file and its permissions",
-                    file=name,
-                    doc=doc,
-                )
-            )
-            corpus.documents[doc] = Document(doc_id=doc, text=None, source=name)
-            continue
-        sha = hashlib.sha256(raw).hexdigest()
-        corpus.inputs.append(InputFile(path=name, role="text", size=len(raw), sha256=sha))
-        try:
-            decoded = conventions.decode(raw, encoding=encoding, fallback=fallback)
-        except DecodeError as exc:
-            corpus.findings.append(
-                finding(
-                    "encoding-error",
-                    f"raw text {exc}",
-                    "its annotations are left out; set [input] encoding_fallback (e.g. windows-1254)",
-                    file=name,
-                    doc=doc,
-                )
-            )
-            corpus.documents[doc] = Document(doc_id=doc, text=None, source=name, size=len(raw), sha256=sha)
-            continue
-        if decoded.fallback_used:
-            corpus.findings.append(
-                finding(
-                    "encoding-fallback",
-                    f"raw text is not valid {encoding or conventions.encoding}; decoded as {decoded.encoding}",
-                    "used the fallback decoding",
-                    file=name,
-                    doc=doc,
-                )
-            )
-        corpus.documents[doc] = Document(
-            doc_id=doc,
-            text=decoded.text,
-            source=name,
-            encoding=decoded.encoding,
-            newline=decoded.newline,
-            bom=decoded.bom,
-            size=len(raw),
-            sha256=sha,
-        )
+        corpus.documents[doc] = Document(doc_id=doc, text=None) if path is None else \
+            _read_text(doc, path, relative(path, base), corpus, conventions, encoding, fallback)
+
+
+def _read_text(doc: str, path: Path, name: str, corpus: Corpus, conventions: TextConventions, encoding: str | None,
+               fallback: str | None) -> Document:
+    """One document's raw text decoded (``text=None``, and a finding, when it cannot be read or decoded)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        corpus.findings.append(finding("file-unreadable", f"cannot read the raw text: {exc.strerror or exc}",
+                                       "its annotations are left out; check the file and its permissions", file=name, doc=doc))
+        return Document(doc_id=doc, text=None, source=name)
+    sha = hashlib.sha256(raw).hexdigest()
+    corpus.inputs.append(InputFile(path=name, role="text", size=len(raw), sha256=sha))
+    try:
+        decoded = conventions.decode(raw, encoding=encoding, fallback=fallback)
+    except DecodeError as exc:
+        corpus.findings.append(finding("encoding-error", f"raw text {exc}",
+                                       "its annotations are left out; set [input] encoding_fallback (e.g. windows-1254)", file=name, doc=doc))
+        return Document(doc_id=doc, text=None, source=name, size=len(raw), sha256=sha)
+    if decoded.fallback_used:
+        corpus.findings.append(finding("encoding-fallback", f"raw text is not valid {encoding or conventions.encoding}; decoded as {decoded.encoding}",
+                                       "used the fallback decoding", file=name, doc=doc))
+    return Document(doc_id=doc, text=decoded.text, source=name, encoding=decoded.encoding, newline=decoded.newline, bom=decoded.bom,
+                    size=len(raw), sha256=sha)

@@ -18,6 +18,7 @@ MAX_SAMPLES = 1_000_000
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from ..agree import AgreeResult
     from ..metrics import gate
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
@@ -108,7 +109,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import metrics as registry
-    from ..agree import AltOptions, Options, agree, as_json_lines, diagnostics
+    from ..agree import AltOptions, Options, agree, as_json_lines
     from ..metrics import gate
 
     metrics = args.metric or list(registry.default())
@@ -164,26 +165,33 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         return gate_exit(result.results, floors, args.on)
     if not args.quiet:
-        table = result.results
-        nans = sum(1 for v in table.column("value").to_pylist() if v != v)
-        print(f"{table.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
-        if result.kept is not None and result.kept.num_rows:
-            print(f"  and {result.kept.num_rows} earlier results of this output kept (the settings, groups and metrics this run did not measure)")
-        for f in result.files:
-            if f.suffix != ".svg" and f.parent == result.dest:
-                print(f"  {f}")
-        plots = [f for f in result.files if f.parent != result.dest]
-        if plots:
-            print(f"  {len(plots)} plot files in {result.dest / 'plots'}")
-        if result.summary_metric:
-            print(f"summary ({result.summary_metric}): {result.dest / 'summary.md'}")
-            for line in result.screen():
-                print(line)
-        for line in diagnostics.screen_lines(table.to_pylist()):
-            print(line)
-        for line in notes(table):
-            print(line)
+        _print_result(result)
     return gate_exit(result.results, floors, args.on)
+
+
+def _print_result(result: AgreeResult) -> None:
+    """What agree wrote, the summary table, diagnostics and notes, for the screen."""
+    from ..agree import diagnostics
+
+    table = result.results
+    nans = sum(1 for v in table.column("value").to_pylist() if v != v)
+    print(f"{table.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
+    if result.kept is not None and result.kept.num_rows:
+        print(f"  and {result.kept.num_rows} earlier results of this output kept (the settings, groups and metrics this run did not measure)")
+    for f in result.files:
+        if f.suffix != ".svg" and f.parent == result.dest:
+            print(f"  {f}")
+    plots = [f for f in result.files if f.parent != result.dest]
+    if plots:
+        print(f"  {len(plots)} plot files in {result.dest / 'plots'}")
+    if result.summary_metric:
+        print(f"summary ({result.summary_metric}): {result.dest / 'summary.md'}")
+        for line in result.screen():
+            print(line)
+    for line in diagnostics.screen_lines(table.to_pylist()):
+        print(line)
+    for line in notes(table):
+        print(line)
 
 
 def gate_exit(table: pa.Table, floors: list[gate.Floor], on: str) -> int:

@@ -86,21 +86,30 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
 
     ``config``: the study file argument and ``--rat-config``; ``run``: ``--strict``, ``--json``, ``--quiet``, ``--debug``.
     """
-    from ..config import APPROACHES, ASSIGNMENTS, DISCONTINUOUS, ITEMS_OPTIONS, LAYERS_FROM, LAYOUTS, MODES, UNITIZE_OPTIONS, UNITS
     from . import flags
 
-    def _unitize_help(key: str) -> str:
-        return flags.describe(UNITIZE_OPTIONS[key])
-
-    def _items_help(key: str) -> str:
-        return flags.describe(ITEMS_OPTIONS[key])
-
-    item_layouts = ITEMS_OPTIONS["layouts"].choices  # the layouts an item matrix can be written in
     if config:
         p.usage = "%(prog)s [STUDY.toml | --rat-config FILE | --format NAME --annotations PATH] [options]"
         p.add_argument("config", nargs="?", type=Path, help="study configuration (TOML); flags override its keys")
         p.add_argument("--rat-config", type=Path, metavar="FILE", help="RAT's legacy configuration file instead of TOML")
-    g = p.add_argument_group("input (the [input] table)")
+    _input_options(p.add_argument_group("input (the [input] table)"))
+    _unitize_options(p.add_argument_group("unitization (the [unitize] table)"))
+    _items_options(p.add_argument_group("flat labels (--format labels; the [input] and [items] tables)"))
+    flags.add_generated(p, "format options (the other [input] keys; which format has which: unitize formats --format NAME)")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="SECTION.KEY=VALUE",
+        help="any study key, the value in TOML (repeatable): --set 'input.columns={doc=\"id\"}', --set items.groups.severity.level=ordinal",
+    )
+    if run:
+        p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
+        p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
+        p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
+        p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+
+
+def _input_options(g: Any) -> None:
     g.add_argument("--format", help="input format (see `unitize formats`)")
     g.add_argument("--annotations", type=Path, metavar="DIR", help="annotation files: a directory, a file or a ZIP, as the format reads them")
     g.add_argument("--texts", type=Path, metavar="DIR", help="raw texts (a directory; span-table: the texts table)")
@@ -121,7 +130,15 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
     g.add_argument("--parses", type=Path, metavar="FILE", help="parses.json for CoNLL system outputs (token indices)")
     g.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups (connectives)")
     g.add_argument("--workers", type=int, metavar="N", help="processes for parsing (default automatic)")
-    g = p.add_argument_group("unitization (the [unitize] table)")
+
+
+def _unitize_options(g: Any) -> None:
+    from ..config import APPROACHES, ASSIGNMENTS, DISCONTINUOUS, LAYERS_FROM, LAYOUTS, MODES, UNITIZE_OPTIONS, UNITS
+    from . import flags
+
+    def _unitize_help(key: str) -> str:
+        return flags.describe(UNITIZE_OPTIONS[key])
+
     g.add_argument("--units", type=csv_list(UNITS), metavar="char,word", help=_unitize_help("units"))
     g.add_argument("--approaches", type=csv_list(APPROACHES), metavar="interval,boundary", help=_unitize_help("approaches"))
     g.add_argument("--layers", type=csv_list(), metavar="Arg1,Arg2", help=_unitize_help("layers"))
@@ -133,26 +150,20 @@ def add_study_options(p: argparse.ArgumentParser, *, config: bool = True, run: b
     g.add_argument("--layers-from", choices=LAYERS_FROM, help=_unitize_help("layers_from"))
     g.add_argument("--layout", choices=LAYOUTS, help=_unitize_help("layout"))
     g.add_argument("--assignment", choices=ASSIGNMENTS, help=_unitize_help("assignment"))
-    g = p.add_argument_group("flat labels (--format labels; the [input] and [items] tables)")
+
+
+def _items_options(g: Any) -> None:
+    from ..config import ITEMS_OPTIONS
+    from . import flags
+
+    item_layouts = ITEMS_OPTIONS["layouts"].choices  # the layouts an item matrix can be written in
     g.add_argument("--shape", choices=("long", "wide", "per-annotator", "lists", "dict"), help="how the label table is laid out")
     g.add_argument("--item", metavar="COLUMN", help="the item-id column")
     g.add_argument("--annotator-column", dest="annotator", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
     g.add_argument("--label-columns", type=csv_list(), metavar="A,B", help="label columns, each a group")
     g.add_argument("--missing", type=csv_list(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
-    g.add_argument("--layouts", type=csv_list(item_layouts), metavar=",".join(item_layouts), help=_items_help("layouts"))
+    g.add_argument("--layouts", type=csv_list(item_layouts), metavar=",".join(item_layouts), help=flags.describe(ITEMS_OPTIONS["layouts"]))
     g.add_argument("--complete", action="store_true", default=None, help="keep only items every annotator labelled")
-    flags.add_generated(p, "format options (the other [input] keys; which format has which: unitize formats --format NAME)")
-    p.add_argument(
-        "--set",
-        action="append",
-        metavar="SECTION.KEY=VALUE",
-        help="any study key, the value in TOML (repeatable): --set 'input.columns={doc=\"id\"}', --set items.groups.severity.level=ordinal",
-    )
-    if run:
-        p.add_argument("--strict", action="store_true", help="error findings exit with code 3 and write nothing")
-        p.add_argument("--json", action="store_true", help="print a machine-readable summary on stdout")
-        p.add_argument("--quiet", "-q", action="store_true", help="no progress bar, no summary")
-        p.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
 
 
 def input_flags(args: argparse.Namespace, adapter: Adapter) -> dict[str, Any]:
