@@ -15,14 +15,8 @@ _RAT_STATISTICS = {"0": "cochran-q", "1": "fleiss-kappa", "2": "krippendorff-alp
 _RAT_METHOD = re.compile(r"^([01])-([01])-([0-2])$")
 
 
-def load_rat(path: Path) -> Settings:
-    """Read RAT's configuration file: work path, connectives, annotators, output, methods.
-
-    ``[Data Handle Method]`` lines are ``{1=word,0=char}-{1=boundary,0=interval}-{0=QTest,
-    1=FleissKappa,2=Krippendorff}``; the statistic is recorded for ``unitize agree``.
-    Annotation files and raw texts are searched recursively under the work path.
-    """
-    path = Path(path)
+def _sections(path: Path) -> dict[str, list[str]]:
+    """The lines of every section of a RAT configuration file, comments and blank lines left out."""
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except FileNotFoundError:
@@ -50,11 +44,14 @@ def load_rat(path: Path) -> Settings:
     for name in ("Work Path", "Data Handle Method"):
         if not sections.get(name):
             raise ConfigError(f"{path}: section [{name}] is missing or empty")
-    base = absolute(path).parent
-    work = absolute(sections["Work Path"][0], base)
+    return sections
+
+
+def _methods(path: Path, methods: list[str]) -> tuple[list[tuple[str, Approach]], list[str]]:
+    """The (unit, approach) pairs and the statistics of the ``[Data Handle Method]`` lines, each once, in order."""
     pairs: list[tuple[str, Approach]] = []
     statistics: list[str] = []
-    for method in sections["Data Handle Method"]:
+    for method in methods:
         m = _RAT_METHOD.match(method)
         if not m:
             raise ConfigError(
@@ -67,6 +64,21 @@ def load_rat(path: Path) -> Settings:
         stat = _RAT_STATISTICS[m.group(3)]
         if stat not in statistics:
             statistics.append(stat)
+    return pairs, statistics
+
+
+def load_rat(path: Path) -> Settings:
+    """Read RAT's configuration file: work path, connectives, annotators, output, methods.
+
+    ``[Data Handle Method]`` lines are ``{1=word,0=char}-{1=boundary,0=interval}-{0=QTest,
+    1=FleissKappa,2=Krippendorff}``; the statistic is recorded for ``unitize agree``.
+    Annotation files and raw texts are searched recursively under the work path.
+    """
+    path = Path(path)
+    sections = _sections(path)
+    base = absolute(path).parent
+    work = absolute(sections["Work Path"][0], base)
+    pairs, statistics = _methods(path, sections["Data Handle Method"])
     inp: dict[str, Any] = {"annotations": work, "texts": work}
     if sections.get("Connectives"):
         inp["groups"] = sections["Connectives"]

@@ -68,6 +68,34 @@ def _file_name(doc: str, annotator: str, group: str, flat: bool) -> str:
     return f"annotations/{doc}_{annotator}_{group}.xml" if flat else f"annotations/{annotator}/{group}/{doc}.xml"
 
 
+def _document(rels: list[Any], view: Any, name: str, doc: str, written: Written, dropped: Counter[tuple[str, str, str]]) -> Any:
+    """One DATT file's ``<Document>``: a ``<Relation>`` per relation, its spans as code-point offsets of the text
+    written; what has no DATT element, or no valid offsets, is counted in ``dropped``."""
+    root = etree.Element("Document")
+    for rel in rels:
+        element = etree.SubElement(root, "Relation", _attributes(rel))
+        for layer in rel.layers:
+            if layer not in ELEMENTS:
+                dropped[(name, layer, doc)] += len(rel.layers[layer])
+        for layer, tag in ELEMENTS.items():
+            child = etree.SubElement(element, tag)
+            spans = [s for s in rel.layers.get(layer, []) if s.valid]
+            dropped_invalid = len(rel.layers.get(layer, [])) - len(spans)
+            if dropped_invalid:
+                dropped[(name, f"{layer} (invalid offsets)", doc)] += dropped_invalid
+            if not spans:
+                continue
+            offsets = view.convert(np.asarray([[s.begin, s.end] for s in spans]).ravel()).reshape(-1, 2)
+            for b, e in offsets.tolist():
+                span = etree.SubElement(child, "Span")
+                etree.SubElement(span, "Text").text = _xml_safe(view.text[b:e])
+                etree.SubElement(span, "BeginOffset").text = str(b)
+                etree.SubElement(span, "EndOffset").text = str(e)
+                written.spans += 1
+        written.relations += 1
+    return root
+
+
 def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any]) -> Written:
     """Write the corpus as DATT XML files plus raw texts and a study.toml."""
     written = Written()
@@ -92,43 +120,14 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
         if view is None:
             continue
         name = _file_name(*forms[(annotator, doc, group)], flat)
-        root = etree.Element("Document")
-        for rel in rels:
-            element = etree.SubElement(root, "Relation", _attributes(rel))
-            for layer in rel.layers:
-                if layer not in ELEMENTS:
-                    dropped[(name, layer, doc)] += len(rel.layers[layer])
-            for layer, tag in ELEMENTS.items():
-                child = etree.SubElement(element, tag)
-                spans = [s for s in rel.layers.get(layer, []) if s.valid]
-                dropped_invalid = len(rel.layers.get(layer, [])) - len(spans)
-                if dropped_invalid:
-                    dropped[(name, f"{layer} (invalid offsets)", doc)] += dropped_invalid
-                if not spans:
-                    continue
-                offsets = view.convert(np.asarray([[s.begin, s.end] for s in spans]).ravel()).reshape(-1, 2)
-                for b, e in offsets.tolist():
-                    span = etree.SubElement(child, "Span")
-                    etree.SubElement(span, "Text").text = _xml_safe(view.text[b:e])
-                    etree.SubElement(span, "BeginOffset").text = str(b)
-                    etree.SubElement(span, "EndOffset").text = str(e)
-                    written.spans += 1
-            written.relations += 1
+        root = _document(rels, view, name, doc, written, dropped)
         data = etree.tostring(root, xml_declaration=True, encoding="utf-8", pretty_print=True)
         target.file(name).write_bytes(data)
         target.record(name, len(rels))
         written.files["annotations"] = written.files.get("annotations", 0) + 1
     for (name, layer, doc), count in sorted(dropped.items()):
-        written.findings.append(
-            finding(
-                "not-convertible",
-                f"{count} {layer} span(s) have no DATT element",
-                "not written",
-                file=name,
-                doc=doc,
-                layer=layer.split(" ")[0],
-            )
-        )
+        written.findings.append(finding("not-convertible", f"{count} {layer} span(s) have no DATT element", "not written",
+                                        file=name, doc=doc, layer=layer.split(" ")[0]))
     written.study = {
         "format": "datt",
         "annotations": "annotations",
