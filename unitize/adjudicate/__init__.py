@@ -182,33 +182,52 @@ def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: f
             docs: list[str] = []
             queued: list[Queued] = []
             for c in pieces:  # a piece of whole documents: each unit's votes, gold and review are the whole's
-                votes = count(c, multi=c.group in multi, not_annotated=empty)
-                decision = method.decide(votes, single=items and c.group not in multi, min_share=min_share)
-                gold = decision.gold()
-                queued += queue(decision, gold, below)
                 docs += c.docs
-                review = flags(decision, below)
-                columns: dict[str, Any] = {"group": [c.group] * votes.units}
-                if items:
-                    columns["item"] = [c.docs[i] for i in c.row_doc.tolist()]
-                    result.gold.update(zip(((c.group, i) for i in columns["item"]), gold))
-                else:
-                    columns.update(doc_id=[c.docs[i] for i in c.row_doc.tolist()], layer=[c.layer] * votes.units, unit=c.row_unit,
-                                   begin=c.begin, end=c.end)
-                    result.spans.extend(spans(decision))
-                columns.update(gold=gold, votes=decision.agreeing(), coders=votes.coders, confidence=decision.confidence,
-                               tied=decision.tied, review=review)
-                stream.add(pa.table(columns, schema=stream.schema))
-                totals["units"] += votes.units
-                totals["coded"] += int((votes.coders > 0).sum())
-                totals["resolved"] += int(decision.resolved.sum())
-                totals["tied"] += int(decision.tied.sum())
-                totals["review_units"] += int(review.sum())
+                queued += _piece(c, method, multi, empty, items, min_share, below, result, stream, totals)
             stream.end()  # the (group, layer)'s rows in the row groups of one table, as if written whole
             found.append((docs, queued))
     finally:
         stream.close()
     result.spans.sort(key=lambda g: (g.group, g.doc, g.begin, g.end, g.layer, g.label or ""))
+    _write_review(data, setting, result, found, texts, segments, staging)
+    if not items:
+        _write_spans(result, staging)
+    result.summary = {"tool": {"name": "unitize", "version": __version__}, "format_version": FORMAT_VERSION,
+                      "annotators": list(setting.annotators), **totals, "gold_spans": len(result.spans),
+                      "review_regions": len(result.review)}
+    return result
+
+
+def _piece(c: Any, method: Method, multi: Any, empty: Any, items: bool, min_share: float | None, below: float, result: Adjudication,
+           stream: ParquetStream, totals: dict[str, int]) -> list[Queued]:
+    """One piece's votes decided: its units' rows into ``stream``, its gold into ``result``, its counts into ``totals``;
+    the review regions it queues."""
+    votes = count(c, multi=c.group in multi, not_annotated=empty)
+    decision = method.decide(votes, single=items and c.group not in multi, min_share=min_share)
+    gold = decision.gold()
+    review = flags(decision, below)
+    columns: dict[str, Any] = {"group": [c.group] * votes.units}
+    if items:
+        columns["item"] = [c.docs[i] for i in c.row_doc.tolist()]
+        result.gold.update(zip(((c.group, i) for i in columns["item"]), gold))
+    else:
+        columns.update(doc_id=[c.docs[i] for i in c.row_doc.tolist()], layer=[c.layer] * votes.units, unit=c.row_unit,
+                       begin=c.begin, end=c.end)
+        result.spans.extend(spans(decision))
+    columns.update(gold=gold, votes=decision.agreeing(), coders=votes.coders, confidence=decision.confidence,
+                   tied=decision.tied, review=review)
+    stream.add(pa.table(columns, schema=stream.schema))
+    totals["units"] += votes.units
+    totals["coded"] += int((votes.coders > 0).sum())
+    totals["resolved"] += int(decision.resolved.sum())
+    totals["tied"] += int(decision.tied.sum())
+    totals["review_units"] += int(review.sum())
+    return queue(decision, gold, below)
+
+
+def _write_review(data: OutputData, setting: Setting, result: Adjudication, found: list[tuple[list[str], list[Queued]]],
+                  texts: dict[str, str | None], segments: Any, staging: Path) -> None:
+    """The review queue in adjudication order, as review.csv and review.jsonl."""
     extra = {id(q.region): q for _, qs in found for q in qs}
     regions = ordered(data, ((docs, [q.region for q in qs]) for docs, qs in found))
     result.review = [region_record(r, setting, texts.get(r.doc), segments) | extra[id(r)].extra() for r in regions]
@@ -216,17 +235,16 @@ def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: f
     rows = [csv_row({**rec, "gold": "/".join(rec["gold"]), "why": "; ".join(rec["why"])}, header) for rec in result.review]
     atomic_write_text(staging / files.REVIEW_CSV, csv_text([header, *rows]))
     atomic_write_text(staging / files.REVIEW_JSONL, "".join(json.dumps(_finite(r), ensure_ascii=False) + "\n" for r in result.review))
+
+
+def _write_spans(result: Adjudication, staging: Path) -> None:
+    """The gold spans as spans.parquet."""
     span_rows = {name: [getattr(g, key) for g in result.spans] for name, key in
                  (("group", "group"), ("doc_id", "doc"), ("layer", "layer"), ("label", "label"), ("unit_begin", "unit_begin"),
                   ("unit_end", "unit_end"), ("begin", "begin"), ("end", "end"), ("confidence", "confidence"))}
-    if not items:
-        spans_stream = ParquetStream(staging / files.SPANS, SPANS_SCHEMA)
-        spans_stream.write(pa.table(span_rows, schema=SPANS_SCHEMA))
-        spans_stream.close()
-    result.summary = {"tool": {"name": "unitize", "version": __version__}, "format_version": FORMAT_VERSION,
-                      "annotators": list(setting.annotators), **totals, "gold_spans": len(result.spans),
-                      "review_regions": len(result.review)}
-    return result
+    spans_stream = ParquetStream(staging / files.SPANS, SPANS_SCHEMA)
+    spans_stream.write(pa.table(span_rows, schema=SPANS_SCHEMA))
+    spans_stream.close()
 
 
 def _replaceable(folder: Path) -> bool:

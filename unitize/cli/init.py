@@ -161,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     from ..adapters import available, get_adapter
     from ..config import CROWD_ABOVE, ConfigError, absolute
     from ..output import atomic_write_text
-    from .study_template import render, summary
+    from .study_template import render
 
     if not args.format:
         raise ConfigError(f"init needs --format; one of: {', '.join(available())} (unitize formats describes them)")
@@ -204,6 +204,13 @@ def run(args: argparse.Namespace) -> int:
         if placeholder:
             study.unlink(missing_ok=True)
         raise
+    return _report(args, adapter, found, study, folder, inp, steps)
+
+
+def _report(args: argparse.Namespace, adapter: Any, found: Any, study: Path, folder: Path, inp: dict[str, Any], steps: list[str]) -> int:
+    """What init wrote and found, what to do next; the exit code (2 when the data could not be read)."""
+    from .study_template import summary
+
     if args.quiet:
         print(study)
     else:
