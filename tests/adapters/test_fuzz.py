@@ -34,7 +34,7 @@ import pytest
 from tests.conftest import CORPORA, ROOT, datt_xml
 from unitize.adapters import available
 from unitize.cli import build_parser, main
-from unitize.cli.common import settings_from_args
+from unitize.cli.study_flags import settings_from_args
 from unitize.run.conversion import convert_format
 
 CASES = int(os.environ.get("UNITIZE_FUZZ_CASES", "20"))

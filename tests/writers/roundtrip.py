@@ -17,7 +17,7 @@ import numpy as np
 from tests.adapters.test_fuzz import Seed
 from unitize import Corpus, RunError, Settings, load_toml, read_corpus, unitize
 from unitize.cli import build_parser
-from unitize.cli.common import settings_from_args
+from unitize.cli.study_flags import settings_from_args
 from unitize.config.sections import UNITIZE_OPTIONS
 from unitize.items.run import ItemsUnitized
 from unitize.model import Finding, Submission

@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from .common import EXIT_OK, EXIT_STRICT, add_executor_option, add_study_options, human_summary, make_progress, print_findings, settings_from_args
+from .common import EXIT_OK, EXIT_STRICT, add_executor_option, human_summary, make_progress, print_findings
+from .study_flags import add_study_options, settings_from_args
 
 HELP = "read, validate, unitize and write an output directory"
 EXAMPLES = """examples (from the repository root; `unitize init` writes a study file for your data):

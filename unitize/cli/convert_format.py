@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from ..errors import RunError
-from .common import EXIT_OK, EXIT_STRICT, add_study_options, conversion_summary, make_progress, print_findings, settings_from_args
+from .common import EXIT_OK, EXIT_STRICT, conversion_summary, make_progress, print_findings
+from .study_flags import add_study_options, settings_from_args
 
 HELP = "read annotations in one format and write them in another, with the texts and a study.toml that reads them back"
 EXAMPLES = """examples:

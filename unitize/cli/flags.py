@@ -16,7 +16,7 @@ from typing import Any
 from ..adapters import Adapter, all_options
 from ..config import ConfigError, Option
 
-#: [input] keys served by the hand-written flags of :func:`~unitize.cli.common.add_study_options`
+#: [input] keys served by the hand-written flags of :func:`~unitize.cli.study_flags.add_study_options`
 FIXED = {
     "annotations": ("--annotations",),
     "texts": ("--texts",),

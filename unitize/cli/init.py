@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import EXIT_OK, EXIT_USAGE, add_study_options, input_flags, make_progress, print_error
+from .common import EXIT_OK, EXIT_USAGE, make_progress, print_error
+from .study_flags import add_study_options, input_flags
 
 if TYPE_CHECKING:
     from ..adapters import Adapter

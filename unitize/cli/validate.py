@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from .common import EXIT_OK, EXIT_STRICT, add_study_options, human_summary, make_progress, print_findings, settings_from_args
+from .common import EXIT_OK, EXIT_STRICT, human_summary, make_progress, print_findings
+from .study_flags import add_study_options, settings_from_args
 
 HELP = "read and validate only; print the findings, write no matrices"
 
