@@ -122,7 +122,6 @@ def _parse_offset(el: etree._Element | None) -> int | None:
 
 def read_file(path: str, name: str, doc: str, annotator: str, group: str) -> FileResult:
     """Parse one DATT file into span columns; never raises on bad content."""
-    from lxml import etree
 
     out = FileResult()
     where = {"file": name, "doc": doc, "group": group, "annotator": annotator}
@@ -135,34 +134,9 @@ def read_file(path: str, name: str, doc: str, annotator: str, group: str) -> Fil
         return out
     out.size = len(raw)
     out.sha256 = hashlib.sha256(raw).hexdigest()
-    if not raw.strip():
-        out.findings.append(
-            finding("file-unreadable", "the file is empty", "file skipped; re-export it from DATT or remove it", **where)
-        )
+    root = _document(raw, out, where)
+    if root is None:
         return out
-    try:
-        root = etree.fromstring(raw, _parser())
-    except etree.XMLSyntaxError as exc:
-        out.findings.append(
-            finding(
-                "file-unreadable",
-                f"malformed XML: {exc.msg} (line {exc.lineno})",
-                "file skipped; fix the XML or re-export it from DATT",
-                **where,
-            )
-        )
-        return out
-    if root.tag != "Document":
-        out.findings.append(
-            finding(
-                "file-unreadable",
-                f"root element is <{root.tag}>, expected <Document>",
-                "file skipped; is it a DATT annotation file?",
-                **where,
-            )
-        )
-        return out
-
     relations = 0
     for child in root:
         if not isinstance(child.tag, str):
@@ -183,6 +157,26 @@ def read_file(path: str, name: str, doc: str, annotator: str, group: str) -> Fil
     return out
 
 
+def _document(raw: bytes, out: FileResult, where: dict[str, str]) -> etree._Element | None:
+    """The ``<Document>`` root of a file's bytes, or ``None`` (a ``file-unreadable`` finding in ``out``)."""
+    from lxml import etree
+
+    if not raw.strip():
+        out.findings.append(finding("file-unreadable", "the file is empty", "file skipped; re-export it from DATT or remove it", **where))
+        return None
+    try:
+        root = etree.fromstring(raw, _parser())
+    except etree.XMLSyntaxError as exc:
+        out.findings.append(finding("file-unreadable", f"malformed XML: {exc.msg} (line {exc.lineno})",
+                                    "file skipped; fix the XML or re-export it from DATT", **where))
+        return None
+    if root.tag != "Document":
+        out.findings.append(finding("file-unreadable", f"root element is <{root.tag}>, expected <Document>",
+                                    "file skipped; is it a DATT annotation file?", **where))
+        return None
+    return root
+
+
 def _read_relation(
     rel: etree._Element, index: int, name: str, doc: str, annotator: str, group: str, out: FileResult
 ) -> None:
@@ -196,51 +190,17 @@ def _read_relation(
             continue
         layer = LAYERS.get(tag)
         if layer is None:
-            from lxml import etree
-
-            attrs[f"xml:{tag}"] = etree.tostring(element, encoding="unicode", with_tail=False)
-            out.findings.append(
-                finding(
-                    "unknown-element",
-                    f"<{tag}> in relation {record} (line {element.sourceline}) is not a DATT element",
-                    "kept in the relation's attrs",
-                    file=name,
-                    record=record,
-                    doc=doc,
-                    group=group,
-                    annotator=annotator,
-                )
-            )
+            _unknown(element, tag, record, attrs, out, name, doc, group, annotator)
             continue
         for fragment, span in enumerate(element.iterchildren("Span")):
-            begin_el = end_el = text_el = None
-            for part in span:  # the first of each, as find() would
-                t = part.tag
-                if t == "BeginOffset":
-                    if begin_el is None:
-                        begin_el = part
-                elif t == "EndOffset":
-                    if end_el is None:
-                        end_el = part
-                elif t == "Text" and text_el is None:
-                    text_el = part
+            begin_el, end_el, text_el = _parts(span)
             begin = _parse_offset(begin_el)
             end = _parse_offset(end_el)
             if begin is None or end is None:
-                out.findings.append(
-                    finding(
-                        "offset-invalid",
-                        f"{layer} span {fragment + 1} (line {span.sourceline}) has a missing or non-integer "
-                        "BeginOffset/EndOffset",
-                        "span left out; give it integer offsets",
-                        file=name,
-                        record=record,
-                        doc=doc,
-                        group=group,
-                        annotator=annotator,
-                        layer=layer,
-                    )
-                )
+                out.findings.append(finding(
+                    "offset-invalid", f"{layer} span {fragment + 1} (line {span.sourceline}) has a missing or non-integer BeginOffset/EndOffset",
+                    "span left out; give it integer offsets", file=name, record=record, doc=doc, group=group, annotator=annotator, layer=layer,
+                ))
                 begin = end = -1
             out.relation.append(index)
             out.layer.append(layer)
@@ -249,6 +209,34 @@ def _read_relation(
             out.end.append(end)
             out.line.append(span.sourceline)
             out.stored.append(text_el.text if text_el is not None else None)
+
+
+def _parts(span: etree._Element) -> tuple[etree._Element | None, etree._Element | None, etree._Element | None]:
+    """A ``<Span>``'s first ``BeginOffset``, ``EndOffset`` and ``Text``, as find() would give them, in one pass."""
+    begin_el = end_el = text_el = None
+    for part in span:
+        t = part.tag
+        if t == "BeginOffset":
+            if begin_el is None:
+                begin_el = part
+        elif t == "EndOffset":
+            if end_el is None:
+                end_el = part
+        elif t == "Text" and text_el is None:
+            text_el = part
+    return begin_el, end_el, text_el
+
+
+def _unknown(element: etree._Element, tag: str, record: str, attrs: dict[str, Any], out: FileResult, name: str, doc: str, group: str,
+             annotator: str) -> None:
+    """An element a DATT relation does not have: kept as XML in the relation's attrs, and reported."""
+    from lxml import etree
+
+    attrs[f"xml:{tag}"] = etree.tostring(element, encoding="unicode", with_tail=False)
+    out.findings.append(finding(
+        "unknown-element", f"<{tag}> in relation {record} (line {element.sourceline}) is not a DATT element", "kept in the relation's attrs",
+        file=name, record=record, doc=doc, group=group, annotator=annotator,
+    ))
 
 
 def read_file_star(args: tuple[str, str, str, str, str]) -> FileResult:

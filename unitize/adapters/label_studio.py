@@ -12,7 +12,7 @@ counted in JavaScript); each span's ``value.text`` is checked against the task t
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -77,36 +77,55 @@ def read(
             corpus.findings.append(finding("file-unreadable", str(exc), "file left out", file=name, record=f"line {exc.line}"))
             continue
         for t, task in enumerate(tasks if isinstance(tasks, list) else [tasks]):
-            where = f"task {t + 1}"
-            text = task.get("data", {}).get(text_key) if isinstance(task, dict) and isinstance(task.get("data"), dict) else None
-            if not isinstance(text, str):
-                malformed(corpus, name, None, f"{where} has no string data.{text_key}", "task left out; set [input] text_key")
-                continue
-            doc = str(task.get("id", t + 1))
-            put_document(corpus, doc, text, name)
-            for a, ann in enumerate(task.get("annotations") if isinstance(task.get("annotations"), list) else ()):
-                who = _annotator(ann.get("completed_by")) if isinstance(ann, dict) else None
-                record = f"{where}/annotation {a + 1}"
-                if who is None:
-                    malformed(corpus, name, None, f"{record} has no completed_by", "annotation left out", doc=doc)
-                    continue
-                if not selected(corpus, wanted, who):
-                    continue
-                if ann.get("was_cancelled"):
-                    corpus.findings.append(finding("unknown-element", f"{record} was cancelled", "not read", file=name, record=record, doc=doc, annotator=who))
-                    continue
-                if (doc, who) in seen:
-                    corpus.findings.append(
-                        finding("duplicate-record", f"annotator {who} annotated task {doc} twice", "this annotation left out (the first is used)",
-                                file=name, record=record, doc=doc, group=GROUP, annotator=who)
-                    )
-                    continue
-                seen[(doc, who)] = name
-                if ann.get("result") is not None and not isinstance(ann.get("result"), list):
-                    malformed(corpus, name, None, f"{record}: 'result' is not a list", "annotation read as empty", doc=doc, annotator=who)
-                n = _read_results(corpus, ann.get("result") if isinstance(ann.get("result"), list) else [], text, offsets, who, doc, layer, name, record)
-                corpus.submissions.append(Submission(name, who, doc, GROUP, n))
+            _read_task(corpus, task, t, name, _Reading(text_key, offsets, layer, wanted, seen))
     return corpus
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """How the tasks of an export are read: the text key, the offset unit, the layer, the annotators asked for;
+    ``seen``: (document, annotator) -> the file whose annotation was read."""
+
+    text_key: str
+    offsets: OffsetUnit
+    layer: str | None
+    wanted: set[str] | None
+    seen: dict[tuple[str, str], str]
+
+
+def _read_task(corpus: Corpus, task: Any, t: int, name: str, reading: _Reading) -> None:
+    """One task: its text as a document, each of its annotations as an annotator's submission."""
+    where = f"task {t + 1}"
+    text = task.get("data", {}).get(reading.text_key) if isinstance(task, dict) and isinstance(task.get("data"), dict) else None
+    if not isinstance(text, str):
+        malformed(corpus, name, None, f"{where} has no string data.{reading.text_key}", "task left out; set [input] text_key")
+        return
+    doc = str(task.get("id", t + 1))
+    put_document(corpus, doc, text, name)
+    for a, ann in enumerate(task.get("annotations") if isinstance(task.get("annotations"), list) else ()):
+        who = _annotator(ann.get("completed_by")) if isinstance(ann, dict) else None
+        record = f"{where}/annotation {a + 1}"
+        if who is None:
+            malformed(corpus, name, None, f"{record} has no completed_by", "annotation left out", doc=doc)
+            continue
+        if not selected(corpus, reading.wanted, who):
+            continue
+        if ann.get("was_cancelled"):
+            corpus.findings.append(finding("unknown-element", f"{record} was cancelled", "not read", file=name, record=record, doc=doc, annotator=who))
+            continue
+        if (doc, who) in reading.seen:
+            corpus.findings.append(
+                finding("duplicate-record", f"annotator {who} annotated task {doc} twice", "this annotation left out (the first is used)",
+                        file=name, record=record, doc=doc, group=GROUP, annotator=who)
+            )
+            continue
+        reading.seen[(doc, who)] = name
+        result = ann.get("result")
+        if result is not None and not isinstance(result, list):
+            malformed(corpus, name, None, f"{record}: 'result' is not a list", "annotation read as empty", doc=doc, annotator=who)
+        n = _read_results(corpus, result if isinstance(result, list) else [], text, reading.offsets, who, doc, reading.layer, name, record)
+        corpus.submissions.append(Submission(name, who, doc, GROUP, n))
+
 
 
 def _read_results(corpus: Corpus, results: list, text: str, offsets: OffsetUnit, who: str, doc: str, layer: str | None, name: str, record: str) -> int:
