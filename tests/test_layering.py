@@ -1,4 +1,6 @@
-"""Imports flow one way: cli → run → the steps → model/text (DESIGN.md §1), with no module too large to read."""
+"""Imports flow one way, stage by stage: cli → the consumers → run → writers → spans/items → validate/output →
+adapters → config → layouts → units → model (DESIGN.md §1, docs/architecture.md), with no module and no
+function too large to read."""
 
 from __future__ import annotations
 
@@ -71,9 +73,30 @@ def test_imports_flow_one_way(path: Path) -> None:
     own = top(path)
     upward = [(m, line) for m, line in imported(path) if m != own and RANK[m] >= RANK[own]]
     assert not upward, f"{path.relative_to(ROOT)} imports from its own layer or above: {upward}"
+#: the most lines of a module, and of a function (its signature, docstring and body): one screen
+MODULE_LINES, FUNCTION_LINES = 400, 60
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_module_is_too_large_to_read(path: Path) -> None:
-    assert len(path.read_text(encoding="utf-8").splitlines()) <= 430
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= MODULE_LINES
+
+
+def long_functions(source: str) -> list[tuple[str, int]]:
+    """(name, lines) of every function or method of ``source`` longer than :data:`FUNCTION_LINES`."""
+    return [(node.name, node.end_lineno - node.lineno + 1) for node in ast.walk(ast.parse(source))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno + 1 > FUNCTION_LINES]
+
+
+def test_the_function_length_check_finds_a_long_function() -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(FUNCTION_LINES))
+    assert long_functions(f"def f():\n{body}\n") == [("f", FUNCTION_LINES + 1)]
+    assert long_functions("class C:\n    def g(self):\n        return 1\n") == []
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_function_fits_on_a_screen(path: Path) -> None:
+    assert not long_functions(path.read_text(encoding="utf-8")), f"{path.relative_to(ROOT)}: split these into named steps"
 
 
 def _siblings(path: Path) -> set[str]:

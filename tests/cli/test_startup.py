@@ -73,7 +73,7 @@ def test_the_package_imports_its_api_when_asked() -> None:
         "print(before, convert.__module__, load_settings.__name__, Settings.__module__, bool(unitize.__version__))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
-    assert out.stdout.split() == ["False", "unitize.run.pipeline", "load_toml", "unitize.config", "True"]
+    assert out.stdout.split() == ["False", "unitize.run.pipeline", "load_toml", "unitize.config.settings", "True"]
 
 
 def test_the_default_agree_loads_no_scipy_nor_arrow_group_by(tmp_path) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 
 from ..errors import ConfigError
 from ..units.unitizers import Approach
-from . import Settings, absolute
+from .paths import absolute
+from .settings import Settings
 
 _RAT_SECTIONS = ("Work Path", "Connectives", "Annotators", "Out Directory", "Data Handle Method")
 _RAT_STATISTICS = {"0": "cochran-q", "1": "fleiss-kappa", "2": "krippendorff-alpha"}
