@@ -190,9 +190,9 @@ def agree(
     data = OutputData(out)
     group = group_name(data)
     roles = _check_request(data, metrics, summary_metric, candidates, humans, alt_test)
-    results, compared, tested = _measure_all(out, data, roles, metrics, executor, alt_test, alt or AltOptions(), {
-        "settings": settings, "groups": groups, "gamma": gamma, "ci": ci}, {"by_label": by_label, "by_doc": by_doc, "by_annotator": by_annotator,
-                                                                          "progress": progress})
+    results, compared, tested = _measure_all(
+        out, data, roles, metrics, executor, alt_test, alt or AltOptions(), settings=settings, groups=groups, gamma=gamma, ci=ci,
+        breakdowns={"by_label": by_label, "by_doc": by_doc, "by_annotator": by_annotator, "progress": progress})
     identity = output_identity(data.manifest, roles.humans if roles is not None else None)
     kept = None
     if settings is not None or groups is not None:  # a subset run adds to the results of the same output, never erases them
@@ -208,20 +208,21 @@ def agree(
 
 
 def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequence[str], executor: Executor | str | None,
-                 alt_test: bool, alt: AltOptions, common: dict[str, Any], breakdowns: dict[str, Any]) -> tuple[pa.Table, list[dict[str, Any]], list[Any]]:
+                 alt_test: bool, alt: AltOptions, *, settings: Sequence[str] | None, groups: Sequence[str] | None,
+                 gamma: dict[str, Any] | None, ci: Options | None, breakdowns: dict[str, Any]) -> tuple[pa.Table, list[dict[str, Any]], list[Any]]:
     """The results (of the humans alone, with candidates), the rows of roles.csv and the alt-tests, measured on one executor."""
     pool, owned = executor_of(executor)
     compared: list[dict[str, Any]] = []
     tested: list[Any] = []
     try:
         measured = OutputData(out, roles.humans) if roles is not None else data
-        results = measure(measured, metrics, **common, **breakdowns, executor=pool)
+        results = measure(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, **breakdowns, executor=pool)
         for comparison, family, who in comparisons(roles) if roles is not None else []:
-            table = measure(OutputData(out, who), metrics, **common, executor=pool)
+            table = measure(OutputData(out, who), metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
             compared += roles_rows(table, comparison, family, who)
         if alt_test and roles is not None:
             tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
-                                 q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(common["ci"]), settings=common["settings"])
+                                 q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(ci), settings=settings)
     finally:
         if owned:
             pool.close()

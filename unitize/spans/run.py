@@ -5,9 +5,11 @@ live fragments of the chosen layers (:mod:`unitize.spans.fragments`), resolves t
 segments for every unit type (:mod:`unitize.units.segments`) and keeps the record
 accounting: every input record ends in a segment or in the report.
 
-A corpus read whole is one part; a streamed corpus (:class:`~unitize.model.SpanStream`)
-is a part per batch of whole groups, each read and resolved in a forked process, and
-the parts are joined into the result a whole read gives, byte for byte.
+One route for every corpus: a header (documents, traits) and batches of whole groups
+(:func:`_batches`). A streamed corpus (:class:`~unitize.model.SpanStream`) has a batch per
+group range, each read and resolved in a forked process; a corpus read whole is the one
+batch of itself, resolved here; the parts are joined into one result (:meth:`_Run.combined`),
+the same, byte for byte, however the corpus was cut.
 """
 
 from __future__ import annotations
@@ -58,31 +60,44 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     a time, each batch's spans let go before the next is read; the result is the one a corpus
     holding every span gives.
     """
-    corpus = _layers_from_label(corpus, settings)
     settings = _format_defaults(settings, corpus)
-    stream = corpus.stream
-    annotators = list(_configured_annotators(settings) or (stream.annotators if stream is not None else corpus.annotators))
+    header, stream = _batches(corpus)
+    annotators = list(_configured_annotators(settings) or stream.annotators)
     clash = RESERVED & set(annotators)
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
-    if stream is None:
-        _check_layers(settings, corpus, {s.layer for s in corpus.spans})
-    spaces = build_spaces(corpus, settings.units, settings.tokenizer, progress, executor)
-    run = _Run(settings, annotators, sorted(set(settings.layers)), spaces, per_document(settings, corpus, annotators))
-    if stream is None:
-        return run.combined(corpus, [run.part(corpus)])
-    parts = _streamed_parts(run, corpus, stream, progress)
-    _check_layers(settings, corpus, set().union(*(p.layers_found for p in parts)))
-    return run.combined(corpus, parts)
+    spaces = build_spaces(header, settings.units, settings.tokenizer, progress, executor)
+    run = _Run(settings, annotators, sorted(set(settings.layers)), spaces, per_document(settings, header, annotators))
+    parts = _parts(run, header, stream, progress)
+    _check_layers(settings, header, set().union(*(p.layers_found for p in parts)))
+    return run.combined(header, parts)
 
 
-def _streamed_parts(run: _Run, corpus: Corpus, stream: SpanStream, progress: Progress) -> list[_Part]:
-    """The parts of a streamed corpus, a batch each. With several batches, each is read and resolved in
-    a process of its own (forked, up to one per core), which leaves its segments tables in files that
-    this process maps back: it never holds a batch's spans, nor the segments in its own memory."""
-    work = partial(_batch_part, run, corpus.documents, corpus.traits)
+def _batches(corpus: Corpus) -> tuple[Corpus, SpanStream]:
+    """A corpus as its header (documents, traits, what listing the files found) and its batches of whole groups.
+
+    A streamed corpus is both already; a corpus read whole is the one batch of itself, under a header that
+    keeps its spans (for :attr:`Unitized.corpus`) but leaves its submissions, inputs and findings to the batch."""
+    if corpus.stream is not None:
+        return corpus, corpus.stream
+    header = replace(corpus, submissions=[], inputs=[], findings=[])
+    return header, SpanStream(corpus.annotators, [partial(_itself, corpus)])
+
+
+def _itself(corpus: Corpus) -> Corpus:
+    return corpus
+
+
+def _parts(run: _Run, header: Corpus, stream: SpanStream, progress: Progress) -> list[_Part]:
+    """The parts of a corpus, a batch each: the one place that decides where a batch is resolved. One batch
+    (a corpus read whole) is resolved here; with several, each is read and resolved in a process of its own
+    (forked, up to one per core), which leaves its segments tables in files that this process maps back: it
+    never holds a batch's spans, nor the segments in its own memory."""
+    work = partial(_batch_part, run, header.documents, header.traits)
+    if len(stream.batches) < 2:
+        return [work(read) for read in stream.batches]
     workers = min(stream.workers or cores(), cores(), len(stream.batches))
-    if len(stream.batches) < 2 or not forks():  # two batches and one worker: forked too, this process stays small
+    if not forks():  # two batches and one worker: forked too, this process stays small
         return [work(read) for read in progress(Sized(stream.batches, len(stream.batches)), "reading annotations")]
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("segments")) as folder:
         pool = forked_pool(workers, _hold, (partial(_spilled_part, work, Path(folder)),))  # the run's context inherited, not pickled
@@ -197,19 +212,17 @@ class _Run:
             results=results, counts=live.counts(results),
         )
 
-    def combined(self, corpus: Corpus, parts: list[_Part]) -> Unitized:
-        """The run's result from its parts (one part: a corpus read whole)."""
+    def combined(self, header: Corpus, parts: list[_Part]) -> Unitized:
+        """The run's result from its parts: the header's files, texts and listing findings, then each part's."""
         settings, spaces, annotators = self.settings, self.spaces, self.annotators
-        streamed = corpus.stream is not None  # the corpus is the header: files, texts and listing findings only
-        findings = list(corpus.findings) if streamed else []  # a part's findings hold its own corpus's
-        if streamed:
-            corpus = replace(
-                corpus,
-                submissions=[s for p in parts for s in p.submissions],
-                findings=corpus.findings + [f for p in parts for f in p.read_findings],
-                inputs=corpus.inputs + [i for p in parts for i in p.inputs],
-                stream=None,
-            )
+        findings = list(header.findings)  # a part's findings hold its own batch's
+        corpus = replace(
+            header,
+            submissions=[s for p in parts for s in p.submissions],
+            findings=header.findings + [f for p in parts for f in p.read_findings],
+            inputs=header.inputs + [i for p in parts for i in p.inputs],
+            stream=None,
+        )
         groups = [g for p in parts for g in p.groups]
         if groups != sorted(set(groups)):
             raise RuntimeError("a streaming reader's batches must hold disjoint groups in ascending order")
@@ -339,7 +352,8 @@ def _format_defaults(settings: Settings, corpus: Corpus) -> Settings:
     builtin = Settings.__dataclass_fields__
     changes: dict[str, Any] = {}
     if settings.layers == builtin["layers"].default and traits.default_layers == "found":
-        found = sorted({s.layer for s in corpus.spans}) or list(traits.layers)
+        by_label = settings.layers_from == "label"
+        found = sorted({s.label if by_label and s.label is not None else s.layer for s in corpus.spans}) or list(traits.layers)
         if found:
             changes["layers"] = tuple(found)
     if settings.tokenizer == builtin["tokenizer"].default and traits.tokenizer is not None:
