@@ -1,7 +1,8 @@
-"""Shared fixtures: a small DATT corpus writer and the location of ../shared."""
+"""Shared fixtures: a small DATT corpus writer and the location of ../shared; ``--fast``, the developer's loop."""
 
 from __future__ import annotations
 
+import inspect
 import shutil
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -101,8 +102,46 @@ def ted_turkish_pair(tmp_path: Path) -> list[str]:
             "--texts", str(source / "raw" / "01"), "--tokenizer", "regex", "--group-by", "type"]
 
 
+#: the names whose mention in a test (or in one of its fixtures) means it reads the real corpora of ../shared
+_REAL_DATA = ("CORPORA", "SHARED", "ted_turkish_pair", "needs_shared")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fast", action="store_true",
+                     help="the developer's loop: leave out the browser check and the tests on the real corpora of ../shared (make test-fast)")
+
+
+def _reads_real_data(item: pytest.Item) -> bool:
+    """Whether a test reads ../shared: its function, or a fixture it uses, names the corpora."""
+    functions = [getattr(item, "function", None)]
+    info = getattr(item, "_fixtureinfo", None)
+    for defs in (info.name2fixturedefs.values() if info is not None else ()):
+        functions += [d.func for d in defs if d.baseid.startswith("tests")]
+    for function in functions:
+        try:
+            source = inspect.getsource(function)  # type: ignore[arg-type]
+        except (OSError, TypeError):
+            continue
+        if any(name in source for name in _REAL_DATA):
+            return True
+    return any(m.name == "skipif" and "../shared" in str(m.kwargs.get("reason", "")) for m in item.iter_markers())
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--fast``: deselect the browser check and every test on the real corpora (the full suite, ``make test``, runs them)."""
+    if not config.getoption("--fast"):
+        return
+    slow = [item for item in items if "test_browser" in item.nodeid or _reads_real_data(item)]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        chosen = set(map(id, slow))
+        items[:] = [item for item in items if id(item) not in chosen]
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     """Say at the start whether the real data is there: without it, the tests that read it are skipped."""
+    if config.getoption("--fast"):
+        return "--fast: the browser check and the tests on the real data of ../shared are left out (make test runs them)"
     if CORPORA.is_dir():
         return f"real data: {CORPORA}"
     return (f"real data: {CORPORA} NOT FOUND — the tests on real corpora will be skipped; "

@@ -574,7 +574,23 @@ def test_how_to_run_the_installed_command_is_on_the_first_screen() -> None:
     assert "make shell" in first and ".venv/bin/activate" in first and ".venv/bin/unitize" in first
 
 
-def test_the_tour_runs_convert_agree_report_and_export_on_an_example() -> None:
+def tour_commands() -> list[str]:
+    """The unitize commands the README's tour runs, in order, each once."""
     tour = section(README, "A tour on the bundled example")
-    ran = {line.split()[1] for b in RUN_SH if b.page == "README.md" and b.code in tour for line in command_lines(b)}
-    assert {"convert", "agree", "report", "export"} <= ran
+    return list(dict.fromkeys(line.split()[1] for b in RUN_SH if b.page == "README.md" and b.code in tour for line in command_lines(b)))
+
+
+def demo_commands() -> list[str]:
+    """The unitize commands ``make demo`` runs, in order, each once (``$(U) COMMAND …`` lines of its recipe)."""
+    recipe = (ROOT / "Makefile").read_text(encoding="utf-8").split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    return list(dict.fromkeys(m.group(1) for m in re.finditer(r"^\t@?\$\(U\) ([a-z-]+)", recipe, re.M)))
+
+
+def test_the_tour_runs_every_command_of_the_product_on_an_example() -> None:
+    assert {"convert", "agree", "report", "export", "adjudicate", "convert-format", "plan"} <= set(tour_commands())
+
+
+def test_make_demo_tours_what_the_readme_tours() -> None:
+    """``make demo`` runs the tour's commands in the tour's order (the tour adds the inspecting ones: info, validate)."""
+    assert demo_commands() == ["convert", "agree", "report", "export", "adjudicate", "convert-format", "plan"]
+    assert [c for c in tour_commands() if c not in ("info", "validate")] == demo_commands()

@@ -94,11 +94,10 @@ def _parts(run: _Run, header: Corpus, stream: SpanStream, progress: Progress) ->
     (forked, up to one per core), which leaves its segments tables in files that this process maps back: it
     never holds a batch's spans, nor the segments in its own memory."""
     work = partial(_batch_part, run, header.documents, header.traits)
-    if len(stream.batches) < 2:
-        return [work(read) for read in stream.batches]
     workers = min(stream.workers or cores(), cores(), len(stream.batches))
-    if not forks():  # two batches and one worker: forked too, this process stays small
-        return [work(read) for read in progress(Sized(stream.batches, len(stream.batches)), "reading annotations")]
+    if len(stream.batches) < 2 or not forks():  # two batches and one worker: forked too, this process stays small
+        reading = progress if header.stream is not None else no_progress  # a corpus read whole was read by its adapter
+        return [work(read) for read in reading(Sized(stream.batches, len(stream.batches)), "reading annotations")]
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("segments")) as folder:
         pool = forked_pool(workers, _hold, (partial(_spilled_part, work, Path(folder)),))  # the run's context inherited, not pickled
         assert pool is not None

@@ -83,11 +83,9 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
                 made = _sentences(document.text, starts, ends)
                 layouts[doc] = made if isinstance(made, str) else (starts, ends, made)
         layout = layouts[doc]
-        if isinstance(layout, str):
-            written.findings.append(
-                finding("not-convertible", f"document {doc}: {layout}; CoNLL BIO cannot hold it", "that annotator's records of it were not written",
-                        doc=doc, annotator=annotator)
-            )
+        if isinstance(layout, str):  # each record of the document is reported (the accounting counts records)
+            written.findings += [not_held("conll-bio", frags, f"its document {doc}: {layout}") for frags in elements] or [
+                finding("not-convertible", f"document {doc}: {layout}; CoNLL BIO cannot hold it", "not written", doc=doc, annotator=annotator)]
             continue
         assert document is not None and document.text is not None
         starts, ends, sentences = layout
