@@ -140,7 +140,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_report_header(config: pytest.Config) -> str:
     """Say at the start whether the real data is there: without it, the tests that read it are skipped."""
-    if config.getoption("--fast"):
+    if config is not None and config.getoption("--fast"):
         return "--fast: the browser check and the tests on the real data of ../shared are left out (make test runs them)"
     if CORPORA.is_dir():
         return f"real data: {CORPORA}"
