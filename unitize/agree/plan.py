@@ -64,7 +64,7 @@ def plan(out: Path | str, *, metrics: Sequence[str] | None = None, settings: Seq
     pool, owned = executor_of(executor)
     try:
         for factor in FACTORS:
-            ci = Options(level=level, replicates=replicates, seed=seed, scale=factor)
+            ci = Options(level=level, replicates=replicates, seed=seed, scale=factor, method="bootstrap")
             table = measure(measured, chosen, settings=settings, groups=groups, ci=ci, executor=pool)
             for r in table.to_pylist():
                 if r["ci_low"] is None or r["label"] is not None or r["doc"] is not None or r["annotator"] is not None:

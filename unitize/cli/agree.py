@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UnitizeError
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, make_progress, print_error
@@ -57,9 +58,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     alt = registry.ALT_TEST
 
-    def _resampled(how: registry.Resampling) -> str:
-        return ", ".join(m.name for m in registry.where(resampling=how))
-
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
     p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
                    help=f"metrics (default {', '.join(registry.default())}): {', '.join(registry.names())}")
@@ -71,10 +69,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "span data, alpha for item labels and crowd data)")
     p.add_argument("--plot", action="store_true", help="box-and-whisker plots per metric and layer (PNG and SVG; needs unitize[plot])")
     p.add_argument("--gamma-samples", type=bounded_int(1, MAX_SAMPLES), metavar="N", help="gamma: number of sampled continua (default 30)")
-    p.add_argument("--ci", type=float, metavar="LEVEL",
-                   help="bootstrap confidence intervals at this level (e.g. 0.95): units resampled for "
-                        f"{_resampled(registry.Resampling.UNITS)}; documents for {_resampled(registry.Resampling.DOCUMENTS)}")
-    p.add_argument("--bootstrap", type=bounded_int(1, MAX_SAMPLES), metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
+    _add_interval_options(p)
     p.add_argument("--by-label", action="store_true", help="also per label (label data): each value against all others (rows with a label)")
     p.add_argument("--by-doc", action="store_true", help="also per document (unit data with annotators known): rows with a doc")
     p.add_argument("--by-annotator", action="store_true", help="also per annotator, each against the others (rows with an annotator)")
@@ -107,9 +102,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help=argparse.SUPPRESS)
 
 
+def _add_interval_options(p: argparse.ArgumentParser) -> None:
+    from .. import metrics as registry
+
+    def _resampled(how: registry.Resampling) -> str:
+        return ", ".join(m.name for m in registry.where(resampling=how))
+
+    p.add_argument("--ci", type=float, metavar="LEVEL",
+                   help="bootstrap confidence intervals at this level (e.g. 0.95): units resampled for "
+                        f"{_resampled(registry.Resampling.UNITS)}; documents for {_resampled(registry.Resampling.DOCUMENTS)}")
+    p.add_argument("--bootstrap", type=bounded_int(1, MAX_SAMPLES), metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
+    p.add_argument("--ci-method", choices=registry.CI_METHODS, metavar="M",
+                   help="the coding metrics' interval: auto (default: studentized below 100 units, where the percentile bootstrap "
+                        "under-covers; bootstrap above), bootstrap (percentile), studentized (bootstrap-t with jackknife standard "
+                        "errors), jackknife (t × the jackknife standard error), bca; the segment metrics' stays the documents' "
+                        "percentile bootstrap. Coverage of each: docs/agree.md")
+    p.add_argument("--alpha-min", type=csv_list(), metavar="A[,B]",
+                   help="required minimums: each interval records the probability that the coefficient is below each "
+                        "(default 0.667,0.8, Krippendorff's)")
+
+
 def run(args: argparse.Namespace) -> int:
     from .. import metrics as registry
-    from ..agree import AltOptions, Options, agree, as_json_lines
+    from ..agree import AltOptions, agree, as_json_lines
     from ..metrics import gate
 
     metrics = args.metric or list(registry.default())
@@ -123,13 +138,9 @@ def run(args: argparse.Namespace) -> int:
         if args.ci is None and args.bootstrap is None:
             args.ci = 0.95
     gamma = {k: v for k, v in (("n_samples", args.gamma_samples), ("seed", args.seed)) if v is not None}
-    ci = None
-    if args.ci is not None or args.bootstrap is not None:
-        level = 0.95 if args.ci is None else args.ci
-        if not 0 < level < 1 or (args.bootstrap is not None and args.bootstrap < 1):
-            print_error("--ci takes a level between 0 and 1 (e.g. 0.95) and --bootstrap a positive number of replicates")
-            return EXIT_USAGE
-        ci = Options(level=level, replicates=args.bootstrap or 1000, seed=args.seed or 0)
+    ci = _interval_options(args)
+    if ci is False:
+        return EXIT_USAGE
     if (args.epsilon is not None and not 0 <= args.epsilon < 1) or (args.fdr is not None and not 0 < args.fdr < 1) \
             or (args.min_instances is not None and args.min_instances < 2):
         print_error("--epsilon takes a margin from 0 to 1 (e.g. 0.2), --fdr a level between 0 and 1, --min-instances 2 or more")
@@ -192,6 +203,28 @@ def _print_result(result: AgreeResult) -> None:
         print(line)
     for line in notes(table):
         print(line)
+
+
+def _interval_options(args: argparse.Namespace) -> Any:
+    """The intervals asked for (an :class:`~unitize.metrics.Options`; ``None``: none), or ``False`` after saying what
+    is wrong with the flags."""
+    from ..agree import Options
+
+    if args.ci is not None or args.bootstrap is not None or args.ci_method is not None or args.alpha_min is not None:
+        level = 0.95 if args.ci is None else args.ci
+        if not 0 < level < 1 or (args.bootstrap is not None and args.bootstrap < 1):
+            print_error("--ci takes a level between 0 and 1 (e.g. 0.95) and --bootstrap a positive number of replicates")
+            return False
+        try:
+            minimums = tuple(float(a) for a in args.alpha_min) if args.alpha_min else None
+        except ValueError:
+            minimums = ()
+        if minimums is not None and not (minimums and all(-1 <= a <= 1 for a in minimums)):
+            print_error("--alpha-min takes numbers between -1 and 1, e.g. 0.667,0.8")
+            return False
+        ci = Options(level=level, replicates=args.bootstrap or 1000, seed=args.seed or 0, method=args.ci_method or "auto")
+        return replace(ci, alpha_min=minimums) if minimums else ci
+    return None
 
 
 def gate_exit(table: pa.Table, floors: list[gate.Floor], on: str) -> int:

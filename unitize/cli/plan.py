@@ -8,8 +8,10 @@ from pathlib import Path
 from .agree import MAX_SAMPLES
 from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, print_error
 
-HELP = "how many documents or items to annotate: interval widths and alt-test power at ½× … 8× a pilot"
+HELP = "how many documents or items to annotate: interval widths and alt-test power at ½× … 8× a pilot, or before any pilot"
 EXAMPLES = """examples (OUT is a pilot's output directory of `unitize convert`):
+  unitize plan --alpha-min 0.8 --codes 4                # before any pilot: 139 pairable values (Krippendorff's table)
+  unitize plan out --alpha-min 0.8 --codes 4            # the closed form beside the pilot's projection
   unitize plan out                                      # OUT/plan/plan.csv and one recommendation
   unitize plan out --metric alpha-u,alpha --target 0.05 --plot
   unitize plan models-out --candidates gpt-run1..2 --min-instances 10   # with the alt-test's pass probability
@@ -19,7 +21,13 @@ EXAMPLES = """examples (OUT is a pilot's output directory of `unitize convert`):
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .. import metrics as registry
 
-    p.add_argument("out", type=Path, help="a pilot study's output directory")
+    p.add_argument("out", type=Path, nargs="?", help="a pilot study's output directory (none: the closed form alone, with --codes)")
+    g = p.add_argument_group("before any pilot (Bloch & Kraemer 1989, as Krippendorff 2019 tabulates it)")
+    g.add_argument("--alpha-min", type=float, metavar="A", help="the alpha the study must show it reaches, e.g. 0.8 or 0.667")
+    g.add_argument("--codes", type=bounded_int(2, 10_000), metavar="K", help="the number of codes (categories)")
+    g.add_argument("--coders", type=bounded_int(2, 10_000), default=2, metavar="C", help="coders of every unit (default 2)")
+    g.add_argument("--significance", type=float, default=0.05, metavar="P", help="one-sided significance (default 0.05)")
+    g.add_argument("--smallest-share", type=float, metavar="S", help="the share of the rarest code (default 1/K: equiprobable codes)")
     p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
                    help="metrics to plan (default the default metrics that have an interval); the first gives the recommendation")
     p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings")
@@ -39,10 +47,35 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
 
 
+def _closed_form(args: argparse.Namespace) -> str | None:
+    """The closed-form minimum as a line for the screen (``None`` without --codes); raises ValueError on bad values."""
+    from ..metrics.planning import minimum_codings
+
+    if args.codes is None and args.alpha_min is None:
+        return None
+    if args.codes is None or args.alpha_min is None:
+        raise ValueError("the closed form needs both --alpha-min and --codes")
+    m = minimum_codings(args.alpha_min, args.codes, coders=args.coders, significance=args.significance, smallest_share=args.smallest_share)
+    return (f"before any pilot: at least {m.values} pairable values ({m.units} units coded by {m.coders} coders each) for alpha "
+            f"to be above {m.alpha_min:g} at one-sided significance {m.significance:g}, with {m.codes} codes, the rarest "
+            f"{m.smallest_share:.3g} of the values (Bloch & Kraemer 1989; Krippendorff 2019)")
+
+
 def run(args: argparse.Namespace) -> int:
     from ..agree import AltOptions
     from ..agree.plan import FACTORS, plan
 
+    try:
+        closed = _closed_form(args)
+    except ValueError as exc:
+        print_error(f"{exc} (unitize plan --alpha-min 0.8 --codes 4)")
+        return EXIT_USAGE
+    if args.out is None:
+        if closed is None:
+            print_error("give a pilot's output directory, or --alpha-min and --codes for the closed form")
+            return EXIT_USAGE
+        print(closed)
+        return EXIT_OK
     if not args.target > 0 or not 0 < args.ci < 1 or args.bootstrap < 10:
         print_error("--target takes a positive half-width, --ci a level between 0 and 1, --bootstrap 10 or more replicates")
         return EXIT_USAGE
@@ -54,4 +87,9 @@ def run(args: argparse.Namespace) -> int:
         sizes = ", ".join(f"{f:g}×" for f in FACTORS)
         print(f"{len(result.rows)} rows (sizes {sizes} the pilot) written to {result.files[0]}")
         print(result.recommendation)
+        if closed is not None:
+            print(closed)
+            print("where the two differ, trust the pilot's projection: it has your data's codes and their shares, your coders "
+                  "and, for spans, your documents; the closed form assumes the rarest code's share, coders who code every "
+                  "unit, and independent units (it is what to use before any pilot exists)")
     return EXIT_OK

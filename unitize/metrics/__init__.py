@@ -14,6 +14,7 @@
 ``unitize agree`` (:mod:`unitize.agree`) reads the cells of an output directory and applies these.
 """
 
+from .bootstrap import METHODS as CI_METHODS
 from .bootstrap import Options
 from .cells import Cell, GammaOptions, MeasureOptions, SegmentCell
 from .metric import Band, Breakdown, CodingMetric, Family, Metric, Resampling, Rows, Scale, SegmentMetric
@@ -49,6 +50,7 @@ __all__ = [
     "Cell",
     "CodingMetric",
     "Family",
+    "CI_METHODS",
     "GammaOptions",
     "MeasureOptions",
     "Metric",
