@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from unitize.metrics import bootstrap as B  # noqa: E402
 from unitize.metrics import coefficients as C  # noqa: E402
 from unitize.metrics import stats as S  # noqa: E402
+from unitize.metrics.value import Value  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -114,13 +115,75 @@ def run(cells: list[Cell], studies: int, replicates: int, methods: tuple[str, ..
     return rows
 
 
+def span_study(rng: np.random.Generator, n_docs: int, copy: float = 0.6):
+    """Two annotators on documents of 20 positions (as tests/metrics/test_spanboot.py): each marks one span of a
+    value (x or y); the second copies the first's with probability ``copy``, else marks its own at random."""
+    from unitize.metrics.placed import Placed
+
+    rows, starts = [], []
+    for d in range(n_docs):
+        base = 20 * d
+        starts.append(base)
+        b = int(rng.integers(0, 15))
+        first = (base + b, base + b + int(rng.integers(2, 6)), int(rng.integers(0, 2)))
+        second = first if rng.random() < copy else (lambda b2: (base + b2, base + b2 + int(rng.integers(2, 6)), int(rng.integers(0, 2))))(
+            int(rng.integers(0, 15)))
+        rows += [(0, *first), (1, *second)]
+    a = np.array(rows, dtype=np.int64)
+    return Placed(("a0", "a1"), tuple(f"d{i}" for i in range(n_docs)), np.array(starts, np.int64), 20 * n_docs, ("x", "y"),
+                  a[:, 0], a[:, 1], a[:, 2], a[:, 3])
+
+
+def run_documents(sizes: tuple[int, ...], studies: int, replicates: int) -> list[dict]:
+    """Coverage of the documents-resampled percentile bootstrap of span F1 and uα (the population value: a
+    20,000-document study's)."""
+    from unitize.metrics import spanboot, spanf1, unitizing
+
+    big = span_study(np.random.default_rng(7), 20_000)
+    truth = {"span-f1": spanf1.f1_rows(spanf1.counts(big), spanf1.EXACT)[0].value,
+             "u-alpha": unitizing.u_alpha(unitizing.statistics(big)).value}
+    rows = []
+    for n_docs in sizes:
+        rng = np.random.default_rng(2026 + n_docs)
+        hits: dict[str, list[bool]] = {m: [] for m in truth}
+        hits_t: dict[str, list[bool]] = {m: [] for m in truth}
+        for k in range(studies):
+            p = span_study(rng, n_docs)
+            w = spanboot.weights(spanboot.draws(B.Options(replicates=replicates, seed=k), n_docs), n_docs)
+            reps = {"span-f1": spanboot.f1_replicates(spanf1.counts(p), spanf1.EXACT, w, False)[("a0|a1", None)],
+                    "u-alpha": spanboot.unitizing_replicates(unitizing.Variant.U, [s for _, s in unitizing.by_document(p)], w)[(None, None)]}
+            counts, per_doc = spanf1.counts(p), [s for _, s in unitizing.by_document(p)]
+            at = {"span-f1": lambda w: spanboot.f1_replicates(counts, spanf1.EXACT, w, False)[("a0|a1", None)],
+                  "u-alpha": lambda w: spanboot.unitizing_replicates(unitizing.Variant.U, per_doc, w)[(None, None)]}
+            for metric, r in reps.items():
+                ok = r[np.isfinite(r)]
+                low, high = np.percentile(ok, [2.5, 97.5]) if ok.size else (np.nan, np.nan)
+                hits[metric].append(bool(low <= truth[metric] <= high))
+                one = np.ones(n_docs)
+                point = float(at[metric](one[None, :])[0])
+                got = B.with_studentized(Value(point), at[metric], one, one > 0, at[metric](one[None, :] - np.eye(n_docs)),
+                                         B.Options(replicates=replicates, seed=k))
+                hits_t[metric].append(got.ci is not None and got.ci[0] <= truth[metric] <= got.ci[1])
+        rows += [{"cell": f"2 annotators, {n_docs} documents", "metric": m, "population": truth[m], "studies": len(h),
+                  "coverage": float(np.mean(h)), "studentized": float(np.mean(hits_t[m]))} for m, h in hits.items()]
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--studies", type=int, default=300)
     parser.add_argument("--replicates", type=int, default=1000)
     parser.add_argument("--cells", choices=("small", "larger", "all"), default="all")
     parser.add_argument("--methods", default=",".join(B.METHODS))
+    parser.add_argument("--documents", action="store_true", help="the segment metrics' documents bootstrap at 10, 30 and 100 documents instead")
     args = parser.parse_args(argv)
+    if args.documents:
+        print("| cell | metric | population | studies | percentile bootstrap | bootstrap-t |")
+        print("|---|---|---|---|---|---|")
+        for r in run_documents((10, 30, 100), args.studies, args.replicates):
+            print(f"| {r['cell']} | {r['metric']} | {r['population']:.3f} | {r['studies']} | {100 * r['coverage']:.1f} % "
+                  f"| {100 * r['studentized']:.1f} % |")
+        return 0
     cells = CELLS["small"] + CELLS["larger"] if args.cells == "all" else CELLS[args.cells]
     rows = run(cells, args.studies, args.replicates, tuple(args.methods.split(",")))
     print("| cell | population α | method | studies | coverage | mean width | ms per interval | × the point estimate |")
