@@ -81,6 +81,17 @@ def test_the_jackknife_equals_leaving_each_unit_out_by_hand() -> None:
     assert record["below"]["0.8"] == pytest.approx(0.5 * (1 + math.erf((0.8 - v.value) / (se * math.sqrt(2)))), abs=1e-12)
 
 
+def test_fleiss_jackknife_leaves_out_the_units_it_uses() -> None:
+    """Fleiss' kappa uses the units every annotator coded: the jackknife runs over those alone."""
+    s = stats_of(DATA)
+    v = C.fleiss(s)
+    got = B.interval(B.fleiss_replicates, s, v, "nominal", B.Options(method="jackknife"))
+    complete = [i for i in range(len(DATA)) if np.isfinite(DATA[i]).all()]
+    loo = np.array([C.fleiss(stats_of(np.delete(DATA[complete], k, axis=0))).value for k in range(len(complete))])
+    n = len(complete)
+    assert got.params["ci"]["se"] == pytest.approx(math.sqrt((n - 1) / n * ((loo - loo.mean()) ** 2).sum()), abs=1e-12)
+
+
 def test_a_pair_coefficient_jackknife_leaves_units_out_of_its_table() -> None:
     from unitize.metrics.registry import METRICS
 

@@ -106,6 +106,9 @@ def fleiss_replicates(s: Stats, level: str, opts: Options, pair: str | None = No
     return C.fleiss_from(w[:, keep], s.patterns[keep].astype(np.float64), r)
 
 
+fleiss_replicates.used = lambda s, pair: (s.raters == C._complete(s)[0]) & (s.raters > 0)  # type: ignore[attr-defined]
+
+
 def _gwet(s: Stats, opts: Options, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return C.gwet_from(_unit_weights(s, opts), s, weights)
 
