@@ -124,7 +124,7 @@ def test_every_method_is_seeded_recorded_and_brackets_the_value(method: str) -> 
     assert record["method"].startswith(expected)
 
 
-def test_auto_takes_the_percentile_bootstrap_from_100_units() -> None:
+def test_auto_takes_the_percentile_bootstrap_from_50_units() -> None:
     rng = np.random.default_rng(1)
     truth = rng.integers(0, 3, 150)
     data = np.stack([truth, np.where(rng.random(150) < 0.2, rng.integers(0, 3, 150), truth)], axis=1).astype(float)

@@ -113,8 +113,8 @@ def _add_interval_options(p: argparse.ArgumentParser) -> None:
                         f"{_resampled(registry.Resampling.UNITS)}; documents for {_resampled(registry.Resampling.DOCUMENTS)}")
     p.add_argument("--bootstrap", type=bounded_int(1, MAX_SAMPLES), metavar="N", help="bootstrap replicates (with --ci; given alone it implies --ci 0.95)")
     p.add_argument("--ci-method", choices=registry.CI_METHODS, metavar="M",
-                   help="the coding metrics' interval: auto (default: studentized below 100 units, where the percentile bootstrap "
-                        "under-covers; bootstrap above), bootstrap (percentile), studentized (bootstrap-t with jackknife standard "
+                   help="the coding metrics' interval: auto (default: studentized below 50 units, where the percentile bootstrap "
+                        "under-covers; bootstrap from 50), bootstrap (percentile), studentized (bootstrap-t with jackknife standard "
                         "errors), jackknife (t × the jackknife standard error), bca; the segment metrics' stays the documents' "
                         "percentile bootstrap. Coverage of each: docs/agree.md")
     p.add_argument("--alpha-min", type=csv_list(), metavar="A[,B]",

@@ -36,9 +36,9 @@ from .value import Value
 
 #: the interval methods of ``--ci-method``; ``auto`` is ``studentized`` below :data:`SMALL` units, else ``bootstrap``
 METHODS = ("auto", "bootstrap", "studentized", "jackknife", "bca")
-#: below this many units (pairable values' units) the percentile bootstrap under-covers (bench/coverage.py,
-#: docs/agree.md): ``auto`` takes the bootstrap-t there, the percentile bootstrap above
-SMALL = 100
+#: below this many units (pairable units) the percentile bootstrap under-covers and from it the bootstrap-t over-covers (bench/coverage.py,
+#: docs/agree.md): ``auto`` takes the bootstrap-t below, the percentile bootstrap from it
+SMALL = 50
 #: the required minimums whose probability of not being reached each interval reports (Krippendorff's 0.667 and 0.800)
 ALPHA_MIN = (0.667, 0.8)
 
