@@ -153,6 +153,7 @@ def run_documents(sizes: tuple[int, ...], studies: int, replicates: int) -> list
         rng = np.random.default_rng(2026 + n_docs)
         hits: dict[str, list[bool]] = {m: [] for m in truth}
         hits_t: dict[str, list[bool]] = {m: [] for m in truth}
+        hits_j: dict[str, list[bool]] = {m: [] for m in truth}
         for k in range(studies):
             p = span_study(rng, n_docs)
             w = spanboot.weights(spanboot.draws(B.Options(replicates=replicates, seed=k), n_docs), n_docs)
@@ -170,8 +171,13 @@ def run_documents(sizes: tuple[int, ...], studies: int, replicates: int) -> list
                 got = B.with_studentized(Value(point), at[metric], one, one > 0, at[metric](one[None, :] - np.eye(n_docs)),
                                          B.Options(replicates=replicates, seed=k))
                 hits_t[metric].append(got.ci is not None and got.ci[0] <= truth[metric] <= got.ci[1])
+                jack_opts = B.Options(method="jackknife")
+                jack = at[metric](spanboot.weights(spanboot.draws(spanboot.resampling(jack_opts, n_docs), n_docs), n_docs))
+                (row,) = spanboot.attach([Value(point)], {(None, None): jack}, jack_opts, n_docs)
+                hits_j[metric].append(row.ci is not None and row.ci[0] <= truth[metric] <= row.ci[1])
         rows += [{"cell": f"2 annotators, {n_docs} documents", "metric": m, "population": truth[m], "studies": len(h),
-                  "coverage": float(np.mean(h)), "studentized": float(np.mean(hits_t[m]))} for m, h in hits.items()]
+                  "coverage": float(np.mean(h)), "studentized": float(np.mean(hits_t[m])),
+                  "jackknife": float(np.mean(hits_j[m]))} for m, h in hits.items()]
     return rows
 
 
@@ -184,11 +190,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--documents", action="store_true", help="the segment metrics' documents bootstrap at 10, 30 and 100 documents instead")
     args = parser.parse_args(argv)
     if args.documents:
-        print("| cell | metric | population | studies | percentile bootstrap | bootstrap-t |")
-        print("|---|---|---|---|---|---|")
+        print("| cell | metric | population | studies | percentile bootstrap | bootstrap-t | jackknife |")
+        print("|---|---|---|---|---|---|---|")
         for r in run_documents((10, 30, 100), args.studies, args.replicates):
             print(f"| {r['cell']} | {r['metric']} | {r['population']:.3f} | {r['studies']} | {100 * r['coverage']:.1f} % "
-                  f"| {100 * r['studentized']:.1f} % |")
+                  f"| {100 * r['studentized']:.1f} % | {100 * r['jackknife']:.1f} % |")
         return 0
     cells = CELLS["small"] + CELLS["larger"] if args.cells == "all" else CELLS[args.cells]
     rows = run(cells, args.studies, args.replicates, tuple(args.methods.split(",")))

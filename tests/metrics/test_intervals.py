@@ -153,3 +153,36 @@ def test_small_study_coverage_within_its_monte_carlo_band() -> None:
     (row,) = rows
     band = 3 * math.sqrt(0.95 * 0.05 / row["studies"])
     assert abs(row["coverage"] - 0.95) <= band, row
+
+
+# --- the segment metrics: one document left out -------------------------------------------------------------------
+
+
+def test_the_document_jackknife_of_u_alpha_and_alpha_u_leaves_each_document_out() -> None:
+    from tests.metrics.test_spanboot import _by_value, _study
+    from unitize.metrics import spanboot, unitizing
+    from unitize.metrics.alphau import in_order, stretches
+    from unitize.metrics.value import Value
+
+    p = _study(np.random.default_rng(3), 12, 0.6)
+    per = [s for _, s in unitizing.by_document(p)]
+    opts = B.Options(method="jackknife")
+    drawn = spanboot.resampling(opts, len(per))
+    assert drawn.replicates == 12 and drawn.draw == "jackknife"
+    w = spanboot.weights(spanboot.draws(drawn, len(per)), len(per))
+    np.testing.assert_array_equal(w, np.ones((12, 12)) - np.eye(12))
+    reps = spanboot.unitizing_replicates(unitizing.Variant.U, per, w)[(None, None)]
+    kept = [[per[k] for k in range(12) if k != d] for d in range(12)]
+    by_hand = [unitizing.u_alpha(sum(rest[1:], rest[0])).value for rest in kept]
+    np.testing.assert_allclose(reps, by_hand, atol=1e-12)
+    whole = unitizing.u_alpha(sum(per[1:], per[0])).value
+    (row,) = spanboot.attach([Value(whole)], {(None, None): reps}, opts, 12)
+    assert row.params["ci"]["method"] == spanboot.JACKKNIFE and row.params["ci"]["documents"] == 12
+    assert row.params["ci"]["se"] == pytest.approx(math.sqrt(11 / 12 * ((reps - reps.mean()) ** 2).sum()), abs=1e-12)
+    docs = {c: stretches(u, p.length, p.starts) for c, u in _by_value(p).items()}
+    alpha_u = spanboot.alpha_u_replicates(docs, drawn)[(None, None)]
+    for d in (0, 5, 11):
+        left = {c: [s for k, s in enumerate(ds) if k != d] for c, ds in docs.items()}
+        o = sum(in_order(x).disagreement().observed for x in left.values())
+        e = sum(in_order(x).disagreement().expected for x in left.values())
+        assert alpha_u[d] == pytest.approx(1 - o / e, abs=1e-9)

@@ -168,7 +168,7 @@ SPAN = ["alpha-u", "u-alpha", "|u-alpha", "cu-alpha", "ku-alpha", "span-f1", "sp
 
 
 def test_segment_metrics_get_seeded_recorded_intervals(out):
-    opts = Options(level=0.9, replicates=200, seed=3)
+    opts = Options(level=0.9, replicates=200, seed=3, method="bootstrap")
     rows = measure(out, SPAN, settings=["word-interval"], ci=opts, by_doc=True).to_pylist()
     again = measure(out, SPAN, settings=["word-interval"], ci=opts, by_doc=True).to_pylist()
     assert [(r["ci_low"], r["ci_high"]) for r in rows] == [(r["ci_low"], r["ci_high"]) for r in again]
@@ -183,3 +183,5 @@ def test_segment_metrics_get_seeded_recorded_intervals(out):
     assert {r["pair"] for r in with_ci if r["metric"] == "span-f1"} >= {"mean"}
     plain = measure(out, SPAN, settings=["word-interval"]).to_pylist()
     np.testing.assert_array_equal([r["value"] for r in plain], [r["value"] for r in rows if r["doc"] is None])
+    auto = measure(out, SPAN, settings=["word-interval"], ci=Options(level=0.9)).to_pylist()  # fewer than 30 documents
+    assert {json.loads(r["params"])["ci"]["method"] for r in auto if r["ci_low"] is not None} == {B.JACKKNIFE}

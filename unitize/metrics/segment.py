@@ -41,8 +41,9 @@ def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[
 
 
 def _drawn(cell: SegmentCell, opts: Options, n_docs: int) -> np.ndarray:
-    """The bootstrap's document weights of a cell, drawn once for all its segment metrics."""
-    return cell.memo(("bootstrap", n_docs), lambda: spanboot.weights(spanboot.draws(opts, n_docs), n_docs))
+    """The document weights of a cell's replicates (the bootstrap's, or the jackknife's), drawn once for all its segment metrics."""
+    drawn = spanboot.resampling(opts, n_docs)
+    return cell.memo((drawn.draw, n_docs), lambda: spanboot.weights(spanboot.draws(drawn, n_docs), n_docs))
 
 
 def _added(parts: Iterable[Any]) -> Any:
@@ -82,7 +83,7 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
     if options.ci:
         labels = {c: named[c] for c in study} if options.by_label and by_label else None
         key = (cell.group, by_label, placed[0].docs, placed[0].annotators, cell.approach)
-        reps = spanboot.alpha_u_replicates(per, options.ci, labels, cell.shared, key)
+        reps = spanboot.alpha_u_replicates(per, spanboot.resampling(options.ci, len(placed[0].docs)), labels, cell.shared, key)
         out = spanboot.attach(out, reps, options.ci, len(placed[0].docs))
     return out
 
