@@ -115,7 +115,8 @@ def _add_interval_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ci-method", choices=registry.CI_METHODS, metavar="M",
                    help="the coding metrics' interval: auto (default: studentized below 50 units, where the percentile bootstrap "
                         "under-covers; bootstrap from 50), bootstrap (percentile), studentized (bootstrap-t with jackknife standard "
-                        "errors), jackknife (t × the jackknife standard error), bca; the segment metrics' stays the documents' "
+                        "errors), jackknife (t × the jackknife standard error), bca. The segment metrics resample documents: "
+                        "auto takes the delete-one-document jackknife below 30 documents, jackknife always, the others the "
                         "percentile bootstrap. Coverage of each: docs/agree.md")
     p.add_argument("--alpha-min", type=csv_list(), metavar="A[,B]",
                    help="required minimums: each interval records the probability that the coefficient is below each "
