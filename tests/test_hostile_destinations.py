@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import ROOT
 from unitize.adapters import get_adapter
 from unitize.adapters.locate import FUZZY_MAX_CHARS, Locator
-from unitize.agree.roles import parse_candidates
+from unitize.dataset.roles import parse_candidates
 from unitize.cli import main, os_error_message
 from unitize.runtime.spool import sweep
 

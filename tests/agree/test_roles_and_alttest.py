@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import ROOT
 from unitize.agree import AltOptions, agree
 from unitize.agree.alttest import instances
-from unitize.agree.roles import parse_candidates
+from unitize.dataset.roles import parse_candidates
 from unitize.config import load_toml, override
 from unitize.dataset import OutputData, densify
 from unitize.errors import RunError

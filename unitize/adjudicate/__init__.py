@@ -20,6 +20,7 @@ import json
 import math
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from ..dataset import adjudication as files
 from ..dataset.directory import OutputData, Setting
 from ..dataset.region_rows import COLUMNS, csv_row, ordered, region_record, segment_labels
 from ..dataset.regions import doc_texts, layer_pieces, multi_groups, not_annotated, setting_cells
+from ..dataset.roles import resolve as resolve_roles
 from ..errors import OutputError, RunError, UnitizeError
 from ..model import ItemLabel
 from ..model.findings import sort_key
@@ -48,6 +50,8 @@ from .votes import GoldSpan, count, spans
 
 #: a unit (item) whose confidence is below this goes to the review queue (as do tied ones)
 REVIEW_BELOW = 0.75
+#: ``--voters``: the study's humans (its ``[roles]``; every annotator without candidates), or every annotator
+HUMANS, ALL = "humans", "all"
 #: what a gold folder written by ``--to`` holds (a rerun with ``force`` replaces it)
 GOLD_OWNED = ("annotations", "texts", "study.toml", "report.jsonl", "manifest.json")
 
@@ -125,8 +129,12 @@ def _refuse_inside(out: Path, dest: Path | None) -> None:
 @locks_output
 def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None = None, min_share: float | None = None,
                review_below: float = REVIEW_BELOW, to: str | None = None, gold_dest: Path | str | None = None,
-               annotator: str = "gold", with_annotators: bool = False, force: bool = False) -> Adjudication:
-    """Adjudicate output directory ``out`` with ``method``; write ``out/adjudication`` (and the gold, with ``to``)."""
+               annotator: str = "gold", with_annotators: bool = False, force: bool = False,
+               voters: str | Sequence[str] = HUMANS) -> Adjudication:
+    """Adjudicate output directory ``out`` with ``method``; write ``out/adjudication`` (and the gold, with ``to``).
+
+    ``voters``: whose votes make the gold — ``humans`` (the study's ``[roles]`` humans: candidates, a model's
+    runs, never vote; every annotator when the study names no candidates), ``all``, or annotators by name."""
     chosen_method = registry.get(method)
     if chosen_method.takes_min_share != (min_share is not None):
         raise UnitizeError("--min-share goes with --method threshold (and threshold needs it), e.g. --min-share 0.75")
@@ -137,6 +145,9 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
     if not annotator or "/" in annotator:
         raise UnitizeError(f"--annotator {annotator!r} cannot name an annotator (it becomes a folder or file name)")
     data = OutputData(Path(out))
+    voting = _voters(data, voters)
+    if voting is not None:
+        data = OutputData(Path(out), voting)
     chosen = choose_setting(data, chosen_method, setting)
     if annotator in chosen.annotators:
         raise UnitizeError(f"an annotator of the study is called {annotator!r}; name the gold otherwise (--annotator NAME)")
@@ -156,7 +167,7 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
         result = _adjudicate(data, chosen, chosen_method, min_share, review_below, staging)
         if to is not None and dest is not None:
             result.dest = _write_gold(data, chosen, result, to, dest, annotator, with_annotators)
-        result.summary.update(method=chosen_method.name, min_share=min_share, review_below=review_below, setting=chosen.name,
+        result.summary.update(voters=voting or "all", method=chosen_method.name, min_share=min_share, review_below=review_below, setting=chosen.name,
                               kind=chosen.kind, to=to, dest=str(result.dest) if result.dest else None,
                               annotator=annotator, seconds=round(time.time() - started, 3))
         (staging / files.SUMMARY).write_text(json.dumps(result.summary, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
@@ -245,6 +256,22 @@ def _write_spans(result: Adjudication, staging: Path) -> None:
     spans_stream = ParquetStream(staging / files.SPANS, SPANS_SCHEMA)
     spans_stream.write(pa.table(span_rows, schema=SPANS_SCHEMA))
     spans_stream.close()
+
+
+def _voters(data: OutputData, voters: str | Sequence[str]) -> list[str] | None:
+    """The annotators who vote (``None``: every one): the humans of ``[roles]``, all, or the ones named."""
+    if voters == ALL:
+        return None
+    if voters == HUMANS:
+        roles = resolve_roles(data)
+        return roles.humans if roles is not None else None
+    named = [v.strip() for v in ([voters] if isinstance(voters, str) else voters) for v in v.split(",") if v.strip()]
+    known = sorted({a for s in data.settings for a in s.annotators})
+    unknown = [v for v in named if v not in known]
+    if unknown or not named:
+        raise UnitizeError(f"--voters: not annotators of {data.path}: {', '.join(unknown) or '(none given)'}; give humans, all, or some of: "
+                           f"{', '.join(known[:30])}{' …' if len(known) > 30 else ''}")
+    return list(dict.fromkeys(named))
 
 
 def _replaceable(folder: Path) -> bool:

@@ -25,6 +25,8 @@ import pyarrow.parquet as pq
 
 from .. import metrics as registry
 from ..dataset.directory import Matrix, OutputData, Setting
+from ..dataset.roles import Roles
+from ..dataset.roles import resolve as resolve_roles
 from ..errors import DataError, RunError
 from ..metrics import Options, require
 from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
@@ -37,8 +39,7 @@ from . import alttest, diagnostics
 from .measure import as_json_lines, measure
 from .plots import PlotError, box_plots
 from .roles import COLUMNS as ROLE_COLUMNS
-from .roles import Roles, ceiling, comparisons
-from .roles import resolve as resolve_roles
+from .roles import ceiling, comparisons
 from .roles import rows_of as roles_rows
 from .summary import GROUP_NAMES, legend, scale_note, screen_table, summary_rows, title, to_csv, to_markdown, whole_rows
 

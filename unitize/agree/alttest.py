@@ -28,13 +28,13 @@ import pyarrow.parquet as pq
 
 from .. import metrics as registry
 from ..dataset import OutputData, Setting
+from ..dataset.roles import Roles
 from ..errors import RunError
 from ..metrics import spanf1
 from ..metrics.alttest import AltResult, AltScore, Term, alt_test
 from ..metrics.bootstrap import Options
 from . import batches, columns
 from .measure import cells_of
-from .roles import Roles
 from .spans import Segments, segment_cell
 
 #: the columns of alt_test.csv and alt_test_humans.csv

@@ -23,6 +23,7 @@ from typing import Any
 
 from .. import metrics as registry
 from ..dataset import OutputData
+from ..dataset.roles import resolve as resolve_roles
 from ..metrics import Options
 from ..metrics.alttest import pass_probability
 from ..output import atomic_write_text, locks_output
@@ -30,7 +31,6 @@ from ..runtime.executors import Executor, executor_of
 from . import alttest
 from .measure import measure
 from .plots import PlotError
-from .roles import resolve as resolve_roles
 
 #: the sizes planned, as multiples of the pilot's
 FACTORS = (0.5, 1.0, 2.0, 4.0, 8.0)

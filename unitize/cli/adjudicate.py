@@ -34,7 +34,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"also write the gold in this format into --dest, with a study.toml: {', '.join(sorted(writers()))}")
     p.add_argument("--dest", type=Path, metavar="DIR", help="with --to: a new or empty folder (or an earlier gold, with --force)")
     p.add_argument("--annotator", default="gold", metavar="NAME", help="the gold's annotator name (default gold)")
-    p.add_argument("--with-annotators", action="store_true", help="with --to: the original annotators beside the gold")
+    p.add_argument("--with-annotators", action="store_true", help="with --to: the voting annotators beside the gold")
+    p.add_argument("--voters", default="humans", metavar="humans|all|A,B",
+                   help="whose votes make the gold: humans (default: the study's [roles] humans, so that a model's runs never "
+                        "vote; every annotator when it names no candidates), all, or annotators by name")
     p.add_argument("--force", action="store_true", help="with --to: replace an earlier gold in --dest")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
@@ -46,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = adjudicate(args.out, args.method, setting=args.setting, min_share=args.min_share, review_below=args.review_below,
                         to=args.to, gold_dest=args.dest, annotator=args.annotator, with_annotators=args.with_annotators,
-                        force=args.force)
+                        force=args.force, voters=args.voters)
     s = result.summary
     if args.json:
         print(json.dumps({"adjudication": str(result.path), **s}, ensure_ascii=False, indent=2))
@@ -54,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         what = f"{s['gold_spans']:,} gold spans" if s["kind"] == "units" else f"{s['resolved']:,} of {s['coded']:,} items with a gold label"
         print(f"{s['method']} on {s['setting']}: {what}; {s['tied']:,} tied units, {s['review_units']:,} up for review")
+        if s["voters"] != "all":
+            print(f"  voters: {', '.join(s['voters'])} (--voters all lets every annotator vote)")
         print(f"  review queue: {s['review_regions']:,} regions in {result.path / 'review.csv'} (and review.jsonl)")
         print(f"  per-unit gold and confidence: {result.path / 'units.parquet'}")
         if result.dest is not None:

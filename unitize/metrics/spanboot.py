@@ -1,31 +1,22 @@
-"""Bootstrap confidence intervals of the segment measures: documents resampled with replacement.
+"""Intervals of the segment measures: documents resampled with replacement, or left out one at a time.
 
-A segment measure's data are not independent units but documents (a unit's neighbours share its
-segments), so a replicate draws the cell's D documents with replacement — D draws, seeded
-(``--seed``), the same draws for every segment metric of the cell — and measures the continuum of
-the drawn documents laid end to end. Each measure is recomputed from per-document pieces computed
-once, never from the segments:
+A segment measure's data are documents, not independent units (a unit's neighbours share its segments),
+so a bootstrap replicate draws the cell's D documents with replacement (seeded; the same draws for every
+segment metric of the cell) and measures the drawn documents laid end to end; the jackknife (``auto``
+below :data:`SMALL_DOCUMENTS` documents, or ``--ci-method jackknife``) leaves each out in turn, in order.
+Each measure is recomputed from per-document pieces computed once, never from the segments: span F1's
+matched, |a| and |b| per pair, document and value (:class:`~unitize.metrics.spanf1.Counts`) and the uα
+family's pair counts, Σ l² and Σ P² (:class:`~unitize.metrics.unitizing.Statistics`) add up over documents,
+so a replicate is the per-document pieces weighted by how often each document was drawn — exact. Alpha-U's
+observed Σ δ and length histograms add up too, but its expected disagreement counts placements in the
+*continuum's* gaps, and an annotator's last gap in one document runs on into the next: those edge gaps
+enter through their number and total length, plus a correction for the few shorter than the longest unit
+(a table of document pairs: :class:`~unitize.metrics.alphau.Stretch`'s ``trail`` and ``lead``); only an
+annotator with units in some documents and not others is followed gap by gap (:class:`_Category`). A
+replicate is what :func:`~unitize.metrics.alphau.in_order` of the drawn documents gives (a tested identity).
 
-- **span F1** (``span-f1``, ``span-f1-overlap``, ``unit-f1``): matched, |a| and |b| per pair,
-  document and value (:class:`~unitize.metrics.spanf1.Counts`) add up over documents, so a replicate
-  is the per-document counts weighted by how often each document was drawn — exact.
-- **the uα family** (``u-alpha``, ``|u-alpha``, ``cu-alpha``, ``ku-alpha``): the pair counts, Σ l² and
-  Σ P² per document (:class:`~unitize.metrics.unitizing.Statistics`) add up the same way (a unit never
-  crosses a document, so its pairable length is the document's business) — exact.
-- **alpha-U** (1995/2004): the observed Σ δ and the unit and inner-gap length histograms add up, but
-  its expected disagreement counts every placement of a unit in the *continuum's* gaps, and the gap
-  after an annotator's last unit in one document runs on into the next document. Those edge gaps
-  enter through their number and total length — sums over the drawn documents — plus a correction
-  for the few shorter than the longest unit, looked up in a table of document pairs (the gap where
-  p meets q is p's last gap plus q's first, per annotator: :class:`~unitize.metrics.alphau.Stretch`'s
-  ``trail`` and ``lead``); only an annotator with units in some documents and not others needs
-  the drawn order's runs of unmarked documents gap by gap (:class:`_Category`). A replicate is what
-  :func:`~unitize.metrics.alphau.in_order` of the drawn documents gives (a tested identity).
-
-With fewer than two documents there is nothing to resample: the row records why and has no
-interval. Rows per document have none either. Cost: a replicate is O(documents × values²) (uα),
-O(pairs × documents) (F1), O(documents²) — one bilinear form, the inner gaps — plus its few short
-edge gaps (alpha-U), never the segments.
+With fewer than two documents there is no interval (the row says why), nor per document. Cost: a replicate
+is O(documents × values²) (uα), O(pairs × documents) (F1), O(documents²) plus a few short gaps (alpha-U).
 """
 
 from __future__ import annotations
@@ -45,8 +36,7 @@ from .value import Value
 
 METHOD = "percentile bootstrap, documents resampled"
 JACKKNIFE = "jackknife, one document left out"
-#: below this many documents ``auto`` takes the jackknife: at 10 documents it covers 93–95 %, the percentile
-#: bootstrap 91 %; from 30 both hold (bench/coverage.py --documents, docs/agree.md)
+#: ``auto`` takes the jackknife below this many documents (at 10 it covers 93–95 %, the bootstrap 91 %: docs/agree.md)
 SMALL_DOCUMENTS = 30
 #: elements of one of alpha-U's (replicates × documents × annotators) gap arrays evaluated at once
 _CELLS = 2_000_000
@@ -59,23 +49,20 @@ _SINGLE_THREAD = 1 << 18
 
 
 def draws(opts: Options, n_docs: int) -> np.ndarray:
-    """(replicates, drawn): the drawn document indices of every replicate, in drawn order (``opts.scale`` × the documents);
-    for the jackknife (``opts.draw``), every document but one, in order, one row per document left out."""
+    """(replicates, drawn): each replicate's documents in drawn order (``opts.scale`` × the documents); jackknife: all but one."""
     if opts.draw == "jackknife":
         return np.array([np.delete(np.arange(n_docs), d) for d in range(n_docs)], dtype=np.int64).reshape(n_docs, n_docs - 1)
     return np.random.default_rng(opts.seed).integers(0, n_docs, size=(opts.replicates, opts.drawn(n_docs)))
 
 
 def method(opts: Options, n_docs: int) -> str:
-    """How a segment metric's interval is made: ``jackknife`` (one document left out) when asked, or by ``auto``
-    below :data:`SMALL_DOCUMENTS` documents (bench/coverage.py --documents); else the percentile bootstrap
-    (``bootstrap``; the other methods of the coding metrics resample documents the same way)."""
+    """``jackknife`` (asked, or ``auto`` below :data:`SMALL_DOCUMENTS` documents), else ``bootstrap`` (percentile)."""
     asked = opts.method == "jackknife" or (opts.method == "auto" and n_docs < SMALL_DOCUMENTS)
     return "jackknife" if asked and n_docs >= 2 and opts.scale == 1.0 else "bootstrap"
 
 
 def resampling(opts: Options, n_docs: int) -> Options:
-    """The options the replicates are drawn with: the jackknife's (one replicate per document left out), or ``opts``."""
+    """The options the replicates are drawn with: the jackknife's (one per document left out), or ``opts``."""
     return replace(opts, draw="jackknife", replicates=n_docs) if method(opts, n_docs) == "jackknife" else opts
 
 

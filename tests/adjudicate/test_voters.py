@@ -1,0 +1,52 @@
+"""Whose votes make the gold (--voters): with [roles], the humans', so that a model's runs never vote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import ROOT
+from unitize.adjudicate import adjudicate
+from unitize.cli import main
+
+MODELS = ROOT / "unitize" / "examples" / "models-mini" / "study.toml"
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("voters") / "out"
+    assert main(["convert", str(MODELS), "--out", str(out), "-q"]) == 0
+    return out
+
+
+def gold(out: Path) -> list[tuple]:
+    table = pq.read_table(out / "adjudication" / "units.parquet", columns=["doc_id", "unit", "gold", "coders", "confidence"])
+    return sorted(zip(*(table[c].to_pylist() for c in table.column_names)))
+
+
+def test_with_roles_the_gold_is_the_humans_gold(models: Path) -> None:
+    result = adjudicate(models)  # [roles]: humans ana, ben, chen; candidates gpt-run1..2
+    assert result.summary["voters"] == ["ana", "ben", "chen"]
+    by_default = gold(models)
+    assert max(row[3] for row in by_default) == 3  # three coders at most: the candidates never vote
+    adjudicate(models, voters=["ana", "ben", "chen"])
+    assert gold(models) == by_default
+    everyone = adjudicate(models, voters="all")
+    assert everyone.summary["voters"] == "all" and max(row[3] for row in gold(models)) == 5
+    assert gold(models) != by_default
+    assert json.loads((models / "adjudication" / "summary.json").read_text(encoding="utf-8"))["voters"] == "all"
+
+
+def test_without_candidates_every_annotator_votes(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", str(ROOT / "unitize" / "examples" / "brat-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
+    assert adjudicate(out).summary["voters"] == "all"
+
+
+def test_voters_must_be_annotators(models: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["adjudicate", str(models), "--voters", "ana,nobody"]) == 2
+    err = capsys.readouterr().err
+    assert "--voters: not annotators of" in err and ": nobody;" in err and "gpt-run1" in err
