@@ -22,7 +22,7 @@ scipy (the ``agree`` extra) is imported when a test runs, not with this module.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -198,21 +198,38 @@ def alt_test(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans:
     return result
 
 
+#: elements of a block of bootstrap draws (replicates × instances) held at once: memory does not grow with the replicates
+_BLOCK = 1 << 20
+
+
+def _blocks(rng: np.random.Generator, replicates: int, n_instances: int, size: int) -> Iterator[np.ndarray]:
+    """The draws (replicates × size instances, with replacement) a block of replicates at a time; the same
+    numbers as drawing them all at once (the generator's stream is consumed in the same order)."""
+    step = max(1, _BLOCK // max(1, size))
+    for start in range(0, replicates, step):
+        yield rng.integers(0, n_instances, size=(min(step, replicates - start), size))
+
+
 def advantage_interval(tested: Sequence[HumanTest], n_instances: int, opts: Options) -> tuple[float, float] | None:
-    """The percentile bootstrap interval of ρ: the instances resampled with replacement, ρ recomputed."""
+    """The percentile bootstrap interval of ρ: the instances resampled with replacement, ρ recomputed
+    (a block of replicates at a time)."""
     if n_instances < 2:
         return None
-    rng = np.random.default_rng(opts.seed)
-    draws = rng.integers(0, n_instances, size=(opts.replicates, n_instances))
-    weights = np.stack([np.bincount(d, minlength=n_instances) for d in draws]).astype(np.float64)
-    per = []
+    columns = []
     for t in tested:
         wins = np.zeros(n_instances)
         used = np.zeros(n_instances)
         wins[t.rows], used[t.rows] = t.candidate_wins, 1.0
+        columns.append((wins, used))
+    blocks = []
+    for draws in _blocks(np.random.default_rng(opts.seed), opts.replicates, n_instances, n_instances):
+        rows = draws.shape[0]
+        weights = np.bincount((draws + n_instances * np.arange(rows)[:, None]).ravel(), minlength=rows * n_instances)
+        weights = weights.reshape(rows, n_instances).astype(np.float64)
         with np.errstate(invalid="ignore", divide="ignore"):
-            per.append((weights @ wins) / (weights @ used))
-    reps = np.nanmean(np.stack(per), axis=0) if per else np.zeros(0)
+            per = [(weights @ wins) / (weights @ used) for wins, used in columns]
+        blocks.append(np.nanmean(np.stack(per), axis=0) if per else np.zeros(0))
+    reps = np.concatenate(blocks) if blocks else np.zeros(0)
     reps = reps[np.isfinite(reps)]
     if reps.size == 0:
         return None
@@ -226,24 +243,26 @@ def pass_probability(tested: Sequence[HumanTest], n_instances: int, size: int, *
     """How often the alt-test passes on ``size`` instances drawn with replacement from the pilot's
     ``n_instances`` (each human tested on the drawn instances it has, the same t-test in closed form)."""
     student = require("scipy.stats", "agree").t
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_instances, size=(replicates, size))
-    p = np.full((replicates, len(tested)), np.nan)
-    enough = np.zeros((replicates, len(tested)), bool)
-    for k, test in enumerate(tested):
+    diffs = []
+    for test in tested:
         diff = np.full(n_instances, np.nan)
         diff[test.rows] = test.human_wins - test.candidate_wins
-        d = diff[draws]
-        n = np.sum(~np.isnan(d), axis=1)
-        enough[:, k] = n >= min_instances
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.nanmean(d, axis=1)
-            sd = np.nanstd(d, axis=1, ddof=1)
-            p[:, k] = student.cdf((mean - epsilon) / (sd / np.sqrt(n)), n - 1)
+        diffs.append(diff)
     passed = 0
-    for r in range(replicates):
-        cols = np.flatnonzero(enough[r])
-        if cols.size and len(by_rejected(p[r, cols], q)) / cols.size >= passing:
-            passed += 1
+    for draws in _blocks(np.random.default_rng(seed), replicates, n_instances, size):  # a block of replicates at a time
+        p = np.full((draws.shape[0], len(tested)), np.nan)
+        enough = np.zeros((draws.shape[0], len(tested)), bool)
+        for k, diff in enumerate(diffs):
+            d = diff[draws]
+            n = np.sum(~np.isnan(d), axis=1)
+            enough[:, k] = n >= min_instances
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = np.nanmean(d, axis=1)
+                sd = np.nanstd(d, axis=1, ddof=1)
+                p[:, k] = student.cdf((mean - epsilon) / (sd / np.sqrt(n)), n - 1)
+        for r in range(draws.shape[0]):
+            cols = np.flatnonzero(enough[r])
+            if cols.size and len(by_rejected(p[r, cols], q)) / cols.size >= passing:
+                passed += 1
     return passed / replicates
 
