@@ -55,9 +55,9 @@ def test_roles_from_the_study_file(out: Path, tmp_path: Path) -> None:
                      ("stability", "gpt-run1", "gpt-run2")}
     verdicts = _csv(tmp_path / "a" / "alt_test.csv")
     assert list(verdicts[0]) == ["setting", "candidate", "epsilon", "score", "humans", "instances", "winning_rate",
-                                 "advantage_probability", "advantage_ci_low", "advantage_ci_high", "passed"]
-    assert [(v["candidate"], v["score"], v["humans"], v["instances"], v["winning_rate"], v["passed"]) for v in verdicts] == [
-        ("gpt-run1", "span-f1", "3", "12", "0.0", "False"), ("gpt-run2", "span-f1", "3", "12", "0.0", "False")]
+                                 "advantage_probability", "advantage_ci_low", "advantage_ci_high", "passed", "losing_rate", "verdict"]
+    assert [(v["candidate"], v["score"], v["humans"], v["instances"], v["winning_rate"], v["passed"], v["verdict"]) for v in verdicts] == [
+        ("gpt-run1", "span-f1", "3", "12", "0.0", "False", "inconclusive"), ("gpt-run2", "span-f1", "3", "12", "0.0", "False", "inconclusive")]
     assert float(verdicts[0]["advantage_probability"]) == pytest.approx(11 / 12)  # W_c = 11 of 12 documents against each human
     humans = _csv(tmp_path / "a" / "alt_test_humans.csv")
     assert [(h["human"], h["candidate_wins"], h["human_wins"]) for h in humans[:3]] == [("ana", "11", "11"), ("ben", "11", "9"), ("chen", "11", "8")]

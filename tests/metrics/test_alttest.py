@@ -39,12 +39,25 @@ def test_a_case_computed_by_hand() -> None:
     assert [h.human_wins.tolist() for h in r.humans] == [[1] * 6, [1, 0, 1, 1, 1, 0], [1, 1, 1, 1, 0, 1]]
     # Benjamini–Yekutieli, m = 3, H = 11/6: thresholds .00909, .01818, .02727 at q = .05 — h1 alone rejected
     assert ([h.rejected for h in r.humans], r.winning_rate, r.advantage_probability, r.passed) == ([True, False, False], 1 / 3, 1.0, False)
+    # the reverse test (a human better than the candidate by ε) is rejected for no one: not failed, inconclusive
+    assert ([h.rejected_reverse for h in r.humans], r.losing_rate, r.verdict) == ([False] * 3, 0.0, "inconclusive")
     # at q = .2 the thresholds are .03636, .07273, .10909: all three rejected
     r = run_alt_test(terms, coded, names, [0, 1, 2], 3, ACCURACY, epsilon=0.2, q=0.2, min_instances=6)
-    assert (r.winning_rate, r.passed) == (1.0, True)
+    assert (r.winning_rate, r.passed, r.verdict) == (1.0, True, "passed")
     r = run_alt_test(terms, coded, names, [0, 1, 2], 3, ACCURACY, epsilon=0.0, q=0.2, min_instances=6)
     assert (r.humans[0].p_value != r.humans[0].p_value, r.humans[0].rejected) == (True, False)
     assert by_rejected([0.04, float("nan"), 0.001], 0.2) == [0, 2]
+
+
+def test_a_candidate_the_humans_beat_fails() -> None:
+    """The humans agree on 28 of 30 items, the candidate gives the other label on 26: each human is better than the
+    candidate by more than ε, the reverse test is rejected for all three, the verdict is failed (not inconclusive)."""
+    humans = ["0" * 28 + "11", "0" * 28 + "10", "0" * 27 + "111"]
+    candidate = "1" * 26 + "0" * 4
+    terms, coded = _terms([*humans, candidate])
+    r = run_alt_test(terms, coded, ["h1", "h2", "h3", "c"], [0, 1, 2], 3, ACCURACY, epsilon=0.2, q=0.05, min_instances=10)
+    assert (r.winning_rate, r.losing_rate, r.verdict) == (0.0, 1.0, "failed")
+    assert all(h.p_value_reverse < 0.001 for h in r.humans)
 
 
 OWN = ["0-11101-011010000-212111020100-121020102", "220-00011-22100002212-01---1010102021102",

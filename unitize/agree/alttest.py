@@ -39,8 +39,9 @@ from .spans import Segments, segment_cell
 
 #: the columns of alt_test.csv and alt_test_humans.csv
 COLUMNS = ("setting", "candidate", "epsilon", "score", "humans", "instances", "winning_rate", "advantage_probability",
-           "advantage_ci_low", "advantage_ci_high", "passed")
-HUMAN_COLUMNS = ("setting", "candidate", "human", "instances", "candidate_wins", "human_wins", "p_value", "rejected")
+           "advantage_ci_low", "advantage_ci_high", "passed", "losing_rate", "verdict")
+HUMAN_COLUMNS = ("setting", "candidate", "human", "instances", "candidate_wins", "human_wins", "p_value", "rejected", "p_value_reverse",
+                 "rejected_reverse")
 
 
 @dataclass
@@ -184,13 +185,15 @@ def tables(results: list[tuple[Setting, AltScore, AltResult]]) -> tuple[list[dic
     for setting, score, r in results:
         ci = r.advantage_ci or (None, None)
         verdicts.append(dict(zip(COLUMNS, (setting.name, r.candidate, r.epsilon, score.name, len(r.tested), r.instances,
-                                           _num(r.winning_rate), _num(r.advantage_probability), ci[0], ci[1], r.passed))))
+                                           _num(r.winning_rate), _num(r.advantage_probability), ci[0], ci[1], r.passed,
+                                           _num(r.losing_rate), r.verdict))))
         for h in r.humans:
             tested = h.skipped is None
             humans.append(dict(zip(HUMAN_COLUMNS, (setting.name, r.candidate, h.human, h.instances,
                                                    int(h.candidate_wins.sum()) if tested else None,
                                                    int(h.human_wins.sum()) if tested else None,
-                                                   _num(h.p_value) if tested else None, h.rejected if tested else None))))
+                                                   _num(h.p_value) if tested else None, h.rejected if tested else None,
+                                                   _num(h.p_value_reverse) if tested else None, h.rejected_reverse if tested else None))))
     return verdicts, humans
 
 
@@ -203,11 +206,12 @@ def verdict_lines(results: list[tuple[Setting, AltScore, AltResult]]) -> list[st
     if not results:
         return []
     alt = registry.ALT_TEST
-    lines = [f"{alt.title} (ε = {results[0][2].epsilon:g}; passed when the winning rate ≥ {alt.passing:g}):",
+    lines = [f"{alt.title} (ε = {results[0][2].epsilon:g}; passed when the winning rate ω ≥ {alt.passing:g}, failed when the "
+             f"humans are better by ε for that share of them, else inconclusive):",
              f"  {'setting':<22} {'candidate':<16} {'humans':>6} {'instances':>9} {'ω':>5} {'ρ':>5}  {'ρ interval':<13} verdict"]
     for setting, _, r in results:
         ci = f"[{r.advantage_ci[0]:.2f}, {r.advantage_ci[1]:.2f}]" if r.advantage_ci else ""
-        verdict = "passed" if r.passed else ("not tested" if not r.tested else "failed")
+        verdict = r.verdict
         lines.append(f"  {setting.name:<22} {r.candidate:<16} {len(r.tested):>6} {r.instances:>9} {_shown(r.winning_rate):>5} "
                      f"{_shown(r.advantage_probability):>5}  {ci:<13} {verdict}")
         for h in r.humans:

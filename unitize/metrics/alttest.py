@@ -103,6 +103,9 @@ class HumanTest:
     rows: np.ndarray  # (instances,) the instances' indices
     p_value: float = float("nan")
     rejected: bool = False
+    #: the reverse test: the human is better than the candidate by more than ε (``alternative="greater"``)
+    p_value_reverse: float = float("nan")
+    rejected_reverse: bool = False
     skipped: str | None = None  # why the human was not tested
 
 
@@ -115,6 +118,8 @@ class AltResult:
     humans: list[HumanTest] = field(default_factory=list)
     passing: float = 0.5
     winning_rate: float = float("nan")
+    #: the share of humans whose reverse test is rejected (better than the candidate by ε)
+    losing_rate: float = float("nan")
     advantage_probability: float = float("nan")
     advantage_ci: tuple[float, float] | None = None
 
@@ -125,6 +130,16 @@ class AltResult:
     @property
     def passed(self) -> bool:
         return bool(self.tested) and self.winning_rate >= self.passing
+
+    @property
+    def verdict(self) -> str:
+        """``passed`` (ω ≥ the passing rate), ``failed`` only when the reverse test is rejected for at least that
+        share of the humans (they are better than the candidate by ε), else ``inconclusive``; ``not tested``."""
+        if not self.tested:
+            return "not tested"
+        if self.passed:
+            return "passed"
+        return "failed" if self.losing_rate >= self.passing else "inconclusive"
 
     @property
     def instances(self) -> int:
@@ -147,11 +162,12 @@ def by_rejected(p_values: Sequence[float], q: float) -> list[int]:
     return sorted(order[: below[-1] + 1].tolist()) if below.size else []
 
 
-def ttest_less(differences: np.ndarray, epsilon: float) -> float:
-    """``scipy.stats.ttest_1samp(differences, epsilon, alternative="less").pvalue`` (NaN when constant)."""
+def ttest_less(differences: np.ndarray, epsilon: float, alternative: str = "less") -> float:
+    """``scipy.stats.ttest_1samp(differences, epsilon, alternative="less").pvalue`` (NaN when constant); the
+    reverse test with ``alternative="greater"``."""
     ttest_1samp = require("scipy.stats", "agree").ttest_1samp
     with np.errstate(invalid="ignore", divide="ignore"):
-        return float(ttest_1samp(differences, epsilon, alternative="less").pvalue)
+        return float(ttest_1samp(differences, epsilon, alternative=alternative).pvalue)
 
 
 def compare(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans: Sequence[int], candidate: int,
@@ -192,6 +208,11 @@ def alt_test(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans:
     for k in by_rejected([t.p_value for t in tested], q):
         tested[k].rejected = True
     result.winning_rate = sum(t.rejected for t in tested) / len(tested)
+    for t in tested:
+        t.p_value_reverse = ttest_less(t.human_wins - t.candidate_wins, epsilon, "greater")
+    for k in by_rejected([t.p_value_reverse for t in tested], q):
+        tested[k].rejected_reverse = True
+    result.losing_rate = sum(t.rejected_reverse for t in tested) / len(tested)
     result.advantage_probability = float(np.mean([t.candidate_wins.mean() for t in tested]))
     if ci is not None:
         result.advantage_ci = advantage_interval(tested, terms.shape[0], ci)

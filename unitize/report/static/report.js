@@ -270,13 +270,14 @@
     var t = R.overview.alt_test;
     if (!t) return;
     main.appendChild(el("h3", { id: "alt-test", text: t.title + " (agreement/alt_test.csv)" }));
-    main.appendChild(el("p", { cls: "muted", text: "Can a candidate (a model) replace a human? Each human is left out in turn, and the candidate and that human are scored against the remaining humans on every instance. ω, the winning rate, is the share of humans whose one-sided test at the margin ε is rejected (the human is not better than the candidate by ε); the candidate passes when ω ≥ " + t.passing + ". ρ, the advantage probability, is the share of instances on which the candidate scores at least as well as the human, averaged over the humans, with its bootstrap interval. " + t.source + "." }));
+    main.appendChild(el("p", { cls: "muted", text: "Can a candidate (a model) replace a human? Each human is left out in turn, and the candidate and that human are scored against the remaining humans on every instance. ω, the winning rate, is the share of humans whose one-sided test at the margin ε is rejected (the human is not better than the candidate by ε); the candidate passes when ω ≥ " + t.passing + "; it fails only when the reverse test (the human is better by ε) is rejected for that share of the humans; otherwise the verdict is inconclusive. ρ, the advantage probability, is the share of instances on which the candidate scores at least as well as the human, averaged over the humans, with its bootstrap interval. " + t.source + "." }));
     main.appendChild(table(["setting", "candidate", "score", { text: "ε", num: 1 }, { text: "humans tested", num: 1 }, { text: "instances", num: 1 }, { text: "ω", num: 1 }, { text: "ρ", num: 1 }, "verdict"],
       t.verdicts.map(function (v) {
-        var verdict = v.passed ? "passed" : (v.humans ? "failed" : "not tested");
+        var verdict = v.verdict || (v.passed ? "passed" : (v.humans ? "failed" : "not tested"));
         return [v.setting, v.candidate, v.score, fmt(v.epsilon, 2), fmt(v.humans), fmt(v.instances), fmt(v.winning_rate, 2),
           el("span", null, [fmt(v.advantage_probability, 2), v.advantage_ci_low !== null ? el("span", { cls: "ci", text: " [" + fmt(v.advantage_ci_low, 2) + ", " + fmt(v.advantage_ci_high, 2) + "]" }) : null]),
-          el("span", { cls: "band " + (v.passed ? "b-good" : "b-bad"), text: verdict })];
+          el("span", { cls: "band " + (verdict === "passed" ? "b-good" : verdict === "failed" ? "b-bad" : "b-mid"), text: verdict,
+            title: verdict === "inconclusive" ? "neither test decides: no more than half of the humans are beaten, nor better by ε; more instances would tell (unitize plan)" : "" })];
       }), { caption: "The verdict per setting and candidate", cls: "alt-test" }));
     if (t.humans.length) main.appendChild(table(["setting", "candidate", "human", { text: "instances", num: 1 }, { text: "candidate wins", num: 1 }, { text: "human wins", num: 1 }, { text: "p-value", num: 1 }, "rejected"],
       t.humans.map(function (h) {
