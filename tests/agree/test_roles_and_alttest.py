@@ -53,6 +53,9 @@ def test_roles_from_the_study_file(out: Path, tmp_path: Path) -> None:
     assert kinds == {("human-human", "ana", "ben"), ("human-human", "ana", "chen"), ("human-human", "ben", "chen"),
                      *{("candidate-human", c, h) for c in ("gpt-run1", "gpt-run2") for h in ("ana", "ben", "chen")},
                      ("stability", "gpt-run1", "gpt-run2")}
+    keys = [(r["setting"], r["layer"], r["metric"], r["comparison"], r["annotator_a"], r["annotator_b"]) for r in rows]
+    assert len(keys) == len(set(keys))  # each comparison once: a pair's row, not also the equal mean of that one pair
+    assert {r["pair"] for r in rows if r["metric"] == "span-f1" and r["comparison"] == "human-human"} == {"ana|ben", "ana|chen", "ben|chen"}
     verdicts = _csv(tmp_path / "a" / "alt_test.csv")
     assert list(verdicts[0]) == ["setting", "candidate", "epsilon", "score", "humans", "instances", "winning_rate",
                                  "advantage_probability", "advantage_ci_low", "advantage_ci_high", "passed", "losing_rate", "verdict"]

@@ -32,11 +32,14 @@ def comparisons(roles: Roles) -> list[tuple[str, str, tuple[str, ...]]]:
 
 
 def rows_of(results: pa.Table, comparison: str, family: str, annotators: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The rows of roles.csv from one comparison's results table (whole cells and their pairs, no breakdowns)."""
+    """The rows of roles.csv from one comparison's results table (whole cells and their pairs, no breakdowns; a
+    comparison of two annotators has its pair's row, not also the equal mean of that one pair)."""
     out = []
     for r in results.to_pylist():
         if r["label"] is not None or r["doc"] is not None or r["annotator"] is not None:
             continue
+        if r["pair"] == "mean" and len(annotators) == 2:
+            continue  # the mean of the one pair: its pair row says it, once
         a, b = annotators if len(annotators) == 2 else (r["annotator_a"], r["annotator_b"])  # a pair: the candidate first
         out.append({"setting": r["setting"], "group": r["group"], "layer": r["layer"], "metric": r["metric"], "comparison": comparison,
                     "family": family or None, "annotator_a": a, "annotator_b": b, "pair": r["pair"], "value": r["value"],
@@ -48,8 +51,12 @@ def ceiling(rows: list[dict[str, Any]], metric: str) -> list[str]:
     """On screen: per setting and layer, the mean of ``metric`` over the human pairs, over each candidate's
     pairs with the humans, and each family's stability (whole-cell rows; pairs' means where a metric has pairs)."""
     cells: dict[tuple[str, str], dict[str, list[float]]] = {}
+    # a family of more than two runs has a mean over its pairs; a comparison of two annotators its one pair's row
+    means = {(r["setting"], r["layer"], r["comparison"], r["family"]) for r in rows if r["metric"] == metric and r["pair"] == "mean"}
     for r in rows:
-        if r["metric"] != metric or r["value"] is None or r["value"] != r["value"] or r["pair"] not in (None, "mean"):
+        if r["metric"] != metric or r["value"] is None or r["value"] != r["value"]:
+            continue
+        if r["pair"] not in (None, "mean") and (r["setting"], r["layer"], r["comparison"], r["family"]) in means:
             continue
         if r["comparison"] == STABILITY and r["pair"] is None and any(x["pair"] == "mean" for x in rows if x["metric"] == metric):
             continue
