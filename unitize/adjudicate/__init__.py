@@ -32,6 +32,7 @@ from ..dataset import adjudication as files
 from ..dataset.directory import OutputData, Setting
 from ..dataset.region_rows import COLUMNS, csv_row, ordered, region_record, segment_labels
 from ..dataset.regions import doc_texts, layer_pieces, multi_groups, not_annotated, setting_cells
+from ..dataset.roles import annotators_of
 from ..dataset.roles import resolve as resolve_roles
 from ..errors import OutputError, RunError, UnitizeError
 from ..model import ItemLabel
@@ -266,7 +267,7 @@ def _voters(data: OutputData, voters: str | Sequence[str]) -> list[str] | None:
         roles = resolve_roles(data)
         return roles.humans if roles is not None else None
     named = [v.strip() for v in ([voters] if isinstance(voters, str) else voters) for v in v.split(",") if v.strip()]
-    known = sorted({a for s in data.settings for a in s.annotators})
+    known = annotators_of(data)
     unknown = [v for v in named if v not in known]
     if unknown or not named:
         raise UnitizeError(f"--voters: not annotators of {data.path}: {', '.join(unknown) or '(none given)'}; give humans, all, or some of: "

@@ -71,6 +71,11 @@ def parse_candidates(specs: Sequence[str], annotators: int | None = None) -> dic
     return out
 
 
+def annotators_of(data: OutputData) -> list[str]:
+    """Every annotator of an output directory, of any setting, sorted."""
+    return sorted({a for s in data.settings for a in s.annotators})
+
+
 def resolve(data: OutputData, candidates: Sequence[str] | None = None, humans: Sequence[str] | None = None) -> Roles | None:
     """The roles of a study: the ones given here, else the study file's (``[roles]``, in the manifest); None
     without candidates. A candidate or human that is not an annotator, a run in two roles, or fewer than
@@ -81,7 +86,7 @@ def resolve(data: OutputData, candidates: Sequence[str] | None = None, humans: S
         if humans:
             raise RunError("--humans without candidates: name the candidates (--candidates NAME[,NAME]) or [roles] candidates")
         return None
-    known = sorted({a for s in data.settings for a in s.annotators})
+    known = annotators_of(data)
     families = parse_candidates(specs, len(known))
     runs = [r for rs in families.values() for r in rs]
     known_set = set(known)

@@ -162,9 +162,9 @@ def by_rejected(p_values: Sequence[float], q: float) -> list[int]:
     return sorted(order[: below[-1] + 1].tolist()) if below.size else []
 
 
-def ttest_less(differences: np.ndarray, epsilon: float, alternative: str = "less") -> float:
-    """``scipy.stats.ttest_1samp(differences, epsilon, alternative="less").pvalue`` (NaN when constant); the
-    reverse test with ``alternative="greater"``."""
+def one_sided_p(differences: np.ndarray, epsilon: float, alternative: str = "less") -> float:
+    """``scipy.stats.ttest_1samp(differences, epsilon, alternative=alternative).pvalue`` (NaN when constant):
+    ``less`` is the alt-test's own test, ``greater`` its reverse."""
     ttest_1samp = require("scipy.stats", "agree").ttest_1samp
     with np.errstate(invalid="ignore", divide="ignore"):
         return float(ttest_1samp(differences, epsilon, alternative=alternative).pvalue)
@@ -204,12 +204,12 @@ def alt_test(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans:
     if not tested:
         return result
     for t in tested:
-        t.p_value = ttest_less(t.human_wins - t.candidate_wins, epsilon)
+        t.p_value = one_sided_p(t.human_wins - t.candidate_wins, epsilon)
     for k in by_rejected([t.p_value for t in tested], q):
         tested[k].rejected = True
     result.winning_rate = sum(t.rejected for t in tested) / len(tested)
     for t in tested:
-        t.p_value_reverse = ttest_less(t.human_wins - t.candidate_wins, epsilon, "greater")
+        t.p_value_reverse = one_sided_p(t.human_wins - t.candidate_wins, epsilon, "greater")
     for k in by_rejected([t.p_value_reverse for t in tested], q):
         tested[k].rejected_reverse = True
     result.losing_rate = sum(t.rejected_reverse for t in tested) / len(tested)

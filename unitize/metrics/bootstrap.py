@@ -204,9 +204,7 @@ def with_percentiles(v: Value, reps: np.ndarray, opts: Options, method: str, **r
 def jackknife_se(values: np.ndarray, multiplicity: np.ndarray) -> float:
     """The delete-one jackknife standard error: ``values[p]`` is the estimate without one of the
     ``multiplicity[p]`` units (or documents, cells) of kind ``p``."""
-    n = multiplicity.sum()
-    mean = float((multiplicity * values).sum() / n)
-    return math.sqrt((n - 1) / n * float((multiplicity * (values - mean) ** 2).sum()))
+    return float(_row_se(values[None, :], multiplicity[None, :])[0])
 
 
 def t_quantile(p: float, df: float) -> float:
