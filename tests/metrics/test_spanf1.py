@@ -187,3 +187,25 @@ def test_per_label_and_per_document_rows_add_up():
     assert by[("x", None, "a|b")].value == 1.0 and by[("y", None, "a|b")].value == 0.0
     assert by[(None, "d0", "a|b")].value == 1.0 and by[(None, "d1", "a|b")].value == 0.0
     assert by[(None, None, "mean")].params == {"pairs": 1, "sd": 0.0}
+
+
+def test_a_partial_annotator_never_changes_another_pairs_value():
+    """A pair is measured on the documents both coded: adding c, who coded d1 only, leaves (a, b) as it was."""
+    a = [(0, 2, 0), (12, 14, 0)]  # (begin, end, value) on the continuum: d0 = [0, 10), d1 = [10, 20)
+    b = [(0, 2, 0), (12, 15, 0)]
+    two = _placed_on_docs([a, b], presence=None)
+    three = _placed_on_docs([a, b, [(12, 14, 0)]], presence=np.array([[True, True, False], [True, True, True]]))
+    f_two = {r.pair: r for r in spanf1.f1_rows(spanf1.counts(two), spanf1.EXACT)}
+    f_three = {r.pair: r for r in spanf1.f1_rows(spanf1.counts(three), spanf1.EXACT)}
+    assert f_three["a|b"].value == f_two["a|b"].value == 0.5
+    assert f_three["a|c"].value == 1.0 and f_three["a|c"].params == {"matched": 1, "a": 1, "b": 1}  # d1 only
+    assert f_three["b|c"].value == 0.0
+    none = _placed_on_docs([a, b, []], presence=np.array([[True, True, False], [True, True, False]]))
+    assert {r.pair: r.reason for r in spanf1.f1_rows(spanf1.counts(none), spanf1.EXACT)}["a|c"] == (
+        "the two annotators coded no document in common here")
+
+
+def _placed_on_docs(units, presence):
+    rows = np.array([(k, b, e, v) for k, u in enumerate(units) for b, e, v in u], np.int64).reshape(-1, 4)
+    names = tuple("abc"[: len(units)])
+    return Placed(names, ("d0", "d1"), np.array([0, 10]), 20, ("x",), rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3], presence)

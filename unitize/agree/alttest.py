@@ -10,8 +10,8 @@ ordered pair of annotators (the humans and every candidate), the term its alignm
   document's statistics (their pairwise tables; a sparse layout's implicit units counted, so every
   layout gives the same terms);
 - ``F1`` (span data): the document's span F1 (exact match; the label too in label settings; 1 when
-  neither marked anything) — from the segments on the group's continuum, the documents every
-  annotator coded.
+  neither marked anything) — from the segments on the group's continuum: each document with the
+  annotators who coded it (a pair's term is NaN where one of them did not).
 
 Then each candidate is tested against the humans (:func:`~unitize.metrics.alttest.alt_test`). The
 tests run in the calling process: the same for every executor.
@@ -142,12 +142,11 @@ def _f1(c: spanf1.Counts, names: list[str]) -> np.ndarray:
     size = c.sizes[:, k0.size].sum(axis=3)  # (2, P, D)
     with np.errstate(invalid="ignore", divide="ignore"):
         f1 = np.where(size.sum(axis=0) > 0, 2 * matched / np.maximum(size.sum(axis=0), 1), 1.0)
-    seen = sorted({a for pair in c.pairs for a in pair}, key=names.index)
+    f1 = np.where(c.common, f1, np.nan)  # a pair where both coded the document
     for p, (a, b) in enumerate(c.pairs):
         i, j = names.index(a), names.index(b)
         out[:, i, j] = out[:, j, i] = f1[p]
-    for a in seen:
-        out[:, names.index(a), names.index(a)] = 1.0
+        out[c.common[p], i, i] = out[c.common[p], j, j] = 1.0  # who coded the document: the diagonal
     return out
 
 

@@ -18,6 +18,9 @@ screen. The conditions, precisely:
   (0 in 0/1 and bit-mask matrices, the ``not_annotated`` label, ``O``, in label matrices) while
   another annotator marked something.
 - ``pair-no-shared-units``: two annotators with data coded no unit in common.
+- ``annotator-partial``: an annotator with data coded fewer than half of the documents someone coded in the
+  cell (span data; the coverage rule: a pair is measured on the documents both coded, uα and alpha on
+  every unit two or more coded, alpha-U and gamma on the documents every annotator coded).
 - ``boundary-only-disagreement``: for the same unit type, mode, group, layer and coefficient (of :data:`COMPARED`), the
   interval setting's value is at least :data:`GOOD` and the boundary setting's below :data:`POOR`
   (Krippendorff's .800 and .667); ``interval-only-disagreement`` is the reverse.
@@ -62,6 +65,9 @@ SUGGESTIONS = {
     "read (unitize info, report.jsonl) before reading the values",
     "pair-no-shared-units": "this pair's Cohen's kappa and Scott's pi are NaN (no overlap in the design); "
     "alpha, Fleiss' kappa and AC1 still use every unit coded by two annotators",
+    "annotator-partial": "pairs with this annotator rest on the documents both coded (the documents column says how many), "
+    "u-alpha and alpha on every unit two annotators coded; alpha-U and gamma keep only the documents every annotator coded: "
+    "measure without the annotator (--humans) or read u-alpha beside alpha-U",
     "boundary-only-disagreement": "annotators agree on what is inside the spans but not on where they begin "
     "and end: make the guidelines precise about span edges (punctuation, the first and the last word)",
     "interval-only-disagreement": "annotators begin and end spans at the same places but differ in what lies "
@@ -124,6 +130,14 @@ def of_cell(setting: Setting, s: Stats, label: Callable[[float], str] | None = N
         if apart:
             out.append(Diagnostic("pair-no-shared-units", f"no unit in common: {', '.join(apart)}"))
     return out
+
+
+def partial(annotators: list[str], presence: np.ndarray) -> list[Diagnostic]:
+    """``annotator-partial`` of a cell's coverage ((documents, annotators) bool, documents no one coded left out)."""
+    coded = presence.sum(axis=0)
+    n = presence.shape[0]
+    few = [f"{a} coded {int(k)} of {n} documents" for a, k in zip(annotators, coded.tolist()) if k > 0 and 2 * k < n]
+    return [Diagnostic("annotator-partial", "; ".join(few))] if few else []
 
 
 def attach(rows: list[dict[str, Any]], found: Iterable[Diagnostic]) -> None:

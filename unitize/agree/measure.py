@@ -118,6 +118,8 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segmen
             out.append(
                 {
                     **base,
+                    **({"documents": v.documents} if v.documents is not None else {}),
+                    **({"annotators": v.annotators} if v.annotators is not None else {"annotators": 2} if a is not None else {}),
                     "metric": metric.name,
                     "value": v.value,
                     "reason": _in_words(v.reason, cell.categories),
@@ -139,8 +141,22 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segmen
                 }
             )
     found = diagnostics.of_cell(setting, cell.stats, cell.label if cell.categories is not None else None)
+    coverage = _coverage(setting, cell)
+    if coverage is not None:
+        found += diagnostics.partial(*coverage)
     diagnostics.attach(out, found + diagnostics.all_nan(out))
     return out
+
+
+def _coverage(setting: Setting, cell: _Cell) -> tuple[list[str], np.ndarray] | None:
+    """Who coded which of a span cell's documents — (annotators, (documents, annotators) bool), documents no one coded
+    left out — once a span metric has laid the cell's continuum (every layout then reads the documents); None otherwise."""
+    if setting.kind != "units" or cell.crowd is not None or cell._continuum is None:
+        return None
+    c = cell.continuum()
+    if c.presence.size == 0:
+        return None
+    return list(c.annotators), c.presence[c.presence.any(axis=1)]
 
 
 def _given(value: T) -> Callable[[], T]:

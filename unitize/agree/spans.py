@@ -1,8 +1,8 @@
 """The segments of a cell, for the segment metrics (:mod:`unitize.metrics.segment`): read, and laid on a continuum.
 
 The segments of one unit type are read once per run (:class:`Segments`); a
-(group, layer)'s continuum is the group's documents every annotator coded,
-laid end to end (L = their units); :func:`segment_cell` hands a cell's segments
+(group, layer)'s continuum is the group's documents two annotators or more coded,
+laid end to end (L = their units), with who coded which; :func:`segment_cell` hands a cell's segments
 to the metrics, placed on it when first asked. ``stack`` lays a group's layer
 matrices end to end for the "both" row.
 """
@@ -156,18 +156,18 @@ class Continuum:
 
 
 def _continuum(m: Continuum) -> tuple[np.ndarray, list[str], int, str | None]:
-    """Documents every annotator coded, their offsets on the continuum, annotators, L (or a reason)."""
+    """Documents at least two annotators coded, their offsets on the continuum, annotators, L (or a reason)."""
     presence = m.presence
     cols = np.asarray(presence.any(axis=0))  # (A,); asarray: NumPy's stubs type it "a scalar or an array"
     annotators = [a for a, c in zip(m.annotators, cols) if c]
     if len(annotators) < 2:
         return np.zeros(0, np.int64), annotators, 0, "fewer than two annotators with data"
-    complete = presence[:, cols].all(axis=1)
-    if not complete.any():
-        return np.zeros(0, np.int64), annotators, 0, "no document is coded by every annotator"
-    n = np.where(complete, m.units, 0)
+    paired = presence[:, cols].sum(axis=1) >= 2
+    if not paired.any():
+        return np.zeros(0, np.int64), annotators, 0, "no document is coded by two annotators"
+    n = np.where(paired, m.units, 0)
     offset = np.concatenate(([0], np.cumsum(n)[:-1]))
-    offset = np.where(complete, offset, -1)
+    offset = np.where(paired, offset, -1)
     return offset, annotators, int(n.sum()), None
 
 
@@ -189,7 +189,8 @@ def _unit_positions(seg: dict[str, np.ndarray], docs: list[str], offset: np.ndar
 
 
 def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach: str | None) -> list[Placed] | Value:
-    """Each layer's segments on the continuum of the documents every annotator coded (or the NaN saying why).
+    """Each layer's segments on the continuum of the documents two annotators or more coded (or the NaN saying why),
+    with who coded which (:attr:`Placed.presence`: a measure of a pair takes the pair's documents, uα each document's coders).
 
     ``m`` is the cell's :class:`Continuum` (from the columns, no matrix) or its :class:`Matrix`.
     The value of a segment is its label for label data; otherwise one value for every layer,
@@ -202,8 +203,10 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
         return nan(reason, units_used=length)
     if length == 0:
         return nan("empty continuum: the documents have no units", units_used=0)
-    complete = offset >= 0
-    docs, starts = tuple(d for d, c in zip(m.docs, complete.tolist()) if c), offset[complete]
+    used = offset >= 0
+    docs, starts = tuple(d for d, c in zip(m.docs, used.tolist()) if c), offset[used]
+    coded = m.presence[used][:, np.asarray(m.presence.any(axis=0))]
+    presence = None if coded.all() else coded
     index = {a: k for k, a in enumerate(annotators)}
     marked = "+".join(layers)  # 0/1 data: one value, "marked", in every layer (as the stacked 0/1 matrices)
     out = []
@@ -220,7 +223,7 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
         keep = who >= 0
         values, code = np.unique(names[keep].astype(str), return_inverse=True) if keep.any() else (np.zeros(0, str), np.zeros(0, np.int64))
         out.append(Placed(tuple(annotators), docs, starts, length, tuple(values.tolist()),
-                          who[keep], b[keep], e[keep], code.astype(np.int64).reshape(-1)))
+                          who[keep], b[keep], e[keep], code.astype(np.int64).reshape(-1), presence))
     return out
 
 

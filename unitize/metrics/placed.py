@@ -1,7 +1,7 @@
 """Segments placed on a continuum: the one input of the segment-based metrics.
 
-A (setting, group, layer)'s continuum is the documents every annotator coded,
-laid end to end (:mod:`unitize.agree.spans` builds it from ``segments/<unit>.parquet``).
+A (setting, group, layer)'s continuum is the documents at least two annotators coded,
+laid end to end (``presence`` says who coded which) (:mod:`unitize.agree.spans` builds it from ``segments/<unit>.parquet``).
 :class:`Placed` holds one layer's segments on it as parallel arrays — who, which
 document, where, which value — so that :mod:`unitize.metrics.unitizing`,
 :mod:`unitize.metrics.spanf1` and alpha-U's statistics read one plain data model.
@@ -22,7 +22,7 @@ class Placed:
     segments are merged) and none crosses a document.
     """
 
-    annotators: tuple[str, ...]  # the annotators on the continuum (each coded every document)
+    annotators: tuple[str, ...]  # the annotators on the continuum (each coded some of its documents)
     docs: tuple[str, ...]  # the documents, in continuum order
     starts: np.ndarray  # (D,) int64: each document's first position on the continuum
     length: int  # L: the continuum's units
@@ -31,6 +31,34 @@ class Placed:
     begin: np.ndarray  # (S,) int64 position on the continuum
     end: np.ndarray  # (S,) int64, exclusive
     value: np.ndarray  # (S,) int64 index into values
+    presence: np.ndarray | None = None  # (D, A) bool: the annotator coded the document; None: every one coded every one
+
+    @property
+    def coded(self) -> np.ndarray:
+        """(D, A) bool: who coded which document."""
+        if self.presence is None:
+            return np.ones((len(self.docs), len(self.annotators)), bool)
+        return self.presence
+
+    @property
+    def complete(self) -> bool:
+        """Every annotator coded every document."""
+        return self.presence is None or bool(self.presence.all())
+
+    def common(self) -> Placed:
+        """The documents every annotator coded, laid end to end again (for a measure that pools all annotators on one continuum)."""
+        if self.complete:
+            return self
+        keep = np.asarray(self.coded.all(axis=1))
+        sizes = self.doc_lengths[keep]
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
+        shift = np.full(len(self.docs), -1, np.int64)
+        shift[keep] = starts - self.starts[keep]
+        doc = self.doc
+        rows = keep[doc]
+        moved = shift[doc[rows]]
+        return Placed(self.annotators, tuple(d for d, k in zip(self.docs, keep.tolist()) if k), starts, int(sizes.sum()), self.values,
+                      self.annotator[rows], self.begin[rows] + moved, self.end[rows] + moved, self.value[rows])
 
     @property
     def doc(self) -> np.ndarray:

@@ -57,10 +57,23 @@ def _added(parts: Iterable[Any]) -> Any:
 # --- alpha-U (Krippendorff 1995/2004) ---------------------------------------------------------------
 
 
+def _common(placed: list[Placed] | Value) -> list[Placed] | Value:
+    """The documents every annotator coded: alpha-U (1995) and gamma pool all annotators on one continuum, and an annotator
+    who did not code a document is not one who marked nothing there (the uα family and span F1 take each document's coders)."""
+    if isinstance(placed, Value) or all(p.complete for p in placed):
+        return placed
+    common = [p.common() for p in placed]
+    if common[0].length == 0:
+        return nan("no document is coded by every annotator (alpha-U and gamma pool all annotators on one continuum; "
+                   "u-alpha and span-f1 take each document's coders)", units_used=0, documents=0)
+    return common
+
+
 def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[Value]:
     """Alpha-U of a cell from each category's statistics; per category (``by_label``, label data)
     and per document (``by_doc``) from the same statistics."""
-    placed = cell.placed(name)
+    given = cell.placed(name)
+    placed = _common(given)
     if isinstance(placed, Value):
         return [placed]
     layers, by_label = cell.layers, cell.labelled
@@ -85,7 +98,14 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
         key = (cell.group, by_label, placed[0].docs, placed[0].annotators, cell.approach)
         reps = spanboot.alpha_u_replicates(per, spanboot.resampling(options.ci, len(placed[0].docs)), labels, cell.shared, key)
         out = spanboot.attach(out, reps, options.ci, len(placed[0].docs))
+    if placed is not given:  # some annotator left some documents out: say which the value rests on
+        _documents(out, len(placed[0].docs))
     return out
+
+
+def _documents(rows: list[Value], n_docs: int) -> None:
+    for r in rows:
+        r.documents = 1 if r.doc is not None else n_docs
 
 
 def _alpha_u_row(categories: dict[str, Stretch], length: int, annotators: list[str]) -> Value:
@@ -138,9 +158,7 @@ def f1_rows(match: spanf1.Match) -> SegmentFormula:
         total = cell.memo(("span f1", tuple(cell.layers)), lambda: _added(spanf1.counts(p) for p in placed))
         by_label = options.by_label and cell.labelled
         out = spanf1.f1_rows(total, match, by_label=by_label, by_doc=options.by_doc)
-        sizes = dict(zip(placed[0].docs, (len(placed) * placed[0].doc_lengths).tolist()))
-        for r in out:
-            r.units_used = sizes[r.doc] if r.doc is not None else len(placed) * placed[0].length
+        _f1_used(out, total, placed)
         if options.ci:
             n_docs = len(placed[0].docs)
             reps = spanboot.f1_replicates(total, match, _drawn(cell, options.ci, n_docs), by_label=by_label)
@@ -150,12 +168,33 @@ def f1_rows(match: spanf1.Match) -> SegmentFormula:
     return rows
 
 
+def _f1_used(rows: list[Value], total: spanf1.Counts, placed: list[Placed]) -> None:
+    """What each span-F1 row rests on: a pair's rows the documents both annotators coded, the mean every pair's."""
+    lengths, n_layers = placed[0].doc_lengths, len(placed)
+    sizes = dict(zip(placed[0].docs, (n_layers * lengths).tolist()))
+    pair_of = {f"{a}|{b}": k for k, (a, b) in enumerate(total.pairs)}
+    for r in rows:
+        k = pair_of.get(r.pair or "")
+        if r.doc is not None:
+            r.units_used = sizes[r.doc]
+        elif k is not None:
+            common = total.common[k]
+            r.units_used = n_layers * int(lengths[common].sum())
+            if not placed[0].complete:
+                r.documents = int(common.sum())
+        else:
+            r.units_used = n_layers * placed[0].length
+            if not placed[0].complete:
+                r.documents = len(placed[0].docs)
+
+
 # --- gamma (Mathet et al. 2015, through pygamma-agreement) ------------------------------------------
 
 
 def gamma_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[Value]:
-    """Gamma of the cell's segments on its continuum (pygamma-agreement; seeded)."""
-    placed = cell.placed(name)
+    """Gamma of the cell's segments on the documents every annotator coded (pygamma-agreement; seeded)."""
+    given = cell.placed(name)
+    placed = _common(given)
     if isinstance(placed, Value):
         return [placed]
     study = _study(placed, cell.layers, by_label=cell.labelled)
@@ -184,7 +223,7 @@ def gamma_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[Va
     params: dict[str, Any] = {**asdict(g), "positions": "units on the continuum"}
     if messages:
         params["messages"] = dict(Counter(messages))
-    return [Value(float(res.gamma), units_used=length, params=params)]
+    return [Value(float(res.gamma), units_used=length, params=params, documents=len(placed[0].docs) if placed is not given else None)]
 
 
 @contextmanager

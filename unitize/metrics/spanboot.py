@@ -121,10 +121,8 @@ def unitizing_replicates(variant: Variant, per_doc: Sequence[Statistics], w: np.
     """uα, |uα, cuα or (k)uα per value on every replicate, from the documents' statistics weighted."""
     values = tuple(sorted(set().union(*(s.values for s in per_doc))))
     docs = [s.relabeled(values) for s in per_doc]
-    m = per_doc[0].annotators
-    pairs = np.einsum("bd,dij->bij", w, np.stack([s.pairs for s in docs]).astype(np.float64))
+    ell = np.einsum("bd,dij->bij", w, np.stack([s.coincidences for s in docs]))
     squares = w @ np.stack([s.squares for s in docs]).astype(np.float64)
-    ell = pairs / (m - 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         if variant in (Variant.U, Variant.BINARY):
             eps = _expected(ell, squares)
@@ -134,9 +132,9 @@ def unitizing_replicates(variant: Variant, per_doc: Sequence[Statistics], w: np.
             else:
                 d_o, d_e = 2 * ell[:, 0, 1:].sum(axis=1), 2 * eps[:, 0, 1:].sum(axis=1)
             return {(None, None): np.where(marked & (d_e > 0), 1 - d_o / np.where(d_e > 0, d_e, 1), np.nan)}
-        pairable = w @ np.stack([s.pairable for s in docs]).astype(np.float64)
+        pairable = w @ np.stack([s.pairable for s in docs])
         star = ell[:, 1:, 1:]
-        eps_star = _expected(star, pairable[:, 1:] / (m - 1) ** 2)
+        eps_star = _expected(star, pairable[:, 1:])
         if variant is Variant.CU:
             d_o, d_e = _off_diagonal(star), _off_diagonal(eps_star)
             ok = (star.sum(axis=(1, 2)) > 0) & (d_e > 0)

@@ -59,13 +59,14 @@ class Counts:
     values: tuple[str, ...]
     matched: np.ndarray  # (3, P, D, V) int64: exact matches, one-to-one overlap matches, shared units
     sizes: np.ndarray  # (2, 2, P, D, V) int64: [first, second annotator] × [spans, units]
+    common: np.ndarray  # (P, D) bool: both annotators of the pair coded the document (the pair is measured there only)
 
     def __add__(self, other: Counts) -> Counts:
         if (other.pairs, other.docs) != (self.pairs, self.docs):
             raise ValueError("counts of different annotator pairs or documents")
         values = tuple(sorted(set(self.values) | set(other.values)))
         a, b = self.relabeled(values), other.relabeled(values)
-        return Counts(self.pairs, self.docs, values, a.matched + b.matched, a.sizes + b.sizes)
+        return Counts(self.pairs, self.docs, values, a.matched + b.matched, a.sizes + b.sizes, self.common)
 
     def relabeled(self, values: tuple[str, ...]) -> Counts:
         if values == self.values:
@@ -74,7 +75,7 @@ class Counts:
         matched = np.zeros(self.matched.shape[:-1] + (len(values),), np.int64)
         sizes = np.zeros(self.sizes.shape[:-1] + (len(values),), np.int64)
         matched[..., at], sizes[..., at] = self.matched, self.sizes
-        return Counts(self.pairs, self.docs, values, matched, sizes)
+        return Counts(self.pairs, self.docs, values, matched, sizes, self.common)
 
 
 def counts(p: Placed) -> Counts:
@@ -102,12 +103,16 @@ def counts(p: Placed) -> Counts:
     first = [i for i, _ in pairs]
     second = [j for _, j in pairs]
     sizes = np.stack([np.stack([spans[first], units[first]]), np.stack([spans[second], units[second]])]).astype(np.int64)
+    coded = p.coded
+    common = coded[:, first].T & coded[:, second].T  # (P, D)
+    sizes = sizes.reshape(2, 2, len(pairs), n_docs, n_values) * common[None, None, :, :, None]  # a pair only where both coded
     return Counts(
         pairs=tuple((p.annotators[i], p.annotators[j]) for i, j in pairs),
         docs=p.docs,
         values=p.values,
         matched=matched.reshape(3, len(pairs), n_docs, n_values),
-        sizes=sizes.reshape(2, 2, len(pairs), n_docs, n_values),
+        sizes=sizes,
+        common=common,
     )
 
 
@@ -144,14 +149,15 @@ def f1_rows(c: Counts, match: Match, by_label: bool = False, by_doc: bool = Fals
     """One row per pair and their mean (pair ``mean``); per value and per document when asked."""
     k, kind = match
     matched, first, second = c.matched[k], c.sizes[0, kind], c.sizes[1, kind]
-    out = _pair_rows(c.pairs, matched.sum(axis=(1, 2)), first.sum(axis=(1, 2)), second.sum(axis=(1, 2)))
+    common = np.asarray(c.common.any(axis=1))
+    out = _pair_rows(c.pairs, matched.sum(axis=(1, 2)), first.sum(axis=(1, 2)), second.sum(axis=(1, 2)), common)
     if by_label:
         for v, name in enumerate(c.values):
-            rows = _pair_rows(c.pairs, matched[:, :, v].sum(axis=1), first[:, :, v].sum(axis=1), second[:, :, v].sum(axis=1))
+            rows = _pair_rows(c.pairs, matched[:, :, v].sum(axis=1), first[:, :, v].sum(axis=1), second[:, :, v].sum(axis=1), common)
             out += [_tagged(r, label=name) for r in rows]
     if by_doc:
         for d, name in enumerate(c.docs):
-            rows = _pair_rows(c.pairs, matched[:, d].sum(axis=1), first[:, d].sum(axis=1), second[:, d].sum(axis=1))
+            rows = _pair_rows(c.pairs, matched[:, d].sum(axis=1), first[:, d].sum(axis=1), second[:, d].sum(axis=1), c.common[:, d])
             out += [_tagged(r, doc=name) for r in rows]
     return out
 
@@ -162,11 +168,14 @@ def _tagged(v: Value, **kw: str) -> Value:
     return v
 
 
-def _pair_rows(pairs: Sequence[tuple[str, str]], matched: np.ndarray, first: np.ndarray, second: np.ndarray) -> list[Value]:
+def _pair_rows(pairs: Sequence[tuple[str, str]], matched: np.ndarray, first: np.ndarray, second: np.ndarray,
+               common: np.ndarray) -> list[Value]:
     rows = []
-    for (a, b), tp, x, y in zip(pairs, matched.tolist(), first.tolist(), second.tolist()):
+    for (a, b), tp, x, y, shared in zip(pairs, matched.tolist(), first.tolist(), second.tolist(), common.tolist()):
         params = {"matched": tp, "a": x, "b": y}
-        if x + y == 0:
+        if not shared:
+            rows.append(nan("the two annotators coded no document in common here", pair=f"{a}|{b}"))
+        elif x + y == 0:
             rows.append(nan("neither annotator marked anything here", pair=f"{a}|{b}", params=params))
         else:
             rows.append(Value(2 * tp / (x + y), pair=f"{a}|{b}", params=params))

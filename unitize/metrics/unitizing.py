@@ -61,22 +61,24 @@ GAP = "φ"
 
 @dataclass(eq=False)
 class Statistics:
-    """Additive sufficient statistics of the unitizing family (index 0 of every array: the gap φ)."""
+    """Additive sufficient statistics of the unitizing family (index 0 of every array: the gap φ).
+
+    Each document counts its own coders (m_d, those who coded it): its pair counts are divided by m_d − 1, as
+    alpha weighs a unit's pairable values, so documents coded by different annotators add up.
+    """
 
     values: tuple[str, ...]  # the values of index 1, 2, …
-    annotators: int  # m
+    annotators: int  # m: the most coders of a document
     length: int  # L
-    pairs: np.ndarray  # (V+1, V+1) int64: Σ over ordered annotator pairs of positions valued (c, k)
+    coincidences: np.ndarray  # (V+1, V+1) float: ℓ, Σ over documents of their ordered pairs' positions valued (c, k) / (m_d − 1)
     squares: np.ndarray  # (V+1,) int64: Σ l² over the units of each value; [0]: Σ of the gap lengths
-    pairable: np.ndarray  # (V+1,) int64: Σ P² over the units of each value, P = (m−1)·pairable length
+    pairable: np.ndarray  # (V+1,) float: Σ p² over the units of each value, p = the unit's pairable length
 
     def __add__(self, other: Statistics) -> Statistics:
-        if other.annotators != self.annotators:
-            raise ValueError("statistics of different numbers of annotators")
         values = tuple(sorted(set(self.values) | set(other.values)))
         a, b = self.relabeled(values), other.relabeled(values)
-        return Statistics(values, self.annotators, self.length + other.length,
-                          a.pairs + b.pairs, a.squares + b.squares, a.pairable + b.pairable)
+        return Statistics(values, max(self.annotators, other.annotators), self.length + other.length,
+                          a.coincidences + b.coincidences, a.squares + b.squares, a.pairable + b.pairable)
 
     def relabeled(self, values: tuple[str, ...]) -> Statistics:
         """The same statistics on a larger value list (absent values count zero)."""
@@ -84,17 +86,17 @@ class Statistics:
             return self
         at = np.array([0] + [values.index(v) + 1 for v in self.values])
         w = len(values) + 1
-        pairs = np.zeros((w, w), np.int64)
-        pairs[np.ix_(at, at)] = self.pairs
-        squares, pairable = np.zeros(w, np.int64), np.zeros(w, np.int64)
+        coincidences = np.zeros((w, w))
+        coincidences[np.ix_(at, at)] = self.coincidences
+        squares, pairable = np.zeros(w, np.int64), np.zeros(w)
         squares[at], pairable[at] = self.squares, self.pairable
-        return Statistics(values, self.annotators, self.length, pairs, squares, pairable)
+        return Statistics(values, self.annotators, self.length, coincidences, squares, pairable)
 
     # -- coincidences --
 
     def observed(self) -> np.ndarray:
-        """ℓ: the observed coincidences, gaps in row and column 0 (ℓ.. = mL)."""
-        return self.pairs / (self.annotators - 1)
+        """ℓ: the observed coincidences, gaps in row and column 0 (ℓ.. = Σ m_d L_d)."""
+        return self.coincidences
 
     def expected(self) -> np.ndarray:
         """ε: the expected coincidences of uα and |uα."""
@@ -103,7 +105,7 @@ class Statistics:
     def valued(self) -> tuple[np.ndarray, np.ndarray]:
         """(ℓ*, ε*): the coincidences among valued segments only (cuα, (k)uα)."""
         ell = self.observed()[1:, 1:]
-        return ell, _expected(ell, self.pairable[1:] / (self.annotators - 1) ** 2)
+        return ell, _expected(ell, self.pairable[1:])
 
 
 def _expected(ell: np.ndarray, self_pairs: np.ndarray) -> np.ndarray:
@@ -201,21 +203,26 @@ class Variant(Enum):
 
 def statistics(p: Placed) -> Statistics:
     """The statistics of a layer's whole continuum."""
-    pairs, squares, pairable = _sums(p)
-    return Statistics(p.values, len(p.annotators), p.length, pairs.sum(axis=0), squares.sum(axis=0), pairable.sum(axis=0))
+    pairs, squares, pairable, coders = _sums(p)
+    per = np.maximum(coders - 1, 1).astype(np.float64)  # a document on the continuum has two coders or more
+    return Statistics(p.values, int(coders.max()) if coders.size else len(p.annotators), p.length,
+                      (pairs / per[:, None, None]).sum(axis=0), squares.sum(axis=0), (pairable / (per * per)[:, None]).sum(axis=0))
 
 
 def by_document(p: Placed) -> list[tuple[str, Statistics]]:
-    """Each document's statistics (they add up to :func:`statistics`)."""
-    pairs, squares, pairable = _sums(p)
+    """Each document's statistics (they add up to :func:`statistics`), of the annotators who coded it."""
+    pairs, squares, pairable, coders = _sums(p)
     lengths = p.doc_lengths
-    return [(doc, Statistics(p.values, len(p.annotators), int(lengths[d]), pairs[d], squares[d], pairable[d]))
+    return [(doc, Statistics(p.values, int(coders[d]), int(lengths[d]), pairs[d] / (coders[d] - 1), squares[d],
+                             pairable[d] / (coders[d] - 1) ** 2))
             for d, doc in enumerate(p.docs)]
 
 
-def _sums(p: Placed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per document: pair counts (D, W, W), Σ l² (D, W) and Σ P² (D, W), W = values + the gap."""
+def _sums(p: Placed) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per document: pair counts (D, W, W), Σ l² (D, W), Σ P² (D, W), W = values + the gap, and its coders m_d (D,)
+    (P = (m_d − 1) · pairable length)."""
     m, n_docs, w = len(p.annotators), len(p.docs), len(p.values) + 1
+    coders = p.coded.sum(axis=1).astype(np.int64)  # an annotator who did not code a document has no units or gaps there
     doc, val = p.doc, p.value + 1
     size = p.end - p.begin
     pairs: np.ndarray = np.zeros(n_docs * w * w, np.int64)
@@ -238,13 +245,13 @@ def _sums(p: Placed) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     squares = _add(cell, size * size, n_docs * w).reshape(n_docs, w)
     pairable = _add(cell, reach * reach, n_docs * w).reshape(n_docs, w)
     # a unit against the other annotators' gaps, and gaps against gaps: what the units leave
-    against_gaps = (m - 1) * covered[:, 1:] - pairs[:, 1:, 1:].sum(axis=2)
+    against_gaps = (coders[:, None] - 1) * covered[:, 1:] - pairs[:, 1:, 1:].sum(axis=2)
     pairs[:, 1:, 0] = against_gaps
     pairs[:, 0, 1:] = against_gaps
     lengths = p.doc_lengths
-    pairs[:, 0, 0] = m * (m - 1) * lengths - pairs.reshape(n_docs, -1).sum(axis=1)
-    squares[:, 0] = m * lengths - covered[:, 1:].sum(axis=1)
-    return pairs, squares, pairable
+    pairs[:, 0, 0] = coders * (coders - 1) * lengths - pairs.reshape(n_docs, -1).sum(axis=1)
+    squares[:, 0] = coders * lengths - covered[:, 1:].sum(axis=1)
+    return pairs, squares, pairable, coders
 
 
 def _add(keys: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:

@@ -27,6 +27,8 @@ class Value:
     label: str | None = None  # category-specific rows: the value measured against all others
     doc: str | None = None  # per-document rows: the document
     annotator: str | None = None  # per-annotator rows: the annotator measured against the others
+    documents: int | None = None  # the documents the value rests on, where fewer than the cell's (a pair's common documents)
+    annotators: int | None = None  # the annotators the value rests on, where fewer than the cell's (a pair: 2)
 
 
 class MissingDependency(UnitizeError):
