@@ -207,3 +207,15 @@ def test_a_missing_output_directory_is_named_as_missing(tmp_path, capsys):
     (tmp_path / "study.toml").write_text("[input]\n", encoding="utf-8")
     assert main(["agree", str(tmp_path)]) == 2
     assert "is a study folder, not an output directory; run `unitize convert" in capsys.readouterr().err
+
+
+def test_a_list_flag_given_twice_joins_its_lists(capsys):
+    """``--metric alpha --metric span-f1`` measures both (argparse alone would keep the last); a name twice is refused."""
+    agree = subparsers()["agree"]
+    assert agree.parse_args(["out", "--metric", "alpha", "--metric", "span-f1,cohen"]).metric == ["alpha", "span-f1", "cohen"]
+    assert agree.parse_args(["out"]).metric is None
+    convert = subparsers()["convert"]
+    assert convert.parse_args(["s.toml", "--units", "char", "--units", "word"]).units == ["char", "word"]
+    with pytest.raises(SystemExit):
+        agree.parse_args(["out", "--metric", "alpha", "--metric", "alpha"])
+    assert "--metric names 'alpha' twice" in capsys.readouterr().err

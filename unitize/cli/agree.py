@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UnitizeError
-from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, make_progress, print_error
+from .common import EXIT_OK, EXIT_USAGE, Extend, add_executor_option, bounded_int, csv_list, make_progress, print_error
 
 #: the most bootstrap replicates or gamma samples asked for on the command line
 MAX_SAMPLES = 1_000_000
@@ -59,11 +59,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     alt = registry.ALT_TEST
 
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
-    p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
+    p.add_argument("--metric", action=Extend, type=csv_list(registry.names()), metavar="M,N",
                    help=f"metrics (default {', '.join(registry.default())}): {', '.join(registry.names())}")
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/agreement)")
-    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/ or labels/setting=<name>), e.g. word-interval")
-    p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
+    p.add_argument("--settings", action=Extend, type=csv_list(), metavar="S,T", help="only these settings (units/ or labels/setting=<name>)")
+    p.add_argument("--groups", action=Extend, type=csv_list(), metavar="G,H", help="only these groups")
     p.add_argument("--summary-metric", choices=registry.summarizable(),
                    help="metric of the summary table (default: the first of alpha-u, alpha, … that has a value: alpha-u for "
                         "span data, alpha for item labels and crowd data)")
@@ -82,10 +82,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --fail-below: check the value, or the lower end of its bootstrap interval (ci-lower; implies --ci 0.95)")
     add_executor_option(p)
     g = p.add_argument_group("models as annotators (candidates; the study file's [roles] by default)")
-    g.add_argument("--candidates", type=csv_list(), metavar="NAME[,NAME]",
+    g.add_argument("--candidates", action=Extend, type=csv_list(), metavar="NAME[,NAME]",
                    help="candidate annotators (models): a name, FAMILY=A+B (runs of one model) or a range NAME1..5; the results "
                         "then measure the humans alone, and roles.csv every human pair, candidate-human pair and family of runs")
-    g.add_argument("--humans", type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
+    g.add_argument("--humans", action=Extend, type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
     g.add_argument("--alt-test", action="store_true",
                    help=f"the {alt.title} ({alt.source}) of every candidate: alt_test.csv, alt_test_humans.csv (needs unitize[agree])")
     g.add_argument("--epsilon", type=float, metavar="E",
@@ -118,7 +118,7 @@ def _add_interval_options(p: argparse.ArgumentParser) -> None:
                         "errors), jackknife (t × the jackknife standard error), bca. The segment metrics resample documents: "
                         "auto takes the delete-one-document jackknife below 30 documents, jackknife always, the others the "
                         "percentile bootstrap. Coverage of each: docs/agree.md")
-    p.add_argument("--alpha-min", type=csv_list(), metavar="A[,B]",
+    p.add_argument("--alpha-min", action=Extend, type=csv_list(), metavar="A[,B]",
                    help="required minimums: each interval records the probability that the coefficient is below each "
                         "(default 0.667,0.8, Krippendorff's)")
 

@@ -39,6 +39,17 @@ def csv_list(choices: Sequence[str] | None = None) -> Callable[[str], list[str]]
     return parse
 
 
+class Extend(argparse.Action):
+    """A comma list given once or repeated (``--metric a,b --metric c``): the lists joined; an item named twice is refused."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, option_string: str | None = None) -> None:
+        before = list(getattr(namespace, self.dest) or [])
+        twice = [v for v in values if v in before]
+        if twice:
+            parser.error(f"{option_string} names {twice[0]!r} twice")
+        setattr(namespace, self.dest, before + list(values))
+
+
 def bounded_int(low: int, high: int):
     """An argparse type: a whole number from ``low`` to ``high`` (else exit 2 saying so)."""
 

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from .common import EXIT_OK, csv_list
+from .common import EXIT_OK, Extend, csv_list
 
 HELP = "write an output directory in the shape another tool reads"
 EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
@@ -23,8 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", type=Path, help="an output directory of `unitize convert`")
     p.add_argument("--to", required=True, choices=FORMATS, help="export format")
     p.add_argument("--dest", type=Path, metavar="DIR", help="where to write (default OUT/exports/FORMAT)")
-    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings (units/ or labels/setting=<name>), e.g. word-interval")
-    p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
+    p.add_argument("--settings", action=Extend, type=csv_list(), metavar="S,T", help="only these settings (units/ or labels/setting=<name>)")
+    p.add_argument("--groups", action=Extend, type=csv_list(), metavar="G,H", help="only these groups")
     p.add_argument("--positions", choices=POSITIONS, default="units", help="pygamma: unit (token) numbers or characters")
     p.add_argument("--per-document", action=argparse.BooleanOptionalAction, default=None,
                    help="pygamma: a file per document (positions from 0) rather than every document of a group on one "

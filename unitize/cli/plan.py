@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from .agree import MAX_SAMPLES
-from .common import EXIT_OK, EXIT_USAGE, add_executor_option, bounded_int, csv_list, print_error
+from .common import EXIT_OK, EXIT_USAGE, Extend, add_executor_option, bounded_int, csv_list, print_error
 
 HELP = "how many documents or items to annotate: interval widths and alt-test power at ½× … 8× a pilot, or before any pilot"
 EXAMPLES = """examples (OUT is a pilot's output directory of `unitize convert`):
@@ -28,16 +28,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--coders", type=bounded_int(2, 10_000), default=2, metavar="C", help="coders of every unit (default 2)")
     g.add_argument("--significance", type=float, default=0.05, metavar="P", help="one-sided significance (default 0.05)")
     g.add_argument("--smallest-share", type=float, metavar="S", help="the share of the rarest code (default 1/K: equiprobable codes)")
-    p.add_argument("--metric", type=csv_list(registry.names()), metavar="M,N",
+    p.add_argument("--metric", action=Extend, type=csv_list(registry.names()), metavar="M,N",
                    help="metrics to plan (default the default metrics that have an interval); the first gives the recommendation")
-    p.add_argument("--settings", type=csv_list(), metavar="S,T", help="only these settings")
-    p.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups")
+    p.add_argument("--settings", action=Extend, type=csv_list(), metavar="S,T", help="only these settings")
+    p.add_argument("--groups", action=Extend, type=csv_list(), metavar="G,H", help="only these groups")
     p.add_argument("--target", type=float, default=0.05, metavar="W", help="the interval half-width wanted (default 0.05)")
     p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="the interval's level (default 0.95)")
     p.add_argument("--bootstrap", type=bounded_int(1, MAX_SAMPLES), default=200, metavar="N", help="replicates at each size (default 200)")
     p.add_argument("--seed", type=bounded_int(0, 2**63 - 1), default=0, help="random seed (default 0): the same pilot and seed give the same plan")
-    p.add_argument("--candidates", type=csv_list(), metavar="NAME[,NAME]", help="candidates (as unitize agree): adds the alt-test's pass probability")
-    p.add_argument("--humans", type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
+    p.add_argument("--candidates", action=Extend, type=csv_list(), metavar="NAME[,NAME]",
+                   help="candidates (as unitize agree): adds the alt-test's pass probability")
+    p.add_argument("--humans", action=Extend, type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
     p.add_argument("--epsilon", type=float, default=registry.ALT_TEST.epsilon, metavar="E", help="the alt-test's ε (as unitize agree)")
     p.add_argument("--alt-score", choices=registry.alt_scores(), metavar="S", help="the alt-test's alignment score (as unitize agree)")
     p.add_argument("--min-instances", type=int, default=registry.ALT_TEST.min_instances, metavar="N",

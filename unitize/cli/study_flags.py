@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import csv_list
+from .common import Extend, csv_list
 
 if TYPE_CHECKING:
     from ..adapters import Adapter
@@ -75,10 +75,10 @@ def _input_options(g: Any) -> None:
     g.add_argument("--annotator", metavar="NAME", help="name of the single annotator of --annotations (pdtb3, pdtb2, conll16, brat, webanno-tsv)")
     g.add_argument("--group-by", choices=("connective", "type", "sense", "none"), help="sampling unit of PDTB-family inputs")
     g.add_argument("--sense-level", type=int, metavar="N", help="with --group-by sense: levels of the sense hierarchy")
-    g.add_argument("--types", type=csv_list(), metavar="Explicit,Implicit", help="only these relation types")
+    g.add_argument("--types", action=Extend, type=csv_list(), metavar="Explicit,Implicit", help="only these relation types")
     g.add_argument("--glob", metavar="PATTERN", help="which files under an annotator's directory are read")
     g.add_argument("--parses", type=Path, metavar="FILE", help="parses.json for CoNLL system outputs (token indices)")
-    g.add_argument("--groups", type=csv_list(), metavar="G,H", help="only these groups (connectives)")
+    g.add_argument("--groups", action=Extend, type=csv_list(), metavar="G,H", help="only these groups (connectives)")
     g.add_argument("--workers", type=int, metavar="N", help="processes for parsing (default automatic)")
 
 
@@ -89,10 +89,10 @@ def _unitize_options(g: Any) -> None:
     def _unitize_help(key: str) -> str:
         return flags.describe(UNITIZE_OPTIONS[key])
 
-    g.add_argument("--units", type=csv_list(UNITS), metavar="char,word", help=_unitize_help("units"))
-    g.add_argument("--approaches", type=csv_list(APPROACHES), metavar="interval,boundary", help=_unitize_help("approaches"))
-    g.add_argument("--layers", type=csv_list(), metavar="Arg1,Arg2", help=_unitize_help("layers"))
-    g.add_argument("--modes", type=csv_list(MODES), metavar="separate,combined,labels", help=_unitize_help("modes"))
+    g.add_argument("--units", action=Extend, type=csv_list(UNITS), metavar="char,word", help=_unitize_help("units"))
+    g.add_argument("--approaches", action=Extend, type=csv_list(APPROACHES), metavar="interval,boundary", help=_unitize_help("approaches"))
+    g.add_argument("--layers", action=Extend, type=csv_list(), metavar="Arg1,Arg2", help=_unitize_help("layers"))
+    g.add_argument("--modes", action=Extend, type=csv_list(MODES), metavar="separate,combined,labels", help=_unitize_help("modes"))
     g.add_argument("--tokenizer", metavar="SPEC", help=_unitize_help("tokenizer"))
     g.add_argument("--discontinuous", choices=DISCONTINUOUS, help=_unitize_help("discontinuous"))
     g.add_argument("--keep-missing", action="store_true", default=None, help="keep documents an annotator has no file for (null column)")
@@ -110,9 +110,9 @@ def _items_options(g: Any) -> None:
     g.add_argument("--shape", choices=("long", "wide", "per-annotator", "lists", "dict"), help="how the label table is laid out")
     g.add_argument("--item", metavar="COLUMN", help="the item-id column")
     g.add_argument("--annotator-column", dest="annotator", metavar="COLUMN", help="the annotator column (long, lists; per-annotator default: file name)")
-    g.add_argument("--label-columns", type=csv_list(), metavar="A,B", help="label columns, each a group")
-    g.add_argument("--missing", type=csv_list(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
-    g.add_argument("--layouts", type=csv_list(item_layouts), metavar=",".join(item_layouts), help=flags.describe(ITEMS_OPTIONS["layouts"]))
+    g.add_argument("--label-columns", action=Extend, type=csv_list(), metavar="A,B", help="label columns, each a group")
+    g.add_argument("--missing", action=Extend, type=csv_list(), metavar="NA,-", help="cell values meaning not labelled (besides empty cells)")
+    g.add_argument("--layouts", action=Extend, type=csv_list(item_layouts), metavar=",".join(item_layouts), help=flags.describe(ITEMS_OPTIONS["layouts"]))
     g.add_argument("--complete", action="store_true", default=None, help="keep only items every annotator labelled")
 
 
