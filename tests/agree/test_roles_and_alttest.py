@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -112,3 +113,18 @@ def test_item_labels(tmp_path: Path) -> None:
     names = {r.candidate for _, _, r in result.alt_tests}
     assert names == {"cem"} and {s.name for s, _, _ in result.alt_tests} == {s.name for s in OutputData(out).settings}
     assert all(score.name == "accuracy" for _, score, _ in result.alt_tests)
+
+
+def test_a_trial_with_other_candidates_never_overwrites_the_studys_results(out: Path, tmp_path: Path) -> None:
+    """Candidates from the command line that are not the study file's [roles] are a trial: written to
+    agreement/trials/<candidates>, the study's own results left byte for byte as they were."""
+    target = tmp_path / "o"
+    shutil.copytree(out, target)
+    study = agree(target, metrics=["alpha", "span-f1"])
+    before = (target / "agreement" / "results.csv").read_bytes()
+    trial = agree(target, metrics=["alpha"], candidates=["gpt-run1"])
+    assert trial.trial and trial.dest == target / "agreement" / "trials" / "gpt-run1"
+    assert (trial.dest / "results.csv").is_file() and (target / "agreement" / "results.csv").read_bytes() == before
+    assert not study.trial and agree(target, metrics=["alpha"], candidates=["gpt-run1..2"]).dest == target / "agreement"  # the study's own
+    named = agree(target, metrics=["alpha"], candidates=["gpt-run1"], humans=["ana", "ben"])
+    assert named.dest.parent == target / "agreement" / "trials" and named.dest.name.startswith("gpt-run1-humans-")

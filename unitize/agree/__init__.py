@@ -30,6 +30,7 @@ from ..dataset.roles import resolve as resolve_roles
 from ..errors import DataError, RunError
 from ..metrics import Options, require
 from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
+from ..names import digest, file_name
 from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, neutral_table, refuse_foreign, temporary
 from ..output import csv_text as rows_csv
 from ..runtime.executors import Executor, executor_of
@@ -62,6 +63,7 @@ class AgreeResult:
     comparisons: list[dict[str, Any]] = field(default_factory=list)  # the rows of roles.csv
     alt_tests: list[Any] = field(default_factory=list)  # (setting, score, AltResult) of each candidate, with --alt-test
     kept: pa.Table | None = None  # a subset run: the earlier rows of the same output it carried over (in results.parquet too)
+    trial: bool = False  # roles given here, not the study file's: written beside the study's results (:func:`trial_dest`)
 
     @property
     def written(self) -> pa.Table:
@@ -174,7 +176,8 @@ def agree(
     """Measure, then write the results table, the summary and (optionally) the plots.
 
     With candidates (``candidates``, else the study file's ``[roles]``; :mod:`.roles`), the results
-    table measures the humans alone, ``roles.csv`` every human pair, candidate–human pair and
+    table measures the humans alone (roles given here that are not the study file's are a trial, written to
+    :func:`trial_dest` unless ``dest`` is given), ``roles.csv`` every human pair, candidate–human pair and
     family of runs, and ``alt_test`` runs the Alternative Annotator Test of every candidate
     (``alt_test.csv``, ``alt_test_humans.csv``; its options in ``alt``).
 
@@ -186,11 +189,12 @@ def agree(
     and pygamma-agreement is not installed (before anything is measured).
     """
     out = Path(out)
-    dest = Path(dest) if dest is not None else out / "agreement"
-    refuse_foreign(dest, lambda f: (f / "results.parquet").is_file(), "an earlier agreement folder (no results.parquet)")
     data = OutputData(out)
     group = group_name(data)
     roles = _check_request(data, metrics, summary_metric, candidates, humans, alt_test)
+    trial = roles is not None and bool(candidates or humans) and roles != resolve_roles(data)
+    dest = Path(dest) if dest is not None else trial_dest(out, roles, bool(humans)) if trial and roles is not None else out / "agreement"
+    refuse_foreign(dest, lambda f: (f / "results.parquet").is_file(), "an earlier agreement folder (no results.parquet)")
     results, compared, tested = _measure_all(
         out, data, roles, metrics, executor, alt_test, alt or AltOptions(), settings=settings, groups=groups, gamma=gamma, ci=ci,
         breakdowns={"by_label": by_label, "by_doc": by_doc, "by_annotator": by_annotator, "progress": progress})
@@ -200,12 +204,24 @@ def agree(
         earlier = earlier_results(dest, identity, results.schema)
         if earlier is not None:
             kept = carried_over(earlier, results)
-    result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept)
+    result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept,
+                         trial=trial)
     rows = result.written.replace_schema_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode()})
     computed = list(dict.fromkeys(rows["metric"].to_pylist())) if kept is not None else list(metrics)  # a subset run: all of them
     result.summary_metric = summary_metric or registry.summary_metric(computed, _whole_cells(rows))
     result.files = _write(result, rows, alt_test=alt_test, plot=plot)
     return result
+
+
+def trial_dest(out: Path, roles: Roles, humans_named: bool = False) -> Path:
+    """Where a trial writes — roles from the command line that are not the study file's: ``OUT/agreement/trials/<candidates>``
+    (``+``-joined; ``-humans-<hash>`` when the humans were named), never over the study's own results in ``OUT/agreement``."""
+    name = "+".join(roles.candidates)
+    if len(name) > 80:
+        name = f"{len(roles.candidates)}-candidates-{digest(name)}"
+    if humans_named:
+        name += f"-humans-{digest('+'.join(roles.humans))}"
+    return out / "agreement" / "trials" / file_name(name)
 
 
 def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequence[str], executor: Executor | str | None,

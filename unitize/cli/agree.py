@@ -188,6 +188,9 @@ def _print_result(result: AgreeResult) -> None:
     table = result.results
     nans = sum(1 for v in table.column("value").to_pylist() if v != v)
     print(f"{table.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
+    if result.trial:
+        print(f"  a trial: candidates from the command line, not the study file's [roles]; the study's results in "
+              f"{result.dest.parent.parent} are left as they were")
     if result.kept is not None and result.kept.num_rows:
         print(f"  and {result.kept.num_rows} earlier results of this output kept (the settings, groups and metrics this run did not measure)")
     for f in result.files:
