@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyarrow.parquet as pq
 
-from unitize.agree.measure import _in_words
+from unitize.agree.rows import in_words as _in_words
 from unitize.cli import main
 
 

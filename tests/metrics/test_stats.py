@@ -212,3 +212,23 @@ def test_relabeled_statistics_are_those_of_the_renamed_values():
     renamed = np.vectorize(lambda x: rename.get(x, x))(data)
     s = wide(data)
     assert s.relabeled(np.array([rename[v] for v in s.domain])).equals(wide(renamed))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_a_pairs_statistics_are_those_of_its_two_columns(data):
+    """Stats.pair(a, b) — from the pairwise tables of every annotator's statistics — equals the statistics of the two
+    columns alone, field for field: roles measure every pair in the one pass over the study."""
+    n_annotators = data.draw(st.integers(2, 5))
+    n_units = data.draw(st.integers(1, 30))
+    n_values = data.draw(st.integers(1, 4))
+    cell = st.integers(-1, n_values - 1)
+    cols = [np.array(data.draw(st.lists(cell, min_size=n_units, max_size=n_units)), np.int8) for _ in range(n_annotators)]
+    a, b = data.draw(st.lists(st.integers(0, n_annotators - 1), min_size=2, max_size=2, unique=True))
+    domain = np.arange(n_values, dtype=np.float64)
+    names = [f"a{k}" for k in range(n_annotators)]
+    got = S.from_codes(cols, domain, names).pair(a, b)
+    want = S.from_codes([cols[a], cols[b]], domain, [names[a], names[b]]).trimmed()
+    assert got.annotators == want.annotators
+    for field in ("domain", "patterns", "units", "by_raters", "pairs"):
+        assert np.array_equal(getattr(got, field), getattr(want, field)), field

@@ -193,7 +193,8 @@ def test_a_reason_every_row_has_is_said_once(browser: Chromium, tmp_path: Path) 
     out, index = made(tmp_path, [str(EXAMPLE.parent / "crowd-mini" / "study.toml")])
     open_view(browser, index.as_uri(), "document.querySelectorAll('table.agree tbody tr').length")
     said = browser.js("Array.from(document.querySelectorAll('p.note')).map(p => p.textContent).filter(t => t.startsWith('In every row'))")
-    assert said == ["In every row: alpha-u — no document is coded by every annotator.",
+    assert said == ["In every row: alpha-u — no document is coded by every annotator (alpha-U and gamma pool all annotators on one "
+                    "continuum; u-alpha and span-f1 take each document's coders).",
                     "In every row: fleiss — no unit is coded by every annotator."]
     head = browser.js("Array.from(document.querySelectorAll('table.agree thead th')).map(t => t.textContent)")
     notes = browser.js("Array.from(document.querySelectorAll('table.agree tbody tr')).map(r => r.cells[%d].textContent)"

@@ -40,7 +40,7 @@ from . import alttest, diagnostics
 from .measure import as_json_lines, measure
 from .plots import PlotError, box_plots
 from .roles import COLUMNS as ROLE_COLUMNS
-from .roles import ceiling, comparisons
+from .roles import ceiling, comparisons, pairs_of
 from .roles import rows_of as roles_rows
 from .summary import GROUP_NAMES, legend, scale_note, screen_table, summary_rows, title, to_csv, to_markdown, whole_rows
 
@@ -234,9 +234,8 @@ def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequ
     try:
         measured = OutputData(out, roles.humans) if roles is not None else data
         results = measure(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, **breakdowns, executor=pool)
-        for comparison, family, who in comparisons(roles) if roles is not None else []:
-            table = measure(OutputData(out, who), metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
-            compared += roles_rows(table, comparison, family, who)
+        if roles is not None:
+            compared = _compared(out, roles, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
         if alt_test and roles is not None:
             tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
                                  q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(ci), settings=settings)
@@ -244,6 +243,21 @@ def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequ
         if owned:
             pool.close()
     return results, compared, tested
+
+
+def _compared(out: Path, roles: Roles, metrics: Sequence[str], **options: Any) -> list[dict[str, Any]]:
+    """The rows of roles.csv: every comparison of two annotators from one pass over the humans and candidates
+    (:mod:`.pairs`), a family of three runs or more measured together."""
+    pairs = pairs_of(roles)
+    rows = measure(OutputData(out, [*roles.humans, *roles.candidates]), metrics, pairs=pairs, **options).to_pylist() if pairs else []
+    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        by.setdefault((r["annotator_a"], r["annotator_b"]), []).append(r)
+    compared: list[dict[str, Any]] = []
+    for comparison, family, who in comparisons(roles):
+        found = by.get((who[0], who[1]), []) if len(who) == 2 else measure(OutputData(out, who), metrics, **options).to_pylist()
+        compared += roles_rows(found, comparison, family, who)
+    return compared
 
 
 def _check_request(data: OutputData, metrics: Sequence[str], summary_metric: str | None, candidates: Sequence[str] | None,

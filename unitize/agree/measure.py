@@ -17,7 +17,6 @@ which the statistics pass gives where it reads the columns: no matrix is built f
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,9 +36,10 @@ from ..metrics.stats import Stats
 from ..runtime.executors import Executor
 from ..runtime.progress import Progress, Sized
 from ..schema import RELATIONS, results_schema
-from . import batches, columns, diagnostics, tasks
+from . import batches, columns, diagnostics, pairs, tasks
 from .gathered import Gathered
 from .group_segments import GroupSegments, asks_segments
+from .rows import value_row
 from .spans import Continuum, Segments, segment_cell, stack
 
 T = TypeVar("T")
@@ -78,21 +78,10 @@ def _annotators(cell: _Cell) -> int:
     return int((cell.stats.annotator_counts().sum(axis=1) > 0).sum())
 
 
-#: the end of a reason that names a value by its code ("every unit the value 2")
-_VALUE_CODE = re.compile(r"the value (\d+)$")
-
-
-def _in_words(reason: str | None, categories: list[str] | None) -> str | None:
-    """A reason of label data naming the label, not its code (``the value 2`` -> ``the label 'PER'``)."""
-    found = _VALUE_CODE.search(reason) if reason is not None and categories is not None else None
-    if found is None or categories is None or reason is None or int(found.group(1)) >= len(categories):
-        return reason
-    return f"{reason[:found.start()]}the label {categories[int(found.group(1))]!r}"
-
-
 def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segments | None, options: MeasureOptions,
           relations: bool) -> list[dict[str, Any]]:
-    """The result rows of one cell; ``relations``: discourse data, whose rows count the group's relations."""
+    """The result rows of one cell; ``relations``: discourse data, whose rows count the group's relations. With
+    ``options.pairs``, the rows of those pairs of annotators alone instead (:mod:`.pairs`)."""
     base = {
         "setting": setting.name,
         "unit": setting.unit or "item",
@@ -106,40 +95,13 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segmen
     }
     if relations:
         base[RELATIONS] = segs.relations(cell.layers) if segs is not None else None
-    view = Cell(stats=cell.stats, level=setting.level(cell.group), binary=setting.value == "binary", crowd=cell.crowd,
-                categories=cell.categories, per_doc=cell.per_doc,
-                segments=(lambda: segment_cell(segs, cell.continuum(), cell.layers)) if setting.kind == "units" else None)
-    out = []
-    for metric in metrics:
-        for v in registry.measure(metric, view, options):
-            params = dict(v.params)
-            value_level = params.pop("level", None)
-            a, b = v.pair.split("|", 1) if v.pair and "|" in v.pair else (None, None)
-            out.append(
-                {
-                    **base,
-                    **({"documents": v.documents} if v.documents is not None else {}),
-                    **({"annotators": v.annotators} if v.annotators is not None else {"annotators": 2} if a is not None else {}),
-                    "metric": metric.name,
-                    "value": v.value,
-                    "reason": _in_words(v.reason, cell.categories),
-                    "units_used": v.units_used,
-                    "std_err": v.std_err,
-                    "df": v.df,
-                    "p_value": v.p_value,
-                    "pair": v.pair,
-                    "level": value_level,
-                    "params": json.dumps(params, sort_keys=True) if params else None,
-                    "ci_low": v.ci[0] if v.ci else None,
-                    "ci_high": v.ci[1] if v.ci else None,
-                    "annotator_a": a,
-                    "annotator_b": b,
-                    "label": v.label,
-                    "doc": v.doc,
-                    "annotator": v.annotator,
-                    "diagnostics": None,
-                }
-            )
+    level = setting.level(cell.group)
+    spans = (lambda: segment_cell(segs, cell.continuum(), cell.layers)) if setting.kind == "units" else None
+    if options.pairs:
+        return pairs.rows(base, cell.stats, level, setting.value == "binary", cell.crowd, cell.categories, spans, metrics, options)
+    view = Cell(stats=cell.stats, level=level, binary=setting.value == "binary", crowd=cell.crowd,
+                categories=cell.categories, per_doc=cell.per_doc, segments=spans)
+    out = [value_row(base, metric.name, v, cell.categories) for metric in metrics for v in registry.measure(metric, view, options)]
     found = diagnostics.of_cell(setting, cell.stats, cell.label if cell.categories is not None else None)
     coverage = _coverage(setting, cell)
     if coverage is not None:
@@ -278,13 +240,15 @@ def measure(
     by_annotator: bool = False,
     progress: Progress | None = None,
     executor: Executor | None = None,
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> pa.Table:
     """The results table of ``unitize agree`` for an output directory.
 
     Per (setting, group, layer) the matrix is read once and reduced to its
     sufficient statistics; every coding metric comes from them. ``executor``
     (:mod:`unitize.runtime.executors`; default: here, in order) runs (setting, groups) tasks
-    (:func:`measure_task`); the table is the same for every executor.
+    (:func:`measure_task`); the table is the same for every executor. With ``pairs``, each pair of annotators
+    measured alone on every cell, instead of the cells (:mod:`.pairs`).
     """
     chosen_metrics = registry.resolve(metrics)
     data = out if isinstance(out, OutputData) else OutputData(out)
@@ -295,7 +259,7 @@ def measure(
         if missing:
             raise RunError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
     options = MeasureOptions(ci=ci, by_label=by_label, by_doc=by_doc, by_annotator=by_annotator,
-                             gamma=registry.GammaOptions(**(gamma or {})))
+                             gamma=registry.GammaOptions(**(gamma or {})), pairs=tuple(pairs))
     results = Gathered(results_schema(data.traits.relations))
     if executor is None or not executor.parallel:
         shared: dict[str, dict[Any, Any]] = {}

@@ -11,8 +11,6 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-import pyarrow as pa
-
 from ..dataset.roles import Roles
 
 #: the kinds of comparison a row of roles.csv is
@@ -31,11 +29,16 @@ def comparisons(roles: Roles) -> list[tuple[str, str, tuple[str, ...]]]:
     return out
 
 
-def rows_of(results: pa.Table, comparison: str, family: str, annotators: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The rows of roles.csv from one comparison's results table (whole cells and their pairs, no breakdowns; a
+def pairs_of(roles: Roles) -> list[tuple[str, str]]:
+    """The comparisons of two annotators (every one but a family of three runs or more), measured in one pass (:mod:`.pairs`)."""
+    return [(who[0], who[1]) for _, _, who in comparisons(roles) if len(who) == 2]
+
+
+def rows_of(results: list[dict[str, Any]], comparison: str, family: str, annotators: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The rows of roles.csv from one comparison's result rows (whole cells and their pairs, no breakdowns; a
     comparison of two annotators has its pair's row, not also the equal mean of that one pair)."""
     out = []
-    for r in results.to_pylist():
+    for r in results:
         if r["label"] is not None or r["doc"] is not None or r["annotator"] is not None:
             continue
         if r["pair"] == "mean" and len(annotators) == 2:

@@ -307,6 +307,20 @@ def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = N
     ]
 
 
+def pair_stretch(one: Stretch, other: Stretch, units: tuple[Units, Units]) -> Stretch:
+    """Two annotators' stretches of one category (each of one annotator, on the same continuum) as the stretch of
+    the two together: their histograms merged, and the observed Σ δ between their ``units``."""
+    (bi, ei), (bj, ej) = units
+    ii, jj = overlap_pairs(bi, ei, bj, ej)
+    observed = int(((bi[ii] - bj[jj]) ** 2 + (ei[ii] - ej[jj]) ** 2).sum())
+    for side, b, e in ((ii, bi, ei), (jj, bj, ej)):
+        alone = np.bincount(side, minlength=b.size) == 0  # inside a gap of the other annotator
+        observed += int(((e[alone] - b[alone]) ** 2).sum())
+    return Stretch(one.length, observed, _merged(one.units, other.units), _merged(one.gaps, other.gaps),
+                   np.concatenate([one.lead, other.lead]), np.concatenate([one.trail, other.trail]),
+                   np.concatenate([one.marked, other.marked]))
+
+
 def _by_doc(doc: np.ndarray, lengths: np.ndarray, n_docs: int) -> list[Histogram]:
     """One length histogram per document."""
     if lengths.size == 0:

@@ -31,13 +31,15 @@ class GammaOptions:
 
 @dataclass(frozen=True)
 class MeasureOptions:
-    """How the metrics are measured: intervals (``ci``) and the breakdowns asked for."""
+    """How the metrics are measured: intervals (``ci``), the breakdowns asked for, and ``pairs`` — pairs of
+    annotators, each measured alone on every cell instead of the cell (as if the study had those two only)."""
 
     ci: Options | None = None
     by_label: bool = False
     by_doc: bool = False
     by_annotator: bool = False
     gamma: GammaOptions = field(default_factory=GammaOptions)
+    pairs: tuple[tuple[str, str], ...] = ()
 
 
 T = TypeVar("T")

@@ -10,14 +10,14 @@ give :class:`~.value.Value` rows, never an exception. The declarations are in :m
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
 import numpy as np
 
 from .bootstrap import Replicates, interval
-from .cells import Cell, MeasureOptions, SegmentFormula
+from .cells import Cell, MeasureOptions, SegmentCell, SegmentFormula
 from .coefficients import mean_of
 from .perdoc import Bulk
 from .stats import Stats
@@ -196,6 +196,8 @@ class SegmentMetric(Metric):
 
     formula: SegmentFormula
     called: str | None = None  # how its messages name it, when not by its name ("alpha-U")
+    #: many pairs of annotators alone at once, where it can (the pairs it leaves are measured one by one)
+    pairwise: Callable[[SegmentCell, str, Sequence[tuple[str, str]]], dict[tuple[str, str], Value]] | None = None
 
     def measure(self, cell: Cell, options: MeasureOptions) -> list[Value]:
         name = self.called or self.name

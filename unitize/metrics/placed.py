@@ -49,16 +49,30 @@ class Placed:
         """The documents every annotator coded, laid end to end again (for a measure that pools all annotators on one continuum)."""
         if self.complete:
             return self
-        keep = np.asarray(self.coded.all(axis=1))
+        return self._kept(np.asarray(self.coded.all(axis=1)), np.arange(len(self.annotators)))
+
+    def among(self, who: list[int]) -> Placed:
+        """Annotators ``who`` alone (indices, in that order): their segments on the documents two of them or more coded —
+        the continuum a cell of those annotators alone has."""
+        coded = self.coded[:, who]
+        return self._kept(np.asarray(coded.sum(axis=1) >= 2), np.asarray(who, np.int64))
+
+    def _kept(self, keep: np.ndarray, who: np.ndarray) -> Placed:
+        """Documents ``keep`` laid end to end, annotators ``who`` (renumbered in that order)."""
         sizes = self.doc_lengths[keep]
         starts = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64)
         shift = np.full(len(self.docs), -1, np.int64)
         shift[keep] = starts - self.starts[keep]
+        renumber = np.full(len(self.annotators), -1, np.int64)
+        renumber[who] = np.arange(who.size)
         doc = self.doc
-        rows = keep[doc]
+        rows = keep[doc] & (renumber[self.annotator] >= 0)
         moved = shift[doc[rows]]
-        return Placed(self.annotators, tuple(d for d, k in zip(self.docs, keep.tolist()) if k), starts, int(sizes.sum()), self.values,
-                      self.annotator[rows], self.begin[rows] + moved, self.end[rows] + moved, self.value[rows])
+        coded = self.coded[keep][:, who]
+        used, value = np.unique(self.value[rows], return_inverse=True)  # the values its segments have, as a cell of them would
+        return Placed(tuple(self.annotators[k] for k in who.tolist()), tuple(d for d, k in zip(self.docs, keep.tolist()) if k), starts,
+                      int(sizes.sum()), tuple(self.values[k] for k in used.tolist()), renumber[self.annotator[rows]],
+                      self.begin[rows] + moved, self.end[rows] + moved, value.astype(np.int64).reshape(-1), None if coded.all() else coded)
 
     @property
     def doc(self) -> np.ndarray:

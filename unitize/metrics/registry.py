@@ -95,6 +95,7 @@ METRICS: tuple[Metric, ...] = (
         help="Krippendorff's alpha-U (1995/2004) on the segments: boundaries and values together",
         family=Family.UNITIZING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=KRIPPENDORFF, identity=True,
         breakdowns=_NO_ANNOTATOR, resampling=Resampling.DOCUMENTS, compared=True, formula=segment.alpha_u_rows,
+        pairwise=segment.alpha_u_pairs,
     ),
     CodingMetric(
         name="alpha", title="Krippendorff's alpha", letter="a", summary_rank=1, default=True,

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import spanboot, spanf1, unitizing
-from .alphau import Stretch, alpha_u_of, stretches
+from .alphau import Stretch, alpha_u_of, pair_stretch, stretches
 from .backends import quiet
 from .bootstrap import Options
 from .cells import MeasureOptions, SegmentCell, SegmentFormula
@@ -103,6 +103,30 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
     return out
 
 
+def alpha_u_pairs(cell: SegmentCell, name: str, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Value]:
+    """Alpha-U of each of ``pairs`` alone, at once: of the pairs whose two annotators coded every document of the cell's
+    continuum (the continuum of the two alone is then the cell's), each annotator's stretch of each category is
+    built once and a pair's is the two joined (:func:`~.alphau.pair_stretch`); the same value as the pair alone."""
+    placed = cell.placed(name)
+    if isinstance(placed, Value):
+        return {}
+    first = placed[0]
+    index = {a: k for k, a in enumerate(first.annotators)}
+    everywhere = np.asarray(first.coded.all(axis=0))
+    chosen = [(a, b) for a, b in pairs if a in index and b in index and everywhere[index[a]] and everywhere[index[b]]]
+    if not chosen:
+        return {}
+    study, length = _study(placed, cell.layers, cell.labelled), first.length
+    alone = {c: [stretches([u], length)[0] for u in units] for c, units in study.items()}
+    out = {}
+    for a, b in chosen:
+        i, j = index[a], index[b]
+        whole = {c: pair_stretch(alone[c][i], alone[c][j], (units[i], units[j])) for c, units in study.items()}
+        out[(a, b)] = _alpha_u_row(whole, length, [a, b]) if study else nan("no annotator marked a unit (no expected disagreement)",
+                                                                             units_used=length)
+    return out
+
+
 def _documents(rows: list[Value], n_docs: int) -> None:
     for r in rows:
         r.documents = 1 if r.doc is not None else n_docs
@@ -179,13 +203,9 @@ def _f1_used(rows: list[Value], total: spanf1.Counts, placed: list[Placed]) -> N
             r.units_used = sizes[r.doc]
         elif k is not None:
             common = total.common[k]
-            r.units_used = n_layers * int(lengths[common].sum())
-            if not placed[0].complete:
-                r.documents = int(common.sum())
+            r.units_used, r.documents = n_layers * int(lengths[common].sum()), int(common.sum())
         else:
-            r.units_used = n_layers * placed[0].length
-            if not placed[0].complete:
-                r.documents = len(placed[0].docs)
+            r.units_used, r.documents = n_layers * placed[0].length, len(placed[0].docs)
 
 
 # --- gamma (Mathet et al. 2015, through pygamma-agreement) ------------------------------------------

@@ -116,6 +116,25 @@ class Stats:
         pairs[0, 0], pairs[1, 1] = np.diag(by_raters[2, 0]), np.diag(by_raters[2, 1])
         return Stats(self.domain, (self.annotators[a], OTHERS), patterns, units, by_raters, pairs)
 
+    def pair(self, a: int, b: int) -> Stats:
+        """Annotators ``a`` and ``b`` alone — the statistics of their two columns, from the pairwise tables: the units both
+        coded (their table), those only one coded (its own counts less the table's margin) and those neither coded."""
+        table = self.pairs[a, b]
+        v = self.domain.size
+        only = [np.diag(self.pairs[a, a]) - table.sum(axis=1), np.diag(self.pairs[b, b]) - table.sum(axis=0)]
+        vi, wi = np.nonzero(table)
+        rows = [np.eye(v, dtype=np.int64)[vi] + np.eye(v, dtype=np.int64)[wi], np.eye(v, dtype=np.int64), np.eye(v, dtype=np.int64),
+                np.zeros((1, v), np.int64)]
+        neither = self.n_units - int(table.sum()) - int(only[0].sum()) - int(only[1].sum())
+        patterns, units = _merge(np.concatenate(rows), np.concatenate([table[vi, wi], only[0], only[1], [neither]]))
+        by_raters = np.zeros((3, 2, v), np.int64)
+        by_raters[1] = only
+        by_raters[2] = [table.sum(axis=1), table.sum(axis=0)]
+        pairs = np.zeros((2, 2, v, v), np.int64)
+        pairs[0, 1], pairs[1, 0] = table, table.T
+        pairs[0, 0], pairs[1, 1] = self.pairs[a, a], self.pairs[b, b]
+        return Stats(self.domain, (self.annotators[a], self.annotators[b]), patterns, units, by_raters, pairs).trimmed()
+
     def relabeled(self, values: np.ndarray) -> Stats:
         """The same statistics with each domain value renamed to ``values`` (distinct), domain re-sorted."""
         order = np.argsort(values)

@@ -1,0 +1,101 @@
+"""Pairs of annotators measured alone, in the one pass over a study (roles: every human pair, every candidate
+with every human, a family's two runs).
+
+A pair's view of a cell is what a cell of those two annotators alone would be: its statistics from the
+cell's pairwise tables (:meth:`~unitize.metrics.stats.Stats.pair`, equal field for field to those of
+the two columns) and its segments taken from the cell's placed segments
+(:meth:`~unitize.metrics.placed.Placed.among`: the documents both coded). Every metric is measured on
+it as on any cell, so a pair's row equals the row of a run on the two annotators alone — without a
+read of the study per pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from .. import metrics as registry
+from ..metrics import Cell, MeasureOptions, Metric
+from ..metrics.cells import SegmentCell
+from ..metrics.metric import CodingMetric, Rows, SegmentMetric
+from ..metrics.placed import Placed
+from ..metrics.stats import Stats
+from ..metrics.value import Value, nan
+from .rows import value_row
+
+
+def rows(base: dict[str, Any], stats: Stats, level: str, binary: bool, crowd: int | None, categories: list[str] | None,
+         spans: Callable[[], SegmentCell] | None, metrics: Sequence[Metric], options: MeasureOptions) -> list[dict[str, Any]]:
+    """The whole rows of every metric on each of ``options.pairs`` present in the cell (its own pair's row, not
+    also the equal mean of that one pair), ``annotator_a`` and ``annotator_b`` the pair as asked; none on crowd
+    data, which has no annotator's own coding."""
+    index = {a: k for k, a in enumerate(stats.annotators)}
+    if crowd is not None or not index:
+        return []
+    wanted = [(a, b) for a, b in options.pairs if a in index and b in index]
+    alone = replace(options, pairs=(), by_label=False, by_doc=False, by_annotator=False)
+    # a metric with a row per pair gives every pair of the cell at once, each on the documents both coded — as the
+    # pair alone would, but for its interval, which resamples the cell's documents: with --ci every pair alone
+    native = [m for m in metrics if m.rows in (Rows.PAIRS, Rows.PAIRS_AND_MEAN) and not options.ci]
+    out = _native(base, Cell(stats=stats, level=level, binary=binary, crowd=None, categories=categories, segments=spans),
+                  native, alone, wanted, categories) if native else []
+    own = [m for m in metrics if m not in native]
+    cell = {**base, "annotators": 2}
+    batched = {m.name: m.pairwise(spans(), m.called or m.name, wanted) for m in own
+               if isinstance(m, SegmentMetric) and m.pairwise is not None and spans is not None and not options.ci}
+    coding = any(isinstance(m, CodingMetric) for m in own)  # span metrics alone need no pair statistics
+    for a, b in wanted if own else []:
+        view = Cell(stats=stats.pair(index[a], index[b]) if coding else stats, level=level, binary=binary, crowd=None,
+                    categories=categories, segments=partial(_among, spans, (a, b)) if spans is not None else None)
+        for metric in own:
+            done = batched.get(metric.name, {}).get((a, b))
+            values = [done] if done is not None else registry.measure(metric, view, alone)
+            out += [{**value_row(cell, metric.name, v, categories), "annotator_a": a, "annotator_b": b} for v in values if _whole(v)]
+    return out
+
+
+def _whole(v: Value) -> bool:
+    return v.label is None and v.doc is None and v.annotator is None and v.pair != "mean"
+
+
+def _native(base: dict[str, Any], cell: Cell, metrics: list[Metric], options: MeasureOptions, wanted: list[tuple[str, str]],
+            categories: list[str] | None) -> list[dict[str, Any]]:
+    """The rows of ``wanted`` among a pairwise metric's rows of the whole cell (the pair as asked: ``annotator_a`` first)."""
+    asked = {frozenset(p): p for p in wanted}
+    out = []
+    for metric in metrics:
+        for v in registry.measure(metric, cell, options):
+            pair = tuple(v.pair.split("|", 1)) if v.pair and "|" in v.pair else None
+            if pair is not None and _whole(v) and frozenset(pair) in asked:
+                a, b = asked[frozenset(pair)]
+                out.append({**value_row(base, metric.name, v, categories), "annotator_a": a, "annotator_b": b})
+    return out
+
+
+def _among(spans: Callable[[], SegmentCell], who: tuple[str, str]) -> SegmentCell:
+    """The segments of a cell, of annotators ``who`` alone (placed once per metric's approach)."""
+    cell = spans()
+    memo: dict[Any, Any] = {}
+
+    def place(name: str, approach: str | None) -> list[Placed] | Value:
+        key = ("placed", approach)
+        if key not in memo:
+            placed = cell.place(name, approach)
+            if isinstance(placed, Value):
+                memo[key] = placed
+            elif any(a not in placed[0].annotators for a in who):
+                memo[key] = nan("fewer than two annotators with data")
+            else:
+                memo[key] = [p.among([p.annotators.index(a) for a in who]) for p in placed]
+                if memo[key][0].length == 0:
+                    memo[key] = nan("no document is coded by two annotators", units_used=0)
+        return memo[key]
+
+    def remember(key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+        if key not in memo:
+            memo[key] = build()
+        return memo[key]
+
+    return replace(cell, place=place, memo=remember)
