@@ -128,3 +128,21 @@ def test_a_trial_with_other_candidates_never_overwrites_the_studys_results(out: 
     assert not study.trial and agree(target, metrics=["alpha"], candidates=["gpt-run1..2"]).dest == target / "agreement"  # the study's own
     named = agree(target, metrics=["alpha"], candidates=["gpt-run1"], humans=["ana", "ben"])
     assert named.dest.parent == target / "agreement" / "trials" and named.dest.name.startswith("gpt-run1-humans-")
+
+
+def test_crowd_data_says_why_no_pair_is_measured(tmp_path: Path, monkeypatch) -> None:
+    """Crowd data counted per unit (a long table too wide to pivot; here made so by a lower threshold) keeps no
+    annotator's own coding: roles.csv has one row per cell, metric and kind of comparison saying so (not a pass per
+    pair, nor millions of human pairs), and the screen says it once. Narrow enough to pivot, the same output
+    measures every pair."""
+    out = tmp_path / "crowd"
+    convert(override(load_toml(ROOT / "unitize" / "examples" / "crowd-mini" / "study.toml"), out=out))
+    pivoted = agree(out, metrics=["alpha"], candidates=["w01"], dest=tmp_path / "p")
+    assert pivoted.comparisons and all(r["annotator_a"] for r in pivoted.comparisons)
+    assert any(r["value"] == r["value"] for r in pivoted.comparisons)
+    monkeypatch.setattr("unitize.layouts.long.DENSE_CELLS", 0)
+    result = agree(out, metrics=["alpha"], candidates=["w01"], dest=tmp_path / "a")
+    rows = _csv(tmp_path / "a" / "roles.csv")
+    assert rows and {(r["comparison"], r["family"]) for r in rows} == {("human-human", ""), ("candidate-human", "w01")}
+    assert all(r["value"] == "nan" and r["reason"].startswith("crowd data (") and not r["annotator_a"] for r in rows)
+    assert any(line.startswith("roles.csv: no comparison could be measured: crowd data") for line in result.screen())

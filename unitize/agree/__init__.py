@@ -40,7 +40,7 @@ from . import alttest, diagnostics
 from .measure import as_json_lines, measure
 from .plots import PlotError, box_plots
 from .roles import COLUMNS as ROLE_COLUMNS
-from .roles import ceiling, comparisons, pairs_of
+from .roles import STABILITY, ceiling, order_of, pairs_of, role_rows
 from .roles import rows_of as roles_rows
 from .summary import GROUP_NAMES, legend, scale_note, screen_table, summary_rows, title, to_csv, to_markdown, whole_rows
 
@@ -75,6 +75,8 @@ class AgreeResult:
         lines = screen_table(self.results, self.summary_metric, self.group, self.ci) if self.summary_metric else []
         if self.roles is not None and self.summary_metric:
             lines += ceiling(self.comparisons, self.summary_metric)
+        if self.comparisons and all(r["value"] != r["value"] for r in self.comparisons):
+            lines.append(f"roles.csv: no comparison could be measured: {self.comparisons[0]['reason']}")
         return lines + alttest.verdict_lines(self.alt_tests)
 
 
@@ -232,13 +234,13 @@ def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequ
     compared: list[dict[str, Any]] = []
     tested: list[Any] = []
     try:
+        if alt_test and roles is not None:  # first: it refuses what it cannot test (crowd data) before anything else is measured
+            tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
+                                 q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(ci), settings=settings)
         measured = OutputData(out, roles.humans) if roles is not None else data
         results = measure(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, **breakdowns, executor=pool)
         if roles is not None:
             compared = _compared(out, roles, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
-        if alt_test and roles is not None:
-            tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
-                                 q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(ci), settings=settings)
     finally:
         if owned:
             pool.close()
@@ -247,17 +249,15 @@ def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequ
 
 def _compared(out: Path, roles: Roles, metrics: Sequence[str], **options: Any) -> list[dict[str, Any]]:
     """The rows of roles.csv: every comparison of two annotators from one pass over the humans and candidates
-    (:mod:`.pairs`), a family of three runs or more measured together."""
-    pairs = pairs_of(roles)
-    rows = measure(OutputData(out, [*roles.humans, *roles.candidates]), metrics, pairs=pairs, **options).to_pylist() if pairs else []
-    by: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in rows:
-        by.setdefault((r["annotator_a"], r["annotator_b"]), []).append(r)
-    compared: list[dict[str, Any]] = []
-    for comparison, family, who in comparisons(roles):
-        found = by.get((who[0], who[1]), []) if len(who) == 2 else measure(OutputData(out, who), metrics, **options).to_pylist()
-        compared += roles_rows(found, comparison, family, who)
-    return compared
+    (:mod:`.pairs`: each candidate with each human, each family's two runs, every pair of humans a cell has), a family
+    of three runs or more measured together."""
+    rows = measure(OutputData(out, [*roles.humans, *roles.candidates]), metrics, pairs=pairs_of(roles), among=roles.humans,
+                   **options).to_pylist()
+    compared = [row for r in rows for row in role_rows(r, roles)]
+    for family, runs in roles.families.items():
+        if len(runs) > 2:
+            compared += roles_rows(measure(OutputData(out, runs), metrics, **options).to_pylist(), STABILITY, family, tuple(runs))
+    return sorted(compared, key=order_of(roles))
 
 
 def _check_request(data: OutputData, metrics: Sequence[str], summary_metric: str | None, candidates: Sequence[str] | None,

@@ -97,7 +97,7 @@ def _rows(setting: Setting, cell: _Cell, metrics: Sequence[Metric], segs: Segmen
         base[RELATIONS] = segs.relations(cell.layers) if segs is not None else None
     level = setting.level(cell.group)
     spans = (lambda: segment_cell(segs, cell.continuum(), cell.layers)) if setting.kind == "units" else None
-    if options.pairs:
+    if options.pairs or options.among:
         return pairs.rows(base, cell.stats, level, setting.value == "binary", cell.crowd, cell.categories, spans, metrics, options)
     view = Cell(stats=cell.stats, level=level, binary=setting.value == "binary", crowd=cell.crowd,
                 categories=cell.categories, per_doc=cell.per_doc, segments=spans)
@@ -241,14 +241,15 @@ def measure(
     progress: Progress | None = None,
     executor: Executor | None = None,
     pairs: Sequence[tuple[str, str]] = (),
+    among: Sequence[str] = (),
 ) -> pa.Table:
     """The results table of ``unitize agree`` for an output directory.
 
     Per (setting, group, layer) the matrix is read once and reduced to its
     sufficient statistics; every coding metric comes from them. ``executor``
     (:mod:`unitize.runtime.executors`; default: here, in order) runs (setting, groups) tasks
-    (:func:`measure_task`); the table is the same for every executor. With ``pairs``, each pair of annotators
-    measured alone on every cell, instead of the cells (:mod:`.pairs`).
+    (:func:`measure_task`); the table is the same for every executor. With ``pairs`` (and every pair ``among`` some
+    annotators), each pair of annotators measured alone on every cell, instead of the cells (:mod:`.pairs`).
     """
     chosen_metrics = registry.resolve(metrics)
     data = out if isinstance(out, OutputData) else OutputData(out)
@@ -259,7 +260,8 @@ def measure(
         if missing:
             raise RunError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
     options = MeasureOptions(ci=ci, by_label=by_label, by_doc=by_doc, by_annotator=by_annotator,
-                             gamma=registry.GammaOptions(**(gamma or {})), pairs=tuple(pairs))
+                             gamma=registry.GammaOptions(**(gamma or {})), pairs=tuple(pairs),
+                             among=tuple(among))
     results = Gathered(results_schema(data.traits.relations))
     if executor is None or not executor.parallel:
         shared: dict[str, dict[Any, Any]] = {}

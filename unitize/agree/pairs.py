@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
+from itertools import combinations
 from typing import Any
 
 from .. import metrics as registry
@@ -32,26 +33,33 @@ def rows(base: dict[str, Any], stats: Stats, level: str, binary: bool, crowd: in
     also the equal mean of that one pair), ``annotator_a`` and ``annotator_b`` the pair as asked; none on crowd
     data, which has no annotator's own coding."""
     index = {a: k for k, a in enumerate(stats.annotators)}
-    if crowd is not None or not index:
-        return []
-    wanted = [(a, b) for a, b in options.pairs if a in index and b in index]
-    alone = replace(options, pairs=(), by_label=False, by_doc=False, by_annotator=False)
+    if crowd is not None or not index:  # one row per metric: no pair can be measured here
+        why = nan(f"crowd data ({crowd} annotators, a few per unit) is counted per unit: a pair's own agreement needs each "
+                  "annotator's own coding, which the long layout keeps only for a study narrow enough to pivot")
+        return [value_row(base, m.name, why, categories) for m in metrics]
+    present = [a for a in options.among if a in index]
+    wanted = [*combinations(present, 2), *((a, b) for a, b in options.pairs if a in index and b in index)]
+    alone = replace(options, pairs=(), among=(), by_label=False, by_doc=False, by_annotator=False)
     # a metric with a row per pair gives every pair of the cell at once, each on the documents both coded — as the
     # pair alone would, but for its interval, which resamples the cell's documents: with --ci every pair alone
     native = [m for m in metrics if m.rows in (Rows.PAIRS, Rows.PAIRS_AND_MEAN) and not options.ci]
-    out = _native(base, Cell(stats=stats, level=level, binary=binary, crowd=None, categories=categories, segments=spans),
-                  native, alone, wanted, categories) if native else []
+    whole = Cell(stats=stats, level=level, binary=binary, crowd=None, categories=categories, segments=spans)
+    done = _native(base, whole, native, alone, wanted, categories) if native else {}
     own = [m for m in metrics if m not in native]
     cell = {**base, "annotators": 2}
     batched = {m.name: m.pairwise(spans(), m.called or m.name, wanted) for m in own
                if isinstance(m, SegmentMetric) and m.pairwise is not None and spans is not None and not options.ci}
     coding = any(isinstance(m, CodingMetric) for m in own)  # span metrics alone need no pair statistics
-    for a, b in wanted if own else []:
+    out = []
+    for a, b in wanted:
         view = Cell(stats=stats.pair(index[a], index[b]) if coding else stats, level=level, binary=binary, crowd=None,
                     categories=categories, segments=partial(_among, spans, (a, b)) if spans is not None else None)
-        for metric in own:
-            done = batched.get(metric.name, {}).get((a, b))
-            values = [done] if done is not None else registry.measure(metric, view, alone)
+        for metric in metrics:  # each pair's rows in the metrics' order
+            if metric in native:
+                out += done.get((a, b, metric.name), [])
+                continue
+            joined = batched.get(metric.name, {}).get((a, b))
+            values = [joined] if joined is not None else registry.measure(metric, view, alone)
             out += [{**value_row(cell, metric.name, v, categories), "annotator_a": a, "annotator_b": b} for v in values if _whole(v)]
     return out
 
@@ -61,16 +69,16 @@ def _whole(v: Value) -> bool:
 
 
 def _native(base: dict[str, Any], cell: Cell, metrics: list[Metric], options: MeasureOptions, wanted: list[tuple[str, str]],
-            categories: list[str] | None) -> list[dict[str, Any]]:
-    """The rows of ``wanted`` among a pairwise metric's rows of the whole cell (the pair as asked: ``annotator_a`` first)."""
+            categories: list[str] | None) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """Per (pair as asked, metric): its rows among a pairwise metric's rows of the whole cell (``annotator_a`` first)."""
     asked = {frozenset(p): p for p in wanted}
-    out = []
+    out: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for metric in metrics:
         for v in registry.measure(metric, cell, options):
             pair = tuple(v.pair.split("|", 1)) if v.pair and "|" in v.pair else None
             if pair is not None and _whole(v) and frozenset(pair) in asked:
                 a, b = asked[frozenset(pair)]
-                out.append({**value_row(base, metric.name, v, categories), "annotator_a": a, "annotator_b": b})
+                out.setdefault((a, b, metric.name), []).append({**value_row(base, metric.name, v, categories), "annotator_a": a, "annotator_b": b})
     return out
 
 

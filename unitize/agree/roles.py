@@ -8,6 +8,7 @@ intervals asked for, into ``roles.csv``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
@@ -20,18 +21,48 @@ COLUMNS = ("setting", "group", "layer", "metric", "comparison", "family", "annot
            "ci_low", "ci_high", "units")
 
 
-def comparisons(roles: Roles) -> list[tuple[str, str, tuple[str, ...]]]:
-    """(comparison, family, the annotators measured together): every human pair, every candidate with every
-    human, and each family of two or more runs."""
-    out: list[tuple[str, str, tuple[str, ...]]] = [(HUMAN_HUMAN, "", (a, b)) for a, b in combinations(roles.humans, 2)]
+def comparisons(roles: Roles, humans: bool = True) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(comparison, family, the annotators measured together): every human pair (unless ``humans`` is False), every
+    candidate with every human, and each family of two or more runs."""
+    out: list[tuple[str, str, tuple[str, ...]]] = [(HUMAN_HUMAN, "", (a, b)) for a, b in combinations(roles.humans, 2)] if humans else []
     out += [(CANDIDATE_HUMAN, family, (c, h)) for family, runs in roles.families.items() for c in runs for h in roles.humans]
     out += [(STABILITY, family, tuple(runs)) for family, runs in roles.families.items() if len(runs) > 1]
     return out
 
 
 def pairs_of(roles: Roles) -> list[tuple[str, str]]:
-    """The comparisons of two annotators (every one but a family of three runs or more), measured in one pass (:mod:`.pairs`)."""
-    return [(who[0], who[1]) for _, _, who in comparisons(roles) if len(who) == 2]
+    """The comparisons of two annotators but the pairs of humans (measured in one pass, :mod:`.pairs`, with every pair of
+    humans a cell has): each candidate with each human, and a family of two runs."""
+    return [(who[0], who[1]) for kind, _, who in comparisons(roles, humans=False) if len(who) == 2]
+
+
+def role_rows(r: dict[str, Any], roles: Roles) -> list[dict[str, Any]]:
+    """The roles.csv rows of one row measured on a pair (:mod:`.pairs`): its comparison and family from the roles; a row of
+    no pair (a cell that could not be split into pairs: crowd data) once per kind of comparison."""
+    a, b = r["annotator_a"], r["annotator_b"]
+    if a is None:
+        kinds = [(HUMAN_HUMAN, ""), *((CANDIDATE_HUMAN, f) for f in roles.families),
+                 *((STABILITY, f) for f, runs in roles.families.items() if len(runs) > 1)]
+        return [_row(r, kind, family, (None, None)) for kind, family in kinds]
+    humans = set(roles.humans)
+    if a in humans and b in humans:
+        return [_row(r, HUMAN_HUMAN, "", (a, b))]
+    family = roles.family_of(a)
+    return [_row(r, STABILITY if b not in humans else CANDIDATE_HUMAN, family, (a, b))]
+
+
+def _row(r: dict[str, Any], comparison: str, family: str, who: tuple[str | None, str | None]) -> dict[str, Any]:
+    return {"setting": r["setting"], "group": r["group"], "layer": r["layer"], "metric": r["metric"], "comparison": comparison,
+            "family": family or None, "annotator_a": who[0], "annotator_b": who[1], "pair": r["pair"], "value": r["value"],
+            "reason": r["reason"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "units": r["units_used"]}
+
+
+def order_of(roles: Roles) -> Callable[[dict[str, Any]], tuple[Any, ...]]:
+    """The order of roles.csv: by kind of comparison (humans, candidates with humans, runs), then the annotators in
+    the roles' order, then setting, group and layer as measured (a stable sort keeps the last)."""
+    kind = {HUMAN_HUMAN: 0, CANDIDATE_HUMAN: 1, STABILITY: 2}
+    at = {a: k for k, a in enumerate([*roles.humans, *roles.candidates])}
+    return lambda r: (kind[r["comparison"]], at.get(r["annotator_a"], -1), at.get(r["annotator_b"], -1))
 
 
 def rows_of(results: list[dict[str, Any]], comparison: str, family: str, annotators: tuple[str, ...]) -> list[dict[str, Any]]:

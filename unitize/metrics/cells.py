@@ -31,8 +31,8 @@ class GammaOptions:
 
 @dataclass(frozen=True)
 class MeasureOptions:
-    """How the metrics are measured: intervals (``ci``), the breakdowns asked for, and ``pairs`` — pairs of
-    annotators, each measured alone on every cell instead of the cell (as if the study had those two only)."""
+    """How the metrics are measured: intervals (``ci``), the breakdowns asked for, and ``pairs`` and ``among`` — pairs
+    of annotators, each measured alone on every cell instead of the cell (as if the study had those two only)."""
 
     ci: Options | None = None
     by_label: bool = False
@@ -40,6 +40,7 @@ class MeasureOptions:
     by_annotator: bool = False
     gamma: GammaOptions = field(default_factory=GammaOptions)
     pairs: tuple[tuple[str, str], ...] = ()
+    among: tuple[str, ...] = ()  # and every pair of these annotators a cell has, in this order
 
 
 T = TypeVar("T")
