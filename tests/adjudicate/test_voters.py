@@ -50,3 +50,27 @@ def test_voters_must_be_annotators(models: Path, capsys: pytest.CaptureFixture) 
     assert main(["adjudicate", str(models), "--voters", "ana,nobody"]) == 2
     err = capsys.readouterr().err
     assert "--voters: not annotators of" in err and ": nobody;" in err and "gpt-run1" in err
+
+
+def test_each_candidate_is_scored_against_the_humans_gold(models: Path) -> None:
+    """candidates.csv beside the review queue: each run against the gold, equal to a count of our own — the units where the
+    run's value is the gold's, and its segments matched exactly (extent and label) with the gold spans."""
+    result = adjudicate(models)
+    rows = {r["candidate"]: r for r in result.candidates}
+    assert set(rows) == {"gpt-run1", "gpt-run2"}
+    units = pq.read_table(models / "adjudication" / "units.parquet").to_pylist()
+    matrix = {(r["doc_id"], r["unit"]): r for r in pq.read_table(next((models / "labels").rglob("*.parquet"))).to_pylist()}
+    gold_spans = {(r["doc_id"], r["label"], r["unit_begin"], r["unit_end"]) for r in pq.read_table(models / "adjudication" / "spans.parquet").to_pylist()}
+    segments = pq.read_table(models / "segments" / "word.parquet").to_pylist()
+    for run in ("gpt-run1", "gpt-run2"):
+        agreeing = sum(1 for u in units if matrix[(u["doc_id"], u["unit"])][run] == u["gold"])
+        own = {(s["doc_id"], s["label"], s["unit_begin"], s["unit_end"]) for s in segments if s["annotator"] == run}
+        matched = len(own & gold_spans)
+        assert (rows[run]["units"], rows[run]["agreeing"]) == (len(units), agreeing)
+        assert (rows[run]["gold_spans"], rows[run]["candidate_spans"], rows[run]["matched_spans"]) == (len(gold_spans), len(own), matched)
+        assert rows[run]["span_f1"] == pytest.approx(2 * matched / (len(gold_spans) + len(own)))
+    assert (rows["gpt-run1"]["agreeing"], rows["gpt-run1"]["matched_spans"]) == (103, 26)  # the figures on screen
+    text = (models / "adjudication" / "candidates.csv").read_text(encoding="utf-8").splitlines()
+    assert text[0] == "setting,candidate,units,agreeing,accuracy,gold_spans,candidate_spans,matched_spans,span_f1" and len(text) == 3
+    assert adjudicate(models, voters="all").candidates == []  # every annotator voted: no candidate
+    assert not (models / "adjudication" / "candidates.csv").exists()

@@ -43,6 +43,7 @@ from ..runtime.spool import scratch_prefix
 from ..schema import FORMAT_VERSION, adjudication_schema
 from ..writers import get_target, writers
 from ..writers.common import study_toml
+from . import candidates
 from . import gold as golden
 from . import methods as registry
 from .methods import METHODS, Method
@@ -70,6 +71,7 @@ class Adjudication:
     spans: list[GoldSpan] = field(default_factory=list)
     gold: dict[tuple[str, str], str | None] = field(default_factory=dict)  # item data: (group, item) -> gold label
     review: list[dict[str, Any]] = field(default_factory=list)
+    candidates: list[dict[str, Any]] = field(default_factory=list)  # each annotator who did not vote, against the gold
     dest: Path | None = None  # where --to wrote the gold
 
 
@@ -145,7 +147,7 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
         raise UnitizeError(f"--review-below takes a confidence above 0 and at most 1, not {review_below}")
     if not annotator or "/" in annotator:
         raise UnitizeError(f"--annotator {annotator!r} cannot name an annotator (it becomes a folder or file name)")
-    data = OutputData(Path(out))
+    data = full = OutputData(Path(out))
     voting = _voters(data, voters)
     if voting is not None:
         data = OutputData(Path(out), voting)
@@ -166,6 +168,11 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
     started = time.time()
     with staged_folder(final, "adjudication") as staging:
         result = _adjudicate(data, chosen, chosen_method, min_share, review_below, staging)
+        outside = [a for a in full.setting(chosen.name).annotators if a not in chosen.annotators] if voting is not None else []
+        result.candidates = candidates.scores(full, full.setting(chosen.name), outside, staging / files.UNITS)
+        if result.candidates:
+            atomic_write_text(staging / files.CANDIDATES, csv_text([candidates.COLUMNS, *(
+                ["" if r[c] is None else r[c] for c in candidates.COLUMNS] for r in result.candidates)]))
         if to is not None and dest is not None:
             result.dest = _write_gold(data, chosen, result, to, dest, annotator, with_annotators)
         result.summary.update(voters=voting or "all", method=chosen_method.name, min_share=min_share, review_below=review_below, setting=chosen.name,

@@ -8,6 +8,8 @@ through :func:`read_adjudication`, never through the adjudication package:
 - ``spans.parquet`` — the gold spans (unit data): runs of units whose gold holds one label;
 - ``review.csv`` and ``review.jsonl`` — the review queue: regions of low confidence or tied
   votes, in the order of ``unitize export --to disagreements``, with their text;
+- ``candidates.csv`` — with annotators who did not vote (the candidates of ``[roles]``): each scored
+  against the gold (accuracy on units, exact span F1; :mod:`unitize.adjudicate.candidates`);
 - ``summary.json`` — the method, its parameters, the setting and the counts.
 """
 
@@ -23,7 +25,7 @@ from ..output.derived import is_adjudication
 
 #: the folder of an output directory that holds an adjudication
 FOLDER = "adjudication"
-UNITS, SPANS, REVIEW_CSV, REVIEW_JSONL, SUMMARY = FILES
+UNITS, SPANS, REVIEW_CSV, REVIEW_JSONL, CANDIDATES, SUMMARY = FILES
 #: the columns the review queue adds to a region's row (:data:`unitize.dataset.region_rows.COLUMNS`)
 REVIEW_COLUMNS = ("gold", "confidence", "tied", "why")
 

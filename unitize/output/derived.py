@@ -41,7 +41,7 @@ AGREEMENT_FILES = ("results.parquet", "results.csv", "summary.md", "summary.csv"
 #: the files ``unitize plan`` writes in its folder
 PLAN_FILES = ("plan.csv", "plan.png", "plan.svg")
 #: the files ``unitize adjudicate`` writes in its folder; the last, ``summary.json``, marks an adjudication
-ADJUDICATION_FILES = ("units.parquet", "spans.parquet", "review.csv", "review.jsonl", "summary.json")
+ADJUDICATION_FILES = ("units.parquet", "spans.parquet", "review.csv", "review.jsonl", "candidates.csv", "summary.json")
 #: the first line of every report's index.html: how an earlier report is recognised
 REPORT_MARKER = "<!-- unitize report -->"
 #: the index every export folder holds, naming its files (column ``file``, relative to the folder)
