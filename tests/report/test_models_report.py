@@ -86,3 +86,42 @@ def test_the_alt_test_and_quotes_tables_in_chromium(out: Path) -> None:
         assert humans[0] == ["word-interval-labels", "gpt-run1", "ana", "12", "11", "11", "0.066", "no"]
         assert [r[:2] for r in browser.js(rows.format("quotes"))] == [["exact", "51"], ["normalized", "3"], ["fuzzy", "1"], ["not-found", "1"]]
         assert browser.errors == []
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (`make browser` installs Debian's)")
+def test_roles_ceiling_candidates_and_pair_metrics_on_the_page(tmp_path: Path) -> None:
+    """With [roles]: the annotators say who is a human and who a candidate; the span metrics' columns hold their
+    pairs' mean (they were empty); the human ceiling is a table; the gold page scores the candidates and names the
+    gold's folder relative to the output directory (not this machine's absolute path)."""
+    out = tmp_path / "out"
+    assert main(["convert", str(STUDY), "--out", str(out), "-q"]) == 0
+    assert main(["agree", str(out), "--metric", "alpha-u,span-f1,unit-f1", "-q"]) == 0
+    assert main(["adjudicate", str(out), "--to", "brat", "--dest", str(tmp_path / "gold"), "-q"]) == 0
+    assert main(["report", str(out), "-q"]) == 0
+    data = overview(out)
+    assert data["roles"]["humans"] == ["ana", "ben", "chen"] and data["roles"]["families"] == {"gpt-run": ["gpt-run1", "gpt-run2"]}
+    ceiling = {(c["metric"], c["who"]): (c["value"], c["n"]) for c in data["roles"]["ceiling"]}
+    a = data["agreement"]
+    mean = next(r[a["columns"].index("value")] for r in a["rows"]
+                if r[a["columns"].index("metric")] == "span-f1" and r[a["columns"].index("pair")] == "mean")
+    assert ceiling[("span-f1", "humans")] == (pytest.approx(mean, abs=1e-12), 3) and round(mean, 4) == 0.8183  # one computation
+    assert ceiling[("span-f1", "gpt-run runs")][1] == 1
+    assert data["adjudication"]["summary"]["dest"] == "../gold"
+    assert [(c["candidate"], c["units"], c["matched_spans"]) for c in data["adjudication"]["candidates"]] == [
+        ("gpt-run1", 109, 26), ("gpt-run2", 109, 24)]
+    rows = "Array.from(document.querySelectorAll('table.{} tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))"
+    with Chromium(CHROMIUM, width=1280, height=900) as browser:
+        browser.open((out / "report" / "index.html").as_uri())
+        browser.wait_for("document.querySelectorAll('table.agree tbody tr').length")
+        text = browser.js("document.body.innerText")
+        assert "5: humans ana, ben, chen; candidates gpt-run1, gpt-run2 (runs of gpt-run)" in text
+        head = browser.js("Array.from(document.querySelectorAll('table.agree thead th')).map(t => t.textContent)")
+        agree_row = browser.js(rows.format("agree"))[0]
+        assert agree_row[head.index("span-f1")] == "0.818" and agree_row[head.index("unit-f1")] != ""
+        assert ["word-interval-labels", "Entity", "span-f1", "humans (the ceiling)", "0.818", "3"] in browser.js(
+            "Array.from(document.querySelectorAll('#ceiling tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))")
+        browser.js("location.hash = '#gold'")
+        browser.wait_for("document.querySelectorAll('table.candidates tbody tr').length")
+        assert browser.js(rows.format("candidates"))[0][:3] == ["word-interval-labels", "gpt-run1", "109"]
+        assert "brat in ../gold (relative to the output directory" in browser.js("document.body.innerText")
+        assert browser.errors == []

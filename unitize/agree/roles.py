@@ -12,10 +12,8 @@ from collections.abc import Callable
 from itertools import combinations
 from typing import Any
 
-from ..dataset.roles import Roles
+from ..dataset.roles import CANDIDATE_HUMAN, HUMAN_HUMAN, STABILITY, Roles, ceiling_values
 
-#: the kinds of comparison a row of roles.csv is
-HUMAN_HUMAN, CANDIDATE_HUMAN, STABILITY = "human-human", "candidate-human", "stability"
 #: the columns of roles.csv
 COLUMNS = ("setting", "group", "layer", "metric", "comparison", "family", "annotator_a", "annotator_b", "pair", "value", "reason",
            "ci_low", "ci_high", "units")
@@ -82,20 +80,9 @@ def rows_of(results: list[dict[str, Any]], comparison: str, family: str, annotat
 
 
 def ceiling(rows: list[dict[str, Any]], metric: str) -> list[str]:
-    """On screen: per setting and layer, the mean of ``metric`` over the human pairs, over each candidate's
-    pairs with the humans, and each family's stability (whole-cell rows; pairs' means where a metric has pairs)."""
-    cells: dict[tuple[str, str], dict[str, list[float]]] = {}
-    # a family of more than two runs has a mean over its pairs; a comparison of two annotators its one pair's row
-    means = {(r["setting"], r["layer"], r["comparison"], r["family"]) for r in rows if r["metric"] == metric and r["pair"] == "mean"}
-    for r in rows:
-        if r["metric"] != metric or r["value"] is None or r["value"] != r["value"]:
-            continue
-        if r["pair"] not in (None, "mean") and (r["setting"], r["layer"], r["comparison"], r["family"]) in means:
-            continue
-        if r["comparison"] == STABILITY and r["pair"] is None and any(x["pair"] == "mean" for x in rows if x["metric"] == metric):
-            continue
-        who = "humans" if r["comparison"] == HUMAN_HUMAN else (r["annotator_a"] if r["comparison"] == CANDIDATE_HUMAN else f"{r['family']} runs")
-        cells.setdefault((r["setting"], r["layer"]), {}).setdefault(who, []).append(float(r["value"]))
+    """On screen: per setting and layer, the mean of ``metric`` over the human pairs, over each candidate's pairs with
+    the humans, and each family's stability (:func:`ceiling_values`)."""
+    cells = ceiling_values(rows, metric)
     lines = [f"human ceiling ({metric}: mean over pairs; candidates with each human; runs with each other):"] if cells else []
     for (setting, layer), by in sorted(cells.items()):
         shown = ", ".join(f"{who} {sum(v) / len(v):.3f}" for who, v in by.items())

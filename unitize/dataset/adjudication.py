@@ -15,6 +15,7 @@ through :func:`read_adjudication`, never through the adjudication package:
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -45,4 +46,18 @@ def read_adjudication(out: Path, limit: int | None = None) -> dict[str, Any] | N
                 rows.append(json.loads(line))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"{folder} cannot be read ({exc}); run `unitize adjudicate {out}` again") from None
-    return {"summary": summary, "review": rows}
+    candidates = []
+    if (folder / CANDIDATES).is_file():
+        with (folder / CANDIDATES).open(encoding="utf-8", newline="") as fh:
+            candidates = [{k: v if k in ("setting", "candidate") else _number(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+    return {"summary": summary, "review": rows, "candidates": candidates}
+
+
+def _number(text: str) -> Any:
+    """A count or a share of candidates.csv as a number (empty: None)."""
+    if text == "":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)

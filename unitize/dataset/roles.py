@@ -18,9 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import RunError
 from .directory import OutputData
+
+#: the kinds of comparison a row of roles.csv is
+HUMAN_HUMAN, CANDIDATE_HUMAN, STABILITY = "human-human", "candidate-human", "stability"
 
 _RANGE = re.compile(r"^(?P<name>.*?)(?P<first>\d+)\.\.(?P<last>\d+)$")
 
@@ -106,3 +110,22 @@ def resolve(data: OutputData, candidates: Sequence[str] | None = None, humans: S
         raise RunError(f"fewer than two humans ({', '.join(chosen) or 'none'}): comparing a candidate with humans needs at "
                        "least two; name them with --humans or [roles] humans")
     return Roles(chosen, families)
+
+
+def ceiling_values(rows: list[dict[str, Any]], metric: str) -> dict[tuple[str, str], dict[str, list[float]]]:
+    """Per (setting, layer): the values of ``metric`` over the human pairs (``humans``), over each candidate's pairs with
+    the humans (the candidate's name) and each family's stability (``<family> runs``) — whole-cell rows; a pair's row
+    where the comparison has no mean."""
+    cells: dict[tuple[str, str], dict[str, list[float]]] = {}
+    # a family of more than two runs has a mean over its pairs; a comparison of two annotators its one pair's row
+    means = {(r["setting"], r["layer"], r["comparison"], r["family"]) for r in rows if r["metric"] == metric and r["pair"] == "mean"}
+    for r in rows:
+        if r["metric"] != metric or r["value"] is None or r["value"] != r["value"] or r["annotator_a"] is None and r["comparison"] != STABILITY:
+            continue
+        if r["pair"] not in (None, "mean") and (r["setting"], r["layer"], r["comparison"], r["family"]) in means:
+            continue
+        if r["comparison"] == STABILITY and r["pair"] is None and any(x["pair"] == "mean" for x in rows if x["metric"] == metric):
+            continue
+        who = "humans" if r["comparison"] == HUMAN_HUMAN else (r["annotator_a"] if r["comparison"] == CANDIDATE_HUMAN else f"{r['family']} runs")
+        cells.setdefault((r["setting"], r["layer"]), {}).setdefault(who, []).append(float(r["value"]))
+    return cells

@@ -8,7 +8,9 @@ groups' lists of items with disagreement.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -100,7 +102,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
     overview: dict[str, Any] = {
         "study": _study.study(data), "exclusions": _study.exclusions(data), "findings": _study.findings(data.path),
         "quotes": _study.quotes(data), "agreement": res, "alt_test": _study.alt_test(data), "bands": _study.bands(), "settings": [],
-        "items": [], "adjudication": read_adjudication(data.path, limit=REVIEW_ROWS),
+        "items": [], "adjudication": _relative(read_adjudication(data.path, limit=REVIEW_ROWS), data.path), "roles": _study.roles(data),
     }
     doc_groups: list[set[int]] = [set() for _ in ids]
     items: list[dict[str, Any]] = []
@@ -124,6 +126,15 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
                         "groups": [sorted(g) for g in doc_groups]}
     overview["plots"] = [p.name for p in _study.plots(data)]
     return Report(overview, docs, items)
+
+
+def _relative(adjudication: dict[str, Any] | None, out: Path) -> dict[str, Any] | None:
+    """The adjudication with the gold's folder relative to OUT (the report travels with it, not with this machine's paths)."""
+    if adjudication is None or not adjudication["summary"].get("dest"):
+        return adjudication
+    dest = Path(adjudication["summary"]["dest"])
+    shown = os.path.relpath(dest, out) if dest.is_absolute() else str(dest)
+    return {**adjudication, "summary": {**adjudication["summary"], "dest": shown}}
 
 
 def _docs_of(data: OutputData, setting: Setting) -> list[str]:

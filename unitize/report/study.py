@@ -18,6 +18,9 @@ import pyarrow.parquet as pq
 
 from .. import metrics as registry
 from ..dataset.directory import OutputData
+from ..dataset.roles import ceiling_values
+from ..dataset.roles import resolve as resolve_roles
+from ..errors import UnitizeError
 from ..model.findings import QUOTE_CODES
 
 
@@ -145,6 +148,31 @@ def alt_test(data: OutputData) -> dict[str, Any] | None:
         return None
     alt = registry.ALT_TEST
     return {"title": alt.title, "source": alt.source, "passing": alt.passing, "verdicts": verdicts, "humans": per_human}
+
+
+def roles(data: OutputData) -> dict[str, Any] | None:
+    """Who is a human and who a candidate (the study's ``[roles]``), and, from ``agreement/roles.csv``, the human
+    ceiling: per setting, layer and metric, the mean over the human pairs, each candidate's mean with the humans and
+    each family's stability (as ``unitize agree`` prints it); None without roles."""
+    try:
+        found = resolve_roles(data)
+    except UnitizeError:
+        found = None
+    path = data.path / "agreement" / "roles.csv"
+    try:
+        rows = _csv_rows(path) if path.is_file() else []
+    except (OSError, pa.ArrowInvalid):
+        rows = []
+    if found is None and not rows:
+        return None
+    for r in rows:  # as agree holds them: a pair named, NaN a float
+        r["value"] = float("nan") if r.get("value") is None else r["value"]
+    ceiling = []
+    for metric in dict.fromkeys(r["metric"] for r in rows):
+        for (setting, layer), by in sorted(ceiling_values(rows, metric).items()):
+            ceiling += [{"setting": setting, "layer": layer, "metric": metric, "who": who, "value": sum(v) / len(v), "n": len(v)}
+                        for who, v in by.items()]
+    return {"humans": found.humans if found else [], "families": found.families if found else {}, "ceiling": ceiling}
 
 
 def findings(path: Path, examples: int = 3) -> list[dict[str, Any]]:

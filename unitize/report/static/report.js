@@ -168,11 +168,18 @@
   }
 
   /* ---------- overview ---------- */
+  function annotatorsLine(all, roles) {
+    var shown = function (xs) { return xs.slice(0, 30).join(", ") + (xs.length > 30 ? ", …" : ""); };
+    if (!roles || !roles.humans.length) return all.length + ": " + shown(all);
+    var families = Object.keys(roles.families).map(function (f) { return roles.families[f].join(", ") + (roles.families[f].length > 1 ? " (runs of " + f + ")" : ""); });
+    return all.length + ": humans " + shown(roles.humans) + "; candidates " + families.join("; ") + " — the agreement table measures the humans alone";
+  }
+
   function overview(main) {
     var o = R.overview, s = o.study;
     main.appendChild(el("h2", { id: "study", text: "The study" }));
     var facts = [["format", s.format], ["study file", s.source], ["inputs", s.inputs + " files, " + fmt(s.input_bytes) + " bytes"],
-      ["documents", fmt(s.documents)], ["groups", fmt(s.groups)], ["annotators", s.annotators.length + ": " + s.annotators.slice(0, 30).join(", ") + (s.annotators.length > 30 ? ", …" : "")],
+      ["documents", fmt(s.documents)], ["groups", fmt(s.groups)], ["annotators", annotatorsLine(s.annotators, o.roles)],
       ["layers", (s.layers || []).join(", ")], ["tokenizer", s.tokenizer], ["settings", s.settings.map(function (x) { return x.name; }).join(", ")],
       ["rules", "discontinuous: " + (s.discontinuous || "—") + "; keep_missing: " + s.keep_missing + "; keep_mismatched: " + s.keep_mismatched]];
     main.appendChild(el("dl", { cls: "facts" }, facts.filter(function (f) { return f[1] !== null && f[1] !== undefined; }).reduce(function (a, f) { return a.concat([el("dt", { text: f[0] }), el("dd", { text: String(f[1]) })]); }, [])));
@@ -206,16 +213,17 @@
     var skip = ["pair", "label", "doc", "annotator_a"].filter(function (n) { return n in c; });
     var known = ["setting", "group", "layer", "metric", "value", "ci_low", "ci_high", "reason", "annotators", "documents", "relations", "units", "units_used", "std_err", "df", "p_value", "pair", "annotator_a", "annotator_b", "label", "doc", "level", "params", "unit", "approach", "mode", "diagnostics"];
     var extra = a.columns.filter(function (n) { return known.indexOf(n) < 0; });
-    var keyed = new Map();
-    a.rows.forEach(function (row) {
-      if (skip.some(function (n) { return row[c[n]] !== null && row[c[n]] !== ""; })) return;
+    var keyed = new Map(), advice = new Map();
+    a.rows.forEach(function (row) {  // a cell's own rows, and a pairwise metric's mean over the pairs (pair "mean")
+      if (skip.some(function (n) { return row[c[n]] !== null && row[c[n]] !== "" && !(n === "pair" && row[c[n]] === "mean"); })) return;
       var key = row[c.setting] + "\u0000" + row[c.group] + "\u0000" + row[c.layer];
       if (!keyed.has(key)) keyed.set(key, { setting: row[c.setting], group: row[c.group], layer: row[c.layer], m: {}, row: row, notes: [] });
       var k = keyed.get(key); k.m[row[c.metric]] = row;
       if ("diagnostics" in c && row[c.diagnostics]) {  // sentences, each once per row: what was seen, then what to do
-        JSON.parse(row[c.diagnostics]).forEach(function (d) {
-          var said = d.code.replace(/-/g, " ") + ": " + d.detail + (d.suggestion ? ". " + d.suggestion.charAt(0).toUpperCase() + d.suggestion.slice(1) + "." : "");
+        JSON.parse(row[c.diagnostics]).forEach(function (d) {  // what was seen, per row; what to do, once under the table
+          var said = d.code.replace(/-/g, " ") + ": " + d.detail;
           if (k.notes.indexOf(said) < 0) k.notes.push(said);
+          if (d.suggestion) advice.set(d.code, d.suggestion);
         });
       }
       extra.forEach(function (n) { var v = row[c[n]]; if (v !== null && v !== "" && v !== undefined && k.notes.indexOf(n + ": " + v) < 0) k.notes.push(n + ": " + v); });
@@ -237,7 +245,8 @@
       var body = shown.slice(state.page * PAGE, state.page * PAGE + PAGE).map(function (r) {
         var first = r.row, byReason = new Map();
         var cells = metrics.map(function (m) {
-          var x = r.m[m]; if (!x) return "";
+          var x = r.m[m];
+          if (!x) return el("span", { cls: "muted", title: m + " has no value for this setting, group and layer in results.parquet: it was not measured here (a subset run, or another kind of data)", text: "not measured" });
           var why = x[c.reason];
           if (why && !everywhere.has(why)) { if (!byReason.has(why)) byReason.set(why, []); byReason.get(why).push(m); }
           if (m === "cochran-q" && x[c.value] !== null && x[c.value] === x[c.value]) {  // a test statistic, not a coefficient
@@ -254,9 +263,12 @@
       });
       holder.appendChild(table(head, body, { caption: "Agreement per setting × group × layer (agreement/results.parquet; " + shown.length + " rows; pairs, labels and documents in results.csv)", cls: "agree" }));
       everywhere.forEach(function (ms, why) { holder.appendChild(el("p", { cls: "note", text: "In every row: " + ms.join(", ") + " — " + why + "." })); });
+      var seen = new Set(); shown.forEach(function (r) { r.notes.forEach(function (n) { seen.add(n.split(":")[0].replace(/ /g, "-")); }); });
+      advice.forEach(function (what, code) { if (seen.has(code)) holder.appendChild(el("p", { cls: "note advice", text: code.replace(/-/g, " ") + " — " + what.charAt(0).toUpperCase() + what.slice(1) + "." })); });
       holder.appendChild(pager(shown.length, state.page, function (p) { state.page = p; draw(); }));
     }
     draw();
+    ceilingSection(main);
     altTestSection(main);
     if (o.plots.length) {
       main.appendChild(el("h3", { text: "Plots (agreement/plots)" }));
@@ -264,6 +276,17 @@
         return el("figure", null, [el("img", { src: "plots/" + p, alt: "box plot " + p.replace(/\.png$/, "") }), el("figcaption", { cls: "muted", text: p })]);
       })));
     }
+  }
+
+  function ceilingSection(main) {
+    var r = R.overview.roles;
+    if (!r || !r.ceiling.length) return;
+    main.appendChild(el("h3", { id: "ceiling", text: "Humans and candidates (agreement/roles.csv)" }));
+    main.appendChild(el("p", { cls: "muted", text: "The human ceiling: a metric's mean over the pairs of humans; beside it each candidate's mean over its pairs with the humans, and a family's runs with each other. Each pair rests on the documents both coded." }));
+    pagedTable(main, ["setting", "layer", "metric", "who", { text: "mean", num: 1 }, { text: "pairs", num: 1 }], r.ceiling, function (x) {
+      var who = x.who === "humans" ? "humans (the ceiling)" : x.who.slice(-5) === " runs" ? x.who + " with each other" : x.who + " (candidate) with the humans";
+      return [x.setting, x.layer, x.metric, who, valueCell(x.metric, x.value, null, null, null), fmt(x.n)];
+    }, "ceiling");
   }
 
   function altTestSection(main) {
@@ -515,8 +538,11 @@
       ["gold", s.kind === "units" ? fmt(s.gold_spans) + " gold spans" : fmt(s.resolved) + " of " + fmt(s.coded) + " items with a gold label"],
       ["units", fmt(s.units) + " (" + fmt(s.coded) + " coded, " + fmt(s.tied) + " tied, " + fmt(s.review_units) + " up for review)"],
       ["review queue", fmt(s.review_regions) + " regions: confidence below " + s.review_below + ", tied, or no gold (adjudication/review.csv)"],
-      ["written as", s.to ? s.to + " in " + s.dest + " (annotator " + s.annotator + ")" : null]];
+      ["written as", s.to ? s.to + " in " + s.dest + " (relative to the output directory; annotator " + s.annotator + ")" : null]];
     main.appendChild(el("dl", { cls: "facts" }, facts.filter(function (f) { return f[1] !== null && f[1] !== undefined; }).reduce(function (x, f) { return x.concat([el("dt", { text: f[0] }), el("dd", { text: String(f[1]) })]); }, [])));
+    if (a.candidates && a.candidates.length) main.appendChild(table(["setting", "candidate", { text: "units", num: 1 }, { text: "accuracy", num: 1 }, { text: "gold spans", num: 1 }, { text: "its spans", num: 1 }, { text: "matched", num: 1 }, { text: "span F1", num: 1 }],
+      a.candidates.map(function (x) { return [x.setting, x.candidate, fmt(x.units), fmt(x.accuracy), fmt(x.gold_spans), fmt(x.candidate_spans), fmt(x.matched_spans), fmt(x.span_f1)]; }),
+      { caption: "Candidates against the gold (adjudication/candidates.csv): they did not vote; accuracy on the units both have, span F1 by exact match", cls: "candidates" }));
     var rows = a.review;
     if (!rows.length) { main.appendChild(el("p", { cls: "muted", text: "Nothing to review: every decision rests on enough votes." })); return; }
     if (rows.length < s.review_regions) main.appendChild(el("p", { cls: "muted", text: "The first " + fmt(rows.length) + " regions; all of them are in adjudication/review.csv." }));
