@@ -310,3 +310,30 @@ def test_matrix_api_returns_one_table(basic):
 
     with pytest.raises(RunError, match="layer 'Conn' was not unitized"):
         r.matrix("ve", "Conn")
+
+
+def test_one_label_per_unit_where_an_annotators_spans_intersect(tmp_path):
+    """DESIGN §4: one annotator's intersecting spans of a layer are one segment, labelled with their labels joined —
+    and every unit of it carries that label in the labels matrix (it carried each unit's own labels: PER, LOC+PER,
+    LOC, LOC, LOC), so span F1 and the unit-based measures read one rule."""
+    import pyarrow.parquet as pq
+
+    from unitize.config import load_toml, override
+    from unitize.run import convert
+
+    root = tmp_path / "study"
+    (root / "annotations").mkdir(parents=True)
+    (root / "texts").mkdir()
+    (root / "texts" / "d01.txt").write_text("Angela Merkel met Emmanuel Macron in Paris on Monday.", encoding="utf-8")
+    (root / "annotations" / "a.jsonl").write_text(
+        '{"doc": "d01", "spans": [{"start": 0, "end": 13, "label": "PER"}, {"start": 7, "end": 33, "label": "LOC"}]}\n', encoding="utf-8")
+    (root / "annotations" / "b.jsonl").write_text('{"doc": "d01", "spans": [{"start": 0, "end": 13, "label": "PER"}]}\n', encoding="utf-8")
+    (root / "study.toml").write_text('[input]\nformat = "quotes"\nannotations = "annotations"\ntexts = "texts"\n'
+                                     '[unitize]\nunits = ["word"]\napproaches = ["interval"]\nmodes = ["labels"]\ntokenizer = "regex"\n',
+                                     encoding="utf-8")
+    out = tmp_path / "out"
+    convert(override(load_toml(root / "study.toml"), out=out))
+    segments = [(r["annotator"], r["label"], r["unit_begin"], r["unit_end"]) for r in pq.read_table(out / "segments" / "word.parquet").to_pylist()]
+    assert segments == [("a", "LOC+PER", 0, 5), ("b", "PER", 0, 2)]
+    rows = pq.read_table(next((out / "labels").rglob("*.parquet"))).to_pylist()
+    assert [r["a"] for r in rows][:6] == ["LOC+PER"] * 5 + ["O"] and [r["b"] for r in rows][:3] == ["PER", "PER", "O"]

@@ -78,8 +78,9 @@ def test_labels_mode_joins_overlapping_labels_and_marks_not_annotated(small: Pat
     table = next(u.matrices("word", "interval", "labels"))
     # tokens: Ana met Bob in Paris today
     assert column(table, "A") == ["PER", NOT_ANNOTATED, "PER", NOT_ANNOTATED, "LOC", NOT_ANNOTATED]
-    # B's PER 0..11 is extended over "met"; "Paris" carries LOC and PER
-    assert column(table, "B") == ["PER", "PER", "PER", "LOC", "LOC+PER", NOT_ANNOTATED]
+    # B's PER 0..11 is extended over "met"; its LOC "in Paris" and PER "Paris" intersect: one segment, LOC+PER on
+    # both its words (one label per unit: the segment's, as span F1 reads it; docs/convert.md)
+    assert column(table, "B") == ["PER", "PER", "PER", "LOC+PER", "LOC+PER", NOT_ANNOTATED]
     meta = json.loads(table.schema.metadata[b"unitize"])
     assert (meta["value"], meta["layout"], meta["not_annotated"], meta["labels"]) == ("label", "wide", "O", ["LOC", "PER"])
 
@@ -110,7 +111,7 @@ def test_long_layout_rows_are_existing_pairs(small: Path, tmp_path: Path) -> Non
     meta = json.loads(t.schema.metadata[b"unitize"])
     assert (meta["layout"], meta["value"]) == ("long", "binary")
     labels = pq.read_table(s.out / setting_path("word-interval-labels"))
-    assert column(labels, "value")[6:12] == ["PER", "PER", "PER", "LOC", "LOC+PER", "O"]
+    assert column(labels, "value")[6:12] == ["PER", "PER", "PER", "LOC+PER", "LOC+PER", "O"]  # one label per unit
     # no annotator-missing findings: each document has its own annotators
     report = [json.loads(line) for line in (s.out / "report.jsonl").read_text().splitlines()]
     assert "annotator-missing" not in {r["code"] for r in report}

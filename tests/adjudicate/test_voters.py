@@ -71,6 +71,6 @@ def test_each_candidate_is_scored_against_the_humans_gold(models: Path) -> None:
         assert rows[run]["span_f1"] == pytest.approx(2 * matched / (len(gold_spans) + len(own)))
     assert (rows["gpt-run1"]["agreeing"], rows["gpt-run1"]["matched_spans"]) == (103, 26)  # the figures on screen
     text = (models / "adjudication" / "candidates.csv").read_text(encoding="utf-8").splitlines()
-    assert text[0] == "setting,candidate,units,agreeing,accuracy,gold_spans,candidate_spans,matched_spans,span_f1" and len(text) == 3
+    assert text[0] == "setting,candidate,units,agreeing,unit_accuracy,gold_spans,candidate_spans,matched_spans,span_f1" and len(text) == 3
     assert adjudicate(models, voters="all").candidates == []  # every annotator voted: no candidate
     assert not (models / "adjudication" / "candidates.csv").exists()

@@ -21,7 +21,9 @@ FAST = ["--tokenizer", "regex", "--units", "char", "--approaches", "interval", "
 
 
 def convert(out: Path, *extra: str) -> int:
-    return main(["convert", str(STUDY), "--out", str(out), *FAST, *extra])
+    """``convert`` with the fast flags; a ``--units`` in ``extra`` takes the place of theirs (a list flag given twice joins)."""
+    fast = FAST if "--units" not in extra else [f for i, f in enumerate(FAST) if "--units" not in FAST[max(i - 1, 0):i + 1]]
+    return main(["convert", str(STUDY), "--out", str(out), *fast, *extra])
 
 
 def tree(root: Path) -> dict[str, bytes]:

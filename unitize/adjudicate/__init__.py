@@ -90,8 +90,11 @@ def choose_setting(data: OutputData, method: Method, name: str | None) -> Settin
     candidates = [s for s in data.settings if s.kind in method.kinds and (s.kind == "items" or s.approach == "interval")]
     if not candidates:
         kinds = sorted({s.kind for s in data.settings})
-        raise UnitizeError(f"{data.path} holds no setting {method.name} can adjudicate (it has {', '.join(kinds)} data; "
-                           f"{method.name} takes {' and '.join(sorted(method.kinds))}, interval settings for units)")
+        takes = " and ".join({"items": "item labels", "units": "the interval settings of span data"}[k] for k in sorted(method.kinds))
+        others = ", ".join(m.name for m in METHODS if set(kinds) & set(m.kinds))
+        held = " and ".join({"items": "item label", "units": "span"}[k] for k in kinds)
+        raise UnitizeError(f"{data.path} holds no setting {method.name} can adjudicate: it has {held} data, and "
+                           f"{method.name} takes {takes} only" + (f"; use --method {others}" if others else ""))
     return min(candidates, key=lambda s: (not s.layout.columnar, modes.get(s.mode or "", 3), s.unit != "word", s.name))
 
 

@@ -1,7 +1,7 @@
 """Each candidate (an annotator who did not vote: a model, its runs) scored against the gold the voters made.
 
 Written beside the review queue as ``candidates.csv``, one row per candidate: on the units (items) both the
-candidate and the gold have a value for — ``units``, ``agreeing`` and ``accuracy`` (the share where the
+candidate and the gold have a value for — ``units``, ``agreeing`` and ``unit_accuracy`` (the share where the
 candidate's value is the gold's; "not marked" is a value) — and for interval span settings the spans, each a
 run of units of one value (the rule every gold span follows), matched exactly: ``gold_spans`` (on the
 documents the candidate coded), ``candidate_spans``, ``matched_spans`` and ``span_f1`` = 2·matched / (gold +
@@ -21,7 +21,7 @@ from ..dataset.directory import OutputData, Setting
 from ..dataset.regions import Cells, setting_cells
 
 #: the columns of candidates.csv
-COLUMNS = ("setting", "candidate", "units", "agreeing", "accuracy", "gold_spans", "candidate_spans", "matched_spans", "span_f1")
+COLUMNS = ("setting", "candidate", "units", "agreeing", "unit_accuracy", "gold_spans", "candidate_spans", "matched_spans", "span_f1")
 
 Key = tuple[str, int]  # (document or item, unit index; items: 0)
 Span = tuple[str, str, int, int]  # (document, value, first unit, end unit)
@@ -92,7 +92,7 @@ def _runs(values: Iterable[tuple[Key, str | None]], empty: str | None) -> Iterab
 def _row(setting: Setting, candidate: str, t: np.ndarray, spans: bool) -> dict[str, Any]:
     units, agreeing, gold_spans, own_spans, matched = (int(x) for x in t)
     return {"setting": setting.name, "candidate": candidate, "units": units, "agreeing": agreeing,
-            "accuracy": agreeing / units if units else None,
+            "unit_accuracy": agreeing / units if units else None,
             "gold_spans": gold_spans if spans else None, "candidate_spans": own_spans if spans else None,
             "matched_spans": matched if spans else None,
             "span_f1": (2 * matched / (gold_spans + own_spans) if gold_spans + own_spans else None) if spans else None}

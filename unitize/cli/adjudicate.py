@@ -64,8 +64,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"  candidates against the gold ({result.path / 'candidates.csv'}):")
             for r in result.candidates:
                 f1 = f", span F1 {r['span_f1']:.3f} ({r['matched_spans']} of {r['gold_spans']} gold spans matched)" if r["span_f1"] is not None else ""
-                acc = f"{r['accuracy']:.3f}" if r["accuracy"] is not None else "—"
-                print(f"    {r['candidate']}: accuracy {acc} on {r['units']:,} units{f1}")
+                acc = f"{r['unit_accuracy']:.3f}" if r["unit_accuracy"] is not None else "—"
+                print(f"    {r['candidate']}: unit accuracy {acc} on {r['units']:,} units{f1}")
         print(f"  per-unit gold and confidence: {result.path / 'units.parquet'}")
         if result.dest is not None:
             print(f"  gold written as {args.to} to {result.dest} (read it back: unitize convert {result.dest / 'study.toml'} --out DIR)")

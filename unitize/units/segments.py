@@ -180,7 +180,7 @@ def resolve_segments(
     keys = SegmentKey(len(names["layers"]), len(names["annotators"]), len(space.doc_ids), max(len(names["labels"]), 1))
     key = keys.encode(frag["group"][first], frag["layer"][first], frag["annotator"][first], doc)
     merged = merge_overlaps(key[live], u0[live], u1[live])
-    by_label = merge_overlaps(keys.labelled(key[live], frag["label"][first][live]), u0[live], u1[live])
+    label_key, label_u0, label_u1 = _labelled_marks(keys, merged, frag["label"][first][live])
     frag_merged = _members(segs.fragment_segment, segs.begin.size, live, merged.cluster)
 
     # records and labels per merged segment, in fragment order
@@ -199,7 +199,7 @@ def resolve_segments(
     table = _segments_table(unit, space, names, keys, merged, label_col, records, extended, snapped_m)
     return UnitResult(
         unit=unit,
-        marks=Marks(keys, merged.key, merged.u0, merged.u1, by_label.key, by_label.u0, by_label.u1),
+        marks=Marks(keys, merged.key, merged.u0, merged.u1, label_key, label_u0, label_u1),
         segments=table,
         findings=findings,
         in_segments=int((frag_merged >= 0).sum()),
@@ -266,6 +266,19 @@ def _merge_findings(unit: str, spans: list[Span], size: np.ndarray, span_of: np.
             )
         )
     return findings
+
+
+def _labelled_marks(keys: SegmentKey, merged: Merged, label: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The marks of a labels matrix: each merged segment once per label of its fragments, over the merged extent —
+    so a unit's value is its segment's label (DESIGN §4: an annotator's intersecting segments of one layer are one
+    segment, labelled with their labels joined), the one rule span F1, the alt-test, adjudication and the report
+    read (docs/convert.md, "One label per unit")."""
+    scale = keys.labels
+    pairs = np.unique(merged.cluster.astype(np.int64) * scale + label.astype(np.int64))
+    cluster, lab = pairs // scale, pairs % scale
+    key = keys.labelled(merged.key[cluster], lab)
+    order = np.lexsort((merged.u0[cluster], key))
+    return key[order], merged.u0[cluster][order], merged.u1[cluster][order]
 
 
 def _segments_table(unit: str, space: UnitSpace, names: FragmentNames, keys: SegmentKey, merged: Merged, label_col: pa.Array,

@@ -541,7 +541,7 @@
       ["written as", s.to ? s.to + " in " + s.dest + " (relative to the output directory; annotator " + s.annotator + ")" : null]];
     main.appendChild(el("dl", { cls: "facts" }, facts.filter(function (f) { return f[1] !== null && f[1] !== undefined; }).reduce(function (x, f) { return x.concat([el("dt", { text: f[0] }), el("dd", { text: String(f[1]) })]); }, [])));
     if (a.candidates && a.candidates.length) main.appendChild(table(["setting", "candidate", { text: "units", num: 1 }, { text: "accuracy", num: 1 }, { text: "gold spans", num: 1 }, { text: "its spans", num: 1 }, { text: "matched", num: 1 }, { text: "span F1", num: 1 }],
-      a.candidates.map(function (x) { return [x.setting, x.candidate, fmt(x.units), fmt(x.accuracy), fmt(x.gold_spans), fmt(x.candidate_spans), fmt(x.matched_spans), fmt(x.span_f1)]; }),
+      a.candidates.map(function (x) { return [x.setting, x.candidate, fmt(x.units), fmt(x.unit_accuracy), fmt(x.gold_spans), fmt(x.candidate_spans), fmt(x.matched_spans), fmt(x.span_f1)]; }),
       { caption: "Candidates against the gold (adjudication/candidates.csv): they did not vote; accuracy on the units both have, span F1 by exact match", cls: "candidates" }));
     var rows = a.review;
     if (!rows.length) { main.appendChild(el("p", { cls: "muted", text: "Nothing to review: every decision rests on enough votes." })); return; }
