@@ -17,6 +17,7 @@ from unitize.config import load_toml, override
 from unitize.dataset import OutputData, densify
 from unitize.errors import RunError
 from unitize.metrics import ALT_TEST
+from unitize.metrics.alttest import pass_probability
 from unitize.run import convert
 
 STUDY = ROOT / "unitize" / "examples" / "models-mini" / "study.toml"
@@ -60,10 +61,19 @@ def test_roles_from_the_study_file(out: Path, tmp_path: Path) -> None:
     assert {r["pair"] for r in rows if r["metric"] == "span-f1" and r["comparison"] == "human-human"} == {"ana|ben", "ana|chen", "ben|chen"}
     verdicts = _csv(tmp_path / "a" / "alt_test.csv")
     assert list(verdicts[0]) == ["setting", "candidate", "epsilon", "score", "humans", "instances", "winning_rate",
-                                 "advantage_probability", "advantage_ci_low", "advantage_ci_high", "passed", "losing_rate", "verdict"]
+                                 "advantage_probability", "advantage_ci_low", "advantage_ci_high", "passed", "losing_rate", "verdict",
+                                 "instances_to_pass"]
     assert [(v["candidate"], v["score"], v["humans"], v["instances"], v["winning_rate"], v["passed"], v["verdict"]) for v in verdicts] == [
         ("gpt-run1", "span-f1", "3", "12", "0.0", "False", "inconclusive"), ("gpt-run2", "span-f1", "3", "12", "0.0", "False", "inconclusive")]
     assert float(verdicts[0]["advantage_probability"]) == pytest.approx(11 / 12)  # W_c = 11 of 12 documents against each human
+    # inconclusive: the fewest instances (1.5×, 2×, 3×… the 12) on which plan's simulation passes it with probability ≥ 0.8
+    assert [v["instances_to_pass"] for v in verdicts] == ["24", "72"]
+    r = next(x for _, _, x in result.alt_tests if x.candidate == "gpt-run1")
+    n = int(max(h.rows.max() for h in r.tested)) + 1
+    def p(size):
+        return pass_probability(r.tested, n, size, epsilon=0.2, q=0.05, min_instances=10, replicates=200, seed=0)
+    assert p(24) >= 0.8 > p(18)
+    assert any("inconclusive: ≈ 24 instances would pass it with probability ≥ 80%" in line for line in result.screen())
     humans = _csv(tmp_path / "a" / "alt_test_humans.csv")
     assert [(h["human"], h["candidate_wins"], h["human_wins"]) for h in humans[:3]] == [("ana", "11", "11"), ("ben", "11", "9"), ("chen", "11", "8")]
 

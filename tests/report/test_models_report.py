@@ -80,8 +80,10 @@ def test_the_alt_test_and_quotes_tables_in_chromium(out: Path) -> None:
         browser.open((out / "report" / "index.html").as_uri())
         browser.wait_for("document.querySelectorAll('table.alt-test tbody tr').length")
         assert browser.js(rows.format("alt-test")) == [
-            ["word-interval-labels", "gpt-run1", "span-f1", "0.20", "3", "12", "0.00", "0.92 [0.75, 1.00]", "inconclusive"],
-            ["word-interval-labels", "gpt-run2", "span-f1", "0.20", "3", "12", "0.00", "0.86 [0.67, 1.00]", "inconclusive"]]
+            ["word-interval-labels", "gpt-run1", "span-f1", "0.20", "3", "12", "0.00", "0.92 [0.75, 1.00]",
+             "inconclusive (≈ 24 instances would pass it with probability ≥ 80 %)"],
+            ["word-interval-labels", "gpt-run2", "span-f1", "0.20", "3", "12", "0.00", "0.86 [0.67, 1.00]",
+             "inconclusive (≈ 72 instances would pass it with probability ≥ 80 %)"]]
         humans = browser.js(rows.format("alt-humans"))
         assert humans[0] == ["word-interval-labels", "gpt-run1", "ana", "12", "11", "11", "0.066", "no"]
         assert [r[:2] for r in browser.js(rows.format("quotes"))] == [["exact", "51"], ["normalized", "3"], ["fuzzy", "1"], ["not-found", "1"]]

@@ -31,7 +31,7 @@ from ..dataset import OutputData, Setting
 from ..dataset.roles import Roles
 from ..errors import RunError
 from ..metrics import spanf1
-from ..metrics.alttest import AltResult, AltScore, Term, alt_test
+from ..metrics.alttest import DECISIVE, SIZES, AltResult, AltScore, Term, alt_test, instances_to_pass
 from ..metrics.bootstrap import Options
 from . import batches, columns
 from .measure import cells_of
@@ -39,7 +39,7 @@ from .spans import Segments, segment_cell
 
 #: the columns of alt_test.csv and alt_test_humans.csv
 COLUMNS = ("setting", "candidate", "epsilon", "score", "humans", "instances", "winning_rate", "advantage_probability",
-           "advantage_ci_low", "advantage_ci_high", "passed", "losing_rate", "verdict")
+           "advantage_ci_low", "advantage_ci_high", "passed", "losing_rate", "verdict", "instances_to_pass")
 HUMAN_COLUMNS = ("setting", "candidate", "human", "instances", "candidate_wins", "human_wins", "p_value", "rejected", "p_value_reverse",
                  "rejected_reverse")
 
@@ -174,6 +174,8 @@ def run(data: OutputData, roles: Roles, *, score: str | None = None, epsilon: fl
                 continue
             result = alt_test(found.terms, found.coded, found.names, humans, found.names.index(candidate), alt, epsilon=epsilon, q=q,
                               min_instances=min_instances, passing=registry.ALT_TEST.passing, ci=ci or Options())
+            if result.verdict == "inconclusive":  # how many instances would decide it (unitize plan's simulation)
+                result.to_pass = instances_to_pass(result, epsilon=epsilon, q=q, min_instances=min_instances, seed=(ci or Options()).seed)
             out.append((setting, alt, result))
     return out
 
@@ -185,7 +187,7 @@ def tables(results: list[tuple[Setting, AltScore, AltResult]]) -> tuple[list[dic
         ci = r.advantage_ci or (None, None)
         verdicts.append(dict(zip(COLUMNS, (setting.name, r.candidate, r.epsilon, score.name, len(r.tested), r.instances,
                                            _num(r.winning_rate), _num(r.advantage_probability), ci[0], ci[1], r.passed,
-                                           _num(r.losing_rate), r.verdict))))
+                                           _num(r.losing_rate), r.verdict, r.to_pass))))
         for h in r.humans:
             tested = h.skipped is None
             humans.append(dict(zip(HUMAN_COLUMNS, (setting.name, r.candidate, h.human, h.instances,
@@ -210,7 +212,7 @@ def verdict_lines(results: list[tuple[Setting, AltScore, AltResult]]) -> list[st
              f"  {'setting':<22} {'candidate':<16} {'humans':>6} {'instances':>9} {'ω':>5} {'ρ':>5}  {'ρ interval':<13} verdict"]
     for setting, _, r in results:
         ci = f"[{r.advantage_ci[0]:.2f}, {r.advantage_ci[1]:.2f}]" if r.advantage_ci else ""
-        verdict = r.verdict
+        verdict = r.verdict + (_needed(r) if r.verdict == "inconclusive" else "")
         lines.append(f"  {setting.name:<22} {r.candidate:<16} {len(r.tested):>6} {r.instances:>9} {_shown(r.winning_rate):>5} "
                      f"{_shown(r.advantage_probability):>5}  {ci:<13} {verdict}")
         for h in r.humans:
@@ -219,6 +221,13 @@ def verdict_lines(results: list[tuple[Setting, AltScore, AltResult]]) -> list[st
             elif h.p_value != h.p_value:
                 lines.append(f"    {h.human}: p-value NaN (every difference equals ε): not rejected")
     return lines
+
+
+def _needed(r: AltResult) -> str:
+    """What would decide an inconclusive verdict, in words."""
+    if r.to_pass is not None:
+        return f": ≈ {r.to_pass} instances would pass it with probability ≥ {DECISIVE:.0%}"
+    return f": {SIZES[-1]:g}× the instances would not pass it with probability ≥ {DECISIVE:.0%} (unitize plan shows the curve)"
 
 
 def _shown(x: float) -> str:

@@ -122,6 +122,9 @@ class AltResult:
     losing_rate: float = float("nan")
     advantage_probability: float = float("nan")
     advantage_ci: tuple[float, float] | None = None
+    #: an inconclusive verdict: the instances on which it would pass with probability ≥ :data:`DECISIVE` (None: not within
+    #: :data:`SIZES` × the pilot's), from :func:`instances_to_pass`
+    to_pass: int | None = None
 
     @property
     def tested(self) -> list[HumanTest]:
@@ -257,6 +260,29 @@ def advantage_interval(tested: Sequence[HumanTest], n_instances: int, opts: Opti
     tail = (1 - opts.level) / 2 * 100
     low, high = np.percentile(reps, [tail, 100 - tail])
     return float(low), float(high)
+
+
+#: the sizes tried for an inconclusive verdict, as multiples of the instances tested (unitize plan's, above 1×)
+SIZES = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
+#: the pass probability at which a size counts as enough to decide
+DECISIVE = 0.8
+
+
+def instances_to_pass(result: AltResult, *, epsilon: float, q: float, min_instances: int, replicates: int = 200, seed: int = 0) -> int | None:
+    """The fewest instances (of :data:`SIZES` × those tested) on which ``result``'s candidate would pass with probability
+    ≥ :data:`DECISIVE`, by :func:`pass_probability` on the pilot's own wins; None when none of them does."""
+    found = [h for h in result.tested if h.candidate_wins.size]
+    if not found:
+        return None
+    n = int(max(h.rows.max() for h in found)) + 1
+    pilot = result.instances
+    for factor in SIZES:
+        size = max(1, round(pilot * factor))
+        p = pass_probability(found, n, size, epsilon=epsilon, q=q, min_instances=min_instances, replicates=replicates, seed=seed,
+                             passing=result.passing)
+        if p >= DECISIVE:
+            return size
+    return None
 
 
 def pass_probability(tested: Sequence[HumanTest], n_instances: int, size: int, *, epsilon: float, q: float, min_instances: int,

@@ -297,9 +297,10 @@
     main.appendChild(table(["setting", "candidate", "score", { text: "ε", num: 1 }, { text: "humans tested", num: 1 }, { text: "instances", num: 1 }, { text: "ω", num: 1 }, { text: "ρ", num: 1 }, "verdict"],
       t.verdicts.map(function (v) {
         var verdict = v.verdict || (v.passed ? "passed" : (v.humans ? "failed" : "not tested"));
+        var toPass = verdict === "inconclusive" ? (v.instances_to_pass ? " (≈ " + fmt(v.instances_to_pass) + " instances would pass it with probability ≥ 80 %)" : " (8× the instances would not pass it with probability ≥ 80 %)") : "";
         return [v.setting, v.candidate, v.score, fmt(v.epsilon, 2), fmt(v.humans), fmt(v.instances), fmt(v.winning_rate, 2),
           el("span", null, [fmt(v.advantage_probability, 2), v.advantage_ci_low !== null ? el("span", { cls: "ci", text: " [" + fmt(v.advantage_ci_low, 2) + ", " + fmt(v.advantage_ci_high, 2) + "]" }) : null]),
-          el("span", { cls: "band " + (verdict === "passed" ? "b-good" : verdict === "failed" ? "b-bad" : "b-mid"), text: verdict,
+          el("span", { cls: "band " + (verdict === "passed" ? "b-good" : verdict === "failed" ? "b-bad" : "b-mid"), text: verdict + toPass,
             title: verdict === "inconclusive" ? "neither test decides: no more than half of the humans are beaten, nor better by ε; more instances would tell (unitize plan)" : "" })];
       }), { caption: "The verdict per setting and candidate", cls: "alt-test" }));
     if (t.humans.length) main.appendChild(table(["setting", "candidate", "human", { text: "instances", num: 1 }, { text: "candidate wins", num: 1 }, { text: "human wins", num: 1 }, { text: "p-value", num: 1 }, "rejected"],
