@@ -29,9 +29,10 @@ from .rows import value_row
 
 def rows(base: dict[str, Any], stats: Stats, level: str, binary: bool, crowd: int | None, categories: list[str] | None,
          spans: Callable[[], SegmentCell] | None, metrics: Sequence[Metric], options: MeasureOptions) -> list[dict[str, Any]]:
-    """The whole rows of every metric on each of ``options.pairs`` present in the cell (its own pair's row, not
-    also the equal mean of that one pair), ``annotator_a`` and ``annotator_b`` the pair as asked; none on crowd
-    data, which has no annotator's own coding."""
+    """The whole rows of every metric on each pair the cell has of ``options.among`` (every pair of them) and
+    ``options.pairs`` (its own pair's row, not also the equal mean of that one pair), ``annotator_a`` and
+    ``annotator_b`` the pair as asked; on crowd data, which has no annotator's own coding, one NaN row per metric
+    (no pair named) saying so."""
     index = {a: k for k, a in enumerate(stats.annotators)}
     if crowd is not None or not index:  # one row per metric: no pair can be measured here
         why = nan(f"crowd data ({crowd} annotators, a few per unit) is counted per unit: a pair's own agreement needs each "
