@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import unitizations
-from unitize.metrics.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, stretches
+from unitize.metrics.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, pair_disagreements, stretches
 
 
 def units(*pairs: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -234,3 +234,21 @@ def test_statistics_reproduce_krippendorff_2004():
 def test_a_unit_may_not_cross_a_document():
     with pytest.raises(ValueError, match="crosses a document"):
         stretches([units((3, 4)), units()], 10, np.array([0, 5]))
+
+
+def test_every_pairs_disagreement_at_once_equals_each_pair_measured_alone():
+    """pair_disagreements (roles: every pair of annotators from each one's stretch) equals category_disagreement of the
+    two annotators' units alone, pair by pair, on random studies (empty annotators, touching and nested units)."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        length, m = int(rng.integers(5, 60)), int(rng.integers(2, 6))
+        units = []
+        for _ in range(m):
+            cuts = np.sort(rng.choice(np.arange(length + 1), size=2 * int(rng.integers(0, 4)), replace=False))
+            units.append((cuts[0::2].astype(np.int64), cuts[1::2].astype(np.int64)))
+        pairs = [(i, j) for i in range(m) for j in range(i + 1, m)]
+        got = pair_disagreements([stretches([u], length)[0] for u in units], units, pairs)
+        for (i, j), d in zip(pairs, got):
+            want = category_disagreement([units[i], units[j]], length)
+            assert d.observed == pytest.approx(want.observed, rel=1e-12, abs=1e-15)
+            assert d.expected == pytest.approx(want.expected, rel=1e-12, abs=1e-15)

@@ -307,18 +307,48 @@ def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = N
     ]
 
 
-def pair_stretch(one: Stretch, other: Stretch, units: tuple[Units, Units]) -> Stretch:
-    """Two annotators' stretches of one category (each of one annotator, on the same continuum) as the stretch of
-    the two together: their histograms merged, and the observed Σ δ between their ``units``."""
-    (bi, ei), (bj, ej) = units
+def pair_disagreements(alone: Sequence[Stretch], units: Sequence[Units], pairs: Sequence[tuple[int, int]]) -> list[CategoryDisagreement]:
+    """One category's observed and expected disagreement of each pair of annotators alone, at once: ``alone`` holds
+    each annotator's stretch of the whole continuum (an annotator alone: its units, inner gaps, lead and trail),
+    ``units`` its units. The expected numerator adds up over the pair's units and gaps (``Σ_u c(l_u)`` and
+    ``Σ_u l_u² Σ_{gaps ≥ l_u} (gap − l_u + 1)``), so it comes from per-annotator sums; the observed Σ δ is the pair's
+    own (:func:`category_disagreement`'s rules). The same values as :meth:`Stretch.disagreement` of the two together."""
+    if not pairs:
+        return []
+    length = alone[0].length
+    n_units = np.array([int(s.units[1].sum()) for s in alone], np.float64)
+    lengths = [np.repeat(s.units[0], s.units[1]).astype(np.float64) for s in alone]  # each annotator's unit lengths
+    cubic = np.array([float(((u * (u - 1) * (2 * u - 1)) / 3).sum()) for u in lengths])  # Σ (2l³ − 3l² + l) / 3
+    squares = np.array([float((u * (u - 1)).sum()) for u in lengths])
+    fits = np.zeros((len(alone), len(alone)))  # [a, b]: Σ over a's units of l² Σ over b's gaps ≥ l of (gap − l + 1)
+    for b, stretch in enumerate(alone):
+        gaps = np.repeat(*stretch.all_gaps()).astype(np.float64)
+        gaps.sort()
+        at_least = np.concatenate((np.cumsum(np.ones_like(gaps)[::-1])[::-1], [0.0]))
+        summed = np.concatenate((np.cumsum(gaps[::-1])[::-1], [0.0]))
+        for a, ls in enumerate(lengths):
+            k = np.searchsorted(gaps, ls, side="left")
+            fits[a, b] = float((ls * ls * (summed[k] - (ls - 1) * at_least[k])).sum())
+    out = []
+    for i, j in pairs:
+        n_c = n_units[i] + n_units[j]
+        numerator = (n_c - 1) * (cubic[i] + cubic[j]) + fits[i, i] + fits[i, j] + fits[j, i] + fits[j, j]
+        denominator = 2 * length * (2 * length - 1) - squares[i] - squares[j]
+        expected = 2 * numerator / (length * denominator) if numerator else 0.0
+        observed = _pair_observed(units[i], units[j])
+        out.append(CategoryDisagreement(observed=2 * observed / (2 * length * length), expected=expected))
+    return out
+
+
+def _pair_observed(one: Units, other: Units) -> int:
+    """Σ δ between two annotators' units: Δbegin² + Δend² where units overlap, l² for a unit inside the other's gap."""
+    (bi, ei), (bj, ej) = one, other
     ii, jj = overlap_pairs(bi, ei, bj, ej)
     observed = int(((bi[ii] - bj[jj]) ** 2 + (ei[ii] - ej[jj]) ** 2).sum())
     for side, b, e in ((ii, bi, ei), (jj, bj, ej)):
-        alone = np.bincount(side, minlength=b.size) == 0  # inside a gap of the other annotator
+        alone = np.bincount(side, minlength=b.size) == 0
         observed += int(((e[alone] - b[alone]) ** 2).sum())
-    return Stretch(one.length, observed, _merged(one.units, other.units), _merged(one.gaps, other.gaps),
-                   np.concatenate([one.lead, other.lead]), np.concatenate([one.trail, other.trail]),
-                   np.concatenate([one.marked, other.marked]))
+    return observed
 
 
 def _by_doc(doc: np.ndarray, lengths: np.ndarray, n_docs: int) -> list[Histogram]:

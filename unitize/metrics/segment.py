@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import spanboot, spanf1, unitizing
-from .alphau import Stretch, alpha_u_of, pair_stretch, stretches
+from .alphau import AlphaU, Stretch, alpha_from, alpha_u_of, pair_disagreements, stretches
 from .backends import quiet
 from .bootstrap import Options
 from .cells import MeasureOptions, SegmentCell, SegmentFormula
@@ -106,7 +106,8 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
 def alpha_u_pairs(cell: SegmentCell, name: str, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Value]:
     """Alpha-U of each of ``pairs`` alone, at once: of the pairs whose two annotators coded every document of the cell's
     continuum (the continuum of the two alone is then the cell's), each annotator's stretch of each category is
-    built once and a pair's is the two joined (:func:`~.alphau.pair_stretch`); the same value as the pair alone."""
+    built once and every pair's disagreements come from them (:func:`~.alphau.pair_disagreements`); the same value
+    as the pair alone."""
     placed = cell.placed(name)
     if isinstance(placed, Value):
         return {}
@@ -117,13 +118,21 @@ def alpha_u_pairs(cell: SegmentCell, name: str, pairs: Sequence[tuple[str, str]]
     if not chosen:
         return {}
     study, length = _study(placed, cell.layers, cell.labelled), first.length
-    alone = {c: [stretches([u], length)[0] for u in units] for c, units in study.items()}
+    if not study:
+        return {p: nan("no annotator marked a unit (no expected disagreement)", units_used=length) for p in chosen}
+    at = [(index[a], index[b]) for a, b in chosen]
+    per = {c: pair_disagreements([stretches([u], length)[0] for u in units], units, at) for c, units in study.items()}
     out = {}
-    for a, b in chosen:
-        i, j = index[a], index[b]
-        whole = {c: pair_stretch(alone[c][i], alone[c][j], (units[i], units[j])) for c, units in study.items()}
-        out[(a, b)] = _alpha_u_row(whole, length, [a, b]) if study else nan("no annotator marked a unit (no expected disagreement)",
-                                                                             units_used=length)
+    for k, (a, b) in enumerate(chosen):
+        i, j = at[k]
+        if not any(units[i][0].size or units[j][0].size for units in study.values()):
+            out[(a, b)] = nan("no annotator marked a unit (no expected disagreement)", units_used=length)
+            continue
+        res = AlphaU(alpha_from(sum(d[k].observed for d in per.values()), sum(d[k].expected for d in per.values())),
+                     {c: d[k] for c, d in per.items()})
+        params = {"observed": res.observed, "expected": res.expected, "annotators": [a, b]}
+        out[(a, b)] = (nan("no expected disagreement", units_used=length, params=params) if np.isnan(res.alpha)
+                       else Value(res.alpha, units_used=length, params=params))
     return out
 
 
