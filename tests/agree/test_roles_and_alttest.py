@@ -138,6 +138,12 @@ def test_a_trial_with_other_candidates_never_overwrites_the_studys_results(out: 
     assert not study.trial and agree(target, metrics=["alpha"], candidates=["gpt-run1..2"]).dest == target / "agreement"  # the study's own
     named = agree(target, metrics=["alpha"], candidates=["gpt-run1"], humans=["ana", "ben"])
     assert named.dest.parent == target / "agreement" / "trials" and named.dest.name.startswith("gpt-run1-humans-")
+    # with no results yet (or results of these same roles) there is nothing to keep: the candidates' run is the study's
+    fresh = tmp_path / "fresh"
+    shutil.copytree(out, fresh, ignore=shutil.ignore_patterns("agreement"))
+    first = agree(fresh, metrics=["alpha"], candidates=["gpt-run1"])
+    assert not first.trial and first.dest == fresh / "agreement"
+    assert agree(fresh, metrics=["alpha"], candidates=["gpt-run1"]).dest == fresh / "agreement"  # again: the same roles
 
 
 def test_crowd_data_says_why_no_pair_is_measured(tmp_path: Path, monkeypatch) -> None:

@@ -94,6 +94,12 @@ def _atomic_csv(table: pa.Table, path: Path) -> None:
 
 #: the results table's metadata key that names the output the rows were measured on
 OUTPUT_KEY = b"unitize.output"
+#: and the roles they were measured with (JSON: humans and candidate families; null without)
+ROLES_KEY = b"unitize.roles"
+
+
+def _roles_text(roles: Roles | None) -> str:
+    return json.dumps({"humans": roles.humans, "families": roles.families} if roles is not None else None, sort_keys=True)
 
 
 def output_identity(manifest: dict[str, Any], humans: Sequence[str] | None = None) -> str:
@@ -178,8 +184,8 @@ def agree(
     """Measure, then write the results table, the summary and (optionally) the plots.
 
     With candidates (``candidates``, else the study file's ``[roles]``; :mod:`.roles`), the results
-    table measures the humans alone (roles given here that are not the study file's are a trial, written to
-    :func:`trial_dest` unless ``dest`` is given), ``roles.csv`` every human pair, candidate–human pair and
+    table measures the humans alone (roles given here that are not the study file's, where ``OUT/agreement`` holds
+    results measured otherwise, are a trial, written to :func:`trial_dest` unless ``dest`` is given), ``roles.csv`` every human pair, candidate–human pair and
     family of runs, and ``alt_test`` runs the Alternative Annotator Test of every candidate
     (``alt_test.csv``, ``alt_test_humans.csv``; its options in ``alt``).
 
@@ -194,7 +200,8 @@ def agree(
     data = OutputData(out)
     group = group_name(data)
     roles = _check_request(data, metrics, summary_metric, candidates, humans, alt_test)
-    trial = roles is not None and bool(candidates or humans) and roles != resolve_roles(data)
+    trial = (dest is None and roles is not None and bool(candidates or humans) and roles != resolve_roles(data)
+             and _holds_other(out / "agreement", output_identity(data.manifest, roles.humans), _roles_text(roles)))
     dest = Path(dest) if dest is not None else trial_dest(out, roles, bool(humans)) if trial and roles is not None else out / "agreement"
     refuse_foreign(dest, lambda f: (f / "results.parquet").is_file(), "an earlier agreement folder (no results.parquet)")
     results, compared, tested = _measure_all(
@@ -208,11 +215,22 @@ def agree(
             kept = carried_over(earlier, results)
     result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept,
                          trial=trial)
-    rows = result.written.replace_schema_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode()})
+    rows = result.written.replace_schema_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode(),
+                                                   ROLES_KEY: _roles_text(roles).encode()})
     computed = list(dict.fromkeys(rows["metric"].to_pylist())) if kept is not None else list(metrics)  # a subset run: all of them
     result.summary_metric = summary_metric or registry.summary_metric(computed, _whole_cells(rows))
     result.files = _write(result, rows, alt_test=alt_test, plot=plot)
     return result
+
+
+def _holds_other(folder: Path, identity: str, roles: str) -> bool:
+    """Whether ``folder`` holds results measured otherwise than on ``identity`` with ``roles`` (another output, other
+    humans or other candidates)."""
+    try:
+        metadata = pq.read_schema(folder / "results.parquet").metadata or {}
+    except (OSError, pa.ArrowException):
+        return False
+    return metadata.get(OUTPUT_KEY, b"").decode() != identity or metadata.get(ROLES_KEY, b"null").decode() != roles
 
 
 def trial_dest(out: Path, roles: Roles, humans_named: bool = False) -> Path:
