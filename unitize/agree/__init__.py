@@ -95,7 +95,7 @@ def _atomic_csv(table: pa.Table, path: Path) -> None:
 #: the results table's metadata key that names the output the rows were measured on
 OUTPUT_KEY = b"unitize.output"
 #: and the roles they were measured with (JSON: humans and candidate families; null without)
-ROLES_KEY = b"unitize.roles"
+ROLES_KEY = b"unitize-roles"
 
 
 def _roles_text(roles: Roles | None) -> str:
