@@ -200,8 +200,7 @@ def agree(
     data = OutputData(out)
     group = group_name(data)
     roles = _check_request(data, metrics, summary_metric, candidates, humans, alt_test)
-    trial = (dest is None and roles is not None and bool(candidates or humans) and roles != resolve_roles(data)
-             and _holds_other(out / "agreement", output_identity(data.manifest, roles.humans), _roles_text(roles)))
+    trial = dest is None and roles is not None and bool(candidates or humans) and _is_trial(data, roles)
     dest = Path(dest) if dest is not None else trial_dest(out, roles, bool(humans)) if trial and roles is not None else out / "agreement"
     refuse_foreign(dest, lambda f: (f / "results.parquet").is_file(), "an earlier agreement folder (no results.parquet)")
     results, compared, tested = _measure_all(
@@ -221,6 +220,12 @@ def agree(
     result.summary_metric = summary_metric or registry.summary_metric(computed, _whole_cells(rows))
     result.files = _write(result, rows, alt_test=alt_test, plot=plot)
     return result
+
+
+def _is_trial(data: OutputData, roles: Roles) -> bool:
+    """Roles given here that are not the study file's, where ``OUT/agreement`` holds results measured otherwise."""
+    return roles != resolve_roles(data) and _holds_other(data.path / "agreement", output_identity(data.manifest, roles.humans),
+                                                         _roles_text(roles))
 
 
 def _holds_other(folder: Path, identity: str, roles: str) -> bool:
