@@ -74,3 +74,13 @@ def test_each_candidate_is_scored_against_the_humans_gold(models: Path) -> None:
     assert text[0] == "setting,candidate,units,agreeing,unit_accuracy,gold_spans,candidate_spans,matched_spans,span_f1" and len(text) == 3
     assert adjudicate(models, voters="all").candidates == []  # every annotator voted: no candidate
     assert not (models / "adjudication" / "candidates.csv").exists()
+
+
+def test_a_candidates_spans_are_runs_of_one_value_in_one_document() -> None:
+    from unitize.adjudicate.candidates import _runs
+
+    units = {("d1", 0): "A", ("d1", 1): "A", ("d1", 2): "O", ("d1", 3): "A", ("d1", 4): "B", ("d1", 6): "B",
+             ("d2", 0): "B", ("d2", 1): "B", ("d2", 2): None}
+    assert _runs(units.items(), "O") == {("d1", "A", 0, 2), ("d1", "A", 3, 4), ("d1", "B", 4, 5), ("d1", "B", 6, 7), ("d2", "B", 0, 2)}
+    assert _runs(units.items(), None) == _runs(units.items(), "O") | {("d1", "O", 2, 3)}
+    assert _runs([], "O") == set()

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..dataset.directory import OutputData, Setting
-from ..dataset.regions import Cells, setting_cells
+from ..dataset.regions import Cells, runs, setting_cells
 
 #: the columns of candidates.csv
 COLUMNS = ("setting", "candidate", "units", "agreeing", "unit_accuracy", "gold_spans", "candidate_spans", "matched_spans", "span_f1")
@@ -70,23 +70,25 @@ def _compared(own: dict[Key, str], gold: dict[Key, str | None], spans: bool, emp
     if not spans:
         return np.array([len(shared), agreeing, 0, 0, 0])
     coded = {doc for doc, _ in own}
-    theirs = set(_runs(((key, v) for key, v in gold.items() if key[0] in coded and v is not None), empty))
-    mine = set(_runs(own.items(), empty))
+    theirs = _runs(((key, v) for key, v in gold.items() if key[0] in coded), empty)
+    mine = _runs(own.items(), empty)
     return np.array([len(shared), agreeing, len(theirs), len(mine), len(theirs & mine)])
 
 
-def _runs(values: Iterable[tuple[Key, str | None]], empty: str | None) -> Iterable[Span]:
-    """Maximal runs of consecutive units of one document holding one value (not ``empty``, not None)."""
-    run: list[Any] | None = None
-    for (doc, unit), value in sorted(values, key=lambda kv: kv[0]):
-        if run is not None and (doc, value, unit) == (run[0], run[1], run[3]):
-            run[3] = unit + 1
-            continue
-        if run is not None:
-            yield tuple(run)
-        run = [doc, value, unit, unit + 1] if value is not None and value != empty else None
-    if run is not None:
-        yield tuple(run)
+def _runs(values: Iterable[tuple[Key, str | None]], empty: str | None) -> set[Span]:
+    """Maximal runs of consecutive units of one document holding one value (not ``empty``, not None): the gold
+    spans' rule (:func:`~unitize.dataset.regions.runs`)."""
+    marked = sorted((key, value) for key, value in values if value is not None and value != empty)
+    if not marked:
+        return set()
+    docs, doc_of = np.unique([key[0] for key, _ in marked], return_inverse=True)
+    names, value_of = np.unique([value for _, value in marked], return_inverse=True)
+    unit = np.array([key[1] for key, _ in marked], np.int64)
+    out: set[Span] = set()
+    for code, name in enumerate(names.tolist()):
+        starts, stops = runs(value_of == code, doc_of, unit)
+        out.update((str(docs[doc_of[a]]), name, int(unit[a]), int(unit[b - 1]) + 1) for a, b in zip(starts.tolist(), stops.tolist()))
+    return out
 
 
 def _row(setting: Setting, candidate: str, t: np.ndarray, spans: bool) -> dict[str, Any]:

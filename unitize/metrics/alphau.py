@@ -87,17 +87,6 @@ def overlap_pairs(bi: np.ndarray, ei: np.ndarray, bj: np.ndarray, ej: np.ndarray
     return ii, jj
 
 
-def _overlaps(bi: np.ndarray, ei: np.ndarray, bj: np.ndarray, ej: np.ndarray) -> tuple[float, np.ndarray]:
-    """Σ δ over overlapping unit pairs of i and j, and per unit of i how many units of j it overlaps."""
-    ii, jj = overlap_pairs(bi, ei, bj, ej)
-    count = np.bincount(ii, minlength=bi.size)
-    if ii.size == 0:
-        return 0.0, count
-    db = (bi[ii] - bj[jj]).astype(np.float64)
-    de = (ei[ii] - ej[jj]).astype(np.float64)
-    return float(np.sum(db * db + de * de)), count
-
-
 def category_disagreement(units: Sequence[Units], length: int) -> CategoryDisagreement:
     """Observed and expected disagreement of one category.
 
@@ -112,17 +101,7 @@ def category_disagreement(units: Sequence[Units], length: int) -> CategoryDisagr
     norm = [_normalise(u, length) for u in units]
     L = float(length)
 
-    observed = 0.0
-    for i in range(m):
-        bi, ei = norm[i]
-        for j in range(i + 1, m):
-            bj, ej = norm[j]
-            pairs, count_i = _overlaps(bi, ei, bj, ej)
-            _, count_j = _overlaps(bj, ej, bi, ei)
-            li = (ei - bi)[count_i == 0].astype(np.float64)  # units of i inside a gap of j
-            lj = (ej - bj)[count_j == 0].astype(np.float64)
-            observed += 2.0 * (pairs + float(np.sum(li * li)) + float(np.sum(lj * lj)))
-    observed /= m * (m - 1) * L * L
+    observed = 2.0 * sum(_pair_observed(norm[i], norm[j]) for i in range(m) for j in range(i + 1, m)) / (m * (m - 1) * L * L)
 
     lengths = np.concatenate([(e - b) for b, e in norm]).astype(np.float64)
     gaps = []
@@ -291,14 +270,10 @@ def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = N
             gap_docs.append(d[inner][g > 0])
             gap_lengths.append(g[g > 0])
     for i in range(m):
-        (bi, ei), di = norm[i], docs[i]
         for j in range(i + 1, m):
-            (bj, ej), dj = norm[j], docs[j]
-            ii, jj = overlap_pairs(bi, ei, bj, ej)
-            np.add.at(observed, di[ii], (bi[ii] - bj[jj]) ** 2 + (ei[ii] - ej[jj]) ** 2)
-            for side, b, e, d in ((ii, bi, ei, di), (jj, bj, ej, dj)):
-                alone = np.bincount(side, minlength=b.size) == 0  # inside a gap of the other annotator
-                np.add.at(observed, d[alone], (e[alone] - b[alone]) ** 2)
+            (at_i, delta_i), (at_j, delta_j) = _pair_deltas(norm[i], norm[j])
+            np.add.at(observed, docs[i][at_i], delta_i)  # overlapping units lie in one document
+            np.add.at(observed, docs[j][at_j], delta_j)
     per_unit = _by_doc(np.concatenate(unit_docs), np.concatenate(unit_lengths), n_docs)
     per_gap = _by_doc(np.concatenate(gap_docs or [np.zeros(0, np.int64)]), np.concatenate(gap_lengths or [np.zeros(0, np.int64)]), n_docs)
     return [
@@ -340,15 +315,22 @@ def pair_disagreements(alone: Sequence[Stretch], units: Sequence[Units], pairs: 
     return out
 
 
-def _pair_observed(one: Units, other: Units) -> int:
-    """Σ δ between two annotators' units: Δbegin² + Δend² where units overlap, l² for a unit inside the other's gap."""
+def _pair_deltas(one: Units, other: Units) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    """The δ between two annotators' units, each term at a unit of one of them — (units of ``one``, their δ), (units of
+    ``other``, their δ): Δbegin² + Δend² where units overlap (at ``one``'s unit), l² for a unit inside the other's gap."""
     (bi, ei), (bj, ej) = one, other
     ii, jj = overlap_pairs(bi, ei, bj, ej)
-    observed = int(((bi[ii] - bj[jj]) ** 2 + (ei[ii] - ej[jj]) ** 2).sum())
-    for side, b, e in ((ii, bi, ei), (jj, bj, ej)):
-        alone = np.bincount(side, minlength=b.size) == 0
-        observed += int(((e[alone] - b[alone]) ** 2).sum())
-    return observed
+    alone_i = np.flatnonzero(np.bincount(ii, minlength=bi.size) == 0)
+    alone_j = np.flatnonzero(np.bincount(jj, minlength=bj.size) == 0)
+    at_i = np.concatenate((ii, alone_i))
+    delta_i = np.concatenate(((bi[ii] - bj[jj]) ** 2 + (ei[ii] - ej[jj]) ** 2, (ei[alone_i] - bi[alone_i]) ** 2))
+    return (at_i, delta_i), (alone_j, (ej[alone_j] - bj[alone_j]) ** 2)
+
+
+def _pair_observed(one: Units, other: Units) -> int:
+    """Σ δ between two annotators' units (:func:`_pair_deltas`)."""
+    (_, delta_i), (_, delta_j) = _pair_deltas(one, other)
+    return int(delta_i.sum()) + int(delta_j.sum())
 
 
 def _by_doc(doc: np.ndarray, lengths: np.ndarray, n_docs: int) -> list[Histogram]:
