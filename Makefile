@@ -18,6 +18,7 @@ $(VENV)/.installed: pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,agree,plot,crowd,dask]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps 'factgenie==1.2.1'
 	touch $@
 
 $(VENV)/.installed-agree: $(VENV)/.installed

@@ -106,6 +106,34 @@ QUOTES = [
     {"id": "d2", "annotator": "gpt-run2", "spans": [{"quote": "\U0001F600", "label": "X"}]},
 ]
 STUDY_QUOTES = '[input]\nformat = "quotes"\nannotations = "q"\ntexts = "texts"\nmatching = "fuzzy"\nthreshold = 80.0\n'
+#: the public LLM-span benchmark's shape: outputs named phi3.5 (phi3-5 in the annotations), a crowdsourcing campaign of
+#: two annotator groups (w1's "Lyon" counted in UTF-16 units, after an emoji) and an LLM campaign (a span whose text is
+#: not at its start, a type outside the categories, a text found nowhere)
+CATEGORIES = [{"name": "Incorrect", "color": "#ffbcbc"}, {"name": "Not checkable", "color": "#e9d2ff"},
+              {"name": "Misleading", "color": "#fff79f"}, {"name": "Other", "color": "#bbbbbb"}]
+OUTPUTS = ["Ana met Bob in Paris in 2011.", "Rain \U0001F327 fell on Lyon today."]
+
+
+def _factgenie_record(idx: int, spans: list[dict], who: str, group: int) -> str:
+    return json.dumps({"dataset": "d2t-eval", "split": "iaa", "setup_id": "phi3-5", "example_idx": idx, "annotations": spans,
+                       "metadata": {"annotator_id": who, "annotator_group": group}}, ensure_ascii=False) + "\n"
+
+
+FACTGENIE = {
+    "outputs/d2t-eval/iaa-phi3.5.jsonl": "".join(json.dumps({"dataset": "d2t-eval", "split": "iaa", "setup_id": "phi3.5", "example_idx": k,
+                                                             "output": o}, ensure_ascii=False) + "\n" for k, o in enumerate(OUTPUTS)),
+    "campaigns/human-iaa/metadata.json": json.dumps({"id": "human-iaa", "mode": "crowdsourcing", "created": "2025-01-01 10:00:00",
+                                                     "config": {"annotation_span_categories": CATEGORIES, "annotation_granularity": "words"}}),
+    "campaigns/human-iaa/files/0-0-w1-1700000000.jsonl": _factgenie_record(0, [{"type": 0, "text": "Paris", "start": 15}, {"type": 1, "text": "2011.", "start": 24}], "w1", 0)
+    + _factgenie_record(1, [{"type": 0, "text": "Lyon", "start": 16}], "w1", 0),
+    "campaigns/human-iaa/files/1-1-w2-1700000001.jsonl": _factgenie_record(0, [{"type": 0, "text": "Bob", "start": 8}], "w2", 1)
+    + _factgenie_record(1, [{"type": 2, "text": "today.", "start": 20}], "w2", 1),
+    "campaigns/llm-gpt/metadata.json": json.dumps({"id": "llm-gpt", "mode": "llm_eval", "created": "2025-01-02 10:00:00",
+                                                   "config": {"annotation_span_categories": CATEGORIES, "model": "gpt-4o"}}),
+    "campaigns/llm-gpt/files/d2t-eval-iaa-phi3-5-1700000002.jsonl": _factgenie_record(
+        0, [{"type": 0, "text": "Paris", "start": 15, "reason": "not in the data"}, {"type": 3, "text": "Bob", "start": 0, "reason": "?"}],
+        "gpt-4o-llm-gpt", 0) + _factgenie_record(1, [{"type": 9, "text": "Rain", "start": 0}, {"type": 1, "text": "snow", "start": 3}], "gpt-4o-llm-gpt", 0),
+}
 STUDY_SPAN_TABLE = (
     '[input]\nformat = "span-table"\nannotations = "spans.csv"\ntexts = "texts.csv"\nroster = "roster.csv"\n'
     'columns = {doc = "doc", key = "key"}\n'
@@ -203,6 +231,8 @@ def _hand_written() -> dict[str, list[Seed]]:
                 "q/llm.jsonl": b'{"doc": "d1", "spans": [{"quote": "ama bu", "label": "A"}, {"quote": "o  gitti", "label": "B"}, {"quote": "zor", "label": "C"}, {"quote": "bu is zorr", "label": "D"}]}\n',
             }, ["{root}/study.toml"]),
         ],
+        "factgenie": [Seed("fixture", {k: v.encode() for k, v in FACTGENIE.items()},
+                           ["--format", "factgenie", "--annotations", "{root}/campaigns", "--texts", "{root}/outputs"])],
         "label-studio": [Seed("fixture", {"ls.json": json.dumps([ls_task]).encode()}, ["--format", "label-studio", "--annotations", "{root}/ls.json"])],
         "span-table": [
             Seed("fixture", {

@@ -70,6 +70,7 @@ CASES = {
     "conll16": (SAMPLES / "conll2016-relations-json" / "conll16st-en-01-12-16-trial", [], True),
     "spacy": (written_as("brat-mini", "spacy"), [], False),
     "huggingface": (written_as("inception-mini", "huggingface"), [], False),
+    "factgenie": (written_as("models-mini", "factgenie"), ["--tokenizer", "whitespace"], False),  # campaigns/ and outputs/ found
 }
 
 

@@ -26,7 +26,7 @@ from ..model import Corpus, Span
 from ..model.traits import WriterTraits
 from ..output import OutputDir
 from . import Target, Written
-from .common import Texts, by_submission, encodings
+from .common import Texts, by_submission, colour, encodings
 from .holds import holdable
 
 TRAITS = WriterTraits(one_layer=True, unlabelled=False, label=r"\S+", text="raw")
@@ -95,20 +95,6 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
 
 #: the configuration files beside the documents, kept by a rerun when the user edited them
 CONFIGURATION = ("annotations/annotation.conf", "annotations/visual.conf")
-#: entity colours, distinct and light enough for black text (brat's own examples use such)
-_COLOURS = ("#8fb2ff", "#ffccaa", "#a4e57e", "#f1f447", "#e3a6ff", "#7fe2ff", "#ffa5c0", "#c7c7c7", "#b4f0c8", "#ffd27f",
-            "#c2b8ff", "#f0b4b4")
-
-
-def _colour(k: int) -> str:
-    if k < len(_COLOURS):
-        return _COLOURS[k]
-    import colorsys
-
-    r, g, b = colorsys.hsv_to_rgb((k * 0.618033988749895) % 1.0, 0.35, 1.0)
-    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
-
-
 def _configuration(target: OutputDir, written: Written, submissions: Any) -> None:
     """``annotation.conf`` and ``visual.conf`` for the types, relations, events and attributes written."""
     entities: set[str] = set()
@@ -135,7 +121,7 @@ def _configuration(target: OutputDir, written: Written, submissions: Any) -> Non
              "", "[attributes]", "",
              *(f"{a}\tArg:<ENTITY>" + (f", Value:{'|'.join(sorted(v))}" if v else "") for a, v in sorted(attributes.items()))]
     visual = ["# a colour per entity type; edit freely: a rerun of unitize keeps your version", "", "[labels]", "", "[drawing]", "",
-              *(f"{t}\tbgColor:{_colour(k)}" for k, t in enumerate(entity_types)), "",
+              *(f"{t}\tbgColor:{colour(k)}" for k, t in enumerate(entity_types)), "",
               "SPAN_DEFAULT\tfgColor:black, bgColor:lightgreen, borderColor:darken",
               "ARC_DEFAULT\tcolor:black, arrowHead:triangle-5"]
     for relative, text in zip(CONFIGURATION, (lines, visual)):

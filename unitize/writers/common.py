@@ -203,3 +203,17 @@ def write_jsonl_per_annotator(corpus: Corpus, target: OutputDir, base: Path, wri
         target.record(name, len(records))
         written.add_file("annotations")
 
+
+#: entity colours, distinct and light enough for black text (brat's own examples use such)
+_COLOURS = ("#8fb2ff", "#ffccaa", "#a4e57e", "#f1f447", "#e3a6ff", "#7fe2ff", "#ffa5c0", "#c7c7c7", "#b4f0c8", "#ffd27f",
+            "#c2b8ff", "#f0b4b4")
+
+
+def colour(k: int) -> str:
+    """The ``k``-th of distinct colours for labels (brat's visual.conf, factgenie's span categories)."""
+    if k < len(_COLOURS):
+        return _COLOURS[k]
+    import colorsys
+
+    r, g, b = colorsys.hsv_to_rgb((k * 0.618033988749895) % 1.0, 0.35, 1.0)
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
