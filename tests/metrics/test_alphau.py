@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from tests.strategies import unitizations
 from unitize.metrics.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, pair_disagreements, stretches
+from unitize.metrics.overlaps import observed_matrix
 
 
 def units(*pairs: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -252,3 +253,16 @@ def test_every_pairs_disagreement_at_once_equals_each_pair_measured_alone():
             want = category_disagreement([units[i], units[j]], length)
             assert d.observed == pytest.approx(want.observed, rel=1e-12, abs=1e-15)
             assert d.expected == pytest.approx(want.expected, rel=1e-12, abs=1e-15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(studies())
+def test_every_pairs_observed_disagreement_from_one_sort_is_the_literal_formula(study):
+    """observed_matrix (all annotators' units sorted once) gives each pair the Σ δ of the literal formula on the two alone."""
+    per, length = study
+    got = observed_matrix(per)
+    assert np.array_equal(got, got.T) and not np.diagonal(got).any()
+    for i in range(len(per)):
+        for j in range(i + 1, len(per)):
+            observed, _ = brute_force([per[i], per[j]], length)
+            assert got[i, j] / length**2 == pytest.approx(observed, rel=1e-12, abs=1e-15)

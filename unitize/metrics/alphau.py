@@ -31,8 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: one annotator's units of one category: (begins, ends), sorted, disjoint, end exclusive
-Units = tuple[np.ndarray, np.ndarray]
+from .overlaps import Units, observed_matrix, overlaps, pair_observed
 
 
 @dataclass(frozen=True)
@@ -70,23 +69,6 @@ def _normalise(units: Units, length: int) -> Units:
     return begin, end
 
 
-def overlap_pairs(bi: np.ndarray, ei: np.ndarray, bj: np.ndarray, ej: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair (g, h) of a unit g of i and a unit h of j that share a position.
-
-    Each side's units are sorted and disjoint (end exclusive); the pairs come out
-    sorted by g, then h. No loop: per unit of i, the units of j it overlaps are a
-    contiguous run found with ``searchsorted``.
-    """
-    lo = np.searchsorted(ej, bi, side="right")  # first unit of j ending after bi
-    hi = np.searchsorted(bj, ei, side="left")  # units of j beginning before ei
-    count = np.maximum(hi - lo, 0)
-    total = int(count.sum())
-    ii = np.repeat(np.arange(bi.size), count)
-    starts = np.repeat(np.cumsum(count) - count, count)
-    jj = np.arange(total) - starts + np.repeat(lo, count)
-    return ii, jj
-
-
 def category_disagreement(units: Sequence[Units], length: int) -> CategoryDisagreement:
     """Observed and expected disagreement of one category.
 
@@ -101,7 +83,7 @@ def category_disagreement(units: Sequence[Units], length: int) -> CategoryDisagr
     norm = [_normalise(u, length) for u in units]
     L = float(length)
 
-    observed = 2.0 * sum(_pair_observed(norm[i], norm[j]) for i in range(m) for j in range(i + 1, m)) / (m * (m - 1) * L * L)
+    observed = 2.0 * sum(pair_observed(norm[i], norm[j]) for i in range(m) for j in range(i + 1, m)) / (m * (m - 1) * L * L)
 
     lengths = np.concatenate([(e - b) for b, e in norm]).astype(np.float64)
     gaps = []
@@ -269,11 +251,12 @@ def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = N
             g = b[inner] - e[inner - 1]
             gap_docs.append(d[inner][g > 0])
             gap_lengths.append(g[g > 0])
-    for i in range(m):
-        for j in range(i + 1, m):
-            (at_i, delta_i), (at_j, delta_j) = _pair_deltas(norm[i], norm[j])
-            np.add.at(observed, docs[i][at_i], delta_i)  # overlapping units lie in one document
-            np.add.at(observed, docs[j][at_j], delta_j)
+    o = overlaps(norm)
+    doc = np.concatenate(docs or [np.zeros(0, np.int64)])[o.at]
+    np.add.at(observed, doc[o.g], o.delta)  # overlapping units lie in one document
+    # each unit, l² for every other annotator in whose gap it lies: the m − 1 others but those it overlaps a unit of
+    others = m - 1 - np.bincount(o.covered // m, minlength=o.begin.size)
+    np.add.at(observed, doc, others * (o.end - o.begin) ** 2)
     per_unit = _by_doc(np.concatenate(unit_docs), np.concatenate(unit_lengths), n_docs)
     per_gap = _by_doc(np.concatenate(gap_docs or [np.zeros(0, np.int64)]), np.concatenate(gap_lengths or [np.zeros(0, np.int64)]), n_docs)
     return [
@@ -286,51 +269,35 @@ def pair_disagreements(alone: Sequence[Stretch], units: Sequence[Units], pairs: 
     """One category's observed and expected disagreement of each pair of annotators alone, at once: ``alone`` holds
     each annotator's stretch of the whole continuum (an annotator alone: its units, inner gaps, lead and trail),
     ``units`` its units. The expected numerator adds up over the pair's units and gaps (``Σ_u c(l_u)`` and
-    ``Σ_u l_u² Σ_{gaps ≥ l_u} (gap − l_u + 1)``), so it comes from per-annotator sums; the observed Σ δ is the pair's
-    own (:func:`category_disagreement`'s rules). The same values as :meth:`Stretch.disagreement` of the two together."""
+    ``Σ_u l_u² Σ_{gaps ≥ l_u} (gap − l_u + 1)``), so it comes from per-annotator sums; the observed Σ δ of every pair
+    comes from one pass over all annotators' units (:func:`observed_matrix`). The same values as
+    :meth:`Stretch.disagreement` of the two together."""
     if not pairs:
         return []
-    length = alone[0].length
+    length, m = alone[0].length, len(alone)
     n_units = np.array([int(s.units[1].sum()) for s in alone], np.float64)
     lengths = [np.repeat(s.units[0], s.units[1]).astype(np.float64) for s in alone]  # each annotator's unit lengths
     cubic = np.array([float(((u * (u - 1) * (2 * u - 1)) / 3).sum()) for u in lengths])  # Σ (2l³ − 3l² + l) / 3
     squares = np.array([float((u * (u - 1)).sum()) for u in lengths])
-    fits = np.zeros((len(alone), len(alone)))  # [a, b]: Σ over a's units of l² Σ over b's gaps ≥ l of (gap − l + 1)
+    every = np.concatenate(lengths)
+    owner = np.repeat(np.arange(m), [u.size for u in lengths])
+    fits = np.zeros((m, m))  # [a, b]: Σ over a's units of l² Σ over b's gaps ≥ l of (gap − l + 1)
     for b, stretch in enumerate(alone):
         gaps = np.repeat(*stretch.all_gaps()).astype(np.float64)
         gaps.sort()
         at_least = np.concatenate((np.cumsum(np.ones_like(gaps)[::-1])[::-1], [0.0]))
         summed = np.concatenate((np.cumsum(gaps[::-1])[::-1], [0.0]))
-        for a, ls in enumerate(lengths):
-            k = np.searchsorted(gaps, ls, side="left")
-            fits[a, b] = float((ls * ls * (summed[k] - (ls - 1) * at_least[k])).sum())
+        k = np.searchsorted(gaps, every, side="left")
+        fits[:, b] = np.bincount(owner, weights=every * every * (summed[k] - (every - 1) * at_least[k]), minlength=m)
+    observed = observed_matrix(units)
     out = []
     for i, j in pairs:
         n_c = n_units[i] + n_units[j]
         numerator = (n_c - 1) * (cubic[i] + cubic[j]) + fits[i, i] + fits[i, j] + fits[j, i] + fits[j, j]
         denominator = 2 * length * (2 * length - 1) - squares[i] - squares[j]
         expected = 2 * numerator / (length * denominator) if numerator else 0.0
-        observed = _pair_observed(units[i], units[j])
-        out.append(CategoryDisagreement(observed=2 * observed / (2 * length * length), expected=expected))
+        out.append(CategoryDisagreement(observed=2 * int(observed[i, j]) / (2 * length * length), expected=expected))
     return out
-
-
-def _pair_deltas(one: Units, other: Units) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-    """The δ between two annotators' units, each term at a unit of one of them — (units of ``one``, their δ), (units of
-    ``other``, their δ): Δbegin² + Δend² where units overlap (at ``one``'s unit), l² for a unit inside the other's gap."""
-    (bi, ei), (bj, ej) = one, other
-    ii, jj = overlap_pairs(bi, ei, bj, ej)
-    alone_i = np.flatnonzero(np.bincount(ii, minlength=bi.size) == 0)
-    alone_j = np.flatnonzero(np.bincount(jj, minlength=bj.size) == 0)
-    at_i = np.concatenate((ii, alone_i))
-    delta_i = np.concatenate(((bi[ii] - bj[jj]) ** 2 + (ei[ii] - ej[jj]) ** 2, (ei[alone_i] - bi[alone_i]) ** 2))
-    return (at_i, delta_i), (alone_j, (ej[alone_j] - bj[alone_j]) ** 2)
-
-
-def _pair_observed(one: Units, other: Units) -> int:
-    """Σ δ between two annotators' units (:func:`_pair_deltas`)."""
-    (_, delta_i), (_, delta_j) = _pair_deltas(one, other)
-    return int(delta_i.sum()) + int(delta_j.sum())
 
 
 def _by_doc(doc: np.ndarray, lengths: np.ndarray, n_docs: int) -> list[Histogram]:

@@ -34,7 +34,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .alphau import overlap_pairs
+from .overlaps import overlap_pairs
 from .placed import Placed
 from .value import Value, nan
 

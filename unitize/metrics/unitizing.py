@@ -52,7 +52,8 @@ from enum import Enum
 
 import numpy as np
 
-from .alphau import alpha_from, overlap_pairs
+from .alphau import alpha_from
+from .overlaps import overlap_pairs
 from .placed import Placed
 from .value import Value, nan
 
