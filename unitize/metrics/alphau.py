@@ -265,31 +265,24 @@ def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = N
     ]
 
 
-def pair_disagreements(alone: Sequence[Stretch], units: Sequence[Units], pairs: Sequence[tuple[int, int]]) -> list[CategoryDisagreement]:
-    """One category's observed and expected disagreement of each pair of annotators alone, at once: ``alone`` holds
-    each annotator's stretch of the whole continuum (an annotator alone: its units, inner gaps, lead and trail),
-    ``units`` its units. The expected numerator adds up over the pair's units and gaps (``Σ_u c(l_u)`` and
-    ``Σ_u l_u² Σ_{gaps ≥ l_u} (gap − l_u + 1)``), so it comes from per-annotator sums; the observed Σ δ of every pair
-    comes from one pass over all annotators' units (:func:`observed_matrix`). The same values as
-    :meth:`Stretch.disagreement` of the two together."""
+def pair_disagreements(units: Sequence[Units], length: int, pairs: Sequence[tuple[int, int]]) -> list[CategoryDisagreement]:
+    """One category's observed and expected disagreement of each pair of annotators alone, at once, on a continuum of
+    ``length``: ``units`` holds each annotator's units (sorted, disjoint). The expected numerator adds up over the
+    pair's units and gaps (``Σ_u c(l_u)`` and ``Σ_u l_u² Σ_{gaps ≥ l_u} (gap − l_u + 1)``, an annotator's gaps being
+    the rest of the continuum: leading, inner and trailing), so it comes from per-annotator sums, every annotator's
+    at once; the observed Σ δ of every pair from one sort of all units (:func:`~.overlaps.observed_matrix`). The same
+    values as :meth:`Stretch.disagreement` of the two together."""
     if not pairs:
         return []
-    length, m = alone[0].length, len(alone)
-    n_units = np.array([int(s.units[1].sum()) for s in alone], np.float64)
-    lengths = [np.repeat(s.units[0], s.units[1]).astype(np.float64) for s in alone]  # each annotator's unit lengths
-    cubic = np.array([float(((u * (u - 1) * (2 * u - 1)) / 3).sum()) for u in lengths])  # Σ (2l³ − 3l² + l) / 3
-    squares = np.array([float((u * (u - 1)).sum()) for u in lengths])
-    every = np.concatenate(lengths)
-    owner = np.repeat(np.arange(m), [u.size for u in lengths])
-    fits = np.zeros((m, m))  # [a, b]: Σ over a's units of l² Σ over b's gaps ≥ l of (gap − l + 1)
-    for b, stretch in enumerate(alone):
-        gaps = np.repeat(*stretch.all_gaps()).astype(np.float64)
-        gaps.sort()
-        at_least = np.concatenate((np.cumsum(np.ones_like(gaps)[::-1])[::-1], [0.0]))
-        summed = np.concatenate((np.cumsum(gaps[::-1])[::-1], [0.0]))
-        k = np.searchsorted(gaps, every, side="left")
-        fits[:, b] = np.bincount(owner, weights=every * every * (summed[k] - (every - 1) * at_least[k]), minlength=m)
-    observed = observed_matrix(units)
+    m = len(units)
+    norm = [_normalise(u, length) for u in units]
+    owner = np.repeat(np.arange(m), [b.size for b, _ in norm])
+    every = np.concatenate([e - b for b, e in norm] or [np.zeros(0, np.int64)]).astype(np.float64)  # every unit's length
+    n_units = np.bincount(owner, minlength=m).astype(np.float64)
+    cubic = np.bincount(owner, weights=(every * (every - 1) * (2 * every - 1)) / 3, minlength=m)  # Σ (2l³ − 3l² + l) / 3
+    squares = np.bincount(owner, weights=every * (every - 1), minlength=m)
+    fits = _fits(norm, length, every, owner).reshape(m, m)
+    observed = observed_matrix(norm)
     out = []
     for i, j in pairs:
         n_c = n_units[i] + n_units[j]
@@ -298,6 +291,29 @@ def pair_disagreements(alone: Sequence[Stretch], units: Sequence[Units], pairs: 
         expected = 2 * numerator / (length * denominator) if numerator else 0.0
         out.append(CategoryDisagreement(observed=2 * int(observed[i, j]) / (2 * length * length), expected=expected))
     return out
+
+
+def _fits(norm: Sequence[Units], length: int, every: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """(m · m,) [a · m + b]: Σ over a's units of l² Σ over b's gaps ≥ l of (gap − l + 1), every (a, b) at once: the gaps
+    sorted by annotator and length, each unit's length looked up among every annotator's gaps."""
+    m = len(norm)
+    edges = [np.concatenate(([0], np.ravel(np.column_stack((b, e))), [length])) for b, e in norm]  # 0, b0, e0, b1, …, L
+    gaps = [edge[1::2] - edge[0::2] for edge in edges]
+    gap_owner = np.repeat(np.arange(m), [g.size for g in gaps])
+    gap = np.concatenate(gaps)
+    keep = gap > 0
+    gap, gap_owner = gap[keep], gap_owner[keep]
+    top = int(length) + 1
+    order = np.argsort(gap_owner * top + gap, kind="stable")
+    key, gap = (gap_owner * top + gap)[order], gap[order].astype(np.float64)
+    bound = np.searchsorted(key, np.arange(m + 1) * top)  # each annotator's gaps: [bound[b], bound[b + 1])
+    summed = np.concatenate(([0.0], np.cumsum(gap)))
+    b = np.repeat(np.arange(m), every.size)  # every (unit, annotator b) pair
+    ls, a = np.tile(every, m), np.tile(owner, m)
+    k = np.searchsorted(key, b * top + ls, side="left")  # b's first gap at least l long
+    at_least = bound[b + 1] - k
+    total = summed[bound[b + 1]] - summed[k]
+    return np.bincount(a * m + b, weights=ls * ls * (total - (ls - 1) * at_least), minlength=m * m)
 
 
 def _by_doc(doc: np.ndarray, lengths: np.ndarray, n_docs: int) -> list[Histogram]:

@@ -57,6 +57,10 @@ class Placed:
         coded = self.coded[:, who]
         return self._kept(np.asarray(coded.sum(axis=1) >= 2), np.asarray(who, np.int64))
 
+    def on(self, keep: np.ndarray) -> Placed:
+        """Documents ``keep`` ((D,) bool) alone, laid end to end again, every annotator kept."""
+        return self if keep.all() else self._kept(keep, np.arange(len(self.annotators)))
+
     def _kept(self, keep: np.ndarray, who: np.ndarray) -> Placed:
         """Documents ``keep`` laid end to end, annotators ``who`` (renumbered in that order)."""
         sizes = self.doc_lengths[keep]

@@ -104,24 +104,36 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
 
 
 def alpha_u_pairs(cell: SegmentCell, name: str, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Value]:
-    """Alpha-U of each of ``pairs`` alone, at once: of the pairs whose two annotators coded every document of the cell's
-    continuum (the continuum of the two alone is then the cell's), each annotator's stretch of each category is
-    built once and every pair's disagreements come from them (:func:`~.alphau.pair_disagreements`); the same value
-    as the pair alone."""
+    """Alpha-U of each of ``pairs`` alone, at once: a pair's continuum is the documents both coded, so the pairs are
+    taken together by those documents (every pair of annotators who coded everything: the cell's continuum), and on
+    each such continuum every annotator's stretch of each category is built once and every pair's disagreements come
+    from them (:func:`~.alphau.pair_disagreements`); the same value as the pair alone. A pair with no document in
+    common is left out (measured alone, it says so)."""
     placed = cell.placed(name)
     if isinstance(placed, Value):
         return {}
-    first = placed[0]
-    index = {a: k for k, a in enumerate(first.annotators)}
-    everywhere = np.asarray(first.coded.all(axis=0))
-    chosen = [(a, b) for a, b in pairs if a in index and b in index and everywhere[index[a]] and everywhere[index[b]]]
-    if not chosen:
-        return {}
-    study, length = _study(placed, cell.layers, cell.labelled), first.length
+    index = {a: k for k, a in enumerate(placed[0].annotators)}
+    coded = np.asarray(placed[0].coded)
+    together: dict[bytes, list[tuple[str, str]]] = {}
+    for a, b in pairs:
+        if a in index and b in index:
+            both = coded[:, index[a]] & coded[:, index[b]]
+            if both.any():
+                together.setdefault(both.tobytes(), []).append((a, b))
+    out: dict[tuple[str, str], Value] = {}
+    for chosen in together.values():
+        a, b = chosen[0]
+        on = [p.on(coded[:, index[a]] & coded[:, index[b]]) for p in placed]
+        out |= _pairs_on(on, cell, [(index[a], index[b]) for a, b in chosen], chosen)
+    return out
+
+
+def _pairs_on(placed: list[Placed], cell: SegmentCell, at: list[tuple[int, int]], chosen: list[tuple[str, str]]) -> dict[tuple[str, str], Value]:
+    """Alpha-U of pairs ``chosen`` (annotator indices ``at``) on one continuum of documents both of each pair coded."""
+    study, length = _study(placed, cell.layers, cell.labelled), placed[0].length
     if not study:
         return {p: nan("no annotator marked a unit (no expected disagreement)", units_used=length) for p in chosen}
-    at = [(index[a], index[b]) for a, b in chosen]
-    per = {c: pair_disagreements([stretches([u], length)[0] for u in units], units, at) for c, units in study.items()}
+    per = {c: pair_disagreements(units, length, at) for c, units in study.items()}
     out = {}
     for k, (a, b) in enumerate(chosen):
         i, j = at[k]
