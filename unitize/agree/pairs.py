@@ -50,17 +50,24 @@ def rows(base: dict[str, Any], stats: Stats, level: str, binary: bool, crowd: in
     cell = {**base, "annotators": 2}
     batched = {m.name: m.pairwise(spans(), m.called or m.name, wanted) for m in own
                if isinstance(m, SegmentMetric) and m.pairwise is not None and spans is not None and not options.ci}
+    at = [(index[a], index[b]) for a, b in wanted]
+    batched |= {m.name: {p: v for p, v in zip(wanted, m.pairwise(stats, m.level(level), binary, at)) if v is not None} for m in own
+                if isinstance(m, CodingMetric) and m.pairwise is not None and not options.ci}
     coding = any(isinstance(m, CodingMetric) for m in own)  # span metrics alone need no pair statistics
     out = []
     for a, b in wanted:
-        view = Cell(stats=stats.pair(index[a], index[b]) if coding else stats, level=level, binary=binary, crowd=None,
-                    categories=categories, segments=partial(_among, spans, (a, b)) if spans is not None else None)
+        view: Cell | None = None  # the pair alone, made when a metric measures it so
         for metric in metrics:  # each pair's rows in the metrics' order
             if metric in native:
                 out += done.get((a, b, metric.name), [])
                 continue
             joined = batched.get(metric.name, {}).get((a, b))
-            values = [joined] if joined is not None else registry.measure(metric, view, alone)
+            if joined is not None:
+                values = [joined]
+            else:
+                view = view or Cell(stats=stats.pair(index[a], index[b]) if coding else stats, level=level, binary=binary, crowd=None,
+                                    categories=categories, segments=partial(_among, spans, (a, b)) if spans is not None else None)
+                values = registry.measure(metric, view, alone)
             out += [{**value_row(cell, metric.name, v, categories), "annotator_a": a, "annotator_b": b} for v in values if _whole(v)]
     return out
 

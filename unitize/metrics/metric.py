@@ -131,6 +131,9 @@ class CodingMetric(Metric):
     levels: tuple[str, ...] = ("nominal",)  # the levels of measurement it honours (others: its first)
     replicates: Replicates | None = None  # resampling units: its value on bootstrap replicates
     bulk: Bulk | None = None  # per document: every document's rows at once
+    #: many pairs of annotators alone at once (statistics, level, 0/1 data, annotator index pairs): per pair its row,
+    #: or None for a pair it leaves to be measured alone (:mod:`.pairwise`)
+    pairwise: Callable[[Stats, str, bool, Sequence[tuple[int, int]]], list[Value | None]] | None = None
 
     def level(self, level: str) -> str:
         return level if level in self.levels else self.levels[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..errors import UnitizeError
-from . import bootstrap, coefficients, perdoc, segment, spanf1
+from . import bootstrap, coefficients, pairwise, perdoc, segment, spanf1
 from .alttest import AltScore, AltTest, Term
 from .cells import Cell, MeasureOptions
 from .metric import (
@@ -103,6 +103,7 @@ METRICS: tuple[Metric, ...] = (
         family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=KRIPPENDORFF, identity=False,
         breakdowns=_ALL, resampling=Resampling.UNITS, marginal=True, compared=True,
         formula=_alpha, levels=coefficients.LEVELS, replicates=bootstrap.alpha_replicates, bulk=perdoc.alpha_rows,
+        pairwise=pairwise.alpha,
     ),
     CodingMetric(
         name="fleiss", title="Fleiss' kappa", letter="K", summary_rank=2, default=True,
@@ -110,7 +111,7 @@ METRICS: tuple[Metric, ...] = (
         family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.ONE, band=LANDIS_KOCH, identity=False,
         breakdowns=_NO_ANNOTATOR, resampling=Resampling.UNITS, marginal=True, compared=True,
         formula=lambda s, level, binary: [coefficients.fleiss(s)], replicates=bootstrap.fleiss_replicates,
-        bulk=perdoc.fleiss_rows,
+        bulk=perdoc.fleiss_rows, pairwise=pairwise.fleiss,
     ),
     CodingMetric(
         name="cohen", title="Cohen's kappa", letter=None, summary_rank=None, default=True,
@@ -158,6 +159,7 @@ METRICS: tuple[Metric, ...] = (
         help="Cochran's Q test of the annotators' marginal homogeneity (0/1 data), with df and p-value",
         family=Family.CODING, scale=Scale.STATISTIC, rows=Rows.ONE, band=None, identity=True,
         breakdowns=_NONE, resampling=Resampling.NONE, formula=lambda s, level, binary: [coefficients.cochran_q(s, binary)],
+        pairwise=pairwise.cochran_q,
     ),
     SegmentMetric(
         name="gamma", title="gamma", letter="G", summary_rank=7,
