@@ -170,26 +170,30 @@ def scott_table(table: np.ndarray) -> np.ndarray:
 
 
 def _per_pair(s: Stats, name: str, fn: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]]) -> list[Value]:
+    """``fn`` of every pair's table, all at once (a value no pair uses is an empty row and column of its table, which
+    changes no coefficient); a pair with no unit in common or no variation is a NaN with the reason."""
     if not s.annotators:
         return [nan(f"{name} needs each annotator's own coding; crowd data has value counts only")]
     pairs = _pairs(s)
     if not pairs:
         return [nan("fewer than two annotators with data", units_used=0)]
+    tables = np.stack([table for *_, table in pairs])
+    n = tables.sum(axis=(1, 2))
+    used = (tables.sum(axis=1) + tables.sum(axis=2)) > 0  # (P, V): the values each pair gave
+    regular = (n > 0) & (used.sum(axis=1) >= 2)
+    values, errors = fn(tables[regular]) if regular.any() else (np.zeros(0), None)
+    at = np.cumsum(regular) - 1
     out = []
-    for _, _, pair, table in pairs:
-        n = int(table.sum())
-        used = np.flatnonzero(table.sum(axis=0) + table.sum(axis=1))
-        if n == 0:
+    for k, (_, _, pair, _) in enumerate(pairs):
+        units = int(n[k])
+        if units == 0:
             out.append(nan("the pair coded no unit in common", units_used=0, pair=pair))
-        elif used.size < 2:
-            out.append(nan(f"no variation: both gave every unit the value {s.domain[used[0]]:g}", units_used=n, pair=pair))
+        elif not regular[k]:
+            out.append(nan(f"no variation: both gave every unit the value {s.domain[np.flatnonzero(used[k])[0]]:g}", units_used=units, pair=pair))
+        elif not np.isfinite(values[at[k]]):
+            out.append(nan(f"{name} is undefined: one annotator used a single value", units_used=units, pair=pair))
         else:
-            raw, raw_se = fn(table[np.ix_(used, used)])
-            value, se = float(raw), (None if raw_se is None else float(raw_se))
-            if not np.isfinite(value):
-                out.append(nan(f"{name} is undefined: one annotator used a single value", units_used=n, pair=pair))
-            else:
-                out.append(Value(value, units_used=n, std_err=se, pair=pair))
+            out.append(Value(float(values[at[k]]), units_used=units, std_err=None if errors is None else float(errors[at[k]]), pair=pair))
     return out
 
 

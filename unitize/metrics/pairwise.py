@@ -6,7 +6,7 @@ Fleiss' complete units and Cochran's Q's units are the units both coded, each an
 pair's table is a slice of ``Stats.pairs``, so every pair is measured in a few array operations instead of building
 each pair's statistics. Each function gives, per pair, the row the coefficient gives on the pair alone
 (:mod:`.coefficients`; equal to it but for the last bits of a sum, tested), or ``None`` where that row is a NaN with a
-reason — those pairs are measured alone, which says why.
+reason — those pairs are measured alone, which says why (or that NaN, where every pair alone gives it).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from .coefficients import alpha_from, chi2_sf
 from .stats import Stats
-from .value import Value
+from .value import Value, nan
 
 Pairs = Sequence[tuple[int, int]]  # annotator indices into Stats.annotators
 
@@ -63,8 +63,10 @@ def fleiss(s: Stats, level: str, binary: bool, pairs: Pairs) -> list[Value | Non
 def cochran_q(s: Stats, level: str, binary: bool, pairs: Pairs) -> list[Value | None]:
     """Cochran's Q of each pair alone (:func:`.coefficients.cochran_q`, two annotators: McNemar's statistic), on the
     units both coded, binary data only."""
+    if not binary:  # what every pair alone says
+        return [nan("Cochran's Q needs binary (0/1) values") for _ in pairs]
     one = np.flatnonzero(s.domain == 1.0)
-    if not pairs or not binary or not set(s.domain.tolist()) <= {0.0, 1.0} or not s.annotators or one.size == 0:
+    if not pairs or not set(s.domain.tolist()) <= {0.0, 1.0} or not s.annotators or one.size == 0:
         return [None] * len(pairs)
     t, both = tables(s, pairs)
     n = t.sum(axis=(1, 2))
