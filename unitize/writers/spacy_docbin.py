@@ -5,12 +5,16 @@ Each ``Doc``'s text is the document's own, every character kept (``doc.text`` eq
 group ``doc.spans[<layer>]`` (``label_`` the label, empty for none). The tokens are the study
 tokenizer's, cut further where a span begins or ends inside one, so every span is a token span.
 spaCy spans are contiguous: discontinuous spans are reported, not written; and an empty label
-cannot be told from none.
+cannot be told from none. More than :data:`SHARD` Docs are written as a folder of DocBin files, each of
+:data:`SHARD` (the reader reads the folder).
 """
 
 from __future__ import annotations
 
 import bisect
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,7 @@ from .common import Texts, by_submission, word_tokens
 from .holds import holdable
 from .offsets import TargetText
 
+_WHITESPACE = re.compile(r"\s+")
 TRAITS = WriterTraits(discontinuous=False, label=r"(?s).+", text="embedded")
 
 
@@ -33,7 +38,7 @@ def _words(text: str, cuts: set[int], begins: set[int], ends: set[int]) -> tuple
     begins or ends; a single space after a word is the word's trailing space unless a span begins on it or
     ends after it."""
     points = set(cuts) | {0, len(text)}
-    points |= {i for i in range(1, len(text)) if text[i].isspace() != text[i - 1].isspace()}
+    points |= {i for m in _WHITESPACE.finditer(text) for i in m.span()}  # where whitespace begins or ends
     bounds = sorted(p for p in points if 0 <= p <= len(text))
     words: list[str] = []
     spaces: list[bool] = []
@@ -71,8 +76,13 @@ def _doc(view: TargetText, tokens: tuple[np.ndarray, np.ndarray], elements: list
     return doc
 
 
+#: Docs per DocBin file: a larger corpus is written as a folder of files of this many, so memory holds one file's
+SHARD = 10_000
+
+
 def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any]) -> Written:
-    """Write the corpus as one spaCy DocBin (a Doc per document and annotator) and a study.toml."""
+    """Write the corpus as a spaCy DocBin (a Doc per document and annotator) and a study.toml: ``annotations/docs.spacy``,
+    or ``annotations/docs-00001.spacy``, … of :data:`SHARD` Docs each when there are more."""
     from spacy.tokens import DocBin
 
     written = Written()
@@ -80,20 +90,42 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     written.take(held)
     texts = Texts(corpus, base, target, written, TEXT, copy=False)
     vocab = blank_vocab()
-    bin_ = DocBin(store_user_data=True)
-    for (annotator, doc_id), elements in by_submission(corpus, held.spans).items():
-        view = texts.get(doc_id)
-        if view is None:
-            continue
-        bin_.add(_doc(view, word_tokens(corpus.documents[doc_id], source.get("tokenizer")), elements, vocab, doc_id, annotator))
-        written.spans += len(elements)
-        written.relations += len(elements)
-    name = "annotations/docs.spacy"
-    target.file(name).write_bytes(bin_.to_bytes())
-    target.record(name, len(bin_))
-    written.add_file("annotations")
-    written.study = {"format": "spacy", "annotations": name}
+    submissions = [(key, elements) for key, elements in by_submission(corpus, held.spans).items() if texts.get(key[1]) is not None]
+    shards = [submissions[k:k + SHARD] for k in range(0, len(submissions), SHARD)] or [[]]
+    tokens: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # each document tokenized once, whoever annotated it
+    with _encoders_read_once():
+        for number, shard in enumerate(shards, 1):
+            bin_ = DocBin(store_user_data=True)
+            for (annotator, doc_id), elements in shard:
+                view = texts.get(doc_id)
+                assert view is not None
+                if doc_id not in tokens:
+                    tokens[doc_id] = word_tokens(corpus.documents[doc_id], source.get("tokenizer"))
+                bin_.add(_doc(view, tokens[doc_id], elements, vocab, doc_id, annotator))
+                written.spans += len(elements)
+                written.relations += len(elements)
+            name = "annotations/docs.spacy" if len(shards) == 1 else f"annotations/docs-{number:05d}.spacy"
+            target.file(name).write_bytes(bin_.to_bytes())
+            target.record(name, len(bin_))
+            written.add_file("annotations")
+    written.study = {"format": "spacy", "annotations": "annotations/docs.spacy" if len(shards) == 1 else "annotations"}
     return written
+
+
+@contextmanager
+def _encoders_read_once() -> Iterator[None]:
+    """srsly (spaCy's serializer) looks its msgpack encoders up among every installed package's entry points each time
+    it packs — twice per Doc, 2 ms each (catalogue reads every distribution's metadata); for the write they are
+    looked up once (the same encoders: those of the entry points and those registered in code)."""
+    import srsly.msgpack as msgpack
+
+    registry = msgpack.msgpack_encoders
+    found = registry.get_all()
+    registry.get_all = lambda: dict(found)
+    try:
+        yield
+    finally:
+        del registry.get_all
 
 
 TARGET = Target("spacy", "a spaCy DocBin: one Doc per document and annotator, spans in doc.spans[<layer>]", write, TRAITS, reads_as="spacy")
