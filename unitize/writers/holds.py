@@ -36,7 +36,7 @@ def elements(spans: Iterable[Span]) -> dict[Key, list[Span]]:
     out: dict[Key, list[Span]] = defaultdict(list)
     for span in spans:
         out[element_key(span)].append(span)
-    return {key: sorted(frags, key=lambda s: s.fragment) for key, frags in out.items()}
+    return {key: sorted(frags, key=lambda s: s.fragment) if len(frags) > 1 else frags for key, frags in out.items()}
 
 
 def not_held(name: str, spans: list[Span], why: str, action: str = "not written") -> Finding:
@@ -64,6 +64,8 @@ class Held:
     findings: list[Finding] = field(default_factory=list)
     #: the one layer written by a one-layer format (``None``: every layer)
     layer: str | None = None
+    #: ``spans`` as elements (:func:`elements`), in reading order
+    elements: dict[Key, list[Span]] = field(default_factory=dict)
 
 
 def chosen_layer(spans: list[Span], preferred: Iterable[str] = ()) -> str | None:
@@ -108,6 +110,7 @@ def holdable(corpus: Corpus, traits: WriterTraits, name: str, *, preferred_layer
             held.findings.append(not_held(name, frags, why))
     if not traits.overlap:
         kept = _without_overlaps(kept, name, held.findings)
+    held.elements = kept
     held.spans = [s for frags in kept.values() for s in frags]
     if not traits.groups:
         held.findings += _groups_lost(corpus, name)

@@ -23,12 +23,12 @@ import pyarrow.parquet as pq
 
 from ..adapters.huggingface import TEXT
 from ..config import Option
-from ..model import Corpus
+from ..model import Corpus, Span
 from ..model.traits import WriterTraits
 from ..output import OutputDir
 from . import Target, Written
 from .common import Texts
-from .holds import elements, holdable
+from .holds import holdable
 
 TRAITS = WriterTraits(groups=True, text="embedded")
 FILE_FORMATS = ("parquet", "jsonl")
@@ -44,24 +44,24 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any],
     held = holdable(corpus, TRAITS, "huggingface")
     written.take(held)
     texts = Texts(corpus, base, target, written, TEXT, copy=False)
-    per_doc: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(dict)
+    per_doc: dict[str, dict[str, list[list[Span]]]] = defaultdict(dict)
     for sub in sorted(corpus.submissions, key=lambda s: (s.doc_id, s.annotator)):
         per_doc[sub.doc_id].setdefault(sub.annotator, [])
-    for frags in elements(held.spans).values():
-        per_doc[frags[0].doc_id].setdefault(frags[0].annotator, []).append({"frags": frags})
+    for frags in held.elements.values():
+        per_doc[frags[0].doc_id].setdefault(frags[0].annotator, []).append(frags)
     rows = []
     for doc in sorted(per_doc):
         view = texts.get(doc)
         if view is None:
             continue
+        found = {a: sorted(elements, key=lambda f: (f[0].begin, f[-1].end, f[0].record)) for a, elements in per_doc[doc].items()}
+        every = [s for elements in found.values() for frags in elements for s in frags]
+        pairs = iter(view.convert(np.asarray([[s.begin, s.end] for s in every], dtype=np.int64).ravel()).reshape(-1, 2).tolist())
         annotations = []
-        for annotator, found in per_doc[doc].items():
-            spans = []
-            for item in sorted(found, key=lambda f: (f["frags"][0].begin, f["frags"][-1].end, f["frags"][0].record)):
-                frags = item["frags"]
-                pairs = view.convert(np.asarray([[s.begin, s.end] for s in frags], dtype=np.int64).ravel()).reshape(-1, 2).tolist()
-                spans += [{"id": s.record, "group": s.group, "layer": s.layer, "label": s.label, "start": b, "end": e} for s, (b, e) in zip(frags, pairs)]
-                written.relations += 1
+        for annotator, elements in found.items():
+            spans = [{"id": s.record, "group": s.group, "layer": s.layer, "label": s.label, "start": b, "end": e}
+                     for frags in elements for s, (b, e) in zip(frags, pairs)]
+            written.relations += len(elements)
             written.spans += len(spans)
             annotations.append({"annotator": annotator, "spans": spans})
         rows.append({"id": doc, "text": view.text, "annotations": annotations})
