@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,agree,plot,crowd,dask]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,agree,plot,crowd,dask,xmi]'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps 'factgenie==1.2.1'
 	touch $@
 

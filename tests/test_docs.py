@@ -594,3 +594,15 @@ def test_make_demo_tours_what_the_readme_tours() -> None:
     """``make demo`` runs the tour's commands in the tour's order (the tour adds the inspecting ones: info, validate)."""
     assert demo_commands() == ["convert", "agree", "report", "export", "adjudicate", "convert-format", "plan"]
     assert [c for c in tour_commands() if c not in ("info", "validate")] == demo_commands()
+
+
+def test_the_loss_matrix_is_the_writers_declared_traits() -> None:
+    """docs/convert-format.md's loss matrix is what tools/loss_matrix.py generates from the writers (regenerate it with
+    python tools/loss_matrix.py --update when a writer changes)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("loss_matrix", ROOT / "tools" / "loss_matrix.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.documented() == module.table()

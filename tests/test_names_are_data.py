@@ -35,7 +35,7 @@ from unitize.run.conversion import write_corpus
 DOCS = ["../../../../requirements", "/abs", "http://x", "x" * 300, "nul\0byte", "CON", "Doc", "doc", "a\x7fb",
         '=HYPERLINK("http://evil.example","x")', "-2+3", ".hidden", "end. ", "%41", "ok"]
 ANNOTATORS = ["../../evil", "y" * 300, "Ann", "ann", "tab\tname", "c\x7f", "w1"]
-SPAN_TOOLS = ("brat", "conll-bio", "doccano", "huggingface", "label-studio", "quotes", "spacy", "span-table", "webanno-tsv", "factgenie")
+SPAN_TOOLS = ("brat", "conll-bio", "doccano", "huggingface", "label-studio", "quotes", "spacy", "span-table", "webanno-tsv", "factgenie", "xmi")
 DISCOURSE = ("datt", "pdtb2", "pdtb3", "conll16")
 TEXT = "The plan is a clown show.\n"
 

@@ -134,6 +134,36 @@ FACTGENIE = {
         0, [{"type": 0, "text": "Paris", "start": 15, "reason": "not in the data"}, {"type": 3, "text": "Bob", "start": 0, "reason": "?"}],
         "gpt-4o-llm-gpt", 0) + _factgenie_record(1, [{"type": 9, "text": "Rain", "start": 0}, {"type": 1, "text": "snow", "start": 3}], "gpt-4o-llm-gpt", 0),
 }
+#: INCEpTION's XMI export: a custom span layer (Claim) and a relation layer (Support, not spans) in the export's
+#: TypeSystem.xml; offsets in UTF-16 units (the emoji counts two)
+XMI_TYPES = """<?xml version="1.0" encoding="UTF-8"?>
+<typeSystemDescription xmlns="http://uima.apache.org/resourceSpecifier"><types>
+<typeDescription><name>webanno.custom.Claim</name><supertypeName>uima.tcas.Annotation</supertypeName><features>
+<featureDescription><name>value</name><rangeTypeName>uima.cas.String</rangeTypeName></featureDescription></features></typeDescription>
+<typeDescription><name>webanno.custom.Support</name><supertypeName>uima.tcas.Annotation</supertypeName><features>
+<featureDescription><name>Governor</name><rangeTypeName>webanno.custom.Claim</rangeTypeName></featureDescription>
+<featureDescription><name>Dependent</name><rangeTypeName>webanno.custom.Claim</rangeTypeName></featureDescription></features></typeDescription>
+</types></typeSystemDescription>
+"""
+
+
+def _xmi(claims: list[tuple[int, int, str]], support: bool) -> str:
+    """A CAS of "\U0001F600 Ana met Bob" with its tokens and ``claims`` (UTF-16 offsets)."""
+    tokens = "".join(f'<type:Token xmi:id="{10 + k}" sofa="1" begin="{b}" end="{e}"/>' for k, (b, e) in enumerate([(0, 2), (3, 6), (7, 10), (11, 14)]))
+    spans = "".join(f'<custom:Claim xmi:id="{20 + k}" sofa="1" begin="{b}" end="{e}" value="{v}"/>' for k, (b, e, v) in enumerate(claims))
+    link = '<custom:Support xmi:id="30" sofa="1" begin="11" end="14" Governor="21" Dependent="20"/>' if support else ""
+    members = " ".join([*(str(10 + k) for k in range(4)), *(str(20 + k) for k in range(len(claims))), *(["30"] if support else [])])
+    return ('<?xml version="1.0" encoding="UTF-8"?><xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:cas="http:///uima/cas.ecore" '
+            'xmlns:custom="http:///webanno/custom.ecore" xmlns:type="http:///de/tudarmstadt/ukp/dkpro/core/api/segmentation/type.ecore" '
+            f'xmi:version="2.0"><cas:NULL xmi:id="0"/>{tokens}{spans}{link}'
+            '<cas:Sofa xmi:id="1" sofaNum="1" sofaID="_InitialView" mimeType="text" sofaString="\U0001F600 Ana met Bob"/>'
+            f'<cas:View sofa="1" members="{members}"/></xmi:XMI>')
+
+
+XMI = {"export/TypeSystem.xml": XMI_TYPES,
+       "export/annotation/d1.txt/alice.xmi": _xmi([(3, 6, "PER"), (11, 14, "PER")], True),
+       "export/annotation/d1.txt/bob.xmi": _xmi([(3, 10, "PER")], False),
+       "export/curation/d1.txt/CURATION_USER.xmi": _xmi([(3, 6, "PER")], False)}
 STUDY_SPAN_TABLE = (
     '[input]\nformat = "span-table"\nannotations = "spans.csv"\ntexts = "texts.csv"\nroster = "roster.csv"\n'
     'columns = {doc = "doc", key = "key"}\n'
@@ -233,6 +263,7 @@ def _hand_written() -> dict[str, list[Seed]]:
         ],
         "factgenie": [Seed("fixture", {k: v.encode() for k, v in FACTGENIE.items()},
                            ["--format", "factgenie", "--annotations", "{root}/campaigns", "--texts", "{root}/outputs"])],
+        "xmi": [Seed("fixture", {k: v.encode() for k, v in XMI.items()}, ["--format", "xmi", "--annotations", "{root}/export"])],
         "label-studio": [Seed("fixture", {"ls.json": json.dumps([ls_task]).encode()}, ["--format", "label-studio", "--annotations", "{root}/ls.json"])],
         "span-table": [
             Seed("fixture", {

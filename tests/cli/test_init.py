@@ -71,6 +71,7 @@ CASES = {
     "spacy": (written_as("brat-mini", "spacy"), [], False),
     "huggingface": (written_as("inception-mini", "huggingface"), [], False),
     "factgenie": (written_as("models-mini", "factgenie"), ["--tokenizer", "whitespace"], False),  # campaigns/ and outputs/ found
+    "xmi": (written_as("inception-mini", "xmi"), [], False),
 }
 
 

@@ -117,7 +117,7 @@ def read_back(out: Path) -> tuple[Corpus, Settings]:
 
 
 #: the formats that hold text spans (every writer but the flat labels')
-SPAN_FORMATS = ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "span-table", "quotes", "spacy", "huggingface", "factgenie",
+SPAN_FORMATS = ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "span-table", "quotes", "spacy", "huggingface", "factgenie", "xmi",
                 "datt", "pdtb2", "pdtb3", "conll16")
 
 

@@ -14,23 +14,24 @@ from tests.conftest import needs_shared
 from tests.writers.roundtrip import SPAN_FORMATS, cross
 
 #: source (its fixtures) × target: elements read back unchanged / elements reported not-convertible; the targets in
-#: SPAN_FORMATS order: brat, webanno-tsv, doccano, label-studio, conll-bio, span-table, quotes, spacy, huggingface, factgenie, datt,
+#: SPAN_FORMATS order: brat, webanno-tsv, doccano, label-studio, conll-bio, span-table, quotes, spacy, huggingface, factgenie, xmi, datt,
 #: pdtb2, pdtb3, conll16
 MATRIX = """
-brat              2/0    1/1    1/1    1/1    1/1    1/1    1/1    1/1    2/0    1/1    0/2    0/2    0/2    0/2
-webanno-tsv       9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    0/9    0/9    0/9    0/9
-doccano          16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   0/16   0/16   0/16   0/16
-label-studio      2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    0/2    0/2    0/2    0/2
-conll-bio         6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    0/6    0/6    0/6    0/6
-span-table        6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    0/6    0/6    0/6    0/6
-quotes           13/0   13/0   13/0   13/0   12/1   13/0   13/0   13/0   13/0   13/0   0/13   0/13   0/13   0/13
-spacy             9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    0/9    0/9    0/9    0/9
-huggingface      10/0    9/1    9/1    9/1    9/1    9/1    9/1    9/1   10/0    9/1   0/10   0/10   0/10   0/10
-factgenie         6/1    7/0    7/0    7/0    6/1    7/0    7/0    7/0    7/0    7/0    0/7    0/7    0/7    0/7
-datt              0/6    5/1    1/5    5/1    0/6    1/5    1/5    5/1    6/0    1/5    6/0    6/0    6/0    6/0
-pdtb2             1/2    3/0    1/2    3/0    1/2    1/2    1/2    3/0    3/0    1/2    3/0    3/0    3/0    3/0
-pdtb3             1/4    4/1    1/4    4/1    1/4    1/4    1/4    4/1    5/0    1/4    5/0    5/0    5/0    5/0
-conll16           1/2    3/0    1/2    3/0    1/2    1/2    1/2    3/0    3/0    1/2    3/0    3/0    3/0    3/0
+brat              2/0    1/1    1/1    1/1    1/1    1/1    1/1    1/1    2/0    1/1    1/1    0/2    0/2    0/2    0/2
+webanno-tsv       9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    0/9    0/9    0/9    0/9
+doccano          16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   16/0   0/16   0/16   0/16   0/16
+label-studio      2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    2/0    0/2    0/2    0/2    0/2
+conll-bio         6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    0/6    0/6    0/6    0/6
+span-table        6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    6/0    0/6    0/6    0/6    0/6
+quotes           13/0   13/0   13/0   13/0   12/1   13/0   13/0   13/0   13/0   13/0   13/0   0/13   0/13   0/13   0/13
+spacy             9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    9/0    0/9    0/9    0/9    0/9
+huggingface      10/0    9/1    9/1    9/1    9/1    9/1    9/1    9/1   10/0    9/1    9/1   0/10   0/10   0/10   0/10
+factgenie         6/1    7/0    7/0    7/0    6/1    7/0    7/0    7/0    7/0    7/0    7/0    0/7    0/7    0/7    0/7
+xmi               3/0    3/0    3/0    3/0    3/0    3/0    3/0    3/0    3/0    3/0    3/0    0/3    0/3    0/3    0/3
+datt              0/6    5/1    1/5    5/1    0/6    1/5    1/5    5/1    6/0    1/5    5/1    6/0    6/0    6/0    6/0
+pdtb2             1/2    3/0    1/2    3/0    1/2    1/2    1/2    3/0    3/0    1/2    3/0    3/0    3/0    3/0    3/0
+pdtb3             1/4    4/1    1/4    4/1    1/4    1/4    1/4    4/1    5/0    1/4    4/1    5/0    5/0    5/0    5/0
+conll16           1/2    3/0    1/2    3/0    1/2    1/2    1/2    3/0    3/0    1/2    3/0    3/0    3/0    3/0    3/0
 """
 PINNED = {
     line.split()[0]: {to: (int(cell.split("/")[0]), int(cell.split("/")[1])) for to, cell in zip(SPAN_FORMATS, line.split()[1:], strict=True)}
@@ -57,7 +58,7 @@ def test_shared_samples_convert_to_every_span_tool_without_a_difference(source: 
     seeds = samples().get(source, [])
     if not seeds:
         pytest.skip(f"../shared/corpora has no sample of {source}")
-    for to in ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "span-table", "quotes", "spacy", "huggingface", "factgenie"):
+    for to in ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "span-table", "quotes", "spacy", "huggingface", "factgenie", "xmi"):
         for i, seed in enumerate(seeds):
             counts = cross(seed, to, tmp_path / f"{to}-{i}")
             assert counts["diff"] == 0, (to, seed.name, counts)

@@ -22,7 +22,7 @@ from tests.writers.roundtrip import cross
 from tests.writers.test_round_trips import round_trip
 
 EXAMPLES = int(os.environ.get("UNITIZE_HYPOTHESIS_EXAMPLES", "3"))
-SPAN_TOOLS = ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "span-table", "quotes", "spacy", "huggingface", "factgenie")
+SPAN_TOOLS = ("brat", "webanno-tsv", "doccano", "label-studio", "conll-bio", "span-table", "quotes", "spacy", "huggingface", "factgenie", "xmi")
 #: letters, spaces, punctuation, line breaks, and characters beyond the BMP (two UTF-16 code units each)
 ALPHABET = st.sampled_from(list("ab cd.,\n") + ["ş", "中", "😀", "𝒜"])
 LABELS = st.sampled_from(["PER", "LOC", "Q-1"])
