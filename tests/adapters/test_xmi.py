@@ -103,3 +103,14 @@ def test_beyond_the_bmp_the_file_counts_utf16_units(export: Path, tmp_path: Path
     text = (tmp_path / "out" / "annotations" / "annotation" / "d1.txt" / "alice.xmi").read_text(encoding="utf-8")
     assert 'begin="3" end="6" value="PER"' in text  # "Ana": code points 2-5
     assert spans(read(tmp_path / "out" / "annotations")) == spans(corpus)
+
+
+def test_without_the_extra_the_message_says_how_to_install_it(export: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "cassis", None)  # import cassis raises ImportError
+    assert main(["convert", "--format", "xmi", "--annotations", str(export), "--out", str(tmp_path / "o")]) == 2
+    assert "pip install 'unitize[xmi]'" in capsys.readouterr().err
+    assert main(["convert-format", str(EXAMPLE), "--to", "xmi", "--out", str(tmp_path / "x")]) == 2
+    assert "pip install 'unitize[xmi]'" in capsys.readouterr().err
