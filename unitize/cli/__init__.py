@@ -119,12 +119,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PIPE
 
 
-def _show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
-    """A warning of unitize's on standard error, one line, without Python's file and line."""
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: object = None,
+                  line: str | None = None) -> None:
+    """A warning of unitize's on standard error, one line, without Python's file and line; another's as Python shows it
+    (``warnings.showwarning``'s signature: its ``file`` is ignored, standard error is where a warning goes)."""
     if issubclass(category, OutputWarning):
         print(f"unitize: warning: {message}", file=sys.stderr)
     else:
-        print(warnings.formatwarning(message, category, *_), file=sys.stderr, end="")  # type: ignore[arg-type]
+        print(warnings.formatwarning(message, category, filename, lineno, line), file=sys.stderr, end="")
 
 
 def _main(argv: Sequence[str] | None) -> int:
