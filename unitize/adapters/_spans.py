@@ -91,18 +91,27 @@ def decode_file(
     return decoded
 
 
+def read_source(source: Source, corpus: Corpus, role: str = "annotations") -> bytearray | None:
+    """One input file read whole (a ZIP member inflated as it is read) and recorded as an input of ``role``; ``None``
+    and a ``file-unreadable`` finding when it cannot be read."""
+    try:
+        raw = source.read()
+    except Unreadable as exc:
+        corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=source.name))
+        return None
+    add_input(corpus, source.name, raw, role)
+    return raw
+
+
 def decoded_sources(
-    sources: Iterable[Source], corpus: Corpus, conventions: TextConventions, *, encoding: str | None = None
+    sources: Iterable[Source], corpus: Corpus, conventions: TextConventions, *, encoding: str | None = None, role: str = "annotations"
 ) -> Iterator[tuple[Source, DecodedText]]:
-    """Each annotation file read whole, one at a time (a ZIP member inflated as it is read), recorded as an
-    input and decoded; a file that cannot be read or decoded is reported and passed over."""
+    """Each input file of ``role`` read whole, one at a time (:func:`read_source`), and decoded; a file that cannot be
+    read or decoded is reported and passed over."""
     for source in sources:
-        try:
-            raw = source.read()
-        except Unreadable as exc:
-            corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=source.name))
+        raw = read_source(source, corpus, role)
+        if raw is None:
             continue
-        add_input(corpus, source.name, raw, "annotations")
         decoded = decode_file(raw, source.name, corpus, conventions, encoding=encoding)
         del raw  # the text is what is read from here on
         if decoded is not None:

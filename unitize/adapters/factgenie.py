@@ -46,10 +46,10 @@ from ..model.text import TextConventions
 from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB, InputError, load_json, offset_value
-from ._spans import GROUP, SPAN_TRAITS, add_input, decode_file, first_record, json_lines, malformed, put_document
+from ._spans import GROUP, SPAN_TRAITS, decoded_sources, first_record, json_lines, malformed, put_document
 from .files import shown_name
 from .locate import FUZZY, MATCHING, NOT_FOUND, Locator
-from .sources import Source, Unreadable, annotation_sources
+from .sources import Source, annotation_sources
 
 #: outputs and records are UTF-8 JSON lines; offsets are code points (UTF-16 units recognised per span)
 TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
@@ -98,14 +98,13 @@ def read(
     seen: dict[tuple[str, str], str] = {}
     wanted = set(annotators) if annotators else None
     records = [s for s in sources if s.inner.endswith(".jsonl")]
-    for source in (progress or no_progress)(records, "reading campaigns"):
-        campaign = campaigns.get(_campaign_of(source.inner, annotations))
-        if campaign is None:
-            corpus.findings.append(finding("file-unreadable", f"no {METADATA} of its campaign (the folder above files/)",
-                                           "file left out; give the campaign folder, with its metadata.json", file=source.name))
-            continue
-        text = _decoded(source, corpus, "annotations")
-        for number, obj in json_lines(text or ""):
+    kept = [s for s in records if _campaign_of(s.inner, annotations) in campaigns]
+    for source in (s for s in records if _campaign_of(s.inner, annotations) not in campaigns):
+        corpus.findings.append(finding("file-unreadable", f"no {METADATA} of its campaign (the folder above files/)",
+                                       "file left out; give the campaign folder, with its metadata.json", file=source.name))
+    for source, decoded in decoded_sources((progress or no_progress)(kept, "reading campaigns"), corpus, TEXT):
+        campaign = campaigns[_campaign_of(source.inner, annotations)]
+        for number, obj in json_lines(decoded.text):
             _record(corpus, source.name, number, obj, campaign, outputs, annotators_by, placing, seen, wanted)
     return corpus
 
@@ -128,10 +127,9 @@ def _campaigns(annotations: Path, found: list[Source], corpus: Corpus, base: Pat
             return {}
         found = [Source(shown_name(beside, base, corpus), METADATA, lambda: iter([beside.read_bytes()]))]
     out: dict[str, dict[str, Any]] = {}
-    for source in found:
-        text = _decoded(source, corpus, "annotations")
+    for source, decoded in decoded_sources(found, corpus, TEXT):
         try:
-            meta = load_json(text) if text is not None else None
+            meta = load_json(decoded.text)
         except InputError as exc:
             malformed(corpus, source.name, exc.line, f"campaign metadata is not JSON: {exc}", "campaign left out; correct the file")
             continue
@@ -142,17 +140,6 @@ def _campaigns(annotations: Path, found: list[Source], corpus: Corpus, base: Pat
         meta.setdefault("id", PurePosixPath(source.inner).parent.name or annotations.stem)
         out["<file>" if annotations.is_file() and annotations.suffix == ".jsonl" else folder] = meta
     return out
-
-
-def _decoded(source: Source, corpus: Corpus, role: str) -> str | None:
-    try:
-        raw = source.read()
-    except Unreadable as exc:
-        corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=source.name))
-        return None
-    add_input(corpus, source.name, raw, role)
-    decoded = decode_file(raw, source.name, corpus, TEXT)
-    return decoded.text if decoded is not None else None
 
 
 def key_of(obj: dict[str, Any]) -> Key | str:
@@ -175,8 +162,8 @@ def doc_id(key: Key) -> str:
 def _outputs(texts: Path, base: Path, corpus: Corpus, max_unzipped_mb: float) -> dict[Key, _Output]:
     """Every generated output of ``texts`` by its key (the first of two records with one key; a different copy reported)."""
     out: dict[Key, _Output] = {}
-    for source in annotation_sources(texts, base, corpus, (".jsonl",), max_unzipped_mb):
-        for number, obj in json_lines(_decoded(source, corpus, "texts") or ""):
+    for source, decoded in decoded_sources(annotation_sources(texts, base, corpus, (".jsonl",), max_unzipped_mb), corpus, TEXT, role="texts"):
+        for number, obj in json_lines(decoded.text):
             key = key_of(obj) if isinstance(obj, dict) else "not an object"
             if isinstance(obj, Exception) or isinstance(key, str) or not isinstance(obj.get("output"), str):
                 why = str(obj) if isinstance(obj, Exception) else key if isinstance(key, str) else "no 'output' string"

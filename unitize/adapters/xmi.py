@@ -31,8 +31,8 @@ from ..model.text import TextConventions
 from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import MAX_UNZIPPED_MB, MAX_UNZIPPED_MB_LIMIT, MIN_UNZIPPED_MB
-from ._spans import GROUP, SPAN_TRAITS, add_input
-from .sources import Source, Unreadable, annotation_sources
+from ._spans import GROUP, SPAN_TRAITS, read_source
+from .sources import Source, annotation_sources
 
 #: the sofa is the text; cassis gives code points (the file counts UTF-16 units)
 TEXT = TextConventions(newlines="keep", bom="keep", offsets="codepoint", suffixes=(), encoding="utf-8")
@@ -100,12 +100,11 @@ def _typesystems(found: list[Source], given: Path | None, corpus: Corpus, cassis
     if given is not None:
         return out
     for source in found:
+        raw = read_source(source, corpus)
+        if raw is None:
+            continue
         try:
-            raw = source.read()
-            add_input(corpus, source.name, raw, "annotations")
             out[_folder(PurePosixPath(source.inner).parent)] = cassis.merge_typesystems(out[""], cassis.load_typesystem(io.BytesIO(raw)))
-        except Unreadable as exc:
-            corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=source.name))
         except Exception as exc:  # a malformed type system: its files fall back to the one above
             corpus.findings.append(finding("file-unreadable", f"not a UIMA type system: {_said(exc)}", "the files below it are read with "
                                            "the type system above it (DKPro Core's at the top); correct it or give [input] typesystem",
@@ -134,12 +133,9 @@ def _folder(path: PurePosixPath) -> str:
 
 def _load(source: Source, system: Any, corpus: Corpus, cassis: Any, doc: str) -> Any | None:
     """The CAS of one file, or a finding saying why it cannot be read."""
-    try:
-        raw = source.read()
-    except Unreadable as exc:
-        corpus.findings.append(finding("file-unreadable", str(exc), exc.action, file=source.name))
+    raw = read_source(source, corpus)
+    if raw is None:
         return None
-    add_input(corpus, source.name, raw, "annotations")
     try:
         return cassis.load_cas_from_xmi(io.BytesIO(raw), typesystem=system)
     except Exception as exc:  # lxml's syntax errors, cassis's type errors: the file is reported, the run goes on
