@@ -50,6 +50,9 @@ demo: $(VENV)/.installed $(VENV)/.installed-agree
 	@echo "  agree --alt-test models-mini (3 humans, a model's runs) -> $(DEMO_OUT)-models/agreement/alt_test.csv: can the model replace a human?"
 	@$(U) plan $(DEMO_OUT)-models --bootstrap 100 --quiet
 	@echo "  plan             how many documents to annotate         -> $(DEMO_OUT)-models/plan/plan.csv (interval widths at 1/2x to 8x the pilot)"
+	@$(U) adjudicate $(DEMO_OUT)-models --quiet
+	@$(U) estimate $(DEMO_OUT)-models --humans-share 0.5 --quiet
+	@echo "  estimate         the model + half the humans (PPI++)    -> $(DEMO_OUT)-models/estimate/estimates.csv (label densities, intervals); stability.csv (its runs)"
 	@$(U) convert $(EX)/labels-mini/study.toml --out $(DEMO_OUT)-labels --quiet
 	@$(U) agree $(DEMO_OUT)-labels --metric alpha,fleiss,cohen --summary-metric alpha --quiet
 	@echo "  convert, agree   labels-mini (flat labels, CSV)         -> $(DEMO_OUT)-labels/agreement/summary.md"

@@ -315,6 +315,26 @@ def _api_agree(scope: dict, ws: Path) -> None:
     assert scope["results"].num_rows and scope["files"]
 
 
+def _shown(page: Path, name: str) -> object:
+    """The value a page's block shows for ``name`` in its comment (``name  # value``)."""
+    return ast.literal_eval(re.search(rf"^{name}\s+#\s*(.*)$", read(page), re.M).group(1))
+
+
+@check("docs/python-api.md", "ppi.mean_estimate(y, yhat, unlabeled")
+def _api_ppi(scope: dict, ws: Path) -> None:
+    assert scope["shown"] == _shown(ROOT / "docs" / "python-api.md", "shown")
+
+
+@check("docs/models.md", "densities = [")
+def _models_estimates(scope: dict, ws: Path) -> None:
+    assert scope["densities"] == _shown(ROOT / "docs" / "models.md", "densities")
+
+
+@check("docs/models.md", "flips = (")
+def _models_stability(scope: dict, ws: Path) -> None:
+    assert scope["flips"] == _shown(ROOT / "docs" / "models.md", "flips")
+
+
 @check("docs/python-api.md", 'items.table("wide")')
 def _api_items(scope: dict, ws: Path) -> None:
     assert scope["wide"].column_names[:2] == ["group", "item"] and scope["long"].column_names[-2:] == ["annotator", "value"]
@@ -477,7 +497,7 @@ def test_the_finding_codes_table_lists_every_code_with_its_severity() -> None:
 
 ARCHITECTURE = DOCS / "architecture.md"
 #: packages whose every module the module list names too (add a package here when its entry lists its modules)
-DESCRIBED = ("adjudicate", "agree", "config", "dataset", "export", "items", "layouts", "metrics", "model", "output", "report", "run",
+DESCRIBED = ("adjudicate", "agree", "config", "dataset", "estimate", "export", "items", "layouts", "metrics", "model", "output", "report", "run",
              "runtime", "spans", "units", "validate")
 
 
@@ -587,12 +607,12 @@ def demo_commands() -> list[str]:
 
 
 def test_the_tour_runs_every_command_of_the_product_on_an_example() -> None:
-    assert {"convert", "agree", "report", "export", "adjudicate", "convert-format", "plan"} <= set(tour_commands())
+    assert {"convert", "agree", "report", "export", "adjudicate", "convert-format", "plan", "estimate"} <= set(tour_commands())
 
 
 def test_make_demo_tours_what_the_readme_tours() -> None:
     """``make demo`` runs the tour's commands in the tour's order (the tour adds the inspecting ones: info, validate)."""
-    assert demo_commands() == ["convert", "agree", "report", "export", "adjudicate", "convert-format", "plan"]
+    assert demo_commands() == ["convert", "agree", "report", "export", "adjudicate", "convert-format", "plan", "estimate"]
     assert [c for c in tour_commands() if c not in ("info", "validate")] == demo_commands()
 
 

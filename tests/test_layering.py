@@ -26,7 +26,7 @@ LAYERS = [
     {"spans", "items", "dataset"},
     {"writers"},
     {"run"},
-    {"agree", "export", "report", "adjudicate"},
+    {"agree", "export", "report", "adjudicate", "estimate"},
     {"cli"},
     {"__init__", "__main__"},
 ]

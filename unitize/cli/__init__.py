@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Iterable, Sequence
 
 from ..errors import OutputWarning, UnitizeError
-from . import adjudicate, agree, common, convert, convert_format, examples, export, formats, info, init, plan, report, screen, validate
+from . import adjudicate, agree, common, convert, convert_format, estimate, examples, export, formats, info, init, plan, report, screen, validate
 from .common import EXIT_INTERNAL, EXIT_USAGE, print_error
 from .screen import escaped_output
 
@@ -45,6 +45,7 @@ COMMANDS = {
     "plan": plan,
     "report": report,
     "adjudicate": adjudicate,
+    "estimate": estimate,
 }
 #: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do
 EXIT_PIPE = 128 + 13

@@ -30,7 +30,7 @@ from .swap import LEGACY_STAGING, lock_file, pause, recover, stamped, top_names
 #: `export` / `report` / `plan` / `adjudicate`; a new run leaves unitize's files in them out, since they would describe the
 #: previous data, and carries the user's files in them over: :mod:`.derived`)
 OWNED = ("units", "labels", "long", "segments", "documents.parquet", "universe.parquet", "tokens.parquet", "report.jsonl", "agreement", "exports", "report",
-         "plan", "adjudication", "manifest.json")
+         "plan", "adjudication", "estimate", "manifest.json")
 
 
 class Claim:

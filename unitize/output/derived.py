@@ -1,8 +1,8 @@
 """The folders other commands make inside an output directory, and which files in them are unitize's.
 
 ``agreement/`` (``unitize agree``), ``exports/<format>/`` (``unitize export``),
-``report/`` (``unitize report``), ``plan/`` (``unitize plan``) and ``adjudication/``
-(``unitize adjudicate``) describe the data of the run they were made from: a new
+``report/`` (``unitize report``), ``plan/`` (``unitize plan``), ``adjudication/``
+(``unitize adjudicate``) and ``estimate/`` (``unitize estimate``) describe the data of the run they were made from: a new
 ``convert`` leaves unitize's files in them out of its output, and a new ``export``,
 ``report`` or ``adjudicate`` replaces its folder whole. A file a user put there
 (``agreement/my-notes.md``, ``exports/my-own-analysis.R``) is not unitize's to
@@ -17,6 +17,7 @@ What unitize writes there, declared once:
   and ``alt_test_humans.csv``, and the plots, ``plots/<name>.png`` with
   ``plots/<name>.svg`` (always both);
 - ``plan/``: ``plan.csv``, ``plan.png`` and ``plan.svg``;
+- ``estimate/``: :data:`ESTIMATE_FILES`;
 - ``exports/<format>/``: ``index.csv`` and every file it lists;
 - ``report/`` whose ``index.html`` begins with :data:`REPORT_MARKER`:
   ``index.html``, ``data/overview.js``, ``data/docs/<n>.js``,
@@ -35,11 +36,13 @@ import shutil
 from pathlib import Path
 
 #: the folders of an output directory made later from its data (names at its top level)
-DERIVED = ("agreement", "exports", "report", "plan", "adjudication")
+DERIVED = ("agreement", "exports", "report", "plan", "adjudication", "estimate")
 #: the files ``unitize agree`` writes in its folder (besides the plots)
 AGREEMENT_FILES = ("results.parquet", "results.csv", "summary.md", "summary.csv", "roles.csv", "alt_test.csv", "alt_test_humans.csv")
 #: the files ``unitize plan`` writes in its folder
 PLAN_FILES = ("plan.csv", "plan.png", "plan.svg")
+#: the files ``unitize estimate`` writes in its folder
+ESTIMATE_FILES = ("estimates.csv", "stability.csv", "stability_curve.csv", "unstable.csv")
 #: the files ``unitize adjudicate`` writes in its folder; the last, ``summary.json``, marks an adjudication
 ADJUDICATION_FILES = ("units.parquet", "spans.parquet", "review.csv", "review.jsonl", "candidates.csv", "summary.json")
 #: the first line of every report's index.html: how an earlier report is recognised
@@ -95,7 +98,7 @@ def _agreement_files(names: list[str]) -> set[str]:
 def user_files(folder: Path, kind: str | None = None) -> list[str]:
     """The files under ``folder`` (relative paths) that unitize did not write there.
 
-    ``kind``: ``"agreement"``, ``"exports"``, ``"report"``, ``"plan"`` or ``"adjudication"`` for
+    ``kind``: ``"agreement"``, ``"exports"``, ``"report"``, ``"plan"``, ``"adjudication"`` or ``"estimate"`` for
     those folders of an output directory; ``None`` for a folder an export, report or adjudication
     replaces (recognised by its index, marker or summary). A folder unitize does not recognise holds only the user's files.
     """
@@ -115,6 +118,8 @@ def user_files(folder: Path, kind: str | None = None) -> list[str]:
         ours = _agreement_files(names)
     elif kind == "plan":
         ours = set(PLAN_FILES)
+    elif kind == "estimate":
+        ours = set(ESTIMATE_FILES)
     elif is_export(folder):
         ours = _export_files(folder)
     elif is_report(folder):

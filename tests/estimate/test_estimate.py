@@ -1,0 +1,158 @@
+"""unitize estimate: PPI estimates from a candidate and the humans' gold, and a family's run stability, on studies whose
+every figure is computed here by hand or by ppi_py from the files unitize wrote."""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+from tests.conftest import ROOT
+from unitize.cli import main
+from unitize.estimate import estimate
+
+MODELS = ROOT / "unitize" / "examples" / "models-mini" / "study.toml"
+#: three humans on items i1..i4 (gold A B B A), three runs of a model on i1..i6
+HUMANS = {"h1": "AABA", "h2": "ABBA", "h3": "ABBB"}
+RUNS = {"m1": "ABBAAB", "m2": "AABBAB", "m3": "ABBBAA"}
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture(scope="module")
+def items(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("estimate-items")
+    (root / "annotations").mkdir()
+    for name, values in {**HUMANS, **RUNS}.items():
+        lines = ["ID,label", *(f"i{k + 1},{v}" for k, v in enumerate(values))]
+        (root / "annotations" / f"{name}.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "study.toml").write_text('[input]\nformat = "labels"\nshape = "per-annotator"\nannotations = "annotations"\n'
+                                     'item = "ID"\nlabels = ["label"]\n\n[roles]\nhumans = ["h1", "h2", "h3"]\n'
+                                     'candidates = ["m1..3"]\n', encoding="utf-8")
+    out = root / "out"
+    assert main(["convert", str(root / "study.toml"), "--out", str(out), "-q"]) == 0
+    assert main(["adjudicate", str(out), "-q"]) == 0
+    return out
+
+
+def test_run_stability_equals_a_hand_count(items: Path) -> None:
+    """Runs differ on i2, i4 and i6 (two against one: entropy H(⅔, ⅓) = 0.918 bits each). Majority of k runs against
+    the gold A B B A: k = 1: m1 4/4, m2 2/4, m3 3/4 → 0.75; k = 2: (m1, m2) ties on i2 and i4 → 2/4, (m1, m3) 3/4,
+    (m2, m3) 2/4 → 0.583; k = 3: B on i4 → 0.75. Recovery of the three runs' majority (A B B B A B) on the six items:
+    5/6 for each single run, 4/6 for each pair, so three runs are needed."""
+    result = estimate(items)
+    h = -(2 / 3 * math.log2(2 / 3) + 1 / 3 * math.log2(1 / 3))
+    assert result.stability == [{"setting": "items", "family": "m", "runs": 3, "observations": 6, "flipped": 3, "flip_rate": 0.5,
+                                 "units": 6, "flipped_units": 3, "unit_flip_rate": 0.5, "mean_entropy": pytest.approx(h / 2),
+                                 "runs_needed": 3}]
+    curve = [(r["k"], r["choices"], r["agreement_with_gold"], r["recovery"]) for r in result.curve]
+    assert curve == [(1, 3, pytest.approx(0.75), pytest.approx(5 / 6)), (2, 3, pytest.approx(7 / 12), pytest.approx(4 / 6)),
+                     (3, 1, pytest.approx(0.75), pytest.approx(1.0))]
+    assert [(r["observation"], r["values"]) for r in result.unstable] == [
+        ("i2", "m1=B; m2=A; m3=B"), ("i4", "m1=A; m2=B; m3=B"), ("i6", "m1=B; m2=B; m3=A")]
+    assert [r["entropy"] for r in result.unstable] == [pytest.approx(h)] * 3
+    written = rows(items / "estimate" / "stability_curve.csv")
+    assert [r["k"] for r in written] == ["1", "2", "3"] and float(written[1]["agreement_with_gold"]) == pytest.approx(7 / 12)
+
+
+def test_item_prevalence_equals_ppi_py_on_the_gold_and_the_runs(items: Path) -> None:
+    """Labeled: i1..i4 (the humans' gold A B B A); unlabeled: i5, i6, which only the runs coded."""
+    ppi_py = pytest.importorskip("ppi_py", reason="ppi-python is a test dependency (make test installs it)")
+    result = estimate(items)
+    got = {(r["candidate"], r["label"]): r for r in result.rows}
+    assert sorted(got) == [(m, label) for m in RUNS for label in "AB"]
+    gold = np.array([1.0, 0, 0, 1])
+    for m, values in RUNS.items():
+        hat = np.array([v == "A" for v in values], float)
+        low, high = ppi_py.ppi_mean_ci(gold, hat[:4], hat[4:], alpha=0.05)
+        r = got[(m, "A")]
+        assert (r["labeled"], r["unlabeled"], r["undecided"], r["without_candidate"]) == (4, 2, 0, 0)
+        assert (r["ci_low"], r["ci_high"]) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
+        assert r["humans_only"] == 0.5 and r["model_only"] == pytest.approx(hat.mean()) and r["group"] == "label"
+        assert r["estimate"] + got[(m, "B")]["estimate"] == pytest.approx(1.0)
+
+
+def span_densities(out: Path, candidate: str) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """Per document, per label: the share of units whose gold is the label (of the units with a gold), and the share of
+    units the candidate gave it — read from units.parquet and the label matrix, not through unitize."""
+    gold = pq.read_table(out / "adjudication" / "units.parquet").to_pylist()
+    matrix = ds.dataset(out / "labels" / "setting=word-interval-labels").to_table(columns=["doc_id", candidate]).to_pylist()
+    truth: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    decided: dict[str, int] = defaultdict(int)
+    for r in gold:
+        if r["gold"] is not None:
+            decided[r["doc_id"]] += 1
+            truth[r["doc_id"]][r["gold"]] += 1
+    model: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    units: dict[str, int] = defaultdict(int)
+    for r in matrix:
+        units[r["doc_id"]] += 1
+        model[r["doc_id"]][r[candidate]] += 1
+    return ({d: {k: v / decided[d] for k, v in t.items()} for d, t in truth.items()},
+            {d: {k: v / units[d] for k, v in t.items()} for d, t in model.items()})
+
+
+def test_span_density_on_models_mini(tmp_path: Path) -> None:
+    """Every document has the humans' gold: the estimate is theirs (λ = 0), the mean of the documents' shares; with
+    half the documents kept (--humans-share 0.5), PPI++ on the six kept and six left to the model, as ppi_py says."""
+    ppi_py = pytest.importorskip("ppi_py", reason="ppi-python is a test dependency (make test installs it)")
+    out = tmp_path / "out"
+    assert main(["convert", str(MODELS), "--out", str(out), "-q"]) == 0
+    assert main(["adjudicate", str(out), "-q"]) == 0
+    whole = estimate(out)
+    truth, model = span_densities(out, "gpt-run1")
+    docs = sorted(truth)
+    for r in (r for r in whole.rows if r["candidate"] == "gpt-run1"):
+        y = np.array([truth[d].get(r["label"], 0.0) for d in docs])
+        assert r["estimate"] == pytest.approx(y.mean()) == r["humans_only"] and r["lambda"] == 0 and r["layer"] == "Entity"
+        assert r["model_only"] == pytest.approx(np.mean([model[d].get(r["label"], 0.0) for d in docs]))
+        assert r["reason"].startswith("every observation has the humans' gold")
+    assert sorted({r["label"] for r in whole.rows}) == ["LOC", "ORG", "PER"]
+    half = estimate(out, humans_share=0.5, seed=3)
+    order = np.random.default_rng(3).permutation(len(docs))
+    kept, rest = [docs[k] for k in order[:6]], [docs[k] for k in order[6:]]
+    for r in (r for r in half.rows if r["candidate"] == "gpt-run1"):
+        y = np.array([truth[d].get(r["label"], 0.0) for d in kept])
+        hat = np.array([model[d].get(r["label"], 0.0) for d in kept])
+        unl = np.array([model[d].get(r["label"], 0.0) for d in rest])
+        low, high = ppi_py.ppi_mean_ci(y, hat, unl, alpha=0.05)
+        assert (r["labeled"], r["unlabeled"]) == (6, 6)
+        assert (r["ci_low"], r["ci_high"]) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
+    assert half.stability[0]["runs_needed"] is None  # two runs: their majority is decided only where they agree
+
+
+def test_the_plan_columns_answer_the_width_question(items: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["estimate", str(items), "--width", "0.2", "--model-cost", "0.01"]) == 0
+    shown = capsys.readouterr().out
+    assert "an interval 0.2 wide needs 97 human labels alone" in shown and "m: 3 of 6 observations flip" in shown
+    first = rows(items / "estimate" / "estimates.csv")[0]
+    assert first["humans_needed"] == "97"  # (2 · 1.96 · 0.5 / 0.2)² = 96.04 → 97
+    assert int(first["ppi_humans"]) < 97 and int(first["ppi_model_only"]) > 0
+
+
+def test_a_gold_is_needed_and_must_be_the_humans(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", str(MODELS), "--out", str(out), "-q"]) == 0
+    assert main(["estimate", str(out)]) == 2
+    assert f"run `unitize adjudicate {out}` first" in capsys.readouterr().err
+    assert main(["adjudicate", str(out), "--voters", "all", "-q"]) == 0
+    assert main(["estimate", str(out)]) == 2
+    assert "made with candidate(s) gpt-run1, gpt-run2 voting" in capsys.readouterr().err
+    assert main(["estimate", str(out), "--humans-share", "1.5"]) == 2
+    assert not (out / "estimate").exists()
+
+
+def test_without_candidates_it_says_how_to_name_them(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "out"
+    assert main(["convert", str(ROOT / "unitize" / "examples" / "labels-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
+    assert main(["estimate", str(out)]) == 2
+    assert "names no candidates" in capsys.readouterr().err

@@ -1,0 +1,198 @@
+"""``unitize estimate``: what a corpus says when a model labels most of it, and how stable the model is.
+
+From an output directory with candidates (``[roles]`` or ``--candidates``) and the humans' gold (``unitize
+adjudicate``), written to ``OUT/estimate/``:
+
+- ``estimates.csv`` — per candidate, layer (span data; item data: group) and label: the label's prevalence (item data: the share of items
+  holding it) or density (span data: the share of a document's units inside a span of it, averaged over
+  documents) estimated by prediction-powered inference (PPI++, :mod:`unitize.metrics.ppi`) from the candidate's
+  values on every observation and the gold on the ones humans coded (:mod:`.observations`), with its interval,
+  beside the humans alone (classical) and the candidate alone (``model_only``, biased as the model is); with a
+  ``width``, how many human labels an interval of that width needs with and without the candidate;
+- ``stability.csv``, ``stability_curve.csv`` and ``unstable.csv`` — each family of two or more runs: flip
+  rates, the majority-of-k curve and the review queue of unstable observations (:mod:`.stability`).
+
+PPI's intervals hold when the observations humans coded are a random sample of all of them: the documents
+(items) given to humans must be drawn at random, not picked.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..dataset.directory import OutputData
+from ..dataset.regions import setting_cells
+from ..dataset.roles import Roles, resolve
+from ..errors import RunError
+from ..metrics import ppi
+from ..output import atomic_write_text, csv_text, locks_output
+from ..output.derived import ESTIMATE_FILES
+from . import stability
+from .observations import Observed, observe, read_gold
+
+FOLDER = "estimate"
+ESTIMATES, STABILITY, CURVE, UNSTABLE = ESTIMATE_FILES
+COLUMNS = ("setting", "candidate", "group", "layer", "label", "quantity", "estimate", "ci_low", "ci_high", "lambda", "humans_only",
+           "humans_low", "humans_high", "model_only", "labeled", "unlabeled", "undecided", "without_candidate", "effective_n",
+           "corr", "humans_needed", "ppi_humans", "ppi_model_only", "ppi_cost", "reason")
+STABILITY_COLUMNS = ("setting", "family", "runs", "observations", "flipped", "flip_rate", "units", "flipped_units", "unit_flip_rate",
+                     "mean_entropy", "runs_needed")
+CURVE_COLUMNS = ("setting", "family", "k", "choices", "agreement_with_gold", "recovery")
+UNSTABLE_COLUMNS = ("setting", "family", "group", "layer", "observation", "units", "flipped_units", "entropy", "values")
+
+
+@dataclass
+class Plan:
+    """The planning question: an interval of total ``width``, a human label costing ``human_cost``, a model's ``model_cost``."""
+
+    width: float
+    human_cost: float = 1.0
+    model_cost: float = 0.01
+
+
+@dataclass
+class Estimates:
+    path: Path
+    setting: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    stability: list[dict[str, Any]] = field(default_factory=list)
+    curve: list[dict[str, Any]] = field(default_factory=list)
+    unstable: list[dict[str, Any]] = field(default_factory=list)
+
+
+@locks_output
+def estimate(out: Path | str, *, candidates: Sequence[str] | None = None, humans: Sequence[str] | None = None, level: float = 0.95,
+             tuned: bool = True, plan: Plan | None = None, humans_share: float | None = None, seed: int = 0) -> Estimates:
+    """Estimate and write ``OUT/estimate`` (see the module docstring); ``tuned=False``: plain PPI (λ = 1).
+    ``humans_share``: what if the humans had coded only this share of the observations they coded (a seeded random
+    draw; the others count as labelled by the candidate alone)."""
+    if not 0 < level < 1:
+        raise RunError(f"--ci takes a level between 0 and 1, e.g. 0.95, not {level}")
+    if humans_share is not None and not 0 < humans_share <= 1:
+        raise RunError(f"--humans-share takes a share above 0 and at most 1, e.g. 0.3, not {humans_share}")
+    if plan is not None and not (plan.width > 0 and plan.human_cost > 0 and plan.model_cost >= 0):
+        raise RunError("--width and --human-cost must be above 0 and --model-cost at least 0")
+    data = OutputData(Path(out))
+    roles = resolve(data, candidates, humans)
+    if roles is None:
+        raise RunError(f"{out} names no candidates: give them (--candidates NAME[,NAME], or [roles] candidates in the study file)")
+    gold = read_gold(data.path, roles)
+    names = {s.name for s in data.settings}
+    if gold.setting not in names:
+        raise RunError(f"the gold in {data.path / 'adjudication'} is of setting {gold.setting!r}, which this output no longer "
+                       f"has; run `unitize adjudicate {out}` again")
+    result = Estimates(data.path / FOLDER, gold.setting)
+    for candidate in roles.candidates:
+        result.rows += _estimate_rows(data, gold, candidate, 1 - level, tuned, plan, Draw(humans_share, seed))
+    _stability(data, gold, roles, seed, result)
+    _write(result)
+    return result
+
+
+@dataclass(frozen=True)
+class Draw:
+    """The share of the humans' observations kept (None: all) and the seed of the draw."""
+
+    share: float | None
+    seed: int
+
+    def apply(self, y: np.ndarray, yhat: np.ndarray, unlabeled: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(Y, Ŷ, Ŷ unlabeled) with the gold kept on a random ``share`` of the observations (at least two), the rest unlabeled."""
+        if self.share is None or self.share == 1:
+            return y, yhat, unlabeled
+        order = np.random.default_rng(self.seed).permutation(y.shape[0])
+        kept, rest = order[: max(2, round(self.share * y.shape[0]))], order[max(2, round(self.share * y.shape[0])):]
+        return y[kept], yhat[kept], np.concatenate([unlabeled, yhat[rest]])
+
+
+def _estimate_rows(data: OutputData, gold: Any, candidate: str, alpha: float, tuned: bool, plan: Plan | None,
+                   draw: Draw) -> list[dict[str, Any]]:
+    """The rows of one candidate: one per (layer, label)."""
+    sub = OutputData(data.path, [candidate])
+    setting = sub.setting(gold.setting)
+    if candidate not in setting.annotators:
+        return []
+    layers: dict[tuple[str | None, str | None], Observed] = {}  # items: per group (a question each); spans: per layer
+    for cells in setting_cells(sub, setting):
+        key = (cells.group, None) if cells.items else (None, cells.layer)
+        observe(cells, gold.table, layers.setdefault(key, Observed()))
+    quantity = "prevalence" if setting.kind == "items" else "density"
+    rows = []
+    for (group, layer), observed in layers.items():
+        labels, *arrays = observed.arrays()
+        y, yhat, unlabeled = draw.apply(*arrays)
+        base = {"setting": setting.name, "candidate": candidate, "group": group, "layer": layer, "quantity": quantity, "labeled": y.shape[0],
+                "unlabeled": unlabeled.shape[0], "undecided": observed.undecided, "without_candidate": observed.without_candidate}
+        rows += _label_rows(base, labels, y, yhat, unlabeled, alpha, tuned, plan)
+    return rows
+
+
+def _label_rows(base: dict[str, Any], labels: list[str], y: np.ndarray, yhat: np.ndarray, unlabeled: np.ndarray, alpha: float,
+                tuned: bool, plan: Plan | None) -> list[dict[str, Any]]:
+    if y.shape[0] < 2:
+        why = f"{y.shape[0]} observation(s) with the humans' gold: an interval needs at least two"
+        return [{**base, "label": label, "reason": why} for label in labels]
+    e = ppi.mean_estimate(y, yhat, unlabeled, alpha=alpha, lam=None if tuned else 1.0)
+    every = np.concatenate([yhat, unlabeled])
+    rows = []
+    for k, label in enumerate(labels):
+        row = {**base, "label": label, "estimate": float(e.estimate[k]), "ci_low": float(e.low[k]), "ci_high": float(e.high[k]),
+               "lambda": float(e.lam[k]), "humans_only": float(e.classical[k]), "humans_low": float(e.classical_low[k]),
+               "humans_high": float(e.classical_high[k]), "model_only": float(every[:, k].mean()),
+               "effective_n": float(e.effective_n[k]), "corr": ppi.correlation(y[:, k], yhat[:, k]),
+               "reason": None if unlabeled.shape[0] else "every observation has the humans' gold: the estimate is theirs (λ = 0)"}
+        if plan is not None:
+            row.update(_planned(y[:, k], row["corr"], alpha, plan))
+        rows.append(row)
+    return rows
+
+
+def _planned(y: np.ndarray, corr: float, alpha: float, plan: Plan) -> dict[str, Any]:
+    """Human labels for an interval of the plan's width: alone, and with the candidate (the cheapest PPI pair)."""
+    needed = ppi.classical_n(y, plan.width, alpha)
+    pair = ppi.cheapest_pair(corr, needed, plan.human_cost, plan.model_cost)
+    return {"humans_needed": needed, "ppi_humans": pair.n, "ppi_model_only": pair.N, "ppi_cost": pair.cost}
+
+
+def _stability(data: OutputData, gold: Any, roles: Roles, seed: int, result: Estimates) -> None:
+    for name, runs in roles.families.items():
+        sub = OutputData(data.path, runs)
+        setting = sub.setting(gold.setting)
+        present = [r for r in runs if r in setting.annotators]
+        if len(present) < 2:
+            continue
+        family = stability.Family(present, seed)
+        for cells in setting_cells(OutputData(data.path, present), setting):
+            stability.add(family, cells, gold.table)
+        curve = stability.curve_rows(family)
+        result.stability.append({"setting": setting.name, "family": name, "runs": len(present), "observations": family.observations,
+                                 "flipped": family.flipped, "flip_rate": _share(family.flipped, family.observations),
+                                 "units": family.units, "flipped_units": family.flipped_units,
+                                 "unit_flip_rate": _share(family.flipped_units, family.units),
+                                 "mean_entropy": _share(family.entropy, family.units), "runs_needed": stability.runs_needed(curve)})
+        result.curve += [{"setting": setting.name, "family": name, **r} for r in curve]
+        queue = sorted(family.unstable, key=lambda r: (-r["entropy"], r["group"], r["layer"] or "", r["observation"]))
+        result.unstable += [{"setting": setting.name, "family": name, **r} for r in queue]
+
+
+def _share(part: float, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _cell(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return ""
+    return value
+
+
+def _write(result: Estimates) -> None:
+    result.path.mkdir(exist_ok=True)
+    for name, columns, rows in ((ESTIMATES, COLUMNS, result.rows), (STABILITY, STABILITY_COLUMNS, result.stability),
+                                (CURVE, CURVE_COLUMNS, result.curve), (UNSTABLE, UNSTABLE_COLUMNS, result.unstable)):
+        atomic_write_text(result.path / name, csv_text([columns, *([_cell(r.get(c)) for c in columns] for r in rows)]))

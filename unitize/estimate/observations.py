@@ -1,0 +1,147 @@
+"""The humans' gold beside a candidate's values, per observation: what a corpus estimate is made of.
+
+The gold is the one ``unitize adjudicate`` made (``OUT/adjudication/units.parquet``: the humans' votes by
+default). An **observation** is an item (item data) or a (group, layer, document) (span data). Its value for a
+label is the share of its units holding the label (an item: 1 or 0; a document: the share of its units inside
+a span of the label), the empty value ("not marked") aside. Per observation of a candidate:
+
+- **labeled**: the humans' gold decided at least one of its units — ``Y`` (gold) and ``Ŷ`` (candidate) both;
+- **unlabeled**: no human coded it — ``Ŷ`` only (the many the model labels alone);
+- **undecided**: humans coded it but their votes tied on every unit — left out, counted;
+- **without the candidate**: humans coded it, the candidate did not — left out, counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ..dataset.adjudication import FOLDER, SUMMARY, UNITS
+from ..dataset.regions import Cells
+from ..dataset.roles import Roles
+from ..errors import RunError
+
+
+@dataclass
+class Gold:
+    """The adjudication's per-unit (per-item) gold and the setting it was made on."""
+
+    table: Any  # pyarrow Table: adjudication units (or items)
+    setting: str
+    method: str
+
+
+def read_gold(out: Path, roles: Roles | None) -> Gold:
+    """``OUT/adjudication``'s gold; an error that says what to run when there is none, or when candidates voted in it."""
+    folder = Path(out) / FOLDER
+    if not (folder / SUMMARY).is_file():
+        raise RunError(f"{out} has no gold yet: run `unitize adjudicate {out}` first (the humans' majority vote; "
+                       "estimate compares each candidate with that gold)")
+    import json
+
+    try:
+        summary = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
+        table = pq.read_table(folder / UNITS)
+    except (OSError, ValueError) as exc:
+        raise RunError(f"{folder} cannot be read ({exc}); run `unitize adjudicate {out}` again") from None
+    voters = summary.get("voters")
+    if roles is not None:
+        voted = set(roles.candidates) if voters == "all" else set(roles.candidates) & set(voters or [])
+        if voted:
+            raise RunError(f"the gold in {folder} was made with candidate(s) {', '.join(sorted(voted))} voting; run "
+                           f"`unitize adjudicate {out}` (the humans vote by default) so that the gold is the humans'")
+    return Gold(table, str(summary.get("setting")), str(summary.get("method")))
+
+
+def gold_codes(gold: Any, cells: Cells) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The gold's value names and, per unit of ``cells``, the index of its gold value among them (-1: none decided)
+    and whether a human coded it."""
+    mask = pc.equal(gold.column("group"), cells.group)
+    if not cells.items:
+        mask = pc.and_(mask, pc.equal(gold.column("layer"), cells.layer))
+    rows = gold.filter(mask)
+    code = np.full(cells.row_doc.shape[0], -1, np.int64)
+    coded = np.zeros(cells.row_doc.shape[0], bool)
+    if rows.num_rows == 0 or code.size == 0:
+        return [], code, coded
+    at = {doc: k for k, doc in enumerate(cells.docs)}
+    docs = np.array([at.get(d, -1) for d in rows.column("item" if cells.items else "doc_id").to_pylist()], np.int64)
+    units = np.zeros(rows.num_rows, np.int64) if cells.items else rows.column("unit").to_numpy().astype(np.int64)
+    span = int(cells.row_unit.max()) + 1
+    keys = cells.row_doc.astype(np.int64) * span + cells.row_unit.astype(np.int64)
+    wanted = docs * span + units
+    pos = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
+    found = (docs >= 0) & (units < span) & (keys[pos] == wanted)
+    values = rows.column("gold").to_pylist()
+    names = sorted({v for v in values if v is not None})
+    index = {v: k for k, v in enumerate(names)}
+    gold_index = np.array([index.get(v, -1) if v is not None else -1 for v in values], np.int64)
+    humans = rows.column("coders").to_numpy() > 0
+    code[pos[found]] = gold_index[found]
+    coded[pos[found]] = humans[found]
+    return names, code, coded
+
+
+@dataclass
+class Observed:
+    """One layer's observations of one candidate: labels, ``Y``/``Ŷ`` on the labeled ones, ``Ŷ`` on the unlabeled."""
+
+    y: list[np.ndarray] = field(default_factory=list)  # pieces (observations × their labels), columns by name below
+    yhat: list[np.ndarray] = field(default_factory=list)
+    unlabeled: list[np.ndarray] = field(default_factory=list)
+    names: list[list[str]] = field(default_factory=list)  # each piece's column names
+    undecided: int = 0
+    without_candidate: int = 0
+
+    def arrays(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """(labels, Y, Ŷ, Ŷ unlabeled) over every piece, a column per label (0 where a piece lacks the label)."""
+        labels = sorted({n for names in self.names for n in names})
+        at = {n: k for k, n in enumerate(labels)}
+
+        def stack(pieces: list[np.ndarray]) -> np.ndarray:
+            out = [np.zeros((p.shape[0], len(labels))) for p in pieces]
+            for o, p, names in zip(out, pieces, self.names):
+                o[:, [at[n] for n in names]] = p
+            return np.concatenate(out) if out else np.zeros((0, len(labels)))
+
+        return labels, stack(self.y), stack(self.yhat), stack(self.unlabeled)
+
+
+def observe(cells: Cells, gold: Any, into: Observed) -> None:
+    """Add one (group, layer) of a candidate (``cells`` holds its values alone) to ``into``."""
+    n_docs = len(cells.docs)
+    gold_names, gold_code, human = gold_codes(gold, cells)
+    empty = cells.name(cells.empty) if cells.empty is not None else None
+    cand_names = [cells.name(k) for k in range(len(cells.values))]
+    names = sorted({n for n in (*cand_names, *gold_names) if n != empty})
+    col = {n: k for k, n in enumerate(names)}
+    doc_of_cell = cells.row_doc[cells.cell_row].astype(np.int64)
+    cand_units = np.bincount(doc_of_cell, minlength=n_docs)
+    cand = np.zeros((n_docs, len(names)))
+    for code, name in enumerate(cand_names):
+        if name in col:
+            cand[:, col[name]] = np.bincount(doc_of_cell[cells.cell_code == code], minlength=n_docs)
+    decided = gold_code >= 0
+    gold_units = np.bincount(cells.row_doc[decided], minlength=n_docs)
+    truth = np.zeros((n_docs, len(names)))
+    for code, name in enumerate(gold_names):
+        if name in col:
+            truth[:, col[name]] = np.bincount(cells.row_doc[gold_code == code], minlength=n_docs)
+    humans = np.bincount(cells.row_doc[human], minlength=n_docs) > 0
+    has_candidate = cand_units > 0
+    labeled = has_candidate & (gold_units > 0)
+    unlabeled = has_candidate & ~humans
+    into.undecided += int((has_candidate & humans & (gold_units == 0)).sum())
+    into.without_candidate += int((humans & ~has_candidate).sum())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = cand / np.maximum(cand_units, 1)[:, None]
+        gold_share = truth / np.maximum(gold_units, 1)[:, None]
+    into.names.append(names)
+    into.y.append(gold_share[labeled])
+    into.yhat.append(share[labeled])
+    into.unlabeled.append(share[unlabeled])
