@@ -330,6 +330,11 @@ def _models_estimates(scope: dict, ws: Path) -> None:
     assert scope["densities"] == _shown(ROOT / "docs" / "models.md", "densities")
 
 
+@check("docs/models.md", "variants = [")
+def _models_prompts(scope: dict, ws: Path) -> None:
+    assert scope["variants"] == _shown(ROOT / "docs" / "models.md", "variants")
+
+
 @check("docs/models.md", "flips = (")
 def _models_stability(scope: dict, ws: Path) -> None:
     assert scope["flips"] == _shown(ROOT / "docs" / "models.md", "flips")

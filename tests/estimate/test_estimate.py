@@ -28,9 +28,8 @@ def rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-@pytest.fixture(scope="module")
-def items(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("estimate-items")
+def items_study(root: Path) -> Path:
+    """The study above converted and adjudicated (the humans' majority) into ``root/out``."""
     (root / "annotations").mkdir()
     for name, values in {**HUMANS, **RUNS}.items():
         lines = ["ID,label", *(f"i{k + 1},{v}" for k, v in enumerate(values))]
@@ -42,6 +41,11 @@ def items(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main(["convert", str(root / "study.toml"), "--out", str(out), "-q"]) == 0
     assert main(["adjudicate", str(out), "-q"]) == 0
     return out
+
+
+@pytest.fixture(scope="module")
+def items(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return items_study(tmp_path_factory.mktemp("estimate-items"))
 
 
 def test_run_stability_equals_a_hand_count(items: Path) -> None:
@@ -156,3 +160,60 @@ def test_without_candidates_it_says_how_to_name_them(tmp_path: Path, capsys: pyt
     assert main(["convert", str(ROOT / "unitize" / "examples" / "labels-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
     assert main(["estimate", str(out)]) == 2
     assert "names no candidates" in capsys.readouterr().err
+
+
+def test_prompt_variants_side_by_side(items: Path) -> None:
+    """Families named MODEL/PROMPT: variant a (m1: 4 of 4 items right) and b (m2 and m3 pooled: 2 + 3 of 8) of model m;
+    its spread 1 − 5/8, with the bootstrap's interval around it."""
+    result = estimate(items, candidates=["m/a=m1", "m/b=m2+m3"])
+    got = [(r["model"], r["prompt"], r["runs"], r["observations"], r["units"], r["metric"], r["value"]) for r in result.prompts]
+    assert got == [("m", "a", 1, 4, 4, "accuracy", 1.0), ("m", "b", 2, 4, 8, "accuracy", 0.625)]
+    (spread,) = result.spread
+    assert (spread["best"], spread["worst"], spread["spread"]) == ("a", "b", 0.375)
+    assert spread["ci_low"] <= 0.375 <= spread["ci_high"] and result.prompts[0]["ci_low"] == 1.0
+    assert [r["family"] for r in result.stability] == ["m/b"]  # a family of one run has no stability
+    written = rows(items / "estimate" / "prompt_spread.csv")
+    assert [(r["model"], r["best"], r["worst"], r["spread"]) for r in written] == [("m", "a", "b", "0.375")]
+
+
+def test_the_bootstrap_resamples_observations_for_every_variant_at_once() -> None:
+    """replicates(): replicate r draws observations idx[r·n:(r+1)·n] of the seeded stream, the same for every column."""
+    from unitize.estimate.prompts import CHUNK, replicates
+
+    rng = np.random.default_rng(5)
+    num, den = rng.integers(0, 5, (30, 3)).astype(float), rng.integers(5, 9, (30, 3)).astype(float)
+    got = replicates(num, den, seed=11, count=2 * CHUNK + 7)
+    stream = np.random.default_rng(11)
+    expected = []
+    for size in (CHUNK, CHUNK, 7):
+        draws = stream.integers(0, 30, size * 30).reshape(size, 30)
+        expected += [num[d].sum(0) / den[d].sum(0) for d in draws]
+    assert got.shape == (2 * CHUNK + 7, 3) and np.allclose(got, np.array(expected), rtol=0, atol=1e-12)
+
+
+def test_span_variants_are_scored_by_unit_f1_over_the_marked_units(tmp_path: Path) -> None:
+    """models-mini with its two runs as two prompts of one model: unit F1 against the gold, counted here from
+    units.parquet and the label matrix (a unit is a hit where both give it the same label, not O); the alt-test's
+    verdicts of each variant's runs beside it."""
+    out = tmp_path / "out"
+    assert main(["convert", str(MODELS), "--out", str(out), "-q"]) == 0
+    assert main(["adjudicate", str(out), "-q"]) == 0
+    specs = ["gpt/plain=gpt-run1", "gpt/cot=gpt-run2"]
+    assert main(["agree", str(out), "--metric", "span-f1", "--alt-test", "--min-instances", "10", "--candidates", ",".join(specs), "-q"]) == 0
+    result = estimate(out, candidates=specs)
+    gold = {(r["doc_id"], r["unit"]): r["gold"] for r in pq.read_table(out / "adjudication" / "units.parquet").to_pylist()}
+    matrix = ds.dataset(out / "labels" / "setting=word-interval-labels").to_table().to_pylist()
+    for variant, run in (("plain", "gpt-run1"), ("cot", "gpt-run2")):
+        tp = fp = fn = 0
+        for r in matrix:
+            g, v = gold.get((r["doc_id"], r["unit"])), r[run]
+            if g is None:
+                continue
+            hit = v == g and v != "O"
+            tp += hit
+            fp += v != "O" and not hit
+            fn += g != "O" and not hit
+        row = next(x for x in result.prompts if x["prompt"] == variant)
+        assert row["metric"] == "unit-f1" and row["value"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
+        assert row["alt_test"] == "inconclusive 1" and row["observations"] == 12
+    assert result.spread[0]["spread"] == pytest.approx(abs(result.prompts[0]["value"] - result.prompts[1]["value"]))

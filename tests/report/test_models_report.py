@@ -127,3 +127,57 @@ def test_roles_ceiling_candidates_and_pair_metrics_on_the_page(tmp_path: Path) -
         assert browser.js(rows.format("candidates"))[0][:3] == ["word-interval-labels", "gpt-run1", "109"]
         assert "brat in ../gold (relative to the output directory" in browser.js("document.body.innerText")
         assert browser.errors == []
+
+
+def test_the_models_page_shows_estimates_prompts_and_stability(tmp_path: Path) -> None:
+    """unitize estimate's tables in the report's data (names as text), and on the Models page in Chromium when there
+    is one: the PPI++ estimates beside the humans alone, the prompt variants with their alt-test verdicts, the spread."""
+    out = tmp_path / "out"
+    specs = "gpt/plain=gpt-run1,gpt/cot=gpt-run2"
+    assert main(["convert", str(STUDY), "--out", str(out), "-q"]) == 0
+    assert main(["agree", str(out), "--metric", "span-f1", "--alt-test", "--min-instances", "10", "--candidates", specs, "-q"]) == 0
+    assert main(["adjudicate", str(out), "-q"]) == 0
+    assert main(["estimate", str(out), "--candidates", specs, "--humans-share", "0.5", "-q"]) == 0
+    assert main(["report", str(out), "-q"]) == 0
+    e = overview(out)["estimate"]
+    assert {k: len(v) for k, v in e.items()} == {"estimates": 6, "stability": 0, "stability_curve": 0, "unstable": 0, "prompts": 2,
+                                                 "prompt_spread": 1}
+    assert [(p["model"], p["prompt"], p["metric"], p["alt_test"]) for p in e["prompts"]] == [
+        ("gpt", "plain", "unit-f1", "inconclusive 1"), ("gpt", "cot", "unit-f1", "inconclusive 1")]
+    first = e["estimates"][0]
+    assert (first["candidate"], first["layer"], first["label"], first["labeled"], first["unlabeled"]) == ("gpt-run1", "Entity", "LOC", 6, 6)
+    if CHROMIUM is None:
+        return
+    rows = "Array.from(document.querySelectorAll('{} tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))"
+    with Chromium(CHROMIUM, width=1280, height=900) as browser:
+        browser.open((out / "report" / "index.html").as_uri() + "#models")
+        browser.wait_for("document.querySelectorAll('#estimates tbody tr').length")
+        assert browser.js("document.getElementById('nav-models').hidden") is False
+        assert browser.js(rows.format("#estimates"))[0] == [
+            "gpt-run1", "Entity", "LOC", "density", "0.124 [0.091, 0.157]", "0.129 [0.094, 0.163]", "0.147", "6", "6", "0.12", ""]
+        assert [r[:2] + r[4:] for r in browser.js(rows.format("table.prompts"))] == [
+            ["gpt", "plain", "0.925 [0.853, 1.000]", "inconclusive 1"], ["gpt", "cot", "0.911 [0.831, 0.974]", "inconclusive 1"]]
+        assert browser.js(rows.format("table.prompt-spread"))[0][:4] == ["gpt", "2", "plain", "cot"]
+        assert browser.js(rows.format("table.alt-test"))[0][1] == "gpt-run1"
+        assert browser.errors == []
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine (`make browser` installs Debian's)")
+def test_the_models_page_shows_run_stability(tmp_path: Path) -> None:
+    """Three runs of a model on six items (tests/estimate): the stability table, the majority-of-k curve and the
+    unstable items with each run's value."""
+    from tests.estimate.test_estimate import items_study
+
+    out = items_study(tmp_path)
+    assert main(["estimate", str(out), "-q"]) == 0
+    assert main(["report", str(out), "-q"]) == 0
+    rows = "Array.from(document.querySelectorAll('{} tbody tr')).map(r => Array.from(r.cells).map(c => c.textContent))"
+    with Chromium(CHROMIUM, width=1280, height=900) as browser:
+        browser.open((out / "report" / "index.html").as_uri() + "#models")
+        browser.wait_for("document.querySelectorAll('table.stability tbody tr').length")
+        assert browser.js(rows.format("table.stability")) == [["m", "3", "3 / 6", "50.0 %", "50.0 %", "0.459", "3"]]
+        assert browser.js(rows.format("table.stability-curve")) == [
+            ["m", "1", "3", "75.0 %", "83.3 %"], ["m", "2", "3", "58.3 %", "66.7 %"], ["m", "3", "1", "75.0 %", "100.0 %"]]
+        assert [r[3] + " " + r[7] for r in browser.js(rows.format("#unstable"))] == [
+            "i2 m1=B; m2=A; m3=B", "i4 m1=A; m2=B; m3=B", "i6 m1=B; m2=B; m3=A"]
+        assert browser.errors == []

@@ -79,6 +79,13 @@ def run(args: argparse.Namespace) -> int:
                   else "a stable majority needs three runs or more" if s["runs"] < 3 else "no decided majority")
         print(f"  {s['family']}: {s['flipped']:,} of {s['observations']:,} observations flip across its {s['runs']} runs "
               f"({_number(s['flip_rate'])}; units {_number(s['unit_flip_rate'])}); {needed}")
+    for v in result.prompts:
+        verdict = f"; alt-test {v['alt_test']}" if v["alt_test"] else ""
+        print(f"  {v['model']} prompt {v['prompt']}: {v['metric']} {_number(v['value'])} [{_number(v['ci_low'])}, "
+              f"{_number(v['ci_high'])}] over {v['runs']} run(s){verdict}")
+    for m in result.spread:
+        print(f"  {m['model']}: {m['prompts']} prompts {_number(m['spread'])} apart [{_number(m['ci_low'])}, {_number(m['ci_high'])}] "
+              f"({m['best']} best, {m['worst']} worst): prompts.csv, prompt_spread.csv")
     if result.stability:
         print(f"  stability: {result.path / 'stability.csv'}, the majority-of-k curve in stability_curve.csv, "
               f"the unstable ones first in unstable.csv")

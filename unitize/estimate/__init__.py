@@ -10,7 +10,10 @@ adjudicate``), written to ``OUT/estimate/``:
   beside the humans alone (classical) and the candidate alone (``model_only``, biased as the model is); with a
   ``width``, how many human labels an interval of that width needs with and without the candidate;
 - ``stability.csv``, ``stability_curve.csv`` and ``unstable.csv`` — each family of two or more runs: flip
-  rates, the majority-of-k curve and the review queue of unstable observations (:mod:`.stability`).
+  rates, the majority-of-k curve and the review queue of unstable observations (:mod:`.stability`);
+- ``prompts.csv`` and ``prompt_spread.csv`` — families named ``MODEL/PROMPT``: each prompt variant against the
+  gold with its interval and its runs' alt-test verdicts, and each model's spread across its prompts
+  (:mod:`.prompts`).
 
 PPI's intervals hold when the observations humans coded are a random sample of all of them: the documents
 (items) given to humans must be drawn at random, not picked.
@@ -18,7 +21,9 @@ PPI's intervals hold when the observations humans coded are a random sample of a
 
 from __future__ import annotations
 
+import csv
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cells import value as cell_value
 from ..dataset.directory import OutputData
 from ..dataset.regions import setting_cells
 from ..dataset.roles import Roles, resolve
@@ -33,17 +39,19 @@ from ..errors import RunError
 from ..metrics import ppi
 from ..output import atomic_write_text, csv_text, locks_output
 from ..output.derived import ESTIMATE_FILES
-from . import stability
+from . import prompts, stability
 from .observations import Observed, observe, read_gold
 
 FOLDER = "estimate"
-ESTIMATES, STABILITY, CURVE, UNSTABLE = ESTIMATE_FILES
+ESTIMATES, STABILITY, CURVE, UNSTABLE, PROMPTS, SPREAD = ESTIMATE_FILES
 COLUMNS = ("setting", "candidate", "group", "layer", "label", "quantity", "estimate", "ci_low", "ci_high", "lambda", "humans_only",
            "humans_low", "humans_high", "model_only", "labeled", "unlabeled", "undecided", "without_candidate", "effective_n",
            "corr", "humans_needed", "ppi_humans", "ppi_model_only", "ppi_cost", "reason")
 STABILITY_COLUMNS = ("setting", "family", "runs", "observations", "flipped", "flip_rate", "units", "flipped_units", "unit_flip_rate",
                      "mean_entropy", "runs_needed")
 CURVE_COLUMNS = ("setting", "family", "k", "choices", "agreement_with_gold", "recovery")
+PROMPT_COLUMNS = ("setting", "model", "prompt", "family", "runs", "observations", "units", "metric", "value", "ci_low", "ci_high", "alt_test")
+SPREAD_COLUMNS = ("setting", "model", "prompts", "metric", "best", "worst", "spread", "ci_low", "ci_high")
 UNSTABLE_COLUMNS = ("setting", "family", "group", "layer", "observation", "units", "flipped_units", "entropy", "values")
 
 
@@ -64,6 +72,8 @@ class Estimates:
     stability: list[dict[str, Any]] = field(default_factory=list)
     curve: list[dict[str, Any]] = field(default_factory=list)
     unstable: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+    spread: list[dict[str, Any]] = field(default_factory=list)
 
 
 @locks_output
@@ -90,7 +100,7 @@ def estimate(out: Path | str, *, candidates: Sequence[str] | None = None, humans
     result = Estimates(data.path / FOLDER, gold.setting)
     for candidate in roles.candidates:
         result.rows += _estimate_rows(data, gold, candidate, 1 - level, tuned, plan, Draw(humans_share, seed))
-    _stability(data, gold, roles, seed, result)
+    _families(data, gold, roles, level, seed, result)
     _write(result)
     return result
 
@@ -160,25 +170,58 @@ def _planned(y: np.ndarray, corr: float, alpha: float, plan: Plan) -> dict[str, 
     return {"humans_needed": needed, "ppi_humans": pair.n, "ppi_model_only": pair.N, "ppi_cost": pair.cost}
 
 
-def _stability(data: OutputData, gold: Any, roles: Roles, seed: int, result: Estimates) -> None:
+def _families(data: OutputData, gold: Any, roles: Roles, level: float, seed: int, result: Estimates) -> None:
+    """Each family's runs read once: their stability (two runs or more) and, for families named MODEL/PROMPT, the
+    prompt variants' scores against the gold."""
+    found = prompts.Variants()
+    setting = data.setting(gold.setting)
     for name, runs in roles.families.items():
-        sub = OutputData(data.path, runs)
-        setting = sub.setting(gold.setting)
         present = [r for r in runs if r in setting.annotators]
-        if len(present) < 2:
+        steady = len(present) > 1
+        if not present or not (steady or prompts.variant(name)):
             continue
+        sub = OutputData(data.path, present)
         family = stability.Family(present, seed)
-        for cells in setting_cells(OutputData(data.path, present), setting):
-            stability.add(family, cells, gold.table)
-        curve = stability.curve_rows(family)
-        result.stability.append({"setting": setting.name, "family": name, "runs": len(present), "observations": family.observations,
-                                 "flipped": family.flipped, "flip_rate": _share(family.flipped, family.observations),
-                                 "units": family.units, "flipped_units": family.flipped_units,
-                                 "unit_flip_rate": _share(family.flipped_units, family.units),
-                                 "mean_entropy": _share(family.entropy, family.units), "runs_needed": stability.runs_needed(curve)})
-        result.curve += [{"setting": setting.name, "family": name, **r} for r in curve]
-        queue = sorted(family.unstable, key=lambda r: (-r["entropy"], r["group"], r["layer"] or "", r["observation"]))
-        result.unstable += [{"setting": setting.name, "family": name, **r} for r in queue]
+        for cells in setting_cells(sub, sub.setting(gold.setting)):
+            if steady:
+                stability.add(family, cells, gold.table)
+            if prompts.variant(name):
+                found.add(name, cells, gold.table)
+        if steady:
+            _stability_rows(setting.name, name, family, result)
+    rows, spread = prompts.table(found, roles.families, level, seed)
+    verdicts = _verdicts(data.path)
+    result.prompts = [{"setting": setting.name, **r, "alt_test": _alt_summary(verdicts, setting.name, roles.families[r["family"]])}
+                      for r in rows]
+    result.spread = [{"setting": setting.name, **r} for r in spread]
+
+
+def _stability_rows(setting: str, name: str, family: stability.Family, result: Estimates) -> None:
+    curve = stability.curve_rows(family)
+    result.stability.append({"setting": setting, "family": name, "runs": len(family.runs), "observations": family.observations,
+                             "flipped": family.flipped, "flip_rate": _share(family.flipped, family.observations),
+                             "units": family.units, "flipped_units": family.flipped_units,
+                             "unit_flip_rate": _share(family.flipped_units, family.units),
+                             "mean_entropy": _share(family.entropy, family.units), "runs_needed": stability.runs_needed(curve)})
+    result.curve += [{"setting": setting, "family": name, **r} for r in curve]
+    queue = sorted(family.unstable, key=lambda r: (-r["entropy"], r["group"], r["layer"] or "", r["observation"]))
+    result.unstable += [{"setting": setting, "family": name, **r} for r in queue]
+
+
+def _verdicts(out: Path) -> list[dict[str, str]]:
+    """The alt-test's verdicts of ``unitize agree --alt-test`` (agreement/alt_test.csv), when there are."""
+    path = out / "agreement" / "alt_test.csv"
+    try:
+        with path.open(encoding="utf-8", newline="") as fh:
+            return list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
+def _alt_summary(verdicts: list[dict[str, str]], setting: str, runs: list[str]) -> str | None:
+    """A variant's runs' alt-test verdicts, e.g. ``passed 2, inconclusive 1`` (None: no alt-test of them)."""
+    found = Counter(cell_value(v.get("verdict") or "") for v in verdicts if v.get("setting") == setting and cell_value(v.get("candidate") or "") in runs)
+    return ", ".join(f"{k} {n}" for k, n in sorted(found.items())) or None
 
 
 def _share(part: float, whole: int) -> float | None:
@@ -194,5 +237,6 @@ def _cell(value: Any) -> Any:
 def _write(result: Estimates) -> None:
     result.path.mkdir(exist_ok=True)
     for name, columns, rows in ((ESTIMATES, COLUMNS, result.rows), (STABILITY, STABILITY_COLUMNS, result.stability),
-                                (CURVE, CURVE_COLUMNS, result.curve), (UNSTABLE, UNSTABLE_COLUMNS, result.unstable)):
+                                (CURVE, CURVE_COLUMNS, result.curve), (UNSTABLE, UNSTABLE_COLUMNS, result.unstable),
+                                (PROMPTS, PROMPT_COLUMNS, result.prompts), (SPREAD, SPREAD_COLUMNS, result.spread)):
         atomic_write_text(result.path / name, csv_text([columns, *([_cell(r.get(c)) for c in columns] for r in rows)]))

@@ -42,7 +42,7 @@ AGREEMENT_FILES = ("results.parquet", "results.csv", "summary.md", "summary.csv"
 #: the files ``unitize plan`` writes in its folder
 PLAN_FILES = ("plan.csv", "plan.png", "plan.svg")
 #: the files ``unitize estimate`` writes in its folder
-ESTIMATE_FILES = ("estimates.csv", "stability.csv", "stability_curve.csv", "unstable.csv")
+ESTIMATE_FILES = ("estimates.csv", "stability.csv", "stability_curve.csv", "unstable.csv", "prompts.csv", "prompt_spread.csv")
 #: the files ``unitize adjudicate`` writes in its folder; the last, ``summary.json``, marks an adjudication
 ADJUDICATION_FILES = ("units.parquet", "spans.parquet", "review.csv", "review.jsonl", "candidates.csv", "summary.json")
 #: the first line of every report's index.html: how an earlier report is recognised

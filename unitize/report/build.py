@@ -103,6 +103,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
         "study": _study.study(data), "exclusions": _study.exclusions(data), "findings": _study.findings(data.path),
         "quotes": _study.quotes(data), "agreement": res, "alt_test": _study.alt_test(data), "bands": _study.bands(), "settings": [],
         "items": [], "adjudication": _relative(read_adjudication(data.path, limit=REVIEW_ROWS), data.path), "roles": _study.roles(data),
+        "estimate": _study.estimate(data),
     }
     doc_groups: list[set[int]] = [set() for _ in ids]
     items: list[dict[str, Any]] = []

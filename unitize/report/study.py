@@ -22,6 +22,7 @@ from ..dataset.roles import ceiling_values
 from ..dataset.roles import resolve as resolve_roles
 from ..errors import UnitizeError
 from ..model.findings import QUOTE_CODES
+from ..output.derived import ESTIMATE_FILES
 
 
 def bands() -> dict[str, dict[str, Any]]:
@@ -128,9 +129,14 @@ def quotes(data: OutputData) -> list[dict[str, Any]]:
             for o, code in QUOTE_CODES.items() if o in counts]
 
 
-def _csv_rows(path: Path) -> list[dict[str, Any]]:
-    """The rows of a CSV file unitize wrote, typed as pyarrow reads them (empty cells null)."""
-    types = {c: pa.string() for c in ("setting", "candidate", "human", "score")}  # names stay text ("007" is not 7)
+#: the columns of unitize's CSV files that hold names (text, though they look like numbers: "007" is not 7)
+NAMES = ("setting", "candidate", "human", "score", "family", "model", "prompt", "label", "group", "layer", "observation", "values",
+         "best", "worst", "alt_test", "reason", "quantity", "metric")
+
+
+def _csv_rows(path: Path, names: tuple[str, ...] = ("setting", "candidate", "human", "score")) -> list[dict[str, Any]]:
+    """The rows of a CSV file unitize wrote, typed as pyarrow reads them (empty cells null; the ``names`` columns text)."""
+    types = {c: pa.string() for c in names}  # a column a file lacks is left out by pyarrow
     table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=True))
     return [{k: _json_safe(v) for k, v in row.items()} for row in table.to_pylist()]
 
@@ -148,6 +154,21 @@ def alt_test(data: OutputData) -> dict[str, Any] | None:
         return None
     alt = registry.ALT_TEST
     return {"title": alt.title, "source": alt.source, "passing": alt.passing, "verdicts": verdicts, "humans": per_human}
+
+
+def estimate(data: OutputData) -> dict[str, list[dict[str, Any]]] | None:
+    """What ``unitize estimate`` wrote (``estimate/``): its tables by file stem (``estimates``, ``stability``,
+    ``stability_curve``, ``unstable``, ``prompts``, ``prompt_spread``); None when there is none."""
+    folder = data.path / "estimate"
+    if not (folder / ESTIMATE_FILES[0]).is_file():
+        return None
+    out: dict[str, list[dict[str, Any]]] = {}
+    for name in ESTIMATE_FILES:
+        try:
+            out[name.removesuffix(".csv")] = _csv_rows(folder / name, NAMES) if (folder / name).is_file() else []
+        except (OSError, pa.ArrowInvalid):
+            out[name.removesuffix(".csv")] = []
+    return out
 
 
 def roles(data: OutputData) -> dict[str, Any] | None:

@@ -153,6 +153,7 @@
       else if (r.view === "doc") docView(main, r.arg, r.params);
       else if (r.view === "labels") labelsView(main, r.params);
       else if (r.view === "gold") goldView(main);
+      else if (r.view === "models") modelsView(main);
       else overview(main);
     } catch (e) { showError("The report could not draw this view: " + e.message); throw e; }
   }
@@ -161,6 +162,7 @@
     document.getElementById("loading") && document.getElementById("loading").remove();
     if (o.items && o.items.length) document.getElementById("nav-labels").hidden = false;
     if (o.adjudication) document.getElementById("nav-gold").hidden = false;
+    if (o.estimate || o.alt_test || (o.roles && o.roles.ceiling.length)) document.getElementById("nav-models").hidden = false;
     document.getElementById("footer").textContent = "Made by " + o.study.tool + " from the output directory " + o.out + ". Keys in the document view: n next document, p previous.";
     window.addEventListener("hashchange", route);
     document.addEventListener("keydown", keys);
@@ -309,6 +311,43 @@
         return [h.setting, h.candidate, h.human, fmt(h.instances), fmt(h.candidate_wins), fmt(h.human_wins), fmt(h.p_value),
           !tested ? "skipped (too few instances)" : (h.rejected ? "yes" : (h.p_value === null ? "no (p-value NaN)" : "no"))];
       }), { caption: "Each human's test (agreement/alt_test_humans.csv; Benjamini–Yekutieli over the humans)", cls: "alt-humans" }));
+  }
+
+  /* ---------- models: the alt-test, estimates, prompts, stability ---------- */
+  function interval(v, lo, hi) { return el("span", null, [fmt(v, 3), lo !== null && lo !== undefined ? el("span", { cls: "ci", text: " [" + fmt(lo, 3) + ", " + fmt(hi, 3) + "]" }) : null]); }
+  function modelsView(main) {
+    var e = R.overview.estimate, out = R.overview.out;
+    main.appendChild(el("h2", { id: "models", text: "Models as annotators" }));
+    ceilingSection(main);
+    altTestSection(main);
+    if (!e) { main.appendChild(el("p", { cls: "notice", text: "No estimates: run `unitize adjudicate " + out + "`, `unitize estimate " + out + "` and then `unitize report " + out + "` again." })); return; }
+    main.appendChild(el("h3", { id: "estimates", text: "What the corpus holds, from the model and the humans (estimate/estimates.csv)" }));
+    main.appendChild(el("p", { cls: "muted", text: "Prediction-powered inference (PPI++): the model's mean over every observation, corrected by how the humans and the model differ where both labelled; beside it the humans alone and the model alone. Valid when the observations given to humans are a random sample." }));
+    pagedTable(main, ["candidate", "group or layer", "label", "quantity", { text: "PPI++ [interval]", num: 1 }, { text: "humans alone", num: 1 }, { text: "model alone", num: 1 }, { text: "labeled", num: 1 }, { text: "model only", num: 1 }, { text: "λ", num: 1 }, "note"],
+      e.estimates, function (r) {
+        return [r.candidate, r.layer || r.group || "", r.label, r.quantity, interval(r.estimate, r.ci_low, r.ci_high), interval(r.humans_only, r.humans_low, r.humans_high),
+          fmt(r.model_only), fmt(r.labeled), fmt(r.unlabeled), fmt(r.lambda, 2), r.reason || ""];
+      }, "estimates");
+    if (e.prompts.length) {
+      main.appendChild(el("h3", { id: "prompts", text: "Prompt variants (estimate/prompts.csv, prompt_spread.csv)" }));
+      main.appendChild(table(["model", "prompt", { text: "runs", num: 1 }, "score", { text: "against the gold [interval]", num: 1 }, "alt-test verdicts"], e.prompts.map(function (p) {
+        return [p.model, p.prompt, fmt(p.runs), p.metric, interval(p.value, p.ci_low, p.ci_high), p.alt_test || "— (unitize agree --alt-test)"];
+      }), { caption: "Each prompt variant's runs against the humans' gold", cls: "prompts" }));
+      if (e.prompt_spread.length) main.appendChild(table(["model", { text: "prompts", num: 1 }, "best", "worst", { text: "spread [interval]", num: 1 }], e.prompt_spread.map(function (m) {
+        return [m.model, fmt(m.prompts), m.best, m.worst, interval(m.spread, m.ci_low, m.ci_high)];
+      }), { caption: "How far apart a model's prompts are: the best variant's score minus the worst's", cls: "prompt-spread" }));
+    }
+    if (!e.stability.length) return;
+    main.appendChild(el("h3", { id: "stability", text: "Run stability (estimate/stability.csv, stability_curve.csv)" }));
+    main.appendChild(table(["family", { text: "runs", num: 1 }, { text: "observations flipping", num: 1 }, { text: "flip rate", num: 1 }, { text: "unit flip rate", num: 1 }, { text: "mean entropy (bits)", num: 1 }, { text: "runs for a stable majority", num: 1 }],
+      e.stability.map(function (s) {
+        return [s.family, fmt(s.runs), fmt(s.flipped) + " / " + fmt(s.observations), pct(s.flip_rate), pct(s.unit_flip_rate), fmt(s.mean_entropy), s.runs_needed === null ? (s.runs < 3 ? "— (three runs or more)" : "—") : fmt(s.runs_needed)];
+      }), { caption: "Each family of runs with itself, on the units every run coded", cls: "stability" }));
+    main.appendChild(table(["family", { text: "k runs", num: 1 }, { text: "choices", num: 1 }, { text: "majority agrees with the gold", num: 1 }, { text: "recovers the majority of all", num: 1 }],
+      e.stability_curve.map(function (c) { return [c.family, fmt(c.k), fmt(c.choices), pct(c.agreement_with_gold), pct(c.recovery)]; }), { caption: "The majority of k runs", cls: "stability-curve" }));
+    main.appendChild(el("h3", { text: "Unstable observations, the most uncertain first (estimate/unstable.csv)" }));
+    pagedTable(main, ["family", "group", "layer", "observation", { text: "units", num: 1 }, { text: "flipping", num: 1 }, { text: "entropy", num: 1 }, "values"],
+      e.unstable, function (u) { return [u.family, u.group, u.layer || "", u.observation, fmt(u.units), fmt(u.flipped_units), fmt(u.entropy), u.values || ""]; }, "unstable");
   }
 
   /* ---------- where it disagrees ---------- */
