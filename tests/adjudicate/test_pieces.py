@@ -52,3 +52,17 @@ def test_adjudicated_in_pieces_is_the_whole_group_byte_for_byte(
     assert tuple(summary[k] for k in FIGURES) == figures
     meta = pq.ParquetFile(out / "adjudication" / "units.parquet").metadata
     assert meta.num_rows == figures[0] and meta.num_row_groups > figures[0] // 16
+
+
+def test_some_voters_of_a_crowd_group_read_in_pieces(crowd: Path, monkeypatch) -> None:  # noqa: F811
+    """--voters naming some annotators of a long table read in pieces (a group's layers read from their ``layer`` column
+    alone once failed: the annotator filter needs its column): the pieces' gold is the whole group's."""
+    from unitize.dataset.directory import OutputData
+
+    voters = sorted(OutputData(crowd).setting("word-interval-labels").annotators)[:-1]
+    whole = adjudicate(crowd, setting="word-interval-labels", voters=voters)
+    before = (crowd / "adjudication" / "units.parquet").read_bytes()
+    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    pieces = adjudicate(crowd, setting="word-interval-labels", voters=voters)
+    assert (crowd / "adjudication" / "units.parquet").read_bytes() == before
+    assert pieces.summary["voters"] == whole.summary["voters"] == voters and pieces.summary["units"] == whole.summary["units"] > 0

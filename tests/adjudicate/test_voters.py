@@ -84,3 +84,21 @@ def test_a_candidates_spans_are_runs_of_one_value_in_one_document() -> None:
     assert _runs(units.items(), "O") == {("d1", "A", 0, 2), ("d1", "A", 3, 4), ("d1", "B", 4, 5), ("d1", "B", 6, 7), ("d2", "B", 0, 2)}
     assert _runs(units.items(), None) == _runs(units.items(), "O") | {("d1", "O", 2, 3)}
     assert _runs([], "O") == set()
+
+
+def test_many_voters_are_named_a_few_on_screen(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A crowd of voters (ToxicSpans: 3,579) is not a screenful of names: the first ten and how many more."""
+    from unitize.cli.adjudicate import SHOWN_VOTERS
+
+    root = tmp_path / "crowd"
+    (root / "annotations").mkdir(parents=True)
+    names = [f"w{k:02d}" for k in range(14)] + ["model"]
+    for name in names:
+        (root / "annotations" / f"{name}.csv").write_text("ID,label\ni1,A\ni2,B\n", encoding="utf-8")
+    (root / "study.toml").write_text('[input]\nformat = "labels"\nshape = "per-annotator"\nannotations = "annotations"\n'
+                                     'item = "ID"\nlabels = ["label"]\n\n[roles]\ncandidates = ["model"]\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["convert", str(root / "study.toml"), "--out", str(out), "-q"]) == 0
+    assert main(["adjudicate", str(out)]) == 0
+    shown = next(line for line in capsys.readouterr().out.splitlines() if "voters:" in line)
+    assert shown.startswith("  voters: " + ", ".join(names[:SHOWN_VOTERS]) + " and 4 more (")

@@ -16,6 +16,9 @@ EXAMPLES = """examples (OUT is an output directory of `unitize convert`):
   unitize adjudicate labels-out --method dawid-skene       # item labels, with crowd-kit (pip install 'unitize[crowd]')
 """
 
+#: voters named on screen (all of them are in OUT/adjudication/summary.json)
+SHOWN_VOTERS = 10
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from ..adjudicate import REVIEW_BELOW
@@ -58,7 +61,9 @@ def run(args: argparse.Namespace) -> int:
         what = f"{s['gold_spans']:,} gold spans" if s["kind"] == "units" else f"{s['resolved']:,} of {s['coded']:,} items with a gold label"
         print(f"{s['method']} on {s['setting']}: {what}; {s['tied']:,} tied units, {s['review_units']:,} up for review")
         if s["voters"] != "all":
-            print(f"  voters: {', '.join(s['voters'])} (--voters all lets every annotator vote)")
+            voters = s["voters"]
+            named = ", ".join(voters[:SHOWN_VOTERS]) + (f" and {len(voters) - SHOWN_VOTERS:,} more" if len(voters) > SHOWN_VOTERS else "")
+            print(f"  voters: {named} (--voters all lets every annotator vote; all of them in summary.json)")
         print(f"  review queue: {s['review_regions']:,} regions in {result.path / 'review.csv'} (and review.jsonl)")
         if result.candidates:
             print(f"  candidates against the gold ({result.path / 'candidates.csv'}):")

@@ -165,10 +165,12 @@ class OutputData:
     def _read_part(self, setting: Setting, k: int, ids: list[int], group: str, columns: list[str] | None) -> pa.Table:
         """A group's rows in some row groups of part ``k`` (:meth:`.parts.PartFiles.read`); with selected
         annotators, only their rows in a layout of a row per annotator."""
-        table = self.parts(setting).read(k, ids, group, columns)
-        if self.selected is not None and not setting.layout.columnar and table.num_rows:
+        selecting = self.selected is not None and not setting.layout.columnar
+        wanted = [*columns, "annotator"] if selecting and columns is not None and "annotator" not in columns else columns
+        table = self.parts(setting).read(k, ids, group, wanted)
+        if selecting and table.num_rows:
             table = table.filter(pc.is_in(pc.cast(table.column("annotator"), pa.string()), pa.array(self.selected, pa.string())))
-        return table
+        return table.select(list(columns)) if wanted is not columns and columns is not None else table
 
     def group_tables(
         self, setting: Setting, groups: Sequence[str] | None = None, columns: Sequence[str] | None = None,
