@@ -11,7 +11,8 @@ On the units (items) every run of the family coded:
   k = 1 … n, averaged over every choice of k of the n runs (over :data:`SUBSETS` of them, drawn with the seed,
   where there are more): its **agreement with the gold** (the share of units whose gold was decided where the
   majority equals it) and its **recovery** (the share of units whose majority of all n runs is decided where
-  the majority of k equals it);
+  the majority of k equals it) — for span data on the units a run or the gold marked (the units no one marked
+  would make every k look alike);
 - **runs for a stable majority**: the least k whose recovery is at least :data:`STABLE` — with the runs there
   are (n always recovers itself), from three runs on.
 
@@ -132,6 +133,9 @@ def _curve(family: Family, cells: Cells, gold: Any, m: np.ndarray, complete: np.
     decided = truth != -3
     whole = _majority(every)
     settled = whole >= 0
+    if cells.empty is not None:  # span data: the units someone marked, not the many no one did
+        marked = (m != cells.empty).any(1) | (decided & (truth != cells.empty))
+        decided, settled = decided & marked, settled & marked
     for k in range(1, len(family.runs) + 1):
         choices = family.choices(k)
         sums = family.curve.setdefault(k, np.zeros((len(choices), 4), np.int64))
