@@ -137,7 +137,7 @@ def test_span_density_on_models_mini(tmp_path: Path) -> None:
 def test_the_plan_columns_answer_the_width_question(items: Path, capsys: pytest.CaptureFixture) -> None:
     assert main(["estimate", str(items), "--width", "0.2", "--model-cost", "0.01"]) == 0
     shown = capsys.readouterr().out
-    assert "an interval 0.2 wide needs 97 human labels alone" in shown and "m: 3 of 6 observations flip" in shown
+    assert "an interval 0.2 wide needs 97 items coded by humans alone" in shown and "m: 3 of 6 observations flip" in shown
     first = rows(items / "estimate" / "estimates.csv")[0]
     assert first["humans_needed"] == "97"  # (2 · 1.96 · 0.5 / 0.2)² = 96.04 → 97
     assert int(first["ppi_humans"]) < 97 and int(first["ppi_model_only"]) > 0
@@ -217,3 +217,49 @@ def test_span_variants_are_scored_by_unit_f1_over_the_marked_units(tmp_path: Pat
         assert row["metric"] == "unit-f1" and row["value"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
         assert row["alt_test"] == "inconclusive 1" and row["observations"] == 12
     assert result.spread[0]["spread"] == pytest.approx(abs(result.prompts[0]["value"] - result.prompts[1]["value"]))
+
+
+def test_plan_answers_the_width_question_as_estimate_does(items: Path, capsys: pytest.CaptureFixture) -> None:
+    """unitize plan --ppi-width: OUT/plan/ppi.csv holds the planning columns of estimate --width, one computation; the
+    cheapest pair is ppi_py's for the pilot's gold and candidate."""
+    ppi_py = pytest.importorskip("ppi_py", reason="ppi-python is a test dependency (make test installs it)")
+    assert main(["plan", str(items), "--bootstrap", "10", "--ppi-width", "0.2", "--model-cost", "0.05", "-q"]) == 0
+    assert capsys.readouterr().out == ""
+    planned = rows(items / "plan" / "ppi.csv")
+    assert main(["estimate", str(items), "--width", "0.2", "--model-cost", "0.05", "-q"]) == 0
+    estimated = rows(items / "estimate" / "estimates.csv")
+    columns = ("candidate", "label", "humans_needed", "ppi_humans", "ppi_model_only", "ppi_cost", "corr")
+    assert [[r[c] for c in columns] for r in planned] == [[r[c] for c in columns] for r in estimated] and len(planned) == 6
+    from ppi_py.ppi_power_analysis import ppi_mean_power
+
+    gold, hat = np.array([1.0, 0, 0, 1]), np.array([v == "A" for v in RUNS["m3"][:4]], float)
+    expected = ppi_mean_power(gold, hat, 1.0, 0.05, effective_n=97)
+    m3 = next(r for r in planned if (r["candidate"], r["label"]) == ("m3", "A"))
+    assert (int(m3["ppi_humans"]), int(m3["ppi_model_only"])) == (expected["n"], expected["N"])
+    assert float(m3["ppi_cost"]) == pytest.approx(expected["cost"])
+    assert main(["plan", str(items), "--bootstrap", "10", "--ppi-width", "0.2"]) == 0
+    assert "PPI: an interval 0.2 wide for A needs 97 items coded by humans alone, or" in capsys.readouterr().out
+
+
+def test_a_crowd_group_read_in_pieces_gives_the_same_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long table's group read a piece of whole documents at a time (memory bounded by a piece) gives every file of
+    OUT/estimate byte for byte as the group read whole: each figure adds up over documents."""
+    from tests.dataset.test_pieces import convert_crowd
+    from unitize.dataset import regions
+    from unitize.dataset.directory import OutputData
+
+    out = convert_crowd(tmp_path / "out")  # four workers: two humans, two runs of a model
+    annotators = sorted(OutputData(out).setting("word-interval-labels").annotators)
+    runs, humans = annotators[-2:], annotators[:-2]
+    assert main(["adjudicate", str(out), "--setting", "word-interval-labels", "--voters", ",".join(humans), "-q"]) == 0
+    spec = [f"w/a={runs[0]}+{runs[1]}"]
+
+    def files() -> dict[str, bytes]:
+        estimate(out, candidates=spec, humans=humans, humans_share=0.5, seed=2)
+        return {p.name: p.read_bytes() for p in sorted((out / "estimate").iterdir())}
+
+    whole = files()
+    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    assert files() == whole
+    assert len(rows(out / "estimate" / "prompts.csv")) == 1 and len(rows(out / "estimate" / "stability.csv")) == 1
+    assert len(rows(out / "estimate" / "estimates.csv")) > 0

@@ -13,7 +13,7 @@ EXAMPLES = """examples (OUT is an output directory with candidates, [roles] or -
   unitize adjudicate out && unitize estimate out         # out/estimate/: estimates.csv, stability.csv, stability_curve.csv, unstable.csv
   unitize estimate out --candidates gpt-run1..5 --ci 0.9
   unitize estimate out --humans-share 0.5                # what if the humans had coded half the documents
-  unitize estimate out --width 0.05 --model-cost 0.01    # human labels a ±0.025 interval needs, alone and with the model
+  unitize estimate out --width 0.05 --model-cost 0.01    # items humans must code for a ±0.025 interval, alone and with the model
 """
 
 #: estimate rows shown on screen (all are in estimates.csv)
@@ -27,7 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--humans", action=Extend, type=csv_list(), metavar="NAME[,NAME]", help="the humans (default: every annotator not a candidate)")
     p.add_argument("--ci", type=float, default=0.95, metavar="LEVEL", help="the intervals' level (default 0.95)")
     p.add_argument("--untuned", action="store_true", help="plain PPI (λ = 1) instead of PPI++'s power-tuned λ")
-    p.add_argument("--width", type=float, metavar="W", help="plan: human labels an interval of total width W needs, alone and with the model")
+    p.add_argument("--width", type=float, metavar="W",
+                   help="plan: the items (documents) humans must code for an interval of total width W, alone and with the model")
     p.add_argument("--human-cost", type=float, default=1.0, metavar="C", help="with --width: the cost of one human label (default 1)")
     p.add_argument("--model-cost", type=float, default=0.01, metavar="C", help="with --width: the cost of one model label (default 0.01)")
     p.add_argument("--humans-share", type=float, metavar="P",
@@ -50,8 +51,9 @@ def _line(r: dict[str, Any], width: float | None) -> str:
             f"  humans alone {_number(r['humans_only'])} [{_number(r['humans_low'])}, {_number(r['humans_high'])}] from {r['labeled']:,}"
             f"; the model alone {_number(r['model_only'])}")
     if r.get("humans_needed") is not None:
-        text += (f"; an interval {width:g} wide needs {r['humans_needed']:,} human labels alone, or {r['ppi_humans']:,} with "
-                 f"{r['ppi_model_only']:,} more the model alone labels")
+        what = "documents" if r["quantity"] == "density" else "items"
+        text += (f"; an interval {width:g} wide needs {r['humans_needed']:,} {what} coded by humans alone, or {r['ppi_humans']:,} "
+                 f"with {r['ppi_model_only']:,} more the model alone labels")
     return text
 
 

@@ -15,6 +15,7 @@ EXAMPLES = """examples (OUT is a pilot's output directory of `unitize convert`):
   unitize plan out                                      # OUT/plan/plan.csv and one recommendation
   unitize plan out --metric alpha-u,alpha --target 0.05 --plot
   unitize plan models-out --candidates gpt-run1..2 --min-instances 10   # with the alt-test's pass probability
+  unitize plan models-out --ppi-width 0.05              # documents humans must code per label's interval, alone and with the model
 """
 
 
@@ -43,6 +44,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--alt-score", choices=registry.alt_scores(), metavar="S", help="the alt-test's alignment score (as unitize agree)")
     p.add_argument("--min-instances", type=int, default=registry.ALT_TEST.min_instances, metavar="N",
                    help=f"the alt-test's least instances per human (default {registry.ALT_TEST.min_instances})")
+    g = p.add_argument_group("with a model's labels (prediction-powered inference: needs candidates and the humans' gold, "
+                             "unitize adjudicate OUT)")
+    g.add_argument("--ppi-width", type=float, metavar="W", help="the items (documents) humans must code for an interval of total "
+                   "width W of each label's prevalence (density), alone and with each candidate (OUT/plan/ppi.csv)")
+    g.add_argument("--human-cost", type=float, default=1.0, metavar="C", help="the cost of one human label (default 1)")
+    g.add_argument("--model-cost", type=float, default=0.01, metavar="C", help="the cost of one model label (default 0.01)")
     p.add_argument("--plot", action="store_true", help="plan.png and plan.svg (needs unitize[plot])")
     add_executor_option(p)
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
@@ -84,13 +91,34 @@ def run(args: argparse.Namespace) -> int:
     result = plan(args.out, metrics=args.metric, settings=args.settings, groups=args.groups, level=args.ci, replicates=args.bootstrap,
                   seed=args.seed, target=args.target, candidates=args.candidates, humans=args.humans, alt=alt, plot=args.plot,
                   executor=args.executor)
+    ppi = _ppi(args)
     if not args.quiet:
         sizes = ", ".join(f"{f:g}×" for f in FACTORS)
         print(f"{len(result.rows)} rows (sizes {sizes} the pilot) written to {result.files[0]}")
         print(result.recommendation)
+        if ppi:
+            print(ppi)
         if closed is not None:
             print(closed)
             print("where the two differ, trust the pilot's projection: it has your data's codes and their shares, your coders "
                   "and, for spans, your documents; the closed form assumes the rarest code's share, coders who code every "
                   "unit, and independent units (it is what to use before any pilot exists)")
     return EXIT_OK
+
+
+def _ppi(args: argparse.Namespace) -> str | None:
+    """With --ppi-width: OUT/plan/ppi.csv written, and its widest label as a line for the screen."""
+    if args.ppi_width is None:
+        return None
+    from ..estimate import Plan, plan_labels
+
+    path, rows = plan_labels(args.out, Plan(args.ppi_width, args.human_cost, args.model_cost), candidates=args.candidates,
+                             humans=args.humans, level=args.ci)
+    planned = [r for r in rows if r.get("humans_needed") is not None]
+    if not planned:
+        return f"PPI: no label has two observations with the humans' gold to plan from ({path})"
+    worst = max(planned, key=lambda r: r["humans_needed"])
+    what = "documents" if worst["quantity"] == "density" else "items"
+    return (f"PPI: an interval {args.ppi_width:g} wide for {worst['label']} needs {worst['humans_needed']:,} {what} coded by humans "
+            f"alone, or {worst['ppi_humans']:,} with {worst['ppi_model_only']:,} more {what} labelled by {worst['candidate']} alone "
+            f"(every candidate and label: {path})")

@@ -33,17 +33,18 @@ import numpy as np
 
 from ..cells import value as cell_value
 from ..dataset.directory import OutputData
-from ..dataset.regions import setting_cells
+from ..dataset.regions import layer_pieces
 from ..dataset.roles import Roles, resolve
 from ..errors import RunError
 from ..metrics import ppi
 from ..output import atomic_write_text, csv_text, locks_output
-from ..output.derived import ESTIMATE_FILES
+from ..output.derived import ESTIMATE_FILES, PLAN_FILES
 from . import prompts, stability
-from .observations import Observed, observe, read_gold
+from .observations import Observed, gold_codes, human_observations, observe, only, read_gold
 
 FOLDER = "estimate"
 ESTIMATES, STABILITY, CURVE, UNSTABLE, PROMPTS, SPREAD = ESTIMATE_FILES
+PPI_PLAN = PLAN_FILES[-1]
 COLUMNS = ("setting", "candidate", "group", "layer", "label", "quantity", "estimate", "ci_low", "ci_high", "lambda", "humans_only",
            "humans_low", "humans_high", "model_only", "labeled", "unlabeled", "undecided", "without_candidate", "effective_n",
            "corr", "humans_needed", "ppi_humans", "ppi_model_only", "ppi_cost", "reason")
@@ -82,27 +83,55 @@ def estimate(out: Path | str, *, candidates: Sequence[str] | None = None, humans
     """Estimate and write ``OUT/estimate`` (see the module docstring); ``tuned=False``: plain PPI (λ = 1).
     ``humans_share``: what if the humans had coded only this share of the observations they coded (a seeded random
     draw; the others count as labelled by the candidate alone)."""
-    if not 0 < level < 1:
-        raise RunError(f"--ci takes a level between 0 and 1, e.g. 0.95, not {level}")
     if humans_share is not None and not 0 < humans_share <= 1:
         raise RunError(f"--humans-share takes a share above 0 and at most 1, e.g. 0.3, not {humans_share}")
+    data, roles, gold = _prepared(out, candidates, humans, level, plan)
+    result = Estimates(data.path / FOLDER, gold.setting)
+    gathered = _gather(data, gold, roles, seed)
+    setting = data.setting(gold.setting)
+    for candidate, layers in gathered.observed.items():
+        result.rows += _estimate_rows(setting, candidate, layers, gathered.humans, 1 - level, tuned, plan, Draw(humans_share, seed))
+    _family_rows(data, setting, gathered, roles, level, seed, result)
+    _write(result)
+    return result
+
+
+#: the columns of ``unitize plan --ppi-width``'s ``OUT/plan/ppi.csv``
+PLAN_COLUMNS = ("setting", "candidate", "group", "layer", "label", "quantity", "labeled", "humans_only", "corr", "humans_needed",
+                "ppi_humans", "ppi_model_only", "ppi_cost")
+
+
+@locks_output
+def plan_labels(out: Path | str, plan: Plan, *, candidates: Sequence[str] | None = None, humans: Sequence[str] | None = None,
+                level: float = 0.95) -> tuple[Path, list[dict[str, Any]]]:
+    """``unitize plan --ppi-width``: per candidate and label, the human labels an interval of ``plan.width`` needs alone
+    and with the candidate (PPI's power analysis, from the pilot's humans and candidate), written to ``OUT/plan/ppi.csv``."""
+    data, roles, gold = _prepared(out, candidates, humans, level, plan)
+    gathered, setting = _gather(data, gold, roles, 0, families=False), data.setting(gold.setting)
+    rows = [r for c, layers in gathered.observed.items() for r in _estimate_rows(setting, c, layers, gathered.humans, 1 - level, True, plan,
+                                                                                    Draw(None, 0))]
+    dest = data.path / "plan"
+    dest.mkdir(exist_ok=True)
+    atomic_write_text(dest / PPI_PLAN, csv_text([PLAN_COLUMNS, *([_cell(r.get(c)) for c in PLAN_COLUMNS] for r in rows)]))
+    return dest / PPI_PLAN, rows
+
+
+def _prepared(out: Path | str, candidates: Sequence[str] | None, humans: Sequence[str] | None, level: float,
+              plan: Plan | None) -> tuple[OutputData, Roles, Any]:
+    """The output directory, its roles and the humans' gold, the options checked."""
+    if not 0 < level < 1:
+        raise RunError(f"--ci takes a level between 0 and 1, e.g. 0.95, not {level}")
     if plan is not None and not (plan.width > 0 and plan.human_cost > 0 and plan.model_cost >= 0):
-        raise RunError("--width and --human-cost must be above 0 and --model-cost at least 0")
+        raise RunError("the width and a human label's cost must be above 0, a model label's cost at least 0")
     data = OutputData(Path(out))
     roles = resolve(data, candidates, humans)
     if roles is None:
         raise RunError(f"{out} names no candidates: give them (--candidates NAME[,NAME], or [roles] candidates in the study file)")
     gold = read_gold(data.path, roles)
-    names = {s.name for s in data.settings}
-    if gold.setting not in names:
+    if gold.setting not in {s.name for s in data.settings}:
         raise RunError(f"the gold in {data.path / 'adjudication'} is of setting {gold.setting!r}, which this output no longer "
                        f"has; run `unitize adjudicate {out}` again")
-    result = Estimates(data.path / FOLDER, gold.setting)
-    for candidate in roles.candidates:
-        result.rows += _estimate_rows(data, gold, candidate, 1 - level, tuned, plan, Draw(humans_share, seed))
-    _families(data, gold, roles, level, seed, result)
-    _write(result)
-    return result
+    return data, roles, gold
 
 
 @dataclass(frozen=True)
@@ -121,24 +150,54 @@ class Draw:
         return y[kept], yhat[kept], np.concatenate([unlabeled, yhat[rest]])
 
 
-def _estimate_rows(data: OutputData, gold: Any, candidate: str, alpha: float, tuned: bool, plan: Plan | None,
-                   draw: Draw) -> list[dict[str, Any]]:
-    """The rows of one candidate: one per (layer, label)."""
-    sub = OutputData(data.path, [candidate])
+@dataclass
+class Gathered:
+    """What one read of the candidates' cells gives: per candidate its observations (items: per group; spans: per
+    layer), per family of two runs or more its stability, and the prompt variants' scores."""
+
+    observed: dict[str, dict[tuple[str | None, str | None], Observed]] = field(default_factory=dict)
+    families: dict[str, stability.Family] = field(default_factory=dict)
+    variants: prompts.Variants = field(default_factory=prompts.Variants)
+    humans: dict[tuple[str | None, str | None], int] = field(default_factory=dict)  # observations humans coded, per key
+
+
+def _gather(data: OutputData, gold: Any, roles: Roles, seed: int, families: bool = True) -> Gathered:
+    """Read the candidates' cells once, a (group, layer) at a time — a crowd group a piece of whole documents at a time
+    (every figure adds up over documents) — and hand each candidate's and family's share on."""
+    sub = OutputData(data.path, roles.candidates)
     setting = sub.setting(gold.setting)
-    if candidate not in setting.annotators:
-        return []
-    layers: dict[tuple[str | None, str | None], Observed] = {}  # items: per group (a question each); spans: per layer
-    for cells in setting_cells(sub, setting):
+    present = [c for c in roles.candidates if c in setting.annotators]
+    out = Gathered({c: {} for c in present}, humans=human_observations(gold.table, setting.kind == "items"))
+    runs = {name: [r for r in rs if r in setting.annotators] for name, rs in roles.families.items()} if families else {}
+    out.families = {name: stability.Family(rs, seed) for name, rs in runs.items() if len(rs) > 1}
+    for cells in (piece for _, _, pieces in layer_pieces(sub, setting) for piece in pieces):  # a crowd group: whole documents at a time
+        golden = gold_codes(gold.table, cells)
         key = (cells.group, None) if cells.items else (None, cells.layer)
-        observe(cells, gold.table, layers.setdefault(key, Observed()))
+        for c in present:
+            if (mine := only(cells, [c])) is not None:
+                observe(mine, golden, out.observed[c].setdefault(key, Observed()))
+        for name, rs in runs.items():
+            if (theirs := only(cells, rs)) is None:
+                continue
+            if name in out.families:
+                stability.add(out.families[name], theirs, golden)
+            if prompts.variant(name):
+                out.variants.add(name, theirs, golden)
+    return out
+
+
+def _estimate_rows(setting: Any, candidate: str, layers: dict[tuple[str | None, str | None], Observed], humans: dict[Any, int], alpha: float,
+                   tuned: bool, plan: Plan | None, draw: Draw) -> list[dict[str, Any]]:
+    """The rows of one candidate: one per (group or layer, label); ``humans``: the observations humans coded, per key."""
     quantity = "prevalence" if setting.kind == "items" else "density"
     rows = []
     for (group, layer), observed in layers.items():
         labels, *arrays = observed.arrays()
+        shared = arrays[0].shape[0] + observed.undecided  # coded by the humans and the candidate
         y, yhat, unlabeled = draw.apply(*arrays)
         base = {"setting": setting.name, "candidate": candidate, "group": group, "layer": layer, "quantity": quantity, "labeled": y.shape[0],
-                "unlabeled": unlabeled.shape[0], "undecided": observed.undecided, "without_candidate": observed.without_candidate}
+                "unlabeled": unlabeled.shape[0], "undecided": observed.undecided,
+                "without_candidate": humans.get((group, layer), 0) - shared}
         rows += _label_rows(base, labels, y, yhat, unlabeled, alpha, tuned, plan)
     return rows
 
@@ -170,26 +229,11 @@ def _planned(y: np.ndarray, corr: float, alpha: float, plan: Plan) -> dict[str, 
     return {"humans_needed": needed, "ppi_humans": pair.n, "ppi_model_only": pair.N, "ppi_cost": pair.cost}
 
 
-def _families(data: OutputData, gold: Any, roles: Roles, level: float, seed: int, result: Estimates) -> None:
-    """Each family's runs read once: their stability (two runs or more) and, for families named MODEL/PROMPT, the
-    prompt variants' scores against the gold."""
-    found = prompts.Variants()
-    setting = data.setting(gold.setting)
-    for name, runs in roles.families.items():
-        present = [r for r in runs if r in setting.annotators]
-        steady = len(present) > 1
-        if not present or not (steady or prompts.variant(name)):
-            continue
-        sub = OutputData(data.path, present)
-        family = stability.Family(present, seed)
-        for cells in setting_cells(sub, sub.setting(gold.setting)):
-            if steady:
-                stability.add(family, cells, gold.table)
-            if prompts.variant(name):
-                found.add(name, cells, gold.table)
-        if steady:
-            _stability_rows(setting.name, name, family, result)
-    rows, spread = prompts.table(found, roles.families, level, seed)
+def _family_rows(data: OutputData, setting: Any, gathered: Gathered, roles: Roles, level: float, seed: int, result: Estimates) -> None:
+    """The families' stability rows and the prompt variants' tables."""
+    for name, family in gathered.families.items():
+        _stability_rows(setting.name, name, family, result)
+    rows, spread = prompts.table(gathered.variants, roles.families, level, seed)
     verdicts = _verdicts(data.path)
     result.prompts = [{"setting": setting.name, **r, "alt_test": _alt_summary(verdicts, setting.name, roles.families[r["family"]])}
                       for r in rows]

@@ -8,16 +8,18 @@ a span of the label), the empty value ("not marked") aside. Per observation of a
 - **labeled**: the humans' gold decided at least one of its units — ``Y`` (gold) and ``Ŷ`` (candidate) both;
 - **unlabeled**: no human coded it — ``Ŷ`` only (the many the model labels alone);
 - **undecided**: humans coded it but their votes tied on every unit — left out, counted;
-- **without the candidate**: humans coded it, the candidate did not — left out, counted.
+- **without the candidate**: humans coded it, the candidate did not — left out, counted (from the gold:
+  :func:`human_observations`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -58,9 +60,18 @@ def read_gold(out: Path, roles: Roles | None) -> Gold:
     return Gold(table, str(summary.get("setting")), str(summary.get("method")))
 
 
-def gold_codes(gold: Any, cells: Cells) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The gold's value names and, per unit of ``cells``, the index of its gold value among them (-1: none decided)
-    and whether a human coded it."""
+@dataclass(frozen=True)
+class Golden:
+    """The gold of one (group, layer)'s units: its value names, per unit the index of its gold among them (-1: none
+    decided) and whether a human coded it."""
+
+    names: list[str]
+    code: np.ndarray
+    coded: np.ndarray
+
+
+def gold_codes(gold: Any, cells: Cells) -> Golden:
+    """The gold of the units of ``cells`` (:class:`Golden`)."""
     mask = pc.equal(gold.column("group"), cells.group)
     if not cells.items:
         mask = pc.and_(mask, pc.equal(gold.column("layer"), cells.layer))
@@ -68,23 +79,45 @@ def gold_codes(gold: Any, cells: Cells) -> tuple[list[str], np.ndarray, np.ndarr
     code = np.full(cells.row_doc.shape[0], -1, np.int64)
     coded = np.zeros(cells.row_doc.shape[0], bool)
     if rows.num_rows == 0 or code.size == 0:
-        return [], code, coded
-    at = {doc: k for k, doc in enumerate(cells.docs)}
-    docs = np.array([at.get(d, -1) for d in rows.column("item" if cells.items else "doc_id").to_pylist()], np.int64)
+        return Golden([], code, coded)
+    where = pc.cast(rows.column("item" if cells.items else "doc_id"), pa.string())
+    docs = pc.fill_null(pc.index_in(where, value_set=pa.array(cells.docs, pa.string())), -1).to_numpy().astype(np.int64)
     units = np.zeros(rows.num_rows, np.int64) if cells.items else rows.column("unit").to_numpy().astype(np.int64)
     span = int(cells.row_unit.max()) + 1
     keys = cells.row_doc.astype(np.int64) * span + cells.row_unit.astype(np.int64)
     wanted = docs * span + units
     pos = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
     found = (docs >= 0) & (units < span) & (keys[pos] == wanted)
-    values = rows.column("gold").to_pylist()
-    names = sorted({v for v in values if v is not None})
-    index = {v: k for k, v in enumerate(names)}
-    gold_index = np.array([index.get(v, -1) if v is not None else -1 for v in values], np.int64)
+    values = pc.cast(rows.column("gold"), pa.string())
+    names = sorted(v for v in pc.unique(values).to_pylist() if v is not None)
+    gold_index = pc.fill_null(pc.index_in(values, value_set=pa.array(names, pa.string())), -1).to_numpy().astype(np.int64)
     humans = rows.column("coders").to_numpy() > 0
     code[pos[found]] = gold_index[found]
     coded[pos[found]] = humans[found]
-    return names, code, coded
+    return Golden(names, code, coded)
+
+
+def human_observations(gold: Any, items: bool) -> dict[tuple[str | None, str | None], int]:
+    """Per key of the estimates (items: (group, None); spans: (None, layer)): the observations a human coded."""
+    coded = gold.filter(pc.greater(gold.column("coders"), 0))
+    if items:
+        counts = coded.group_by(["group", "item"]).aggregate([]).group_by(["group"]).aggregate([([], "count_all")])
+        return {(g, None): n for g, n in zip(counts.column("group").to_pylist(), counts.column("count_all").to_pylist())}
+    counts = coded.group_by(["group", "layer", "doc_id"]).aggregate([]).group_by(["layer"]).aggregate([([], "count_all")])
+    return {(None, layer): n for layer, n in zip(counts.column("layer").to_pylist(), counts.column("count_all").to_pylist())}
+
+
+def only(cells: Cells, names: list[str]) -> Cells | None:
+    """``cells`` with the cells of the annotators ``names`` alone (in that order); None when it has none of them."""
+    at = {a: k for k, a in enumerate(cells.annotators)}
+    present = [n for n in names if n in at]
+    if not present:
+        return None
+    new = np.full(len(cells.annotators), -1, np.int64)
+    new[[at[n] for n in present]] = np.arange(len(present))
+    mapped = new[cells.cell_annotator]
+    keep = mapped >= 0
+    return replace(cells, annotators=present, cell_row=cells.cell_row[keep], cell_annotator=mapped[keep], cell_code=cells.cell_code[keep])
 
 
 @dataclass
@@ -96,7 +129,6 @@ class Observed:
     unlabeled: list[np.ndarray] = field(default_factory=list)
     names: list[list[str]] = field(default_factory=list)  # each piece's column names
     undecided: int = 0
-    without_candidate: int = 0
 
     def arrays(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
         """(labels, Y, Ŷ, Ŷ unlabeled) over every piece, a column per label (0 where a piece lacks the label)."""
@@ -112,10 +144,10 @@ class Observed:
         return labels, stack(self.y), stack(self.yhat), stack(self.unlabeled)
 
 
-def observe(cells: Cells, gold: Any, into: Observed) -> None:
+def observe(cells: Cells, golden: Golden, into: Observed) -> None:
     """Add one (group, layer) of a candidate (``cells`` holds its values alone) to ``into``."""
     n_docs = len(cells.docs)
-    gold_names, gold_code, human = gold_codes(gold, cells)
+    gold_names, gold_code, human = golden.names, golden.code, golden.coded
     empty = cells.name(cells.empty) if cells.empty is not None else None
     cand_names = [cells.name(k) for k in range(len(cells.values))]
     names = sorted({n for n in (*cand_names, *gold_names) if n != empty})
@@ -137,7 +169,6 @@ def observe(cells: Cells, gold: Any, into: Observed) -> None:
     labeled = has_candidate & (gold_units > 0)
     unlabeled = has_candidate & ~humans
     into.undecided += int((has_candidate & humans & (gold_units == 0)).sum())
-    into.without_candidate += int((humans & ~has_candidate).sum())
     with np.errstate(invalid="ignore", divide="ignore"):
         share = cand / np.maximum(cand_units, 1)[:, None]
         gold_share = truth / np.maximum(gold_units, 1)[:, None]

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..dataset.regions import Cells
-from .observations import gold_codes
+from .observations import Golden
 
 #: bootstrap replicates of the variants' intervals and the spread's
 REPLICATES = 1000
@@ -41,10 +41,10 @@ class Variants:
     sums: dict[str, dict[int, list[float]]] = field(default_factory=dict)  # family -> observation -> [numerator, denominator]
     units: dict[str, int] = field(default_factory=dict)
 
-    def add(self, family: str, cells: Cells, gold: Any) -> None:
+    def add(self, family: str, cells: Cells, golden: Golden) -> None:
         """One (group, layer) of a family's runs (``cells`` holds them alone)."""
         self.items = cells.items
-        names, gold_code, _ = gold_codes(gold, cells)
+        names, gold_code = golden.names, golden.code
         index = {n: k for k, n in enumerate(names)}
         empty = cells.name(cells.empty) if cells.empty is not None else None
         to_gold = np.array([index.get(cells.name(k), -2) for k in range(len(cells.values))] + [-2], np.int64)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..dataset.regions import Cells
-from .observations import gold_codes
+from .observations import Golden
 
 #: the share of units whose majority a number of runs must recover to count as a stable majority
 STABLE = 0.95
@@ -77,7 +77,8 @@ def _matrix(cells: Cells, runs: list[str]) -> np.ndarray:
 
 
 def _counts(m: np.ndarray, columns: tuple[int, ...] | range, values: int) -> np.ndarray:
-    counts = np.zeros((m.shape[0], values), np.int64)
+    """Per unit, per value: how many of the runs ``columns`` gave it."""
+    counts = np.zeros((m.shape[0], values), np.int32)
     rows = np.arange(m.shape[0])
     for j in columns:
         counts[rows, m[:, j]] += 1
@@ -91,19 +92,24 @@ def _majority(counts: np.ndarray) -> np.ndarray:
     return np.where(unique, counts.argmax(1), -1)
 
 
-def add(family: Family, cells: Cells, gold: Any) -> None:
+def add(family: Family, cells: Cells, golden: Golden) -> None:
     """Add one (group, layer) of the family's runs (``cells`` holds the runs alone) to ``family``."""
     m = _matrix(cells, family.runs)
     complete: np.ndarray = np.asarray((m >= 0).all(1))
     m = m[complete]
     if m.shape[0] == 0:
         return
-    values = len(cells.values)
-    every = _counts(m, range(len(family.runs)), values)
-    flipped = every.max(1) < len(family.runs)
-    p = every / len(family.runs)
+    used, compact = np.unique(m, return_inverse=True)  # the values the runs gave, numbered 0 … : counts stay narrow
+    m = compact.reshape(m.shape)
+    lut = np.full(len(cells.values), -2, np.int64)  # a stored value no run gave: -2, never a run's
+    lut[used] = np.arange(used.size)
+    runs = len(family.runs)
+    every = _counts(m, range(runs), used.size)
+    flipped = every.max(1) < runs
+    entropy = np.zeros(m.shape[0])
+    p = every[flipped] / runs
     with np.errstate(divide="ignore", invalid="ignore"):
-        entropy = -(np.where(p > 0, p * np.log2(p), 0.0)).sum(1)
+        entropy[flipped] = -(np.where(p > 0, p * np.log2(p), 0.0)).sum(1)
     docs = cells.row_doc[complete]
     per_doc = np.bincount(docs, minlength=len(cells.docs))
     flips = np.bincount(docs[flipped], minlength=len(cells.docs))
@@ -113,34 +119,38 @@ def add(family: Family, cells: Cells, gold: Any) -> None:
     family.units += int(m.shape[0])
     family.flipped_units += int(flipped.sum())
     family.entropy += float(entropy.sum())
-    _curve(family, cells, gold, m, complete, every, values)
+    _curve(family, cells, golden, m, complete, every, lut)
+    row_of = np.zeros(len(cells.docs), np.int64)
+    row_of[docs[::-1]] = np.arange(docs.size)[::-1]  # an item's (first) row
     for d in np.flatnonzero(flips).tolist():
         family.unstable.append({"group": cells.group, "layer": None if cells.items else cells.layer, "observation": cells.docs[d],
                                 "units": int(per_doc[d]), "flipped_units": int(flips[d]), "entropy": float(heat[d] / per_doc[d]),
-                                "values": _values(cells, family.runs, m[docs == d]) if cells.items else None})
+                                "values": _values(cells, family.runs, used[m[row_of[d]]]) if cells.items else None})
 
 
 def _values(cells: Cells, runs: list[str], row: np.ndarray) -> str:
     """An item's values as ``run=value; …``."""
-    return "; ".join(f"{r}={cells.name(int(v))}" for r, v in zip(runs, row[0].tolist()))
+    return "; ".join(f"{r}={cells.name(int(v))}" for r, v in zip(runs, row.tolist()))
 
 
-def _curve(family: Family, cells: Cells, gold: Any, m: np.ndarray, complete: np.ndarray, every: np.ndarray, values: int) -> None:
-    names, gold_index, _ = gold_codes(gold, cells)
-    own = {cells.name(k): k for k in range(values)}
+def _curve(family: Family, cells: Cells, golden: Golden, m: np.ndarray, complete: np.ndarray, every: np.ndarray, lut: np.ndarray) -> None:
+    """Add the majority-of-k sums of one (group, layer); ``m`` holds the runs' values numbered by ``lut``."""
+    names, gold_index = golden.names, golden.code
+    own = {cells.name(k): int(lut[k]) for k in range(len(cells.values))}
     to_code = np.array([own.get(n, -2) for n in names] + [-3], np.int64)  # -1 (no gold) -> -3, never a run's value
     truth = to_code[gold_index[complete]]
     decided = truth != -3
     whole = _majority(every)
     settled = whole >= 0
     if cells.empty is not None:  # span data: the units someone marked, not the many no one did
-        marked = (m != cells.empty).any(1) | (decided & (truth != cells.empty))
+        empty = int(lut[cells.empty])
+        marked = (m != empty).any(1) | (decided & (truth != empty))
         decided, settled = decided & marked, settled & marked
     for k in range(1, len(family.runs) + 1):
         choices = family.choices(k)
         sums = family.curve.setdefault(k, np.zeros((len(choices), 4), np.int64))
         for s, chosen in enumerate(choices):
-            maj = _majority(_counts(m, chosen, values))
+            maj = _majority(_counts(m, chosen, every.shape[1]))
             sums[s] += (int((maj[decided] == truth[decided]).sum()), int(decided.sum()),
                         int((maj[settled] == whole[settled]).sum()), int(settled.sum()))
 

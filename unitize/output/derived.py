@@ -16,7 +16,7 @@ What unitize writes there, declared once:
   ``summary.csv``, with candidates ``roles.csv`` and the alt-test's ``alt_test.csv``
   and ``alt_test_humans.csv``, and the plots, ``plots/<name>.png`` with
   ``plots/<name>.svg`` (always both);
-- ``plan/``: ``plan.csv``, ``plan.png`` and ``plan.svg``;
+- ``plan/``: ``plan.csv``, ``plan.png`` and ``plan.svg``, and ``ppi.csv`` (``unitize plan --ppi-width``);
 - ``estimate/``: :data:`ESTIMATE_FILES`;
 - ``exports/<format>/``: ``index.csv`` and every file it lists;
 - ``report/`` whose ``index.html`` begins with :data:`REPORT_MARKER`:
@@ -40,7 +40,7 @@ DERIVED = ("agreement", "exports", "report", "plan", "adjudication", "estimate")
 #: the files ``unitize agree`` writes in its folder (besides the plots)
 AGREEMENT_FILES = ("results.parquet", "results.csv", "summary.md", "summary.csv", "roles.csv", "alt_test.csv", "alt_test_humans.csv")
 #: the files ``unitize plan`` writes in its folder
-PLAN_FILES = ("plan.csv", "plan.png", "plan.svg")
+PLAN_FILES = ("plan.csv", "plan.png", "plan.svg", "ppi.csv")
 #: the files ``unitize estimate`` writes in its folder
 ESTIMATE_FILES = ("estimates.csv", "stability.csv", "stability_curve.csv", "unstable.csv", "prompts.csv", "prompt_spread.csv")
 #: the files ``unitize adjudicate`` writes in its folder; the last, ``summary.json``, marks an adjudication
