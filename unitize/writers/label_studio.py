@@ -5,7 +5,9 @@ A task is ``{"id", "data": {"text"}, "annotations": [...]}`` with one annotation
 ``labels`` region per span: ``from_name`` is the layer, ``value`` holds ``start``, ``end``, the
 ``text`` slice and the label. The text is the document's own; offsets are code points (current
 Label Studio). Label Studio holds every layer and overlapping regions, but no discontinuous spans
-(reported).
+(reported). Beside it, ``annotations/label_config.xml`` is the project's labeling configuration: a ``Labels``
+tag per layer (the regions' ``from_name``) with a ``Label`` per label written, each its own colour, over a
+``Text`` tag ``text`` — what a Label Studio project needs to show the export; a rerun keeps it when you edited it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..model import Corpus
 from ..model.traits import WriterTraits
 from ..output import OutputDir
 from . import Target, Written
-from .common import Texts, by_submission, numeric_id
+from .common import Texts, by_submission, colour, numeric_id
 from .holds import holdable
 
 TRAITS = WriterTraits(discontinuous=False, text="embedded")
@@ -58,6 +60,7 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
         task["annotations"].append({"id": len(task["annotations"]) + 1, "completed_by": _completed_by(annotator), "was_cancelled": False, "result": result})
         written.spans += len(result)
         written.relations += len(result)
+    _label_config(target, written, _labels(corpus, held.spans))
     name = "annotations/export.json"
     target.file(name).write_text(json.dumps(list(tasks.values()), ensure_ascii=False, indent=1) + "\n", encoding="utf-8", newline="\n")
     target.record(name, len(tasks))
@@ -66,4 +69,36 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     return written
 
 
-TARGET = Target("label-studio", "Label Studio JSON export: one task per document, one annotation per annotator", write, TRAITS, reads_as="label-studio")
+#: the labeling configuration beside the export, kept by a rerun when the user edited it
+CONFIG = "annotations/label_config.xml"
+
+
+def _labels(corpus: Corpus, spans: Any) -> dict[str, set[str]]:
+    """Per layer written: its labels."""
+    out: dict[str, set[str]] = {}
+    for elements in by_submission(corpus, spans).values():
+        for frags in elements:
+            out.setdefault(frags[0].layer, set()).update(() if frags[0].label is None else (frags[0].label,))
+    return out
+
+
+def _label_config(target: OutputDir, written: Written, layers: dict[str, set[str]]) -> None:
+    """``label_config.xml``: a Labels tag per layer, a Label per label, over the Text tag ``text``."""
+    from lxml import etree
+
+    view = etree.Element("View")
+    view.append(etree.Comment(" the labels unitize wrote; edit freely: a rerun of unitize keeps your version "))
+    k = 0
+    for layer, labels in sorted(layers.items()):
+        tag = etree.SubElement(view, "Labels", name=layer, toName="text")
+        for label in sorted(labels):
+            etree.SubElement(tag, "Label", value=label, background=colour(k))
+            k += 1
+    etree.SubElement(view, "Text", name="text", value="$text")
+    target.file(CONFIG).write_bytes(etree.tostring(view, pretty_print=True, encoding="utf-8"))
+    target.record(CONFIG, None)
+    written.add_file("configuration")
+
+
+TARGET = Target("label-studio", "Label Studio JSON export: one task per document, one annotation per annotator, and label_config.xml",
+                write, TRAITS, reads_as="label-studio", editable=(CONFIG,))
