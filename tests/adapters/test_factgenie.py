@@ -178,3 +178,19 @@ def test_factgenie_reads_the_shared_brat_project_written_as_a_campaign(tmp_path:
     files = {p.relative_to(project).as_posix(): p.read_bytes() for p in project.rglob("*") if p.is_file() and p.suffix in (".ann", ".txt")}
     want, got = written_and_read_by_factgenie(Seed("bratiaa", files, ["--format", "brat", "--annotations", "{root}"]), tmp_path, monkeypatch)
     assert len(want) > 1000 and got == want
+
+
+def test_init_proposes_the_llm_eval_campaigns_as_candidates(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """factgenie says which campaigns are models (mode llm_eval): init writes them as [roles] candidates, so that agree
+    measures the humans alone and compares the model with them, and adjudicate lets the humans vote."""
+    assert read(project).candidates == {"llm-gpt-anngroup-0"}
+    study = tmp_path / "study.toml"
+    assert main(["init", "--format", "factgenie", str(project), "--out-file", str(study), "--tokenizer", "whitespace"]) == 0
+    import tomllib
+
+    assert tomllib.loads(study.read_text(encoding="utf-8"))["roles"] == {"candidates": ["llm-gpt-anngroup-0"]}
+    out = tmp_path / "out"
+    assert main(["convert", str(study), "--out", str(out), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["adjudicate", str(out)]) == 0
+    assert "voters: human-iaa-anngroup-0, human-iaa-anngroup-1 (" in capsys.readouterr().out

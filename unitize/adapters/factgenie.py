@@ -56,6 +56,8 @@ TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffix
 #: how a record's annotator is named
 ANNOTATORS_BY = ("group", "id", "campaign")
 METADATA = "metadata.json"
+#: the ``mode`` of a campaign whose annotator is a model (factgenie's ``CampaignMode.LLM_EVAL``)
+LLM_EVAL = "llm_eval"
 
 Key = tuple[str, str, str, int]  # (dataset, split, setup_id, example_idx), slugified as factgenie does
 
@@ -213,6 +215,8 @@ def _record(corpus: Corpus, name: str, number: int, obj: Any, campaign: dict[str
     for k, item in enumerate(spans, 1):
         _span(corpus, output, item, categories, placing, who, name, number, k)
     corpus.submissions.append(Submission(name, who, output.doc, GROUP, len(spans)))
+    if campaign.get("mode") == LLM_EVAL:
+        corpus.candidates.add(who)
 
 
 def _annotator(by: str, campaign: dict[str, Any], meta: dict[str, Any]) -> str:

@@ -51,6 +51,8 @@ class Inspection:
     error: str | None = None
     #: the texts' language when they tell it (:func:`unitize.units.tokenize.guess_language`), for the word tokenizer
     language: str | None = None
+    #: annotators the input says are models (:attr:`unitize.model.Corpus.candidates`)
+    candidates: list[str] = field(default_factory=list)
 
 
 def inspect(corpus: Corpus) -> Inspection:
@@ -66,6 +68,7 @@ def inspect(corpus: Corpus) -> Inspection:
                 labels[i.label] += 1
         return found
     found.annotators = sorted({s.annotator for s in corpus.spans} | {s.annotator for s in corpus.submissions})
+    found.candidates = sorted(corpus.candidates & set(found.annotators))
     found.documents = len(corpus.documents) or len({s.doc_id for s in corpus.submissions})
     found.language = guess_language([d.text for d in list(corpus.documents.values())[:LANGUAGE_SAMPLE] if d.text])
     found.groups = sorted({s.group for s in corpus.spans} | {s.group for s in corpus.submissions})
@@ -208,6 +211,15 @@ def _items(given: dict[str, Any], found: Inspection) -> list[str]:
     return lines
 
 
+def _roles(found: Inspection) -> list[str]:
+    """``[roles]`` when the input says some annotators are models: they become candidates, compared with the humans
+    (agree, the alt-test, adjudicate's gold made by the humans alone, estimate)."""
+    if not found.candidates or len(found.candidates) == len(found.annotators):
+        return []
+    note = f"the input's models ({len(found.candidates)} of {len(found.annotators)} annotators): compared with the humans, never voting"
+    return ["[roles]", _line("candidates", found.candidates, note, active=True), ""]
+
+
 def _number(text: str) -> bool:
     try:
         float(text)
@@ -246,6 +258,7 @@ def render(
         lines += _items(dict(given_items or {}), found) + [""]
     else:
         lines += _unitize(adapter, dict(given_unitize or {}), found) + [""]
+    lines += _roles(found)
     lines.append("[output]")
     if out is not None:
         lines.append(_line("dir", relative(out, folder), "the output directory (--out overrides it)", active=True))

@@ -229,6 +229,9 @@ class Corpus:
     #: the input says which annotators were assigned which document (a roster): one absent from a
     #: document was not assigned it (rather than missing its file)
     assigned: bool = False
+    #: annotators the input itself says are models (factgenie's LLM-eval campaigns): `unitize init` proposes them as
+    #: the study's ``[roles] candidates``
+    candidates: set[str] = field(default_factory=set)
     #: what the format's reader declares of it (set by the adapter)
     traits: FormatTraits = field(default_factory=FormatTraits)
     #: a streaming reader's spans, still to read a batch at a time; None: every span is in ``spans``
