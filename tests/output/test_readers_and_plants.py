@@ -226,8 +226,11 @@ def test_the_alt_test_and_plan_files_are_unitizes_the_users_beside_them_are_not(
     from unitize.output.derived import user_files
 
     for relative in ("agreement/results.parquet", "agreement/roles.csv", "agreement/alt_test.csv", "agreement/alt_test_humans.csv",
-                     "agreement/my-notes.md", "plan/plan.csv", "plan/plan.png", "plan/plan.svg", "plan/budget.xlsx"):
+                     "agreement/my-notes.md", "plan/plan.csv", "plan/plan.png", "plan/plan.svg", "plan/ppi.csv", "plan/budget.xlsx",
+                     "estimate/estimates.csv", "estimate/stability.csv", "estimate/stability_curve.csv", "estimate/unstable.csv",
+                     "estimate/prompts.csv", "estimate/prompt_spread.csv", "estimate/why.md"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_text("x", encoding="utf-8")
     assert user_files(tmp_path / "agreement", "agreement") == ["my-notes.md"]  # a rerun leaves the earlier alt-test out
     assert user_files(tmp_path / "plan", "plan") == ["budget.xlsx"]
+    assert user_files(tmp_path / "estimate", "estimate") == ["why.md"]
