@@ -263,3 +263,21 @@ def test_a_crowd_group_read_in_pieces_gives_the_same_files(tmp_path: Path, monke
     assert files() == whole
     assert len(rows(out / "estimate" / "prompts.csv")) == 1 and len(rows(out / "estimate" / "stability.csv")) == 1
     assert len(rows(out / "estimate" / "estimates.csv")) > 0
+
+
+def test_a_zero_one_setting_estimates_each_layer_marked(tmp_path: Path) -> None:
+    """tdb-mini, separate mode (Arg1 and Arg2 as 0/1): a row per layer, its label ``marked``; every document has the
+    humans' gold, so the estimate is the humans' mean share of units marked, per document."""
+    out = tmp_path / "out"
+    assert main(["convert", str(ROOT / "unitize" / "examples" / "tdb-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
+    assert main(["adjudicate", str(out), "--voters", "ayse,burak", "-q"]) == 0
+    result = estimate(out, candidates=["cem"], humans=["ayse", "burak"])
+    assert [(r["layer"], r["label"], r["labeled"], r["unlabeled"]) for r in result.rows] == [("Arg1", "marked", 6, 0), ("Arg2", "marked", 6, 0)]
+    gold = pq.read_table(out / "adjudication" / "units.parquet").to_pylist()
+    for r in result.rows:
+        shares: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+        for u in gold:
+            if u["layer"] == r["layer"] and u["gold"] is not None:
+                shares[(u["group"], u["doc_id"])][0] += u["gold"] == "1"
+                shares[(u["group"], u["doc_id"])][1] += 1
+        assert r["estimate"] == pytest.approx(np.mean([a / b for a, b in shares.values()])) == r["humans_only"]

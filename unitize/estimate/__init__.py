@@ -43,6 +43,8 @@ from . import prompts, stability
 from .observations import Observed, gold_codes, human_observations, observe, only, read_gold
 
 FOLDER = "estimate"
+#: the label of a 0/1 setting's one value (separate mode: a unit of the layer is marked or not)
+MARKED = "marked"
 ESTIMATES, STABILITY, CURVE, UNSTABLE, PROMPTS, SPREAD = ESTIMATE_FILES
 PPI_PLAN = PLAN_FILES[-1]
 COLUMNS = ("setting", "candidate", "group", "layer", "label", "quantity", "estimate", "ci_low", "ci_high", "lambda", "humans_only",
@@ -193,6 +195,8 @@ def _estimate_rows(setting: Any, candidate: str, layers: dict[tuple[str | None, 
     rows = []
     for (group, layer), observed in layers.items():
         labels, *arrays = observed.arrays()
+        if setting.value == "binary":  # a 0/1 setting (separate mode): its one label is the layer marked
+            labels = [MARKED if label == "1" else label for label in labels]
         shared = arrays[0].shape[0] + observed.undecided  # coded by the humans and the candidate
         y, yhat, unlabeled = draw.apply(*arrays)
         base = {"setting": setting.name, "candidate": candidate, "group": group, "layer": layer, "quantity": quantity, "labeled": y.shape[0],
