@@ -3,12 +3,13 @@
 From an output directory with candidates (``[roles]`` or ``--candidates``) and the humans' gold (``unitize
 adjudicate``), written to ``OUT/estimate/``:
 
-- ``estimates.csv`` — per candidate, layer (span data; item data: group) and label: the label's prevalence (item data: the share of items
-  holding it) or density (span data: the share of a document's units inside a span of it, averaged over
-  documents) estimated by prediction-powered inference (PPI++, :mod:`unitize.metrics.ppi`) from the candidate's
-  values on every observation and the gold on the ones humans coded (:mod:`.observations`), with its interval,
-  beside the humans alone (classical) and the candidate alone (``model_only``, biased as the model is); with a
-  ``width``, how many human labels an interval of that width needs with and without the candidate;
+- ``estimates.csv`` — per candidate, layer (span data; item data: group) and label: the label's prevalence
+  (item data: the share of items holding it) or density (span data: the share of a document's units inside a
+  span of it, averaged over documents) estimated by prediction-powered inference (PPI++,
+  :mod:`unitize.metrics.ppi`) from the candidate's values on every observation and the gold on the ones humans
+  coded (:mod:`.observations`), with its interval, beside the humans alone (classical) and the candidate alone
+  (``model_only``, biased as the model is); with a ``width``, how many observations humans must code for an
+  interval that wide, alone and with the candidate;
 - ``stability.csv``, ``stability_curve.csv`` and ``unstable.csv`` — each family of two or more runs: flip
   rates, the majority-of-k curve and the review queue of unstable observations (:mod:`.stability`);
 - ``prompts.csv`` and ``prompt_spread.csv`` — families named ``MODEL/PROMPT``: each prompt variant against the
