@@ -10,8 +10,9 @@ from .common import EXIT_OK, Extend, bounded_int, csv_list
 
 HELP = "estimate label prevalence or span density from a model's labels plus the humans' gold (PPI++), and each model's run stability"
 EXAMPLES = """examples (OUT is an output directory with candidates, [roles] or --candidates, and the humans' gold):
-  unitize adjudicate out && unitize estimate out         # out/estimate/: estimates.csv, stability.csv, stability_curve.csv, unstable.csv
+  unitize adjudicate out && unitize estimate out         # out/estimate/: estimates.csv, stability*.csv, unstable.csv, prompt*.csv
   unitize estimate out --candidates gpt-run1..5 --ci 0.9
+  unitize estimate out --candidates gpt/zeroshot=gz1+gz2,gpt/cot=gc1+gc2   # prompt variants of one model side by side
   unitize estimate out --humans-share 0.5                # what if the humans had coded half the documents
   unitize estimate out --width 0.05 --model-cost 0.01    # items humans must code for a ±0.025 interval, alone and with the model
 """
