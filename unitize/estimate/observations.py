@@ -144,6 +144,17 @@ class Observed:
         return labels, stack(self.y), stack(self.yhat), stack(self.unlabeled)
 
 
+def _per_doc(doc: np.ndarray, code: np.ndarray, names: list[str], col: dict[str, int], n_docs: int) -> np.ndarray:
+    """Documents × the columns ``col``: how many units of each document hold each value (``code`` into ``names``)."""
+    width = max(len(names), 1)
+    counts = np.bincount(doc * width + code, minlength=n_docs * width).reshape(n_docs, width)
+    out = np.zeros((n_docs, len(col)))
+    for k, name in enumerate(names):
+        if name in col:
+            out[:, col[name]] += counts[:, k]
+    return out
+
+
 def observe(cells: Cells, golden: Golden, into: Observed) -> None:
     """Add one (group, layer) of a candidate (``cells`` holds its values alone) to ``into``."""
     n_docs = len(cells.docs)
@@ -154,16 +165,10 @@ def observe(cells: Cells, golden: Golden, into: Observed) -> None:
     col = {n: k for k, n in enumerate(names)}
     doc_of_cell = cells.row_doc[cells.cell_row].astype(np.int64)
     cand_units = np.bincount(doc_of_cell, minlength=n_docs)
-    cand = np.zeros((n_docs, len(names)))
-    for code, name in enumerate(cand_names):
-        if name in col:
-            cand[:, col[name]] = np.bincount(doc_of_cell[cells.cell_code == code], minlength=n_docs)
+    cand = _per_doc(doc_of_cell, cells.cell_code, cand_names, col, n_docs)
     decided = gold_code >= 0
     gold_units = np.bincount(cells.row_doc[decided], minlength=n_docs)
-    truth = np.zeros((n_docs, len(names)))
-    for code, name in enumerate(gold_names):
-        if name in col:
-            truth[:, col[name]] = np.bincount(cells.row_doc[gold_code == code], minlength=n_docs)
+    truth = _per_doc(cells.row_doc[decided].astype(np.int64), gold_code[decided], gold_names, col, n_docs)
     humans = np.bincount(cells.row_doc[human], minlength=n_docs) > 0
     has_candidate = cand_units > 0
     labeled = has_candidate & (gold_units > 0)
