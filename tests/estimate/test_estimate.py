@@ -167,7 +167,7 @@ def test_prompt_variants_side_by_side(items: Path) -> None:
     its spread 1 − 5/8, with the bootstrap's interval around it."""
     result = estimate(items, candidates=["m/a=m1", "m/b=m2+m3"])
     got = [(r["model"], r["prompt"], r["runs"], r["observations"], r["units"], r["metric"], r["value"]) for r in result.prompts]
-    assert got == [("m", "a", 1, 4, 4, "accuracy", 1.0), ("m", "b", 2, 4, 8, "accuracy", 0.625)]
+    assert got == [("m", "a", 1, 4, 4, "gold-accuracy", 1.0), ("m", "b", 2, 4, 8, "gold-accuracy", 0.625)]
     (spread,) = result.spread
     assert (spread["best"], spread["worst"], spread["spread"]) == ("a", "b", 0.375)
     assert spread["ci_low"] <= 0.375 <= spread["ci_high"] and result.prompts[0]["ci_low"] == 1.0
@@ -214,7 +214,7 @@ def test_span_variants_are_scored_by_unit_f1_over_the_marked_units(tmp_path: Pat
             fp += v != "O" and not hit
             fn += g != "O" and not hit
         row = next(x for x in result.prompts if x["prompt"] == variant)
-        assert row["metric"] == "unit-f1" and row["value"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
+        assert row["metric"] == "gold-unit-f1" and row["value"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
         assert row["alt_test"] == "inconclusive 1" and row["observations"] == 12
     assert result.spread[0]["spread"] == pytest.approx(abs(result.prompts[0]["value"] - result.prompts[1]["value"]))
 

@@ -143,7 +143,7 @@ def test_the_models_page_shows_estimates_prompts_and_stability(tmp_path: Path) -
     assert {k: len(v) for k, v in e.items()} == {"estimates": 6, "stability": 0, "stability_curve": 0, "unstable": 0, "prompts": 2,
                                                  "prompt_spread": 1}
     assert [(p["model"], p["prompt"], p["metric"], p["alt_test"]) for p in e["prompts"]] == [
-        ("gpt", "plain", "unit-f1", "inconclusive 1"), ("gpt", "cot", "unit-f1", "inconclusive 1")]
+        ("gpt", "plain", "gold-unit-f1", "inconclusive 1"), ("gpt", "cot", "gold-unit-f1", "inconclusive 1")]
     first = e["estimates"][0]
     assert (first["candidate"], first["layer"], first["label"], first["labeled"], first["unlabeled"]) == ("gpt-run1", "Entity", "LOC", 6, 6)
     if CHROMIUM is None:

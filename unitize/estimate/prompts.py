@@ -2,10 +2,10 @@
 
 Families named ``MODEL/PROMPT`` (``[roles] candidates = ["gpt4/zeroshot=gpt4-zs1+gpt4-zs2", "gpt4/cot=…"]``) are the
 prompt variants of one model. Each variant is scored against the humans' gold on the units its runs coded, its
-runs pooled: item data by **accuracy** (the share of units with a decided gold where the run's value is the gold's),
-span data by **unit F1** over the marked units (2·TP / (2·TP + FP + FN): a unit is a true positive where the run
-and the gold give it the same label, not the empty one), so that the many unmarked units do not make every
-variant look alike. Both are ratios of sums over observations (items; documents), so the observations are
+runs pooled: item data by **accuracy** against the gold (``gold-accuracy``: the share of units with a decided gold
+where the run's value is the gold's), span data by **unit F1** against the gold (``gold-unit-f1``) over the marked
+units (2·TP / (2·TP + FP + FN): a unit is a true positive where the run and the gold give it the same label, not the
+empty one), so that the many unmarked units do not make every variant look alike. Both are ratios of sums over observations (items; documents), so the observations are
 resampled together for every variant (:data:`REPLICATES` seeded bootstrap replicates): each variant's percentile
 interval, and the model's **spread** — its best variant's value minus its worst's — with its interval.
 """
@@ -20,6 +20,8 @@ import numpy as np
 from ..dataset.regions import Cells
 from .observations import Golden
 
+#: the scores of a variant against the gold (not agreement metrics of the registry: one side is the gold)
+GOLD_ACCURACY, GOLD_UNIT_F1 = "gold-accuracy", "gold-unit-f1"
 #: bootstrap replicates of the variants' intervals and the spread's
 REPLICATES = 1000
 #: replicates drawn at once (memory: this many × observations weights)
@@ -106,7 +108,7 @@ def table(found: Variants, families: dict[str, list[str]], level: float, seed: i
     value = _ratio(num.sum(0), den.sum(0))
     draws = replicates(num, den, seed)
     low, high = (1 - level) / 2, 1 - (1 - level) / 2
-    metric = "accuracy" if found.items else "unit-f1"
+    metric = GOLD_ACCURACY if found.items else GOLD_UNIT_F1
     rows = [{"model": variant(f)[0], "prompt": variant(f)[1], "family": f, "runs": len(families[f]),  # type: ignore[index]
              "observations": int((den[:, j] > 0).sum()), "units": found.units.get(f, 0), "metric": metric,
              "value": _finite(value[j]), **_interval(draws[:, j], low, high)} for j, f in enumerate(named)]
