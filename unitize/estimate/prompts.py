@@ -5,9 +5,10 @@ prompt variants of one model. Each variant is scored against the humans' gold on
 runs pooled: item data by **accuracy** against the gold (``gold-accuracy``: the share of units with a decided gold
 where the run's value is the gold's), span data by **unit F1** against the gold (``gold-unit-f1``) over the marked
 units (2·TP / (2·TP + FP + FN): a unit is a true positive where the run and the gold give it the same label, not the
-empty one), so that the many unmarked units do not make every variant look alike. Both are ratios of sums over observations (items; documents), so the observations are
-resampled together for every variant (:data:`REPLICATES` seeded bootstrap replicates): each variant's percentile
-interval, and the model's **spread** — its best variant's value minus its worst's — with its interval.
+empty one), so that the many unmarked units do not make every variant look alike. Both are ratios of sums over
+observations (items; documents), so the observations are resampled together for every variant (:data:`REPLICATES`
+seeded bootstrap replicates): each variant's percentile interval, and the model's **spread** — its best variant's
+value minus its worst's — with its interval.
 """
 
 from __future__ import annotations
