@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..dataset.adjudication import FOLDER, SUMMARY, UNITS
+from ..dataset.adjudication import FOLDER, UNITS, read_adjudication
 from ..dataset.regions import Cells
 from ..dataset.roles import Roles
 from ..errors import RunError
@@ -35,19 +35,17 @@ class Gold:
 
     table: Any  # pyarrow Table: adjudication units (or items)
     setting: str
-    method: str
 
 
 def read_gold(out: Path, roles: Roles | None) -> Gold:
-    """``OUT/adjudication``'s gold; an error that says what to run when there is none, or when candidates voted in it."""
-    folder = Path(out) / FOLDER
-    if not (folder / SUMMARY).is_file():
+    """``OUT/adjudication``'s gold (its summary read as the report reads it, :func:`read_adjudication`); an error that says
+    what to run when there is none, or when candidates voted in it."""
+    adjudication = read_adjudication(Path(out), limit=0)
+    if adjudication is None:
         raise RunError(f"{out} has no gold yet: run `unitize adjudicate {out}` first (the humans' majority vote; "
                        "estimate compares each candidate with that gold)")
-    import json
-
+    folder, summary = Path(out) / FOLDER, adjudication["summary"]
     try:
-        summary = json.loads((folder / SUMMARY).read_text(encoding="utf-8"))
         table = pq.read_table(folder / UNITS)
     except (OSError, ValueError) as exc:
         raise RunError(f"{folder} cannot be read ({exc}); run `unitize adjudicate {out}` again") from None
@@ -57,7 +55,7 @@ def read_gold(out: Path, roles: Roles | None) -> Gold:
         if voted:
             raise RunError(f"the gold in {folder} was made with candidate(s) {', '.join(sorted(voted))} voting; run "
                            f"`unitize adjudicate {out}` (the humans vote by default) so that the gold is the humans'")
-    return Gold(table, str(summary.get("setting")), str(summary.get("method")))
+    return Gold(table, str(summary.get("setting")))
 
 
 @dataclass(frozen=True)
