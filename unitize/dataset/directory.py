@@ -166,11 +166,11 @@ class OutputData:
         """A group's rows in some row groups of part ``k`` (:meth:`.parts.PartFiles.read`); with selected
         annotators, only their rows in a layout of a row per annotator."""
         selecting = self.selected is not None and not setting.layout.columnar
-        wanted = [*columns, "annotator"] if selecting and columns is not None and "annotator" not in columns else columns
-        table = self.parts(setting).read(k, ids, group, wanted)
+        borrowed = selecting and columns is not None and "annotator" not in columns  # the filter's column, read for it alone
+        table = self.parts(setting).read(k, ids, group, [*columns, "annotator"] if borrowed and columns is not None else columns)
         if selecting and table.num_rows:
             table = table.filter(pc.is_in(pc.cast(table.column("annotator"), pa.string()), pa.array(self.selected, pa.string())))
-        return table.select(list(columns)) if wanted is not columns and columns is not None else table
+        return table.drop_columns(["annotator"]) if borrowed else table
 
     def group_tables(
         self, setting: Setting, groups: Sequence[str] | None = None, columns: Sequence[str] | None = None,

@@ -149,7 +149,8 @@ class Draw:
         if self.share is None or self.share == 1:
             return y, yhat, unlabeled
         order = np.random.default_rng(self.seed).permutation(y.shape[0])
-        kept, rest = order[: max(2, round(self.share * y.shape[0]))], order[max(2, round(self.share * y.shape[0])):]
+        cut = max(2, round(self.share * y.shape[0]))
+        kept, rest = order[:cut], order[cut:]
         return y[kept], yhat[kept], np.concatenate([unlabeled, yhat[rest]])
 
 

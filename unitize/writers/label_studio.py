@@ -41,6 +41,7 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     written.take(held)
     texts = Texts(corpus, base, target, written, TEXT, copy=False)
     tasks: dict[str, dict[str, Any]] = {}
+    layers: dict[str, set[str]] = {}  # per layer written: its labels, for the labeling configuration
     for (annotator, doc), elements in by_submission(corpus, held.spans).items():
         view = texts.get(doc)
         if view is None:
@@ -58,9 +59,11 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
             for k, ((b, e), frags) in enumerate(zip(offsets, elements))
         ]
         task["annotations"].append({"id": len(task["annotations"]) + 1, "completed_by": _completed_by(annotator), "was_cancelled": False, "result": result})
+        for frags in elements:
+            layers.setdefault(frags[0].layer, set()).update(() if frags[0].label is None else (frags[0].label,))
         written.spans += len(result)
         written.relations += len(result)
-    _label_config(target, written, _labels(corpus, held.spans))
+    _label_config(target, written, layers)
     name = "annotations/export.json"
     target.file(name).write_text(json.dumps(list(tasks.values()), ensure_ascii=False, indent=1) + "\n", encoding="utf-8", newline="\n")
     target.record(name, len(tasks))
@@ -71,15 +74,6 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
 
 #: the labeling configuration beside the export, kept by a rerun when the user edited it
 CONFIG = "annotations/label_config.xml"
-
-
-def _labels(corpus: Corpus, spans: Any) -> dict[str, set[str]]:
-    """Per layer written: its labels."""
-    out: dict[str, set[str]] = {}
-    for elements in by_submission(corpus, spans).values():
-        for frags in elements:
-            out.setdefault(frags[0].layer, set()).update(() if frags[0].label is None else (frags[0].label,))
-    return out
 
 
 def _label_config(target: OutputDir, written: Written, layers: dict[str, set[str]]) -> None:
