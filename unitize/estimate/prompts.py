@@ -102,17 +102,17 @@ def replicates(num: np.ndarray, den: np.ndarray, seed: int, count: int = REPLICA
 
 def table(found: Variants, families: dict[str, list[str]], level: float, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The rows of prompts.csv (a variant each) and prompt_spread.csv (a model each)."""
-    named = [f for f in families if variant(f) is not None and f in found.sums]
+    named = {f: v for f in families if (v := variant(f)) is not None and f in found.sums}  # family -> (model, prompt)
     if not named:
         return [], []
-    num, den = found.matrices(named)
+    num, den = found.matrices(list(named))
     value = _ratio(num.sum(0), den.sum(0))
     draws = replicates(num, den, seed)
     low, high = (1 - level) / 2, 1 - (1 - level) / 2
     metric = GOLD_ACCURACY if found.items else GOLD_UNIT_F1
-    rows = [{"model": variant(f)[0], "prompt": variant(f)[1], "family": f, "runs": len(families[f]),  # type: ignore[index]
+    rows = [{"model": model, "prompt": prompt, "family": f, "runs": len(families[f]),
              "observations": int((den[:, j] > 0).sum()), "units": found.units.get(f, 0), "metric": metric,
-             "value": _finite(value[j]), **_interval(draws[:, j], low, high)} for j, f in enumerate(named)]
+             "value": _finite(value[j]), **_interval(draws[:, j], low, high)} for j, (f, (model, prompt)) in enumerate(named.items())]
     spread = []
     for model in dict.fromkeys(r["model"] for r in rows):
         cols = [j for j, r in enumerate(rows) if r["model"] == model]
