@@ -45,14 +45,16 @@ def _number(x: Any, digits: int = 3) -> str:
 
 
 def _line(r: dict[str, Any], width: float | None) -> str:
-    where = f"{r['layer'] or r['group']} " if r["layer"] or r["group"] not in (None, "label") else ""
+    from ..estimate import OBSERVATIONS
+
+    where = f"{r['layer'] or r['group']} " if r["layer"] or r["group"] else ""
     if r.get("estimate") is None:
         return f"    {r['candidate']} {where}{r['label']}: {r['reason']}"
     text = (f"    {r['candidate']} {where}{r['label']}: {_number(r['estimate'])} [{_number(r['ci_low'])}, {_number(r['ci_high'])}]"
             f"  humans alone {_number(r['humans_only'])} [{_number(r['humans_low'])}, {_number(r['humans_high'])}] from {r['labeled']:,}"
             f"; the model alone {_number(r['model_only'])}")
     if r.get("humans_needed") is not None:
-        what = "documents" if r["quantity"] == "density" else "items"
+        what = OBSERVATIONS[r["quantity"]]
         text += (f"; an interval {width:g} wide needs {r['humans_needed']:,} {what} coded by humans alone, or {r['ppi_humans']:,} "
                  f"with {r['ppi_model_only']:,} more the model alone labels")
     return text

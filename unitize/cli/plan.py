@@ -110,7 +110,7 @@ def _ppi(args: argparse.Namespace) -> str | None:
     """With --ppi-width: OUT/plan/ppi.csv written, and its widest label as a line for the screen."""
     if args.ppi_width is None:
         return None
-    from ..estimate import Plan, plan_labels
+    from ..estimate import OBSERVATIONS, Plan, plan_labels
 
     path, rows = plan_labels(args.out, Plan(args.ppi_width, args.human_cost, args.model_cost), candidates=args.candidates,
                              humans=args.humans, level=args.ci)
@@ -118,7 +118,7 @@ def _ppi(args: argparse.Namespace) -> str | None:
     if not planned:
         return f"PPI: no label has two observations with the humans' gold to plan from ({path})"
     worst = max(planned, key=lambda r: r["humans_needed"])
-    what = "documents" if worst["quantity"] == "density" else "items"
+    what = OBSERVATIONS[worst["quantity"]]
     return (f"PPI: an interval {args.ppi_width:g} wide for {worst['label']} needs {worst['humans_needed']:,} {what} coded by humans "
             f"alone, or {worst['ppi_humans']:,} with {worst['ppi_model_only']:,} more {what} labelled by {worst['candidate']} alone "
             f"(every candidate and label: {path})")

@@ -44,6 +44,9 @@ from . import prompts, stability
 from .observations import Observed, gold_codes, human_observations, observe, only, read_gold
 
 FOLDER = "estimate"
+#: what an estimate is of (item data; span data), and what its observations are
+QUANTITY = {"items": "prevalence", "units": "density"}
+OBSERVATIONS = {"prevalence": "items", "density": "documents"}
 #: the label of a 0/1 setting's one value (separate mode: a unit of the layer is marked or not)
 MARKED = "marked"
 ESTIMATES, STABILITY, CURVE, UNSTABLE, PROMPTS, SPREAD = ESTIMATE_FILES
@@ -193,7 +196,7 @@ def _gather(data: OutputData, gold: Any, roles: Roles, seed: int, families: bool
 def _estimate_rows(setting: Any, candidate: str, layers: dict[tuple[str | None, str | None], Observed], humans: dict[Any, int], alpha: float,
                    tuned: bool, plan: Plan | None, draw: Draw) -> list[dict[str, Any]]:
     """The rows of one candidate: one per (group or layer, label); ``humans``: the observations humans coded, per key."""
-    quantity = "prevalence" if setting.kind == "items" else "density"
+    quantity = QUANTITY[setting.kind]
     rows = []
     for (group, layer), observed in layers.items():
         labels, *arrays = observed.arrays()
