@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -207,6 +208,19 @@ def write_jsonl_per_annotator(corpus: Corpus, target: OutputDir, base: Path, wri
 #: entity colours, distinct and light enough for black text (brat's own examples use such)
 _COLOURS = ("#8fb2ff", "#ffccaa", "#a4e57e", "#f1f447", "#e3a6ff", "#7fe2ff", "#ffa5c0", "#c7c7c7", "#b4f0c8", "#ffd27f",
             "#c2b8ff", "#f0b4b4")
+
+
+#: what XML 1.0 cannot hold, as a regular expression's character class: control characters but tab, line feed and
+#: carriage return; U+FFFE, U+FFFF; lone surrogates
+XML_EXCLUDED = r"\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff"
+XML_INVALID = re.compile(f"[{XML_EXCLUDED}]")
+#: a label an XML file can hold: the ``WriterTraits.label`` of the writers that write one
+XML_LABEL = f"[^{XML_EXCLUDED}]*"
+
+
+def xml_ok(text: str) -> bool:
+    """Whether an XML file (lxml, cassis) can hold ``text``."""
+    return XML_INVALID.search(text) is None
 
 
 def colour(k: int) -> str:

@@ -27,7 +27,7 @@ from ..model.findings import finding
 from ..model.traits import WriterTraits
 from ..output import OutputDir
 from . import Target, Written
-from .common import RelationOut, Texts, encodings, relations
+from .common import XML_INVALID, RelationOut, Texts, encodings, relations
 from .holds import holdable
 
 #: canonical layer -> DATT element, in DATT's child order
@@ -138,12 +138,9 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     return written
 
 
-_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
 def _xml_safe(text: str) -> str:
     """Text with the characters XML 1.0 cannot hold replaced (``<Text>`` is only a check copy)."""
-    return _XML_INVALID.sub("\ufffd", text)
+    return XML_INVALID.sub("\ufffd", text)
 
 
 

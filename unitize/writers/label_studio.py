@@ -23,10 +23,10 @@ from ..model import Corpus
 from ..model.traits import WriterTraits
 from ..output import OutputDir
 from . import Target, Written
-from .common import Texts, by_submission, colour, numeric_id
-from .holds import holdable
+from .common import XML_LABEL, Texts, by_submission, colour, numeric_id, xml_ok
+from .holds import holdable, not_held
 
-TRAITS = WriterTraits(discontinuous=False, text="embedded")
+TRAITS = WriterTraits(discontinuous=False, label=XML_LABEL, text="embedded")  # labels: the labeling configuration is XML
 
 
 def _completed_by(annotator: str) -> int | dict[str, str]:
@@ -46,6 +46,10 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
         view = texts.get(doc)
         if view is None:
             continue
+        if not all(xml_ok(frags[0].layer) for frags in elements):
+            written.findings += [not_held("label-studio", frags, "its layer name holds characters the labeling configuration (XML 1.0) "
+                                          "cannot (control characters)") for frags in elements if not xml_ok(frags[0].layer)]
+            elements = [frags for frags in elements if xml_ok(frags[0].layer)]
         task = tasks.setdefault(doc, {"id": numeric_id(doc), "data": {"text": view.text}, "annotations": []})
         offsets = view.convert(np.asarray([[f[0].begin, f[0].end] for f in elements], dtype=np.int64).ravel()).reshape(-1, 2).tolist()
         result = [

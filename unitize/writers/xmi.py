@@ -23,10 +23,10 @@ from ..model import Corpus
 from ..model.traits import WriterTraits
 from ..output import OutputDir
 from . import Target, WriterError, Written
-from .common import Texts, by_submission, word_tokens
+from .common import XML_LABEL, Texts, by_submission, word_tokens, xml_ok
 from .holds import holdable, not_held
 
-TRAITS = WriterTraits(discontinuous=False, text="embedded")
+TRAITS = WriterTraits(discontinuous=False, label=XML_LABEL, text="embedded")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 DKPRO = "de.tudarmstadt.ukp.dkpro.core.api"
 NAMED_ENTITY = f"{DKPRO}.ner.type.NamedEntity"
@@ -51,13 +51,10 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
         view = texts.get(doc)
         if view is None:
             continue
-        if not _xml(view.text):
+        if not xml_ok(view.text):
             written.findings += [not_held("xmi", frags, "its document's text holds characters XML 1.0 cannot (control characters)")
                                  for frags in elements]
             elements = []
-        unwritable = [frags for frags in elements if frags[0].label is not None and not _xml(frags[0].label)]
-        written.findings += [not_held("xmi", frags, "its label holds characters XML 1.0 cannot (control characters)") for frags in unwritable]
-        elements = [frags for frags in elements if not any(frags is u for u in unwritable)]
         cas = cassis.Cas(typesystem=system)
         cas.sofa_string = view.text
         tokens = word_tokens(corpus.documents[doc], source.get("tokenizer"))  # offsets of the model's text: the view's
@@ -79,14 +76,6 @@ def write(corpus: Corpus, target: OutputDir, base: Path, source: dict[str, Any])
     written.study = {"format": "xmi", "annotations": "annotations"}
     written.unitize["tokenizer"] = "given"
     return written
-
-
-#: what XML 1.0 cannot hold: control characters but tab, line feed and carriage return; U+FFFE, U+FFFF; lone surrogates
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
-
-
-def _xml(text: str) -> bool:
-    return _NOT_XML.search(text) is None
 
 
 def _span_type(system: Any, layer: str) -> Any:
