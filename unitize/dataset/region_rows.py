@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import pyarrow as pa
+
 from .directory import OutputData, Setting
-from .regions import Region, SegmentLabels, layer_pieces, regions
+from .regions import Region, layer_pieces, regions
 
 #: the columns of a region's CSV row (the JSON lines add ``marks``: annotator -> [[label, begin, end], ...])
 COLUMNS = ("setting", "group", "doc", "layer", "begin", "end", "unit_begin", "unit_end", "text",
@@ -41,7 +43,7 @@ def setting_regions(data: OutputData, setting: Setting, groups: list[str] | None
     group is read a piece of whole documents at a time (:func:`.regions.layer_pieces`): memory holds a piece's
     cells and the regions, not the group's cells."""
     found = []
-    for _, _, pieces in layer_pieces(data, setting, groups=groups):
+    for _, _, pieces in layer_pieces(data, setting, groups=groups, implicit=True):  # a sparse group: its stored rows
         docs: list[str] = []
         rs: list[Region] = []
         for c in pieces:
@@ -49,6 +51,25 @@ def setting_regions(data: OutputData, setting: Setting, groups: list[str] | None
             rs += regions(c)
         found.append((docs, rs))
     return ordered(data, found)
+
+
+class SegmentLabels:
+    """The labels of the resolved segments (``segments/<unit>.parquet``) under a character extent,
+    per (group, document, layer, annotator): what a 0/1 matrix does not say about a marked region."""
+
+    def __init__(self, table: pa.Table | None):
+        self._index: dict[tuple[str, str, str, str], list[tuple[int, int, str]]] = {}
+        if table is None:
+            return
+        columns = [table.column(c).to_pylist() for c in ("group", "doc_id", "layer", "annotator", "begin", "end", "label")]
+        for g, d, layer, a, b, e, label in zip(*columns):
+            if label is not None:
+                self._index.setdefault((g, d, layer, a), []).append((b, e, label))
+
+    def under(self, group: str, doc: str, layer: str, annotator: str, begin: int, end: int) -> list[str]:
+        """Labels of the annotator's segments overlapping ``[begin, end)``, in text order, once each."""
+        found = sorted(s for s in self._index.get((group, doc, layer, annotator), ()) if s[0] < end and s[1] > begin)
+        return list(dict.fromkeys(label for _, _, label in found))
 
 
 def segment_labels(data: OutputData, setting: Setting) -> SegmentLabels:

@@ -39,6 +39,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..errors import DataError
+from ..layouts.sparse import Stored
 from ..model.codes import sorted_codes
 from .batches import batches
 from .directory import OutputData, Setting
@@ -63,6 +65,9 @@ class Cells:
     cell_annotator: np.ndarray  # per cell: index into annotators
     cell_code: np.ndarray  # per cell: index into values
     empty: int | None = None  # the code of "not marked", if the data has one
+    #: per document: units not among the rows, where every annotator gave the empty value (a sparse group read as
+    #: stored, :func:`layer_pieces` with ``implicit``); None: every unit is a row
+    implicit: np.ndarray | None = None
 
     @property
     def items(self) -> bool:
@@ -296,18 +301,24 @@ def setting_cells(data: OutputData, setting: Setting, groups: list[str] | None =
 PIECE_ROWS = 1 << 19
 
 
-def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None,
-                 groups: Sequence[str] | None = None) -> Iterator[tuple[str, str, Iterator[Cells]]]:
+def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None, groups: Sequence[str] | None = None,
+                 implicit: bool = False) -> Iterator[tuple[str, str, Iterator[Cells]]]:
     """Every (group, layer) of a setting (all, or of ``groups``), groups sorted, layers in the manifest's order, with
     its cells a piece of whole documents at a time: a units group of a long table holding more than ``limit`` rows
     (:data:`PIECE_ROWS`) in batches of about ``limit`` rows (:func:`.batches.batches`, a layer at a time: such a
     group is read once per layer), any other group (item groups too) whole, in one piece. The pieces come in
-    document order; regions never cross documents: the pieces' regions are the whole's."""
+    document order; regions never cross documents: the pieces' regions are the whole's. With ``implicit``, a
+    sparse group's cells are its stored rows, its other units counted in :attr:`Cells.implicit`, not built."""
     limit = PIECE_ROWS if limit is None else limit
     items = setting.kind == "items"
     empty = None if items else not_annotated(setting)
     for group in data.groups(setting):
         if groups is not None and group not in groups:
+            continue
+        if implicit and setting.layout.implicit_rows and empty is not None:
+            for _, stored, layers, codes in data.group_tables(setting, [group], implicit=True):
+                for i, layer in enumerate(layers):
+                    yield group, layer, iter([_stored_cells(setting, stored, layer, layer_rows(stored.table, codes, i), empty)])
             continue
         if items or setting.layout.columnar or data.parts(setting).rows(group) <= limit:
             _, table, layers, codes = data.group_table(setting, group, data._read_group(setting, group))
@@ -316,6 +327,24 @@ def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None,
             continue
         for layer in data.layer_order(_group_layers(data, setting, group)):
             yield group, layer, _layer_batches(data, setting, group, layer, limit, empty)
+
+
+def _stored_cells(setting: Setting, stored: Stored, layer: str, rows: pa.Table, empty: str) -> Cells:
+    """The cells of one layer's stored rows of a sparse group, over all the group's documents, with the units not
+    stored counted per document (every annotator gave them ``empty``)."""
+    c = cells(setting, stored.group, layer, rows, empty)
+    position = {d: i for i, d in enumerate(stored.docs)}
+    unknown = [d for d in c.docs if d not in position]
+    if unknown:
+        raise DataError(f"sparse rows of group {stored.group!r} name {', '.join(map(repr, unknown[:3]))}, not a document "
+                        "of universe.parquet with units")
+    row_doc = np.array([position[d] for d in c.docs], dtype=np.int64)[c.row_doc] if c.docs else c.row_doc
+    implicit = stored.units - np.bincount(row_doc, minlength=len(stored.docs))
+    values, code, at = c.values, c.cell_code, c.empty
+    if at is None and implicit.any():  # the empty value only among the units not stored: it comes first
+        values, code, at = [empty, *values], code + 1, 0
+    return Cells(setting, c.group, layer, stored.docs, row_doc, c.row_unit, c.begin, c.end, c.annotators, values,
+                 c.cell_row, c.cell_annotator, code, empty=at, implicit=implicit)
 
 
 def _group_layers(data: OutputData, setting: Setting, group: str) -> set[str]:
@@ -361,22 +390,3 @@ def doc_texts(data: OutputData) -> dict[str, str | None]:
         return dict.fromkeys(pq.read_table(path, columns=["doc_id"]).column(0).to_pylist())
     table = pq.read_table(path, columns=["doc_id", "text"])
     return dict(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist()))
-
-
-class SegmentLabels:
-    """The labels of the resolved segments (``segments/<unit>.parquet``) under a character extent,
-    per (group, document, layer, annotator): what a 0/1 matrix does not say about a marked region."""
-
-    def __init__(self, table: pa.Table | None):
-        self._index: dict[tuple[str, str, str, str], list[tuple[int, int, str]]] = {}
-        if table is None:
-            return
-        columns = [table.column(c).to_pylist() for c in ("group", "doc_id", "layer", "annotator", "begin", "end", "label")]
-        for g, d, layer, a, b, e, label in zip(*columns):
-            if label is not None:
-                self._index.setdefault((g, d, layer, a), []).append((b, e, label))
-
-    def under(self, group: str, doc: str, layer: str, annotator: str, begin: int, end: int) -> list[str]:
-        """Labels of the annotator's segments overlapping ``[begin, end)``, in text order, once each."""
-        found = sorted(s for s in self._index.get((group, doc, layer, annotator), ()) if s[0] < end and s[1] > begin)
-        return list(dict.fromkeys(label for _, _, label in found))

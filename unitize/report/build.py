@@ -71,10 +71,13 @@ def _by_doc_segments(data: OutputData, unit: str, names: Names, doc_index: dict[
 
 def _present(c: Cells) -> list[tuple[int, int]]:
     """(document index in c.docs, annotator index in c.annotators) pairs with data."""
-    if not c.cell_row.size:
+    if not c.cell_row.size and (c.implicit is None or not c.implicit.any()):
         return []
     k = max(len(c.annotators), 1)
     pairs = np.unique(c.row_doc[c.cell_row] * k + c.cell_annotator)
+    if c.implicit is not None:  # every annotator coded a document's units not among the rows
+        every = np.flatnonzero(c.implicit)
+        pairs = np.union1d(pairs, (every[:, None] * k + np.arange(len(c.annotators))).ravel())
     return list(zip((pairs // k).tolist(), (pairs % k).tolist()))
 
 
@@ -151,7 +154,7 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
     per_group: dict[str, np.ndarray] = {}
     group_layers: dict[str, list[str]] = {}
     pairs, confusions = [], []
-    for group, layer, pieces in layer_pieces(data, setting):
+    for group, layer, pieces in layer_pieces(data, setting, implicit=True):
         gi, li = names.idx("groups", group), names.idx("layers", layer)
         group_layers.setdefault(group, []).append(layer)
         pair_counts, label_counts = Pairs(setting), Confusion(setting)

@@ -39,6 +39,8 @@ def doc_stats(c: Cells) -> np.ndarray:
     coded, flags = unit_flags(c)
     n = len(c.docs)
     comparable = np.bincount(c.row_doc, weights=coded >= 2, minlength=n)
+    if c.implicit is not None and len(c.annotators) >= 2:
+        comparable += c.implicit  # every annotator coded them alike
     disagreeing = np.bincount(c.row_doc, weights=flags, minlength=n)
     starts, _ = runs(flags, c.row_doc, c.row_unit, separate=c.items)
     regions = np.bincount(c.row_doc[starts], minlength=n)
@@ -99,6 +101,11 @@ def coincidences(c: Cells) -> np.ndarray:
     return out
 
 
+def _implicit(c: Cells) -> int:
+    """The units of ``c`` not among its rows, every annotator giving them the empty value (:attr:`Cells.implicit`)."""
+    return int(c.implicit.sum()) if c.implicit is not None and c.empty is not None else 0
+
+
 class _Pieces:
     """Counts of one (setting, group, layer) added up over pieces of its documents (cells read in batches): each
     piece codes annotators and values its own way, so each keeps its names, and the sum is made in the order
@@ -137,11 +144,14 @@ class Pairs(_Pieces):
             self._pieces = None
             return
         codes, v, k = dense(c), max(len(c.values), 1), len(c.annotators)
+        alike = _implicit(c)
         tables: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         for i in range(k):
             for j in range(i + 1, k):
                 both = (codes[:, i] >= 0) & (codes[:, j] >= 0)
                 table = np.bincount(codes[both, i] * v + codes[both, j], minlength=v * v).reshape(v, v)
+                if alike:
+                    table[c.empty, c.empty] += alike
                 x, y = np.nonzero(table)
                 tables[(i, j)] = (x, y, table[x, y])
         self._pieces.append((c.annotators, c.values, tables))
@@ -186,7 +196,10 @@ class Confusion(_Pieces):
 
     def add(self, c: Cells) -> None:
         super().add(c)
-        self._pieces.append((c.values, coincidences(c)))
+        counts, k = coincidences(c), len(c.annotators)
+        if alike := _implicit(c):
+            counts[c.empty, c.empty] += alike * k * (k - 1)
+        self._pieces.append((c.values, counts))
 
     def matrix(self) -> dict[str, Any]:
         """Values × values counts, with the values as a reader says them."""
