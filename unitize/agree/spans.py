@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..dataset.directory import Matrix, Setting
 from ..metrics import SegmentCell
@@ -75,7 +76,7 @@ class Segments:
                  counts: Counts | None = None):
         self._table = table
         self._counts = counts
-        self._by_key: dict[tuple[str, str], dict[str, np.ndarray]] | None = None
+        self._by_key: dict[tuple[str, str], KeySegments] | None = None
         self._memo: dict[Any, Any] = {}
         self.shared: dict[Any, Any] = {} if shared is None else shared
 
@@ -95,7 +96,7 @@ class Segments:
         return self._table
 
     @property
-    def by_key(self) -> dict[tuple[str, str], dict[str, np.ndarray]]:
+    def by_key(self) -> dict[tuple[str, str], KeySegments]:
         if self._by_key is None:
             self._by_key = _segment_arrays(self.table)
         return self._by_key
@@ -106,10 +107,24 @@ class Segments:
         return look_up(self._counts, layers) if self._counts is not None else None
 
 
-def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, np.ndarray]]:
-    """Per (group, layer): the segments' documents, annotators, labels and unit extents (rows in
+@dataclass
+class KeySegments:
+    """One (group, layer)'s segments: per segment codes into the name lists, and unit extents."""
+
+    docs: list[str]
+    doc: np.ndarray  # (S,) int64 into docs
+    annotators: list[str]
+    annotator: np.ndarray  # (S,) int64 into annotators
+    labels: list[str]  # sorted; a segment without a label has its layer's name
+    label: np.ndarray  # (S,) int64 into labels
+    u0: np.ndarray
+    u1: np.ndarray
+
+
+def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], KeySegments]:
+    """Per (group, layer): the segments' documents, annotators, labels (as codes) and unit extents (rows in
     table order; a (group, layer)'s rows are one slice after a stable sort of their codes)."""
-    out: dict[tuple[str, str], dict[str, np.ndarray]] = {}
+    out: dict[tuple[str, str], KeySegments] = {}
     if table is None or table.num_rows == 0:
         return out
     groups, g = sorted_codes(table.column("group"))
@@ -117,21 +132,19 @@ def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], dict[str, n
     key = g.astype(np.int64) * len(layers) + lay
     order = np.argsort(key, kind="stable")
     bounds = np.flatnonzero(np.diff(key[order])) + 1
-    cols = {n: table.column(n).to_numpy(zero_copy_only=False) for n in ("doc_id", "annotator", "label")}
+    docs, doc = sorted_codes(table.column("doc_id"))
+    annotators, ann = sorted_codes(table.column("annotator"))
+    labels, label = sorted_codes(pc.fill_null(table.column("label"), ""))
     u0 = table.column("unit_begin").to_numpy().astype(np.int64)
     u1 = table.column("unit_end").to_numpy().astype(np.int64)
     for ix in np.split(order, bounds):
         k = int(key[ix[0]])
         layer = layers[k % len(layers)]
-        label = cols["label"][ix].astype(object)
-        label[(label == None) | (label == "")] = layer  # noqa: E711 (elementwise on an object array)
-        out[(groups[k // len(layers)], layer)] = {
-            "doc": cols["doc_id"][ix].astype(object),
-            "annotator": cols["annotator"][ix].astype(object),
-            "label": label,
-            "u0": u0[ix],
-            "u1": u1[ix],
-        }
+        named = [x or layer for x in labels]  # no label: the layer's name
+        kept = sorted(set(named))
+        lut = np.array([kept.index(x) for x in named], dtype=np.int64)
+        out[(groups[k // len(layers)], layer)] = KeySegments(docs, doc[ix].astype(np.int64), annotators, ann[ix].astype(np.int64),
+                                                             kept, lut[label[ix]], u0[ix], u1[ix])
     return out
 
 
@@ -171,15 +184,15 @@ def _continuum(m: Continuum) -> tuple[np.ndarray, list[str], int, str | None]:
     return offset, annotators, int(n.sum()), None
 
 
-def _unit_positions(seg: dict[str, np.ndarray], docs: list[str], offset: np.ndarray, approach: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _unit_positions(seg: KeySegments, docs: list[str], offset: np.ndarray, approach: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Segments of used documents as (row index, begin, end) on the continuum; boundary: the end units."""
     index = {d: i for i, d in enumerate(docs)}
-    di = np.array([index.get(d, -1) for d in seg["doc"]], dtype=np.int64)
+    di = np.array([index.get(d, -1) for d in seg.docs], dtype=np.int64)[seg.doc] if seg.doc.size else seg.doc
     use = di >= 0
     use[use] = offset[di[use]] >= 0
     rows = np.nonzero(use)[0]
     base = offset[di[rows]]
-    b, e = seg["u0"][rows] + base, seg["u1"][rows] + base
+    b, e = seg.u0[rows] + base, seg.u1[rows] + base
     if approach == "boundary":
         last = e - 1
         two = last > b
@@ -214,15 +227,14 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
         seg = segs.by_key.get((m.group, layer))
         if seg is None:
             rows, b, e = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-            names = np.zeros(0, dtype=object)
-            who = np.zeros(0, np.int64)
+            names, label, who = [marked], np.zeros(0, np.int64), np.zeros(0, np.int64)
         else:
             rows, b, e = _unit_positions(seg, m.docs, offset, approach)
-            names = seg["label"][rows] if m.setting.value == "label" else np.full(rows.size, marked, dtype=object)
-            who = np.array([index.get(a, -1) for a in seg["annotator"][rows].tolist()], dtype=np.int64)
+            names, label = (seg.labels, seg.label[rows]) if m.setting.value == "label" else ([marked], np.zeros(rows.size, np.int64))
+            who = np.array([index.get(a, -1) for a in seg.annotators], dtype=np.int64)[seg.annotator[rows]]
         keep = who >= 0
-        values, code = np.unique(names[keep].astype(str), return_inverse=True) if keep.any() else (np.zeros(0, str), np.zeros(0, np.int64))
-        out.append(Placed(tuple(annotators), docs, starts, length, tuple(values.tolist()),
+        used, code = np.unique(label[keep], return_inverse=True)  # the names are sorted: so are the values
+        out.append(Placed(tuple(annotators), docs, starts, length, tuple(names[i] for i in used.tolist()),
                           who[keep], b[keep], e[keep], code.astype(np.int64).reshape(-1), presence))
     return out
 
