@@ -31,9 +31,9 @@ from ..dataset import OutputData, Setting
 from ..dataset.roles import Roles
 from ..errors import RunError
 from ..metrics import spanf1
-from ..metrics.alttest import DECISIVE, SIZES, AltResult, AltScore, Term, alt_test, instances_to_pass
+from ..metrics.alttest import DECISIVE, SIZES, AltResult, AltScore, Term, alt_test, compare_rows, decide, instances_to_pass
 from ..metrics.bootstrap import Options
-from . import batches, columns
+from . import alttest_sparse, batches, columns
 from .measure import cells_of
 from .spans import Segments, segment_cell
 
@@ -111,7 +111,8 @@ def _units(data: OutputData, setting: Setting, term: Term) -> list[np.ndarray]:
     needed = None if not fast else ["group", "layer", "doc_id", "unit", *setting.annotators]
     for group, table, layers, codes in batches.group_tables(data, setting, None, needed, term is Term.UNITS, implicit=fast):
         if codes is None:
-            raise RunError(f"setting {setting.name}: the alt-test needs each annotator's own coding; group {group} is crowd data")
+            raise RunError(f"setting {setting.name}: group {group} is crowd data, whose alt-test is measured with span F1: "
+                           "use --alt-score span-f1 (the default)")
         cell = list(cells_of(setting, group, table, layers, codes, fast, term is Term.UNITS))[-1]  # every layer together
         if term is Term.UNITS:
             out.append(np.stack([_shares(s, names) for _, s in cell.per_doc or []]) if cell.per_doc else np.zeros((0, len(names), len(names))))
@@ -159,6 +160,12 @@ def instances(data: OutputData, setting: Setting, score: AltScore) -> Instances:
     return Instances(names, terms, coded)
 
 
+def as_rows(setting: Setting, score: AltScore) -> bool:
+    """Whether a setting's terms are made as rows (:mod:`.alttest_sparse`): span F1 on a layout of a row per
+    annotator — crowd data, too many annotators for (instances × annotators × annotators) terms."""
+    return setting.kind == "units" and not setting.layout.columnar and score.term is Term.F1
+
+
 def run(data: OutputData, roles: Roles, *, score: str | None = None, epsilon: float = registry.ALT_TEST.epsilon,
         q: float = registry.ALT_TEST.q, min_instances: int = registry.ALT_TEST.min_instances, ci: Options | None = None,
         settings: Sequence[str] | None = None) -> list[tuple[Setting, AltScore, AltResult]]:
@@ -167,13 +174,20 @@ def run(data: OutputData, roles: Roles, *, score: str | None = None, epsilon: fl
     out = []
     for setting in chosen:
         alt = score_for(setting, score)
-        found = instances(data, setting, alt)
-        humans = [found.names.index(h) for h in roles.humans if h in found.names]
+        names = list(setting.annotators)
+        rows = alttest_sparse.row_terms(data, setting, names) if as_rows(setting, alt) else None
+        found = instances(data, setting, alt) if rows is None else None
+        humans = [names.index(h) for h in roles.humans if h in names]
         for candidate in roles.candidates:
-            if candidate not in found.names:
+            if candidate not in names:
                 continue
-            result = alt_test(found.terms, found.coded, found.names, humans, found.names.index(candidate), alt, epsilon=epsilon, q=q,
-                              min_instances=min_instances, passing=registry.ALT_TEST.passing, ci=ci or Options())
+            if rows is not None:
+                tests = compare_rows(rows, names, humans, names.index(candidate), alt, min_instances)
+                result = decide(AltResult(candidate, epsilon, tests, registry.ALT_TEST.passing), rows.instances, q=q, ci=ci or Options())
+            else:
+                assert found is not None
+                result = alt_test(found.terms, found.coded, found.names, humans, found.names.index(candidate), alt, epsilon=epsilon, q=q,
+                                  min_instances=min_instances, passing=registry.ALT_TEST.passing, ci=ci or Options())
             if result.verdict == "inconclusive":  # how many instances would decide it (unitize plan's simulation)
                 result.to_pass = instances_to_pass(result, epsilon=epsilon, q=q, min_instances=min_instances, seed=(ci or Options()).seed)
             out.append((setting, alt, result))
@@ -215,12 +229,20 @@ def verdict_lines(results: list[tuple[Setting, AltScore, AltResult]]) -> list[st
         verdict = r.verdict + (_needed(r) if r.verdict == "inconclusive" else "")
         lines.append(f"  {setting.name:<22} {r.candidate:<16} {len(r.tested):>6} {r.instances:>9} {_shown(r.winning_rate):>5} "
                      f"{_shown(r.advantage_probability):>5}  {ci:<13} {verdict}")
+        skipped = [h for h in r.humans if h.skipped is not None]
+        if len(skipped) > SKIPPED_NAMED:  # crowd data: most workers share too few instances to be tested
+            lines.append(f"    skipped {len(skipped)} humans sharing fewer than --min-instances instances with the candidate and "
+                         "another human (alt_test_humans.csv names them)")
         for h in r.humans:
-            if h.skipped is not None:
+            if h.skipped is not None and len(skipped) <= SKIPPED_NAMED:
                 lines.append(f"    skipped {h.human}: {h.skipped} (--min-instances)")
-            elif h.p_value != h.p_value:
+            elif h.skipped is None and h.p_value != h.p_value:
                 lines.append(f"    {h.human}: p-value NaN (every difference equals ε): not rejected")
     return lines
+
+
+#: above this many humans skipped, the screen counts them (alt_test_humans.csv names each)
+SKIPPED_NAMED = 10
 
 
 def _needed(r: AltResult) -> str:

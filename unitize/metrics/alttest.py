@@ -169,7 +169,8 @@ def one_sided_p(differences: np.ndarray, epsilon: float, alternative: str = "les
     """``scipy.stats.ttest_1samp(differences, epsilon, alternative=alternative).pvalue`` (NaN when constant):
     ``less`` is the alt-test's own test, ``greater`` its reverse."""
     ttest_1samp = require("scipy.stats", "agree").ttest_1samp
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy's "nearly identical" data: its p-value stands, as the reference's
         return float(ttest_1samp(differences, epsilon, alternative=alternative).pvalue)
 
 
@@ -198,11 +199,72 @@ def compare(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans: 
     return out
 
 
+@dataclass
+class TermRows:
+    """The pairwise terms as rows, for many annotators each coding a few instances (crowd data): one row per
+    ordered pair of two annotators who coded an instance, sorted by (annotator, instance, other)."""
+
+    instance: np.ndarray  # (R,) int64
+    annotator: np.ndarray  # (R,) int64 into the names
+    other: np.ndarray  # (R,) int64
+    term: np.ndarray  # (R,) float
+    instances: int
+
+
+def compare_rows(rows: TermRows, names: Sequence[str], humans: Sequence[int], candidate: int, score: AltScore,
+                 min_instances: int) -> list[HumanTest]:
+    """:func:`compare` from :class:`TermRows`: each human against the candidate on the instances both coded with
+    another human, each scored over the remaining humans who coded the instance."""
+    human = np.zeros(len(names), bool)
+    human[list(humans)] = True
+    sel = human[rows.other]
+    inst, who, other, term = rows.instance[sel], rows.annotator[sel], rows.other[sel], rows.term[sel]
+    bounds = np.searchsorted(who, np.arange(len(names) + 1))
+    lo, hi = bounds[candidate], bounds[candidate + 1]
+    cand_key = inst[lo:hi] * len(names) + other[lo:hi]  # sorted: by instance, then other
+    out = []
+    for h in humans:
+        a, b = bounds[h], bounds[h + 1]
+        h_inst, h_other = inst[a:b], other[a:b]
+        at = np.minimum(np.searchsorted(cand_key, h_inst * len(names) + h_other), max(cand_key.size - 1, 0))
+        both = (cand_key[at] == h_inst * len(names) + h_other) if cand_key.size else np.zeros(h_inst.size, bool)
+        both &= h_other != candidate
+        h_inst, h_term, c_term = h_inst[both], term[a:b][both], term[lo:hi][at[both]] if cand_key.size else term[:0]
+        starts = np.flatnonzero(np.r_[True, h_inst[1:] != h_inst[:-1]]) if h_inst.size else np.zeros(0, np.int64)
+        picked = h_inst[starts]
+        test = HumanTest(names[h], int(picked.size), np.zeros(0), np.zeros(0), picked)
+        if picked.size < min_instances:
+            test.skipped = f"{picked.size} instance(s) shared with the candidate and another human, fewer than {min_instances}"
+            out.append(test)
+            continue
+        h_score, c_score = _row_scores(score, h_term, starts), _row_scores(score, c_term, starts)
+        test.candidate_wins = (c_score >= h_score).astype(np.float64)
+        test.human_wins = (h_score >= c_score).astype(np.float64)
+        out.append(test)
+    return out
+
+
+def _row_scores(score: AltScore, terms: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Per run of rows (one instance), the score of its terms (NaN terms left out, as ``np.nanmean``)."""
+    finite = np.isfinite(terms)
+    total = np.add.reduceat(np.where(finite, terms, 0.0), starts)
+    n = np.add.reduceat(finite.astype(np.int64), starts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, total / np.maximum(n, 1), np.nan)
+    return -np.sqrt(mean) if score.root else mean
+
+
 def alt_test(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans: Sequence[int], candidate: int, score: AltScore, *,
              epsilon: float = 0.2, q: float = 0.05, min_instances: int = 30, passing: float = 0.5,
              ci: Options | None = None) -> AltResult:
     """The alt-test of one candidate (see the module docstring)."""
-    result = AltResult(names[candidate], epsilon, compare(terms, coded, names, humans, candidate, score, min_instances), passing)
+    tests = compare(terms, coded, names, humans, candidate, score, min_instances)
+    return decide(AltResult(names[candidate], epsilon, tests, passing), terms.shape[0], q=q, ci=ci)
+
+
+def decide(result: AltResult, n_instances: int, *, q: float = 0.05, ci: Options | None = None) -> AltResult:
+    """Each tested human's one-sided tests (and their reverse), the winning and losing rates, ρ and its interval."""
+    epsilon = result.epsilon
     tested = result.tested
     if not tested:
         return result
@@ -218,7 +280,7 @@ def alt_test(terms: np.ndarray, coded: np.ndarray, names: Sequence[str], humans:
     result.losing_rate = sum(t.rejected_reverse for t in tested) / len(tested)
     result.advantage_probability = float(np.mean([t.candidate_wins.mean() for t in tested]))
     if ci is not None:
-        result.advantage_ci = advantage_interval(tested, terms.shape[0], ci)
+        result.advantage_ci = advantage_interval(tested, n_instances, ci)
     return result
 
 
@@ -239,19 +301,13 @@ def advantage_interval(tested: Sequence[HumanTest], n_instances: int, opts: Opti
     (a block of replicates at a time)."""
     if n_instances < 2:
         return None
-    columns = []
-    for t in tested:
-        wins = np.zeros(n_instances)
-        used = np.zeros(n_instances)
-        wins[t.rows], used[t.rows] = t.candidate_wins, 1.0
-        columns.append((wins, used))
     blocks = []
     for draws in _blocks(np.random.default_rng(opts.seed), opts.replicates, n_instances, n_instances):
         rows = draws.shape[0]
         weights = np.bincount((draws + n_instances * np.arange(rows)[:, None]).ravel(), minlength=rows * n_instances)
         weights = weights.reshape(rows, n_instances).astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            per = [(weights @ wins) / (weights @ used) for wins, used in columns]
+        with np.errstate(invalid="ignore", divide="ignore"):  # sums of whole numbers: exact, in any order
+            per = [(weights[:, t.rows] @ t.candidate_wins) / weights[:, t.rows].sum(axis=1) for t in tested]
         blocks.append(np.nanmean(np.stack(per), axis=0) if per else np.zeros(0))
     reps = np.concatenate(blocks) if blocks else np.zeros(0)
     reps = reps[np.isfinite(reps)]
@@ -290,22 +346,23 @@ def pass_probability(tested: Sequence[HumanTest], n_instances: int, size: int, *
     """How often the alt-test passes on ``size`` instances drawn with replacement from the pilot's
     ``n_instances`` (each human tested on the drawn instances it has, the same t-test in closed form)."""
     student = require("scipy.stats", "agree").t
-    diffs = []
-    for test in tested:
-        diff = np.full(n_instances, np.nan)
-        diff[test.rows] = test.human_wins - test.candidate_wins
-        diffs.append(diff)
+    found = [(t.rows, t.human_wins - t.candidate_wins) for t in tested]
     passed = 0
     for draws in _blocks(np.random.default_rng(seed), replicates, n_instances, size):  # a block of replicates at a time
-        p = np.full((draws.shape[0], len(tested)), np.nan)
-        enough = np.zeros((draws.shape[0], len(tested)), bool)
-        for k, diff in enumerate(diffs):
-            d = diff[draws]
-            n = np.sum(~np.isnan(d), axis=1)
+        rows = draws.shape[0]
+        drawn = np.bincount((draws + n_instances * np.arange(rows)[:, None]).ravel(), minlength=rows * n_instances)
+        drawn = drawn.reshape(rows, n_instances).astype(np.float64)  # per replicate, how often each instance was drawn
+        p = np.full((rows, len(tested)), np.nan)
+        enough = np.zeros((rows, len(tested)), bool)
+        for k, (at, diff) in enumerate(found):
+            w = drawn[:, at]
+            n = w.sum(axis=1)  # a human's drawn instances: the counts of its own, never a draws-long array
             enough[:, k] = n >= min_instances
+            levels = np.unique(diff)
+            times = [w @ (diff == x) for x in levels]  # whole numbers: exact
             with np.errstate(invalid="ignore", divide="ignore"):
-                mean = np.nanmean(d, axis=1)
-                sd = np.nanstd(d, axis=1, ddof=1)
+                mean = sum(x * c for x, c in zip(levels, times)) / n
+                sd = np.sqrt(sum(c * (x - mean) ** 2 for x, c in zip(levels, times)) / (n - 1))
                 p[:, k] = student.cdf((mean - epsilon) / (sd / np.sqrt(n)), n - 1)
         for r in range(draws.shape[0]):
             cols = np.flatnonzero(enough[r])
