@@ -162,3 +162,21 @@ def test_crowd_data_says_why_no_pair_is_measured(tmp_path: Path, monkeypatch) ->
     assert rows and {(r["comparison"], r["family"]) for r in rows} == {("human-human", ""), ("candidate-human", "w01")}
     assert all(r["value"] == "nan" and r["reason"].startswith("crowd data (") and not r["annotator_a"] for r in rows)
     assert any(line.startswith("roles.csv: no comparison could be measured: crowd data") for line in result.screen())
+
+
+def test_human_pairs_of_a_pairwise_metric_are_the_results_rows(out: Path, tmp_path: Path) -> None:
+    """A metric with a row per pair has every human pair in the humans' results: roles.csv takes those rows (one
+    computation) — the same file as measuring every pair of humans again in the roles' pass, in the same order."""
+    from unitize.agree.measure import measure
+    from unitize.agree.roles import order_of, pairs_of, role_rows
+
+    metrics = ["span-f1", "cohen", "alpha", "unit-f1"]
+    result = agree(out, metrics=metrics, dest=tmp_path / "r")
+    roles = result.roles
+    assert roles is not None
+    rows = measure(OutputData(out, [*roles.humans, *roles.candidates]), metrics, pairs=pairs_of(roles), among=roles.humans).to_pylist()
+    every = sorted([row for r in rows for row in role_rows(r, roles)], key=order_of(roles))
+    assert result.comparisons == every
+    humans = [r for r in every if r["comparison"] == "human-human"]
+    assert len(humans) == 3 * 4 * len(OutputData(out).settings)  # ana–ben, ana–chen, ben–chen × four metrics × the cells
+    assert {(r["annotator_a"], r["annotator_b"]) for r in humans} == {("ana", "ben"), ("ana", "chen"), ("ben", "chen")}

@@ -40,7 +40,7 @@ from . import alttest, diagnostics
 from .measure import as_json_lines, measure
 from .plots import PlotError, box_plots
 from .roles import COLUMNS as ROLE_COLUMNS
-from .roles import STABILITY, ceiling, order_of, pairs_of, role_rows
+from .roles import STABILITY, ceiling, human_pairs_from, order_of, pairs_of, role_rows
 from .roles import rows_of as roles_rows
 from .summary import GROUP_NAMES, legend, scale_note, screen_table, summary_rows, title, to_csv, to_markdown, whole_rows
 
@@ -263,20 +263,25 @@ def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequ
         measured = OutputData(out, roles.humans) if roles is not None else data
         results = measure(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, **breakdowns, executor=pool)
         if roles is not None:
-            compared = _compared(out, roles, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
+            compared = _compared(out, roles, metrics, results, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
     finally:
         if owned:
             pool.close()
     return results, compared, tested
 
 
-def _compared(out: Path, roles: Roles, metrics: Sequence[str], **options: Any) -> list[dict[str, Any]]:
+def _compared(out: Path, roles: Roles, metrics: Sequence[str], results: pa.Table, **options: Any) -> list[dict[str, Any]]:
     """The rows of roles.csv: every comparison of two annotators from one pass over the humans and candidates
     (:mod:`.pairs`: each candidate with each human, each family's two runs, every pair of humans a cell has), a family
-    of three runs or more measured together."""
+    of three runs or more measured together. A metric with a row per pair has the human pairs' rows in the humans'
+    ``results`` already: they are taken from there (the same rows, one computation), but with ``--ci``, where each
+    pair alone resamples its own documents."""
+    known = options.get("ci") is None
     rows = measure(OutputData(out, [*roles.humans, *roles.candidates]), metrics, pairs=pairs_of(roles), among=roles.humans,
-                   **options).to_pylist()
+                   among_known=known, **options).to_pylist()
     compared = [row for r in rows for row in role_rows(r, roles)]
+    if known:
+        compared = human_pairs_from(results, rows, compared, roles, metrics)
     for family, runs in roles.families.items():
         if len(runs) > 2:
             compared += roles_rows(measure(OutputData(out, runs), metrics, **options).to_pylist(), STABILITY, family, tuple(runs))

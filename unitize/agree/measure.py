@@ -242,6 +242,7 @@ def measure(
     executor: Executor | None = None,
     pairs: Sequence[tuple[str, str]] = (),
     among: Sequence[str] = (),
+    among_known: bool = False,
 ) -> pa.Table:
     """The results table of ``unitize agree`` for an output directory.
 
@@ -249,7 +250,8 @@ def measure(
     sufficient statistics; every coding metric comes from them. ``executor``
     (:mod:`unitize.runtime.executors`; default: here, in order) runs (setting, groups) tasks
     (:func:`measure_task`); the table is the same for every executor. With ``pairs`` (and every pair ``among`` some
-    annotators), each pair of annotators measured alone on every cell, instead of the cells (:mod:`.pairs`).
+    annotators), each pair of annotators measured alone on every cell, instead of the cells (:mod:`.pairs`);
+    ``among_known``: a metric with a row per pair gives ``pairs`` alone (the caller has ``among``'s from the cells).
     """
     chosen_metrics = registry.resolve(metrics)
     data = out if isinstance(out, OutputData) else OutputData(out)
@@ -261,7 +263,7 @@ def measure(
             raise RunError(f"unknown group(s) {', '.join(missing)}; the groups are: {', '.join(known)}")
     options = MeasureOptions(ci=ci, by_label=by_label, by_doc=by_doc, by_annotator=by_annotator,
                              gamma=registry.GammaOptions(**(gamma or {})), pairs=tuple(pairs),
-                             among=tuple(among))
+                             among=tuple(among), among_known=among_known)
     results = Gathered(results_schema(data.traits.relations))
     if executor is None or not executor.parallel:
         shared: dict[str, dict[Any, Any]] = {}

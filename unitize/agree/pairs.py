@@ -44,8 +44,12 @@ def rows(base: dict[str, Any], stats: Stats, level: str, binary: bool, crowd: in
     # a metric with a row per pair gives every pair of the cell at once, each on the documents both coded — as the
     # pair alone would, but for its interval, which resamples the cell's documents: with --ci every pair alone
     native = [m for m in metrics if m.rows in (Rows.PAIRS, Rows.PAIRS_AND_MEAN) and not options.ci]
-    whole = Cell(stats=stats, level=level, binary=binary, crowd=None, categories=categories, segments=spans)
-    done = _native(base, whole, native, alone, wanted, categories) if native else {}
+    own_pairs = [(a, b) for a, b in options.pairs if a in index and b in index] if options.among_known else wanted
+    segments = spans
+    if options.among_known and spans is not None:  # a span metric matches the pairs asked, not every pair of the cell
+        segments = partial(_only, spans, tuple(own_pairs))
+    whole = Cell(stats=stats, level=level, binary=binary, crowd=None, categories=categories, segments=segments)
+    done = _native(base, whole, native, alone, own_pairs, categories) if native else {}
     own = [m for m in metrics if m not in native]
     cell = {**base, "annotators": 2}
     batched = {m.name: m.pairwise(spans(), m.called or m.name, wanted) for m in own
@@ -88,6 +92,11 @@ def _native(base: dict[str, Any], cell: Cell, metrics: list[Metric], options: Me
                 a, b = asked[frozenset(pair)]
                 out.setdefault((a, b, metric.name), []).append({**value_row(base, metric.name, v, categories), "annotator_a": a, "annotator_b": b})
     return out
+
+
+def _only(spans: Callable[[], SegmentCell], pairs: tuple[tuple[str, str], ...]) -> SegmentCell:
+    """The segments of a cell, a metric with a row per pair measuring ``pairs`` alone (their mean is not the cell's)."""
+    return replace(spans(), only=pairs)
 
 
 def _among(spans: Callable[[], SegmentCell], who: tuple[str, str]) -> SegmentCell:

@@ -8,11 +8,15 @@ intervals asked for, into ``roles.csv``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
+import pyarrow as pa
+
+from .. import metrics as registry
 from ..dataset.roles import CANDIDATE_HUMAN, HUMAN_HUMAN, STABILITY, Roles, ceiling_values
+from ..metrics.metric import Rows
 
 #: the columns of roles.csv
 COLUMNS = ("setting", "group", "layer", "metric", "comparison", "family", "annotator_a", "annotator_b", "pair", "value", "reason",
@@ -53,6 +57,30 @@ def _row(r: dict[str, Any], comparison: str, family: str, who: tuple[str | None,
     return {"setting": r["setting"], "group": r["group"], "layer": r["layer"], "metric": r["metric"], "comparison": comparison,
             "family": family or None, "annotator_a": who[0], "annotator_b": who[1], "pair": r["pair"], "value": r["value"],
             "reason": r["reason"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "units": r["units_used"]}
+
+
+def human_pairs_from(results: pa.Table, measured: list[dict[str, Any]], compared: list[dict[str, Any]], roles: Roles,
+                     metrics: Sequence[str]) -> list[dict[str, Any]]:
+    """``compared`` with the human pairs' rows of the metrics with a row per pair taken from the humans' ``results``
+    (``annotator_a`` the first in the roles' order), every human pair's rows in the order one pass gives them: per
+    cell as ``measured`` (and ``results``) meet them, then the metrics' order."""
+    native = {m.name for m in registry.resolve(metrics) if m.rows in (Rows.PAIRS, Rows.PAIRS_AND_MEAN)}
+    at = {a: k for k, a in enumerate(roles.humans)}
+    found = []
+    for r in results.to_pylist() if native else []:
+        a, b = r["annotator_a"], r["annotator_b"]
+        if r["metric"] in native and a in at and b in at and r["pair"] not in (None, "mean") and r["label"] is None \
+                and r["doc"] is None and r["annotator"] is None:
+            found += role_rows({**r, "annotator_a": b, "annotator_b": a} if at[a] > at[b] else r, roles)
+    if not found:
+        return compared
+    cell: dict[tuple[Any, ...], int] = {}
+    for r in [*measured, *found]:
+        cell.setdefault((r["setting"], r["group"], r["layer"]), len(cell))
+    position = {m.name: k for k, m in enumerate(registry.resolve(metrics))}
+    human = sorted([r for r in compared if r["comparison"] == HUMAN_HUMAN] + found, key=lambda r: (
+        at.get(r["annotator_a"], -1), at.get(r["annotator_b"], -1), cell[(r["setting"], r["group"], r["layer"])], position[r["metric"]]))
+    return human + [r for r in compared if r["comparison"] != HUMAN_HUMAN]
 
 
 def order_of(roles: Roles) -> Callable[[dict[str, Any]], tuple[Any, ...]]:

@@ -41,6 +41,8 @@ class MeasureOptions:
     gamma: GammaOptions = field(default_factory=GammaOptions)
     pairs: tuple[tuple[str, str], ...] = ()
     among: tuple[str, ...] = ()  # and every pair of these annotators a cell has, in this order
+    #: a metric with a row per pair measures ``pairs`` alone, not ``among``'s (the caller has those rows already)
+    among_known: bool = False
 
 
 T = TypeVar("T")
@@ -74,6 +76,8 @@ class SegmentCell:
     place: Callable[[str, str | None], list[Placed] | Value]
     memo: Memo
     shared: dict[Any, Any]
+    #: the pairs of annotators a metric with a row per pair measures, when not every pair (its mean is then theirs)
+    only: tuple[tuple[str, str], ...] | None = None
 
     def placed(self, name: str, approach: str | None = SETTING) -> list[Placed] | Value:
         """Each layer's segments placed with ``approach`` (default the setting's), or the NaN saying why not."""

@@ -200,7 +200,8 @@ def f1_rows(match: spanf1.Match) -> SegmentFormula:
         placed = cell.placed(name, approach="interval")
         if isinstance(placed, Value):
             return [placed]
-        total = cell.memo(("span f1", tuple(cell.layers)), lambda: _added(spanf1.counts(p) for p in placed))
+        at = None if cell.only is None else spanf1.indices(placed[0].annotators, cell.only)
+        total = cell.memo(("span f1", tuple(cell.layers), cell.only), lambda: _added(spanf1.counts(p, at) for p in placed))
         by_label = options.by_label and cell.labelled
         out = spanf1.f1_rows(total, match, by_label=by_label, by_doc=options.by_doc)
         _f1_used(out, total, placed)

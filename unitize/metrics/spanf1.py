@@ -78,10 +78,17 @@ class Counts:
         return Counts(self.pairs, self.docs, values, matched, sizes, self.common)
 
 
-def counts(p: Placed) -> Counts:
-    """Match every pair of annotators' segments of one layer (see the module docstring)."""
+def indices(annotators: Sequence[str], pairs: Sequence[tuple[str, str]]) -> list[tuple[int, int]]:
+    """The pairs of ``pairs`` both of whose annotators are among ``annotators``, as indices (the lower first)."""
+    at = {a: k for k, a in enumerate(annotators)}
+    return sorted({(min(at[a], at[b]), max(at[a], at[b])) for a, b in pairs if a in at and b in at and a != b})
+
+
+def counts(p: Placed, only: Sequence[tuple[int, int]] | None = None) -> Counts:
+    """Match every pair of annotators' segments of one layer (or the pairs ``only``: annotator indices, the lower
+    first; see the module docstring)."""
     m, n_docs, n_values = len(p.annotators), len(p.docs), len(p.values)
-    pairs = list(combinations(range(m), 2))
+    pairs = list(combinations(range(m), 2)) if only is None else list(only)
     cell = p.doc * n_values + p.value
     width = n_docs * n_values
     size = p.end - p.begin
