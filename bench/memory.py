@@ -12,6 +12,7 @@ over the peak at the smallest (1.0 means memory independent of the corpus size).
     python bench/memory.py --kinds labels,spans --scales 0.25,1 --commands convert,agree
     python bench/memory.py --kinds labels --scales 10 --commands convert      # the 10x crowd run
 
+``adjudicate`` is the majority vote of the default setting, ``export`` is ``--to disagreements``.
 The figures are whole-process peaks (the largest single process: with ``--executor processes``
 the workers are separate processes and not summed).
 """
@@ -62,7 +63,8 @@ def measured(command: list[str]) -> dict:
     if done.returncode != 0 or peak is None:
         tail = "\n".join(done.stderr.splitlines()[-15:])
         raise SystemExit(f"failed ({done.returncode}): {' '.join(command)}\n{tail}")
-    return {"peak_mib": round(int(peak.group(1)) / 1024, 1), "wall_s": round(wall, 2)}
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([0-9.]+)", done.stderr))
+    return {"peak_mib": round(int(peak.group(1)) / 1024, 1), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
 
 
 def run(kind: str, scale: float, commands: list[str], python: str, extra: list[str]) -> dict:
@@ -79,7 +81,12 @@ def run(kind: str, scale: float, commands: list[str], python: str, extra: list[s
             row[name] = measured([*unitize, "agree", str(out), "--quiet", *metrics])
         elif name == "report":
             row[name] = measured([*unitize, "report", str(out), "--quiet"])
-        print(f"{kind:>6} {scale:>6g} {name:>8}: {row[name]['peak_mib']:>8.1f} MiB  {row[name]['wall_s']:>7.2f} s", flush=True)
+        elif name == "adjudicate":
+            row[name] = measured([*unitize, "adjudicate", str(out), "--quiet"])
+        elif name == "export":
+            row[name] = measured([*unitize, "export", str(out), "--to", "disagreements", "--quiet"])
+        print(f"{kind:>6} {scale:>6g} {name:>10}: {row[name]['peak_mib']:>8.1f} MiB  {row[name]['wall_s']:>7.2f} s  "
+              f"{row[name]['cpu_s']:>7.2f} s CPU", flush=True)
     return row
 
 
@@ -87,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--kinds", default="tdb,labels,spans", help=f"corpus kinds, of {', '.join(KINDS)}")
     ap.add_argument("--scales", default="0.125,0.25,0.5,1", help="scales (fractions of the TDB preset / of the crowd generator)")
-    ap.add_argument("--commands", default="convert,agree,report", help="commands to measure, in order (agree and report read convert's output)")
+    ap.add_argument("--commands", default="convert,agree,report,adjudicate,export",
+                    help="commands to measure, in order (the others read convert's output; export: --to disagreements)")
     ap.add_argument("--python", default=sys.executable, help="the interpreter that runs unitize")
     ap.add_argument("--convert-args", default="", help="more arguments for convert, e.g. '--layout sparse'")
     args = ap.parse_args(argv)

@@ -175,3 +175,23 @@ def test_summary_and_plots_take_the_unitizing_family(out, tmp_path):
     # 0/1 data has one value: cuα is NaN there, so not drawn
     assert {p.name for p in res.files if p.suffix == ".png"} == {f"{m}_{layer}.png" for m in ("u-alpha", "_u-alpha")
                                                                   for layer in ("Arg1", "Arg2", "Arg1+Arg2")}
+
+
+def test_a_layers_placed_segments_are_shared_by_the_cells_of_its_group(out, monkeypatch) -> None:
+    """Arg1, Arg2 and Arg1+Arg2 of a group place each layer's segments once (``Segments.per_group``) and match them
+    once for span F1; the results, by label and by document too, are those of building them for every cell."""
+    from unitize.agree import spans
+
+    metrics = ["span-f1", "span-f1-overlap", "alpha-u", "u-alpha"]
+    shared = measure(out, metrics, by_label=True, by_doc=True)
+    built: list[tuple] = []
+
+    def every_time(self, group, key, build):
+        built.append(key)
+        return build()
+
+    monkeypatch.setattr(spans.Segments, "per_group", every_time)
+    alone = measure(out, metrics, by_label=True, by_doc=True)
+    assert shared.to_pylist() == alone.to_pylist()
+    placed = [k for k in built if k[0] == "placed"]
+    assert len(placed) > len({k for k in placed})  # the layers-together cells ask again for what a layer's cell placed

@@ -10,7 +10,8 @@ matrices end to end for the "both" row.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -78,7 +79,17 @@ class Segments:
         self._counts = counts
         self._by_key: dict[tuple[str, str], KeySegments] | None = None
         self._memo: dict[Any, Any] = {}
+        self._group: dict[Any, Any] = {}
         self.shared: dict[Any, Any] = {} if shared is None else shared
+
+    def per_group(self, group: str, key: tuple[Any, ...], build: Callable[[], T]) -> T:
+        """What is derived from one layer's segments on one continuum, built once for the cells of ``group`` (a layer
+        alone, the layers together), let go when the next group comes."""
+        if self._group.get("group") != group:
+            self._group = {"group": group}
+        if key not in self._group:
+            self._group[key] = build()
+        return self._group[key]
 
     def memo(self, m: Matrix | Continuum, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """What the span metrics derive from one cell (placed segments, statistics), built once while
@@ -220,23 +231,33 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
     docs, starts = tuple(d for d, c in zip(m.docs, used.tolist()) if c), offset[used]
     coded = m.presence[used][:, np.asarray(m.presence.any(axis=0))]
     presence = None if coded.all() else coded
-    index = {a: k for k, a in enumerate(annotators)}
     marked = "+".join(layers)  # 0/1 data: one value, "marked", in every layer (as the stacked 0/1 matrices)
+    on = (approach, tuple(m.docs), m.units.tobytes(), m.presence.tobytes(), tuple(m.annotators))  # the continuum
     out = []
     for layer in layers:
-        seg = segs.by_key.get((m.group, layer))
-        if seg is None:
-            rows, b, e = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-            names, label, who = [marked], np.zeros(0, np.int64), np.zeros(0, np.int64)
-        else:
-            rows, b, e = _unit_positions(seg, m.docs, offset, approach)
-            names, label = (seg.labels, seg.label[rows]) if m.setting.value == "label" else ([marked], np.zeros(rows.size, np.int64))
-            who = np.array([index.get(a, -1) for a in seg.annotators], dtype=np.int64)[seg.annotator[rows]]
-        keep = who >= 0
-        used, code = np.unique(label[keep], return_inverse=True)  # the names are sorted: so are the values
-        out.append(Placed(tuple(annotators), docs, starts, length, tuple(names[i] for i in used.tolist()),
-                          who[keep], b[keep], e[keep], code.astype(np.int64).reshape(-1), presence))
+        key = (layer, *on)
+        p = segs.per_group(m.group, ("placed", key), partial(_place_layer, segs, m, layer, offset, approach, annotators, docs, starts,
+                                                             length, presence, key))
+        out.append(p if m.setting.value == "label" or not p.values else replace(p, values=(marked,)))
     return out
+
+
+def _place_layer(segs: Segments, m: Continuum, layer: str, offset: np.ndarray, approach: str | None, annotators: list[str],
+                 docs: tuple[str, ...], starts: np.ndarray, length: int, presence: np.ndarray | None, key: tuple[Any, ...]) -> Placed:
+    """One layer's segments on the continuum (0/1 data: one value, named by the caller)."""
+    seg = segs.by_key.get((m.group, layer))
+    if seg is None:
+        rows, b, e = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        names, label, who = ["marked"], np.zeros(0, np.int64), np.zeros(0, np.int64)
+    else:
+        rows, b, e = _unit_positions(seg, m.docs, offset, approach)
+        names, label = (seg.labels, seg.label[rows]) if m.setting.value == "label" else (["marked"], np.zeros(rows.size, np.int64))
+        index = {a: k for k, a in enumerate(annotators)}
+        who = np.array([index.get(a, -1) for a in seg.annotators], dtype=np.int64)[seg.annotator[rows]]
+    keep = who >= 0
+    used, code = np.unique(label[keep], return_inverse=True)  # the names are sorted: so are the values
+    return Placed(tuple(annotators), docs, starts, length, tuple(names[i] for i in used.tolist()),
+                  who[keep], b[keep], e[keep], code.astype(np.int64).reshape(-1), presence, key=key)
 
 
 def segment_cell(segs: Segments | None, m: Matrix | Continuum, layers: Sequence[str]) -> SegmentCell:
@@ -251,5 +272,8 @@ def segment_cell(segs: Segments | None, m: Matrix | Continuum, layers: Sequence[
     def memo(key: tuple[Any, ...], build: Callable[[], T]) -> T:
         return segs.memo(m, key, build) if segs is not None else build()
 
+    def layer_memo(key: tuple[Any, ...], build: Callable[[], T]) -> T:
+        return segs.per_group(m.group, key, build) if segs is not None else build()
+
     return SegmentCell(group=m.group, layers=tuple(layers), approach=m.setting.approach, labelled=m.setting.value == "label",
-                       place=place_on, memo=memo, shared=segs.shared if segs is not None else {})
+                       place=place_on, memo=memo, shared=segs.shared if segs is not None else {}, layer_memo=layer_memo)

@@ -78,6 +78,9 @@ class SegmentCell:
     shared: dict[Any, Any]
     #: the pairs of annotators a metric with a row per pair measures, when not every pair (its mean is then theirs)
     only: tuple[tuple[str, str], ...] | None = None
+    #: ``layer_memo(key, build)``: what is derived from one layer's :class:`~.placed.Placed` (its ``key``), kept across
+    #: the cells of a group (a layer alone, the layers together); None: built each time
+    layer_memo: Memo | None = None
 
     def placed(self, name: str, approach: str | None = SETTING) -> list[Placed] | Value:
         """Each layer's segments placed with ``approach`` (default the setting's), or the NaN saying why not."""

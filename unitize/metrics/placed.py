@@ -9,7 +9,8 @@ document, where, which value — so that :mod:`unitize.metrics.unitizing`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,9 @@ class Placed:
     end: np.ndarray  # (S,) int64, exclusive
     value: np.ndarray  # (S,) int64 index into values
     presence: np.ndarray | None = None  # (D, A) bool: the annotator coded the document; None: every one coded every one
+    #: what it was placed from (one layer's segments on one continuum), for what is derived from it once for the cells
+    #: sharing it (:attr:`~.cells.SegmentCell.layer_memo`); None: made for one cell (a pair's view, a subset)
+    key: tuple[Any, ...] | None = field(default=None, compare=False)
 
     @property
     def coded(self) -> np.ndarray:

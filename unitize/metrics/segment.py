@@ -201,7 +201,7 @@ def f1_rows(match: spanf1.Match) -> SegmentFormula:
         if isinstance(placed, Value):
             return [placed]
         at = None if cell.only is None else spanf1.indices(placed[0].annotators, cell.only)
-        total = cell.memo(("span f1", tuple(cell.layers), cell.only), lambda: _added(spanf1.counts(p, at) for p in placed))
+        total = cell.memo(("span f1", tuple(cell.layers), cell.only), lambda: _added(_layer_counts(cell, p, at) for p in placed))
         by_label = options.by_label and cell.labelled
         out = spanf1.f1_rows(total, match, by_label=by_label, by_doc=options.by_doc)
         _f1_used(out, total, placed)
@@ -212,6 +212,15 @@ def f1_rows(match: spanf1.Match) -> SegmentFormula:
         return out
 
     return rows
+
+
+def _layer_counts(cell: SegmentCell, p: Placed, at: list[tuple[int, int]] | None) -> spanf1.Counts:
+    """:func:`spanf1.counts` of one layer's placed segments, once for the cells of a group that share them (values
+    named as this cell names them: 0/1 data's value is the cell's layers)."""
+    if p.key is None or cell.layer_memo is None:
+        return spanf1.counts(p, at)
+    found = cell.layer_memo(("span f1", p.key, None if at is None else tuple(at)), lambda: spanf1.counts(p, at))
+    return found if found.values == p.values else replace(found, values=p.values)
 
 
 def _f1_used(rows: list[Value], total: spanf1.Counts, placed: list[Placed]) -> None:
