@@ -301,3 +301,27 @@ def test_commands_with_a_destination_keep_hostile_names_inside(tmp_path: Path) -
     plots = sorted(p.name for p in (out / "agreement" / "plots").iterdir())
     assert plots == ["alpha_%2E.%2F..%2F..%2F..%2Fevil.png", "alpha_%2E.%2F..%2F..%2F..%2Fevil.svg"]
     assert names_read_back(gold / "study.toml")[0] <= set(DOCS)
+
+
+def test_the_report_shows_a_name_as_named_not_as_its_neutralised_csv_cell(tmp_path: Path) -> None:
+    """A candidate named ``@run1`` is ``'@run1`` in alt_test.csv (a spreadsheet would run it) and ``@run1`` on the
+    report's Models page, which reads that CSV."""
+    from unitize.dataset.directory import OutputData
+    from unitize.report import study as report_study
+
+    folder = tmp_path / "study"
+    source = EXAMPLE.parent / "models-mini"
+    (folder / "annotations").mkdir(parents=True)
+    for path in (source / "annotations").iterdir():
+        target = "@run1.jsonl" if path.name == "gpt-run1.jsonl" else path.name
+        (folder / "annotations" / target).write_bytes(path.read_bytes())
+    text = (source / "study.toml").read_text(encoding="utf-8")
+    text = re.sub(r'candidates = \[[^\]]*\]', 'candidates = ["@run1", "gpt-run2"]', text)
+    (folder / "study.toml").write_text(text.replace('"texts"', f'"{(source / "texts").as_posix()}"'), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["convert", str(folder / "study.toml"), "--out", str(out), "-q"]) == 0
+    assert main(["agree", str(out), "--alt-test", "--min-instances", "5", "-q"]) == 0
+    written = list(csv.DictReader(io.StringIO((out / "agreement" / "alt_test.csv").read_text(encoding="utf-8"))))
+    assert [r["candidate"] for r in written] == ["'@run1", "gpt-run2"]
+    shown = report_study.alt_test(OutputData(out))
+    assert shown is not None and [r["candidate"] for r in shown["verdicts"]] == ["@run1", "gpt-run2"]

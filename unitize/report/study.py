@@ -17,6 +17,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from .. import metrics as registry
+from ..cells import value as as_written
 from ..dataset.directory import OutputData
 from ..dataset.roles import ceiling_values
 from ..dataset.roles import resolve as resolve_roles
@@ -135,10 +136,11 @@ NAMES = ("setting", "candidate", "human", "score", "family", "model", "prompt", 
 
 
 def _csv_rows(path: Path, names: tuple[str, ...] = ("setting", "candidate", "human", "score")) -> list[dict[str, Any]]:
-    """The rows of a CSV file unitize wrote, typed as pyarrow reads them (empty cells null; the ``names`` columns text)."""
+    """The rows of a CSV file unitize wrote, typed as pyarrow reads them (empty cells null; the ``names`` columns text),
+    each text as it was before the CSV neutralised it (:func:`unitize.cells.value`: a name is shown as named)."""
     types = {c: pa.string() for c in names}  # a column a file lacks is left out by pyarrow
     table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=True))
-    return [{k: _json_safe(v) for k, v in row.items()} for row in table.to_pylist()]
+    return [{k: _json_safe(as_written(v) if isinstance(v, str) else v) for k, v in row.items()} for row in table.to_pylist()]
 
 
 def alt_test(data: OutputData) -> dict[str, Any] | None:
