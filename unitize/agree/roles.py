@@ -13,6 +13,7 @@ from itertools import combinations
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import metrics as registry
 from ..dataset.roles import CANDIDATE_HUMAN, HUMAN_HUMAN, STABILITY, Roles, ceiling_values
@@ -64,14 +65,17 @@ def human_pairs_from(results: pa.Table, measured: list[dict[str, Any]], compared
     """``compared`` with the human pairs' rows of the metrics with a row per pair taken from the humans' ``results``
     (``annotator_a`` the first in the roles' order), every human pair's rows in the order one pass gives them: per
     cell as ``measured`` (and ``results``) meet them, then the metrics' order."""
-    native = {m.name for m in registry.resolve(metrics) if m.rows in (Rows.PAIRS, Rows.PAIRS_AND_MEAN)}
+    native = [m.name for m in registry.resolve(metrics) if m.rows in (Rows.PAIRS, Rows.PAIRS_AND_MEAN)]
     at = {a: k for k, a in enumerate(roles.humans)}
     found = []
-    for r in results.to_pylist() if native else []:
-        a, b = r["annotator_a"], r["annotator_b"]
-        if r["metric"] in native and a in at and b in at and r["pair"] not in (None, "mean") and r["label"] is None \
-                and r["doc"] is None and r["annotator"] is None:
-            found += role_rows({**r, "annotator_a": b, "annotator_b": a} if at[a] > at[b] else r, roles)
+    if native and results.num_rows:  # a pair's whole-cell rows, chosen in Arrow: a --by-doc table holds millions of others
+        whole = pc.and_(pc.and_(pc.is_null(results["label"]), pc.is_null(results["doc"])), pc.is_null(results["annotator"]))
+        paired = pc.and_(pc.is_valid(results["annotator_a"]), pc.not_equal(pc.fill_null(results["pair"], "mean"), "mean"))
+        chosen = pc.and_(pc.and_(whole, paired), pc.is_in(results["metric"], value_set=pa.array(native, pa.string())))
+        for r in results.filter(chosen).to_pylist():
+            a, b = r["annotator_a"], r["annotator_b"]
+            if a in at and b in at:
+                found += role_rows({**r, "annotator_a": b, "annotator_b": a} if at[a] > at[b] else r, roles)
     if not found:
         return compared
     cell: dict[tuple[Any, ...], int] = {}
