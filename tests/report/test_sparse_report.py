@@ -48,7 +48,8 @@ def test_a_sparse_output_reports_as_its_wide_layout(example: Path, tmp_path: Pat
 
 def test_a_missing_annotator_and_a_document_without_marks(datt, tmp_path: Path) -> None:
     """d1: all three annotators, Arg1 marked on two of six words; d2: ann3 missing (every unit stored), d3: no mark
-    by anyone in group ve (no unit stored). Labels mode: the empty value ``O`` is also the values' first."""
+    by anyone in group ve (no unit stored); group ama: no mark anywhere. Labels mode: the empty value ``O`` is also
+    the values' first."""
     datt.text("d1", "w0 w1 w2 w3 w4 w5")
     datt.text("d2", "x0 x1 x2 x3")
     datt.text("d3", "y0 y1 y2")
@@ -56,6 +57,7 @@ def test_a_missing_annotator_and_a_document_without_marks(datt, tmp_path: Path) 
     for a in ("ann1", "ann2", "ann3"):
         datt.file("d1", a, "ve", [arg1 if a != "ann3" else {**arg1, "Arg1": [(0, 2)]}])
         datt.file("d3", a, "ve", [])
+        datt.file("d1", a, "ama", [])  # a group nobody marked anything in: no stored row at all
     for a in ("ann1", "ann2"):
         datt.file("d2", a, "ve", [{"Arg1": [(0, 2)], "Arg2": [(6, 11)], "Conn": [(3, 5)]}])
     study = tmp_path / "study.toml"
@@ -74,6 +76,7 @@ def test_a_missing_annotator_and_a_document_without_marks(datt, tmp_path: Path) 
     assert found[("separate", "ve", "Arg1")] == (["d1", "d2", "d3"], [4, 0, 3], "0")
     assert found[("separate", "ve", "Arg2")] == (["d1", "d2", "d3"], [4, 0, 3], "0")
     assert found[("labels", "ve", "Arg1")][1:] == ([4, 0, 3], "O")
+    assert found[("separate", "ama", "Arg1")] == (["d1"], [6], "0")  # every unit implicit
 
 
 def test_disagreements_of_a_sparse_output_are_its_wide_layouts(tmp_path: Path) -> None:
