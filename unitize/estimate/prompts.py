@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..dataset.regions import Cells
+from ..metrics import spanboot
 from .observations import Golden
 
 #: the scores of a variant against the gold (not agreement metrics of the registry: one side is the gold)
@@ -94,8 +95,7 @@ def replicates(num: np.ndarray, den: np.ndarray, seed: int, count: int = REPLICA
     out = []
     for start in range(0, count, CHUNK):
         size = min(CHUNK, count - start)
-        weights = np.zeros((size, n))
-        np.add.at(weights, (np.repeat(np.arange(size), n), rng.integers(0, n, size * n)), 1.0)
+        weights = spanboot.weights(rng.integers(0, n, (size, n)), n)
         out.append(_ratio(weights @ num, weights @ den))
     return np.concatenate(out) if out else np.zeros((0, num.shape[1]))
 

@@ -28,6 +28,7 @@ from enum import Enum
 
 import numpy as np
 
+from . import spanboot
 from .bootstrap import Options
 from .value import require
 
@@ -303,9 +304,7 @@ def advantage_interval(tested: Sequence[HumanTest], n_instances: int, opts: Opti
         return None
     blocks = []
     for draws in _blocks(np.random.default_rng(opts.seed), opts.replicates, n_instances, n_instances):
-        rows = draws.shape[0]
-        weights = np.bincount((draws + n_instances * np.arange(rows)[:, None]).ravel(), minlength=rows * n_instances)
-        weights = weights.reshape(rows, n_instances).astype(np.float64)
+        weights = spanboot.weights(draws, n_instances)
         with np.errstate(invalid="ignore", divide="ignore"):  # sums of whole numbers: exact, in any order
             per = [(weights[:, t.rows] @ t.candidate_wins) / weights[:, t.rows].sum(axis=1) for t in tested]
         blocks.append(np.nanmean(np.stack(per), axis=0) if per else np.zeros(0))
@@ -350,8 +349,7 @@ def pass_probability(tested: Sequence[HumanTest], n_instances: int, size: int, *
     passed = 0
     for draws in _blocks(np.random.default_rng(seed), replicates, n_instances, size):  # a block of replicates at a time
         rows = draws.shape[0]
-        drawn = np.bincount((draws + n_instances * np.arange(rows)[:, None]).ravel(), minlength=rows * n_instances)
-        drawn = drawn.reshape(rows, n_instances).astype(np.float64)  # per replicate, how often each instance was drawn
+        drawn = spanboot.weights(draws, n_instances)  # per replicate, how often each instance was drawn
         p = np.full((rows, len(tested)), np.nan)
         enough = np.zeros((rows, len(tested)), bool)
         for k, (at, diff) in enumerate(found):

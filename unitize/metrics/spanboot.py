@@ -67,7 +67,7 @@ def resampling(opts: Options, n_docs: int) -> Options:
 
 
 def weights(idx: np.ndarray, n_docs: int) -> np.ndarray:
-    """(replicates, documents): how often each document was drawn."""
+    """(replicates, documents): how often each document (or instance) was drawn, ``idx`` holding the draws."""
     b = idx.shape[0]
     return np.bincount((idx + n_docs * np.arange(b)[:, None]).ravel(), minlength=b * n_docs).reshape(b, n_docs).astype(np.float64)
 
