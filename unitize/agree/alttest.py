@@ -31,7 +31,7 @@ from ..dataset import OutputData, Setting
 from ..dataset.roles import Roles
 from ..errors import RunError
 from ..metrics import spanf1
-from ..metrics.alttest import DECISIVE, SIZES, AltResult, AltScore, Term, alt_test, compare_rows, decide, instances_to_pass
+from ..metrics.alttest import DECISIVE, SIZES, AltResult, AltScore, Term, compare, compare_rows, decide, instances_to_pass
 from ..metrics.bootstrap import Options
 from . import alttest_sparse, batches, columns
 from .measure import cells_of
@@ -181,13 +181,13 @@ def run(data: OutputData, roles: Roles, *, score: str | None = None, epsilon: fl
         for candidate in roles.candidates:
             if candidate not in names:
                 continue
+            at = names.index(candidate)
             if rows is not None:
-                tests = compare_rows(rows, names, humans, names.index(candidate), alt, min_instances)
-                result = decide(AltResult(candidate, epsilon, tests, registry.ALT_TEST.passing), rows.instances, q=q, ci=ci or Options())
+                tests, n_instances = compare_rows(rows, names, humans, at, alt, min_instances), rows.instances
             else:
                 assert found is not None
-                result = alt_test(found.terms, found.coded, found.names, humans, found.names.index(candidate), alt, epsilon=epsilon, q=q,
-                                  min_instances=min_instances, passing=registry.ALT_TEST.passing, ci=ci or Options())
+                tests, n_instances = compare(found.terms, found.coded, names, humans, at, alt, min_instances), found.terms.shape[0]
+            result = decide(AltResult(candidate, epsilon, tests, registry.ALT_TEST.passing), n_instances, q=q, ci=ci or Options())
             if result.verdict == "inconclusive":  # how many instances would decide it (unitize plan's simulation)
                 result.to_pass = instances_to_pass(result, epsilon=epsilon, q=q, min_instances=min_instances, seed=(ci or Options()).seed)
             out.append((setting, alt, result))

@@ -227,8 +227,9 @@ def compare_rows(rows: TermRows, names: Sequence[str], humans: Sequence[int], ca
     for h in humans:
         a, b = bounds[h], bounds[h + 1]
         h_inst, h_other = inst[a:b], other[a:b]
-        at = np.minimum(np.searchsorted(cand_key, h_inst * len(names) + h_other), max(cand_key.size - 1, 0))
-        both = (cand_key[at] == h_inst * len(names) + h_other) if cand_key.size else np.zeros(h_inst.size, bool)
+        key = h_inst * len(names) + h_other  # the candidate's row with the same instance and other human
+        at = np.minimum(np.searchsorted(cand_key, key), max(cand_key.size - 1, 0))
+        both = (cand_key[at] == key) if cand_key.size else np.zeros(h_inst.size, bool)
         both &= h_other != candidate
         h_inst, h_term, c_term = h_inst[both], term[a:b][both], term[lo:hi][at[both]] if cand_key.size else term[:0]
         starts = np.flatnonzero(np.r_[True, h_inst[1:] != h_inst[:-1]]) if h_inst.size else np.zeros(0, np.int64)
