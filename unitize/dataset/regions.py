@@ -39,7 +39,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..errors import DataError
 from ..layouts.sparse import Stored
 from ..model.codes import sorted_codes
 from .batches import batches
@@ -333,12 +332,7 @@ def _stored_cells(setting: Setting, stored: Stored, layer: str, rows: pa.Table, 
     """The cells of one layer's stored rows of a sparse group, over all the group's documents, with the units not
     stored counted per document (every annotator gave them ``empty``)."""
     c = cells(setting, stored.group, layer, rows, empty)
-    position = {d: i for i, d in enumerate(stored.docs)}
-    unknown = [d for d in c.docs if d not in position]
-    if unknown:
-        raise DataError(f"sparse rows of group {stored.group!r} name {', '.join(map(repr, unknown[:3]))}, not a document "
-                        "of universe.parquet with units")
-    row_doc = np.array([position[d] for d in c.docs], dtype=np.int64)[c.row_doc] if c.docs else c.row_doc
+    row_doc = stored.documents(pa.array(c.docs, pa.string()))[c.row_doc] if c.docs else c.row_doc
     implicit = stored.units - np.bincount(row_doc, minlength=len(stored.docs))
     values, code, at = c.values, c.cell_code, c.empty
     if at is None and implicit.any():  # the empty value only among the units not stored: it comes first

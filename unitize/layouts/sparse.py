@@ -111,11 +111,12 @@ class Stored:
     layers: list[str]
     dense: Callable[[], pa.Table]  # the group's dense rows (read again and densified), for a matrix
 
-    def documents(self) -> np.ndarray:
-        """Per stored row, the index of its document in ``docs``."""
-        if not self.table.num_rows:
+    def documents(self, names: pa.Array | pa.ChunkedArray | None = None) -> np.ndarray:
+        """Per stored row (or per document name of ``names``), the index of its document in ``docs``."""
+        names = self.table.column("doc_id") if names is None else names
+        if not len(names):
             return np.zeros(0, np.int64)
-        codes, unknown = positions(self.table.column("doc_id"), {d: i for i, d in enumerate(self.docs)})
+        codes, unknown = positions(names, {d: i for i, d in enumerate(self.docs)})
         if unknown:
             raise DataError(f"sparse rows of group {self.group!r} name {', '.join(map(repr, unknown[:3]))}, "
                             "not a document of universe.parquet with units")
