@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from ..dataset import OutputData, Setting
 from ..metrics.alttest import TermRows
-from ..model.codes import sorted_codes
+from ..model.codes import look_up, sorted_codes
 
 
 def coders(data: OutputData, setting: Setting, group: str, names: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -74,8 +74,7 @@ class _Counts:
         self.keys, self.counts = keys, counts
 
     def get_many(self, keys: np.ndarray) -> np.ndarray:
-        at = np.minimum(np.searchsorted(self.keys, keys), max(self.keys.size - 1, 0))
-        hit = self.keys[at] == keys if self.keys.size else np.zeros(keys.size, bool)
+        at, hit = look_up(self.keys, keys)
         return np.where(hit, self.counts[at] if self.keys.size else 0, 0).astype(np.float64)
 
 

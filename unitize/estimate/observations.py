@@ -27,6 +27,7 @@ from ..dataset.adjudication import FOLDER, UNITS, read_adjudication
 from ..dataset.regions import Cells
 from ..dataset.roles import Roles
 from ..errors import RunError
+from ..model.codes import look_up
 
 
 @dataclass
@@ -84,8 +85,8 @@ def gold_codes(gold: Any, cells: Cells) -> Golden:
     span = int(cells.row_unit.max()) + 1
     keys = cells.row_doc.astype(np.int64) * span + cells.row_unit.astype(np.int64)
     wanted = docs * span + units
-    pos = np.minimum(np.searchsorted(keys, wanted), keys.size - 1)
-    found = (docs >= 0) & (units < span) & (keys[pos] == wanted)
+    pos, hit = look_up(keys, wanted)
+    found = (docs >= 0) & (units < span) & hit
     values = pc.cast(rows.column("gold"), pa.string())
     names = sorted(v for v in pc.unique(values).to_pylist() if v is not None)
     gold_index = pc.fill_null(pc.index_in(values, value_set=pa.array(names, pa.string())), -1).to_numpy().astype(np.int64)

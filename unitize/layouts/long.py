@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError
-from ..model.codes import constant, sorted_codes
+from ..model.codes import constant, look_up, sorted_codes
 from ..units.unitizers import Approach, Mode, cumulative, label_codes, label_dictionary, mark
 from .base import GroupMarks, Layout, label_column
 from .frames import NOT_ANNOTATED, value_array
@@ -96,8 +96,7 @@ class LongRows:
         row_base = self.g.frame.row_base
         pos = np.searchsorted(row_base, r0, side="right") - 1  # documents without units share the next one's row_base
         code = pos * self.n_a + ann
-        p = np.minimum(np.searchsorted(self.pair_code, code), self.pair_code.size - 1)
-        ok = self.pair_code[p] == code
+        p, ok = look_up(self.pair_code, code)
         return p[ok], (r0 - row_base[pos])[ok], (r1 - row_base[pos])[ok], lab[ok]
 
     def values(self, segs: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], a: int, b: int, labelled: bool) -> Any:

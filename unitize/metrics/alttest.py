@@ -231,7 +231,7 @@ def compare_rows(rows: TermRows, names: Sequence[str], humans: Sequence[int], ca
         at = np.minimum(np.searchsorted(cand_key, key), max(cand_key.size - 1, 0))
         both = (cand_key[at] == key) if cand_key.size else np.zeros(h_inst.size, bool)
         both &= h_other != candidate
-        h_inst, h_term, c_term = h_inst[both], term[a:b][both], term[lo:hi][at[both]] if cand_key.size else term[:0]
+        h_inst, h_term, c_term = h_inst[both], term[a:b][both], term[lo:hi][at[both]]
         starts = np.flatnonzero(np.r_[True, h_inst[1:] != h_inst[:-1]]) if h_inst.size else np.zeros(0, np.int64)
         picked = h_inst[starts]
         test = HumanTest(names[h], int(picked.size), np.zeros(0), np.zeros(0), picked)

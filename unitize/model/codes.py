@@ -112,3 +112,12 @@ def constant(value: str, rows: int) -> pa.DictionaryArray:
 def dictionary(indices: np.ndarray, names: list[str]) -> pa.DictionaryArray:
     """A dictionary column: ``indices`` (int32) into ``names``."""
     return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), pa.array(names, pa.string()))
+
+
+def look_up(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per key of ``keys``, its position in ``sorted_keys`` (ascending) and whether it is there (where it is not, the
+    position is some valid index, or 0 when ``sorted_keys`` is empty)."""
+    if not sorted_keys.size:
+        return np.zeros(keys.shape, np.int64), np.zeros(keys.shape, bool)
+    at = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
+    return at, sorted_keys[at] == keys
