@@ -51,11 +51,7 @@ def f1_rows(setting: Setting, group: str, segments: pa.Table | None, names: list
     instance = np.cumsum(used) - 1  # a used document's instance number
     keep = used[doc]
     doc, who = doc[keep], who[keep]
-    k = per_doc[doc]
-    first = np.searchsorted(doc, doc)  # each coding's document's first coding
-    i = np.repeat(np.arange(doc.size), k)
-    j = np.repeat(first, k) + (np.arange(i.size) - np.repeat(np.cumsum(k) - k, k))
-    i, j = i[i != j], j[i != j]
+    i, j = _pairs_within(np.searchsorted(doc, doc), per_doc[doc])  # a coding's document's first coding, and its codings
     a, b, d = who[i], who[j], doc[i]
     size, matched = _span_counts(setting, group, segments, names, docs, len(names))
     m = len(names)
@@ -65,6 +61,14 @@ def f1_rows(setting: Setting, group: str, segments: pa.Table | None, names: list
         term = np.where(both > 0, 2 * same / np.maximum(both, 1), 1.0)
     order = np.lexsort((b, d, a))
     return TermRows(instance[d][order], a[order], b[order], term[order], int(used.sum()))
+
+
+def _pairs_within(first: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every ordered pair (i, j), i ≠ j, of elements of one run, for elements laid out in runs: per element its run's
+    first element and its run's size."""
+    i = np.repeat(np.arange(first.size), size)
+    j = np.repeat(first, size) + (np.arange(i.size) - np.repeat(np.cumsum(size) - size, size))
+    return i[i != j], j[i != j]
 
 
 class _Counts:
@@ -115,10 +119,7 @@ def _span_counts(setting: Setting, group: str, segments: pa.Table | None, names:
     start = np.flatnonzero(new)
     run = np.diff(np.r_[start, order.size])
     run_of = np.repeat(np.arange(start.size), run)
-    r = run[run_of]
-    i = np.repeat(np.arange(order.size), r)
-    j = np.repeat(start[run_of], r) + (np.arange(i.size) - np.repeat(np.cumsum(r) - r, r))
-    i, j = i[i != j], j[i != j]
+    i, j = _pairs_within(start[run_of], run[run_of])
     sa, sd = a[order], d[order]
     pairs, matched = np.unique((sd[i] * m + sa[i]) * m + sa[j], return_counts=True)
     return _Counts(sizes, counts), _Counts(pairs, matched)
