@@ -172,6 +172,22 @@ def test_crowd_kit_methods_on_item_labels(method: str, labels: Path, tmp_path: P
     assert all(0.5 < c <= 1 for c, g in zip(t["confidence"], t["gold"]) if g is not None)
 
 
+@pytest.mark.skipif(not HAS_CROWD_KIT, reason="crowd-kit is not installed (pip install 'unitize[crowd]')")
+def test_a_model_method_fits_on_the_whole_group_where_votes_go_a_piece_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The long item table read a piece of whole items at a time (majority) but whole for dawid-skene, which fits
+    the annotators on every item of the group: pieces of one row change nothing."""
+    from unitize.dataset import regions
+
+    work = convert("labels-mini", tmp_path / "labels", "long")
+    whole = {m: (adjudicate(work, m, setting="items-long").gold, (work / "adjudication" / "units.parquet").read_bytes())
+             for m in ("majority", "dawid-skene")}
+    monkeypatch.setattr(regions, "PIECE_ROWS", 1)
+    for method, (gold, units) in whole.items():
+        assert adjudicate(work, method, setting="items-long").gold == gold
+        assert (work / "adjudication" / "units.parquet").read_bytes() == units
+    assert whole["dawid-skene"][0][("severity", "107")] == "3" and whole["majority"][0][("severity", "107")] == "2"
+
+
 def test_without_crowd_kit_the_error_says_how_to_install_it(labels: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 

@@ -74,3 +74,22 @@ def test_an_annotator_without_the_document_casts_no_vote(tmp_path: Path) -> None
     t = pq.read_table(out / "adjudication" / "units.parquet").to_pydict()
     d = [i for i, doc in enumerate(t["doc_id"]) if doc == "d"]
     assert [t["coders"][i] for i in d] == [2] * 6 and [t["gold"][i] for i in d] == ["1", "0", "0", "0", "0", "0"]
+
+
+@pytest.mark.parametrize("labels", [0, 1, 3, 63, 64, 70])  # 64 and 70: too many labels for one integer's bits
+def test_the_distinct_label_sets_of_a_gold_are_numpys_unique_rows(labels: int) -> None:
+    import numpy as np
+
+    from unitize.adjudicate.votes import distinct_rows
+    from unitize.model.codes import dictionary
+
+    rng = np.random.default_rng(labels)
+    for units in (0, 1, 50):
+        chosen = rng.random((units, labels)) < (0.9 if labels > 60 else 0.4)
+        chosen[: units // 2] = chosen[units // 2: units // 2 * 2]  # rows repeated
+        rows, inverse = distinct_rows(chosen)
+        expected = np.unique(chosen, axis=0)
+        assert sorted(map(tuple, rows.tolist())) == sorted(map(tuple, expected.tolist())) and len(rows) == len(expected)
+        assert inverse.shape == (units,) and (rows[inverse] == chosen).all()
+    column = dictionary(np.array([2, 0, 1, 0]), ["a", "b", "c"], np.array([True, False, True, True]))
+    assert column.to_pylist() == ["c", None, "b", "a"] and column.cast("string").to_pylist() == ["c", None, "b", "a"]

@@ -1,6 +1,6 @@
 """A setting read a piece of whole documents at a time (unitize.dataset.regions.layer_pieces): the pieces of a
 (group, layer), one after another, are its cells read whole — the same documents in the same order, the same units
-and the same values —, only the groups asked for, an item group whole, and :data:`PIECE_ROWS` the piece size; the
+and the same values —, only the groups asked for, an item group of a long table in pieces of whole items, and :data:`PIECE_ROWS` the piece size; the
 disagreement regions exported from the pieces (``unitize export --to disagreements``) are the whole's, byte for byte."""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from unitize.dataset.directory import OutputData
 from unitize.dataset.regions import Cells, layer_pieces, setting_cells
 
 CROWD = ROOT / "unitize" / "examples" / "crowd-mini" / "study.toml"
+LABELS = ROOT / "unitize" / "examples" / "labels-mini" / "study.toml"
 
 
 def convert_tdb_long(out: Path) -> Path:
@@ -39,6 +40,14 @@ def tdb_long(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def crowd(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return convert_crowd(tmp_path_factory.mktemp("crowd") / "out")
+
+
+@pytest.fixture(scope="module")
+def labels_mini(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """labels-mini: five item groups, wide (``items``) and long (``items-long``)."""
+    out = tmp_path_factory.mktemp("labels") / "out"
+    assert main(["convert", str(LABELS), "--out", str(out), "-q"]) == 0
+    return out
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -78,18 +87,19 @@ def test_only_the_groups_asked_for_and_pieces_of_piece_rows_by_default(tdb_long:
     assert [len(list(p)) for *_, p in layer_pieces(data, setting, groups=["ki"])] == [2, 2]
 
 
-def test_an_item_group_comes_whole(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    assert main(["convert", str(ROOT / "unitize" / "examples" / "labels-mini" / "study.toml"), "--out", str(out), "-q"]) == 0
-    data = OutputData(out)
+def test_an_item_group_of_a_long_table_comes_a_piece_of_whole_items_at_a_time(labels_mini: Path) -> None:
+    data = OutputData(labels_mini)
     assert [s.name for s in data.settings] == ["items", "items-long"]
     for setting in data.settings:
         whole = list(setting_cells(data, setting))
         assert [(c.group, len(c.docs), c.cell_row.size) for c in whole] == [
             ("offensive", 12, 35), ("severity", 12, 34), ("target", 8, 21), ("target_group", 6, 15), ("topics", 12, 22)]
-        found = [(g, layer, list(p)) for g, layer, p in layer_pieces(data, setting, 1)]
-        assert [(g, layer, len(p)) for g, layer, p in found] == [(c.group, "items", 1) for c in whole]
-        assert [units(p[0]) for *_, p in found] == [units(c) for c in whole]
+        found = [(g, layer, p.layers, list(p)) for g, layer, p in layer_pieces(data, setting, 1)]
+        assert [(g, layer, layers) for g, layer, layers, _ in found] == [(c.group, "items", ["items"]) for c in whole]
+        # the wide table whole; the long one an item a piece (a limit of one row), the items in stored order
+        assert [len(p) for *_, p in found] == ([1] * 5 if setting.layout.columnar else [12, 12, 8, 6, 12])
+        assert [[u for piece in p for u in units(piece)] for *_, p in found] == [units(c) for c in whole]
+        assert all(len(piece.docs) == 1 for *_, p in found for piece in p) or setting.layout.columnar
 
 
 #: regions per setting (its CSV's rows), separate and labels modes, each unit type and approach

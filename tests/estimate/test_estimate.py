@@ -15,6 +15,8 @@ import pytest
 
 from tests.conftest import ROOT
 from unitize.cli import main
+from unitize.dataset import regions
+from unitize.dataset.directory import OutputData
 from unitize.estimate import estimate
 
 MODELS = ROOT / "unitize" / "examples" / "models-mini" / "study.toml"
@@ -281,3 +283,23 @@ def test_a_zero_one_setting_estimates_each_layer_marked(tmp_path: Path) -> None:
                 shares[(u["group"], u["doc_id"])][0] += u["gold"] == "1"
                 shares[(u["group"], u["doc_id"])][1] += 1
         assert r["estimate"] == pytest.approx(np.mean([a / b for a, b in shares.values()])) == r["humans_only"]
+
+
+def test_item_labels_stored_long_estimated_an_item_at_a_time_are_the_whole_groups(tmp_path: Path, monkeypatch) -> None:
+    """The study above stored long (crowd data's layout): its group read a piece of whole items at a time (here an
+    item a piece) gives the files of the group read whole — stability, prompts and estimates add up over items."""
+    study = items_study(tmp_path)
+    out = tmp_path / "long"
+    assert main(["convert", str(study.parent / "study.toml"), "--out", str(out), "--layouts", "long", "-q"]) == 0
+    assert main(["adjudicate", str(out), "-q"]) == 0
+    assert [s.name for s in OutputData(out).settings] == ["items-long"]
+
+    def files() -> dict[str, bytes]:
+        estimate(out, seed=2)
+        return {p.name: p.read_bytes() for p in sorted((out / "estimate").iterdir())}
+
+    whole = files()
+    monkeypatch.setattr(regions, "PIECE_ROWS", 1)
+    assert files() == whole
+    stability = rows(out / "estimate" / "stability.csv")
+    assert [(r["family"], r["observations"], r["flipped"]) for r in stability] == [("m", "6", "3")]  # as the wide layout's

@@ -21,7 +21,7 @@ from tests.conftest import CORPORA, EXAMPLE, needs_shared
 from unitize.cli import main
 from unitize.dataset.directory import OutputData
 from unitize.dataset.region_rows import setting_regions
-from unitize.dataset.regions import doc_texts
+from unitize.dataset.texts import Texts
 
 CHROMIUM = find()
 pytestmark = pytest.mark.skipif(
@@ -142,7 +142,7 @@ def test_bratiaa_project_report_in_chromium(browser: Chromium, tmp_path: Path) -
     assert "label PER" in legend and "label LOC" in legend
     first = mine[0]
     shown = browser.js("document.getElementById('r-1').nextElementSibling.textContent").strip()
-    assert shown and shown in doc_texts(OutputData(out))[doc][first.begin:first.end]
+    assert shown and shown in (Texts(OutputData(out)).text(doc) or "")[first.begin:first.end]
     assert (first.begin, first.end) == tuple(int(x) for x in browser.js(
         "document.querySelector('#regions tbody tr').cells[2].textContent").split("–"))
     browser.screenshot(tmp_path / "bratiaa.png")

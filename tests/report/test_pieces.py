@@ -100,3 +100,37 @@ def test_a_report_read_in_tiny_pieces_is_the_whole_groups_byte_for_byte(tdb_long
     assert whole.keys() == pieces.keys() and all(whole[k] == pieces[k] for k in whole)
     overview = whole["data/overview.js"].decode()
     assert '"pairs":[{' in overview and '"confusion":[{' in overview  # matrices were added up, not skipped
+
+
+def test_an_item_group_of_a_long_table_reported_an_item_at_a_time_is_the_whole_groups(tmp_path: Path, monkeypatch) -> None:
+    """Item labels stored long only (crowd data): each group's figures (distribution, confusion, pairs) and rows added
+    up over pieces of whole items, the report's files byte for byte the group's read whole."""
+    out = tmp_path / "out"
+    study = EXAMPLE.parent / "labels-mini" / "study.toml"
+    assert main(["convert", str(study), "--out", str(out), "--layouts", "long", "-q"]) == 0
+    assert [s.name for s in OutputData(out).settings] == ["items-long"]
+    assert main(["report", str(out), "--dest", str(tmp_path / "whole"), "-q"]) == 0
+    monkeypatch.setattr(regions, "PIECE_ROWS", 1)
+    assert main(["report", str(out), "--dest", str(tmp_path / "pieces"), "-q"]) == 0
+    whole, pieces = files(tmp_path / "whole"), files(tmp_path / "pieces")
+    assert whole.keys() == pieces.keys() and all(whole[k] == pieces[k] for k in whole)
+    assert sorted(k for k in whole if k.startswith("data/items/")) == [f"data/items/{i}.js" for i in range(5)]
+    overview = whole["data/overview.js"].decode()
+    assert overview.count('"distribution":{') == 5 and '"items":12,' in overview and '"disagreeing":' in overview
+
+
+def test_per_document_figures_add_up_per_group_and_document_as_arrays() -> None:
+    """where.DocStats: rows of pieces added per (group, document), documents not in the report (−1) left out, sorted
+    by (group, document), and the pairs' positions in the order they were first added."""
+    import numpy as np
+
+    from unitize.report.where import DocStats
+
+    found = DocStats()
+    found.add(2, np.array([5, -1, 0]), np.array([[1, 1, 1], [9, 9, 9], [2, 0, 0]]))
+    found.add(0, np.array([5]), np.array([[3, 2, 1]]))
+    found.add(2, np.array([5]), np.array([[10, 0, 2]]))
+    groups, docs, sums, first = found.table()
+    assert groups.tolist() == [0, 2, 2] and docs.tolist() == [5, 0, 5]
+    assert sums.tolist() == [[3, 2, 1], [2, 0, 0], [11, 1, 3]] and first.tolist() == [2, 1, 0]
+    assert [x.size for x in DocStats().table()] == [0, 0, 0, 0]

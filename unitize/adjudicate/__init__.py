@@ -17,7 +17,6 @@ With ``to``, the gold is also written as annotator ``gold`` in that format into
 from __future__ import annotations
 
 import json
-import math
 import tempfile
 import time
 from collections.abc import Sequence
@@ -26,16 +25,17 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from .._version import __version__
 from ..dataset import adjudication as files
 from ..dataset.directory import OutputData, Setting
-from ..dataset.region_rows import COLUMNS, csv_row, ordered, region_record, segment_labels
-from ..dataset.regions import doc_texts, layer_pieces, multi_groups, not_annotated, setting_cells
+from ..dataset.regions import layer_pieces, multi_groups, not_annotated, setting_cells
 from ..dataset.roles import annotators_of
 from ..dataset.roles import resolve as resolve_roles
 from ..errors import OutputError, RunError, UnitizeError
 from ..model import ItemLabel
+from ..model.codes import constant, dictionary
 from ..model.findings import sort_key
 from ..output import OWNED, OutputDir, ParquetStream, atomic_write_text, csv_text, locks_output, read_manifest, refuse_foreign, run_section, staged_folder
 from ..output.derived import is_adjudication
@@ -47,9 +47,11 @@ from . import candidates
 from . import gold as golden
 from . import methods as registry
 from .methods import METHODS, Method
-from .review import Queued, flags, queue
+from .review import Queued, ReviewFiles, flags, queue
 from .votes import GoldSpan, count, spans
 
+#: a piece larger than any group: a group read whole
+WHOLE = 1 << 62
 #: a unit (item) whose confidence is below this goes to the review queue (as do tied ones)
 REVIEW_BELOW = 0.75
 #: ``--voters``: the study's humans (its ``[roles]``; every annotator without candidates), or every annotator
@@ -62,17 +64,32 @@ UNITS_SCHEMA, ITEMS_SCHEMA, SPANS_SCHEMA = (adjudication_schema(t) for t in ("un
 
 @dataclass
 class Adjudication:
-    """What an adjudication found and wrote."""
+    """What an adjudication found and wrote. The review queue and the item gold are read from the files written
+    (:attr:`review`, :attr:`gold`): the run itself holds them a piece at a time."""
 
     path: Path  # OUT/adjudication
     method: str
     setting: str
     summary: dict[str, Any]
     spans: list[GoldSpan] = field(default_factory=list)
-    gold: dict[tuple[str, str], str | None] = field(default_factory=dict)  # item data: (group, item) -> gold label
-    review: list[dict[str, Any]] = field(default_factory=list)
     candidates: list[dict[str, Any]] = field(default_factory=list)  # each annotator who did not vote, against the gold
     dest: Path | None = None  # where --to wrote the gold
+
+    @property
+    def review(self) -> list[dict[str, Any]]:
+        """The review queue's rows, as review.jsonl holds them (a confidence nobody gave: None)."""
+        path = self.path / files.REVIEW_JSONL
+        with open(path, encoding="utf-8") as fh:
+            return [json.loads(line) for line in fh]
+
+    @property
+    def gold(self) -> dict[tuple[str, str], str | None]:
+        """Item data: (group, item) -> the gold label (None: no label won); unit data: empty (see :attr:`spans`)."""
+        path = self.path / files.UNITS
+        if "item" not in pq.read_schema(path).names:
+            return {}
+        table = pq.read_table(path, columns=["group", "item", "gold"])
+        return dict(zip(zip(table.column("group").to_pylist(), table.column("item").to_pylist()), table.column("gold").to_pylist()))
 
 
 def choose_setting(data: OutputData, method: Method, name: str | None) -> Setting:
@@ -188,55 +205,49 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
 
 def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: float | None, below: float, staging: Path) -> Adjudication:
     """Count, decide and queue every (group, layer) of ``setting``; write the units, spans and review files into ``staging``.
-    A crowd group is read a piece of whole documents at a time (:func:`~unitize.dataset.regions.layer_pieces`): memory
-    holds a piece's cells and votes, not the group's; its units' rows are written as one table's."""
+    A crowd group is read a piece of whole documents (items) at a time (:func:`~unitize.dataset.regions.layer_pieces`):
+    memory holds a piece's cells, votes and review rows, not the group's; its units' rows are written as one table's.
+    A model method (dawid-skene, mace) reads each group whole: it fits the annotators on all of the group's items."""
     items = setting.kind == "items"
     empty = None if items else not_annotated(setting)
     multi = multi_groups(setting)
-    texts = {} if items else doc_texts(data)
-    segments = segment_labels(data, setting)
     stream = ParquetStream(staging / files.UNITS, ITEMS_SCHEMA if items else UNITS_SCHEMA)
     result = Adjudication(staging, method.name, setting.name, {})
-    found: list[tuple[list[str], list[Queued]]] = []  # per (group, layer): its documents, its review regions
     totals = {"units": 0, "coded": 0, "resolved": 0, "tied": 0, "review_units": 0}
     try:
-        for _, _, pieces in layer_pieces(data, setting):
-            docs: list[str] = []
-            queued: list[Queued] = []
-            for c in pieces:  # a piece of whole documents: each unit's votes, gold and review are the whole's
-                docs += c.docs
-                queued += _piece(c, method, multi, empty, items, min_share, below, result, stream, totals)
-            stream.end()  # the (group, layer)'s rows in the row groups of one table, as if written whole
-            found.append((docs, queued))
+        with ReviewFiles(data, setting, staging) as review:
+            # a model method fits on the whole group: its group is one piece
+            for _, _, pieces in layer_pieces(data, setting, limit=WHOLE if method.model is not None else None):
+                for c in pieces:  # a piece of whole documents: each unit's votes, gold and review are the whole's
+                    review.add(pieces, c.docs, _piece(c, method, multi, empty, items, min_share, below, result, stream, totals))
+                stream.end()  # the (group, layer)'s rows in the row groups of one table, as if written whole
+                review.done(pieces)
     finally:
         stream.close()
     result.spans.sort(key=lambda g: (g.group, g.doc, g.begin, g.end, g.layer, g.label or ""))
-    _write_review(data, setting, result, found, texts, segments, staging)
     if not items:
         _write_spans(result, staging)
     result.summary = {"tool": {"name": "unitize", "version": __version__}, "format_version": FORMAT_VERSION,
                       "annotators": list(setting.annotators), **totals, "gold_spans": len(result.spans),
-                      "review_regions": len(result.review)}
+                      "review_regions": review.rows}
     return result
 
 
 def _piece(c: Any, method: Method, multi: Any, empty: Any, items: bool, min_share: float | None, below: float, result: Adjudication,
            stream: ParquetStream, totals: dict[str, int]) -> list[Queued]:
-    """One piece's votes decided: its units' rows into ``stream``, its gold into ``result``, its counts into ``totals``;
-    the review regions it queues."""
+    """One piece's votes decided: its units' rows into ``stream``, its gold spans into ``result``, its counts into
+    ``totals``; the review regions it queues."""
     votes = count(c, multi=c.group in multi, not_annotated=empty)
     decision = method.decide(votes, single=items and c.group not in multi, min_share=min_share)
-    gold = decision.gold()
     review = flags(decision, below)
-    columns: dict[str, Any] = {"group": [c.group] * votes.units}
+    columns: dict[str, Any] = {"group": constant(c.group, votes.units).cast(pa.string())}
     if items:
-        columns["item"] = [c.docs[i] for i in c.row_doc.tolist()]
-        result.gold.update(zip(((c.group, i) for i in columns["item"]), gold))
+        columns["item"] = dictionary(c.row_doc, c.docs).cast(pa.string())
     else:
-        columns.update(doc_id=[c.docs[i] for i in c.row_doc.tolist()], layer=[c.layer] * votes.units, unit=c.row_unit,
-                       begin=c.begin, end=c.end)
+        columns.update(doc_id=dictionary(c.row_doc, c.docs).cast(pa.string()), layer=constant(c.layer, votes.units).cast(pa.string()),
+                       unit=c.row_unit, begin=c.begin, end=c.end)
         result.spans.extend(spans(decision))
-    columns.update(gold=gold, votes=decision.agreeing(), coders=votes.coders, confidence=decision.confidence,
+    columns.update(gold=decision.gold_column(), votes=decision.agreeing(), coders=votes.coders, confidence=decision.confidence,
                    tied=decision.tied, review=review)
     stream.add(pa.table(columns, schema=stream.schema))
     totals["units"] += votes.units
@@ -244,19 +255,7 @@ def _piece(c: Any, method: Method, multi: Any, empty: Any, items: bool, min_shar
     totals["resolved"] += int(decision.resolved.sum())
     totals["tied"] += int(decision.tied.sum())
     totals["review_units"] += int(review.sum())
-    return queue(decision, gold, below)
-
-
-def _write_review(data: OutputData, setting: Setting, result: Adjudication, found: list[tuple[list[str], list[Queued]]],
-                  texts: dict[str, str | None], segments: Any, staging: Path) -> None:
-    """The review queue in adjudication order, as review.csv and review.jsonl."""
-    extra = {id(q.region): q for _, qs in found for q in qs}
-    regions = ordered(data, ((docs, [q.region for q in qs]) for docs, qs in found))
-    result.review = [region_record(r, setting, texts.get(r.doc), segments) | extra[id(r)].extra() for r in regions]
-    header = (*COLUMNS, *files.REVIEW_COLUMNS)
-    rows = [csv_row({**rec, "gold": "/".join(rec["gold"]), "why": "; ".join(rec["why"])}, header) for rec in result.review]
-    atomic_write_text(staging / files.REVIEW_CSV, csv_text([header, *rows]))
-    atomic_write_text(staging / files.REVIEW_JSONL, "".join(json.dumps(_finite(r), ensure_ascii=False) + "\n" for r in result.review))
+    return queue(decision, below)
 
 
 def _write_spans(result: Adjudication, staging: Path) -> None:
@@ -289,12 +288,6 @@ def _replaceable(folder: Path) -> bool:
     """Whether ``OUT/adjudication`` may be replaced: an earlier adjudication, or only files of the user's (as a rerun of
     ``convert`` leaves them), none named like one of the command's; the user's files are kept (:func:`staged_folder`)."""
     return is_adjudication(folder) or not any((folder / name).exists() or (folder / name).is_symlink() for name in files.FILES)
-
-
-def _finite(record: dict[str, Any]) -> dict[str, Any]:
-    """A record for JSON: a NaN confidence (nobody coded the units) as null."""
-    value = record.get("confidence")
-    return {**record, "confidence": None} if isinstance(value, float) and math.isnan(value) else record
 
 
 def _write_gold(data: OutputData, setting: Setting, result: Adjudication, to: str, dest: Path, name: str, with_annotators: bool) -> Path:

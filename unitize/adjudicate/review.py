@@ -9,12 +9,20 @@ confidence, whether some unit is tied, and why the region is in the queue.
 
 from __future__ import annotations
 
+import contextlib
+import json
+import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..dataset.regions import Region, regions, runs
+from ..dataset import adjudication as files
+from ..dataset.directory import OutputData, Setting
+from ..dataset.region_rows import COLUMNS, InOrder, RegionRows, csv_row
+from ..dataset.regions import Pieces, Region, regions, runs
+from ..output import csv_text, text_stream
 from .votes import Decision
 
 TIED, LOW, UNRESOLVED = "tied", "low confidence", "no gold"
@@ -42,7 +50,7 @@ class Queued:
         return {"gold": self.gold, "confidence": round(self.confidence, 6), "tied": self.tied, "why": self.why}
 
 
-def queue(d: Decision, gold: list[str | None], below: float) -> list[Queued]:
+def queue(d: Decision, below: float) -> list[Queued]:
     """The review regions of one (setting, group, layer), in (document, unit) order."""
     c = d.votes.cells
     flagged = flags(d, below)
@@ -53,6 +61,52 @@ def queue(d: Decision, gold: list[str | None], below: float) -> list[Queued]:
         conf = d.confidence[s:e]
         why = [w for w, hit in ((UNRESOLVED, not d.resolved[s:e].all()), (TIED, d.tied[s:e].any()),
                                 (LOW, bool((conf < below).any()))) if hit]
-        values = [g for g in dict.fromkeys(gold[s:e]) if g is not None]
+        values = [g for g in dict.fromkeys(d.gold_between(s, e)) if g is not None]
         out.append(Queued(r, values, float(np.nanmin(conf)) if np.isfinite(conf).any() else float("nan"), bool(d.tied[s:e].any()), why))
     return out
+
+
+class ReviewFiles:
+    """review.csv and review.jsonl in ``folder``, written as the queue's regions are found: each batch in
+    adjudication order (:class:`~unitize.dataset.region_rows.InOrder`) as soon as nothing later can come before it."""
+
+    HEADER = (*COLUMNS, *files.REVIEW_COLUMNS)
+
+    def __init__(self, data: OutputData, setting: Setting, folder: Path):
+        self._rows = RegionRows(data, setting)
+        self._order: InOrder[Queued] = InOrder(data, lambda q: q.region)
+        self._folder = folder
+        self._files = contextlib.ExitStack()
+        self.rows = 0
+
+    def __enter__(self) -> ReviewFiles:
+        self._csv = self._files.enter_context(text_stream(self._folder / files.REVIEW_CSV))
+        self._jsonl = self._files.enter_context(text_stream(self._folder / files.REVIEW_JSONL))
+        self._csv.write(csv_text([self.HEADER]))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._files.__exit__(*exc)
+
+    def add(self, pieces: Pieces, docs: list[str], queued: list[Queued]) -> None:
+        """One piece's documents and queued regions."""
+        self._write(self._order.add(pieces, docs, queued))
+
+    def done(self, pieces: Pieces) -> None:
+        """The end of a (group, layer)."""
+        self._write(self._order.ready(pieces))
+
+    def _write(self, batch: list[Queued]) -> None:
+        at = 0
+        for chunk in self._rows.records([q.region for q in batch]):
+            records = [rec | q.extra() for rec, q in zip(chunk, batch[at:at + len(chunk)])]
+            at += len(chunk)
+            self._csv.write(csv_text(csv_row({**rec, "gold": "/".join(rec["gold"]), "why": "; ".join(rec["why"])}, self.HEADER) for rec in records))
+            self._jsonl.write("".join(json.dumps(_finite(r), ensure_ascii=False) + "\n" for r in records))
+            self.rows += len(records)
+
+
+def _finite(record: dict[str, Any]) -> dict[str, Any]:
+    """A record for JSON: a NaN confidence (nobody coded the units) as null."""
+    value = record.get("confidence")
+    return {**record, "confidence": None} if isinstance(value, float) and math.isnan(value) else record

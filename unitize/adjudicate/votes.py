@@ -23,11 +23,13 @@ votes, none when two share the top.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
 
 from ..dataset.regions import Cells, runs
+from ..model.codes import dictionary
 
 #: the one label of a 0/1 matrix: marked
 MARKED = "1"
@@ -89,24 +91,55 @@ class Decision:
     confidence: np.ndarray  # (units,) float; NaN where no annotator coded the unit
     tied: np.ndarray  # (units,) bool
     resolved: np.ndarray  # (units,) bool: the gold has a value (items: some label won; units: someone coded it)
+    _cache: tuple[list[str | None], np.ndarray] | None = field(default=None, repr=False, compare=False)
 
-    def gold(self) -> list[str | None]:
-        """Per unit the gold value as the matrix would hold it (``1``/``0``, a bit mask, ``LOC+ORG``/``O``, an
-        item label), None where it has none."""
-        v = self.votes
-        c = v.cells
-        rows, inverse = np.unique(self.chosen, axis=0, return_inverse=True) if v.units else (np.zeros((0, 0), bool), np.zeros(0, np.int64))
-        spelled = [_spell(c, [v.labels[j] for j in np.flatnonzero(row)]) for row in rows]
-        return [spelled[i] if ok else None for i, ok in zip(np.asarray(inverse).reshape(-1).tolist(), self.resolved.tolist())]
+    def gold_between(self, start: int, stop: int) -> list[str | None]:
+        """Per unit of ``start`` to ``stop`` (exclusive) the gold value as the matrix would hold it (``1``/``0``, a bit
+        mask, ``LOC+ORG``/``O``, an item label), None where it has none."""
+        spelled, inverse = self._spelled()
+        return [spelled[i] if ok else None for i, ok in zip(inverse[start:stop].tolist(), self.resolved[start:stop].tolist())]
+
+    def gold_column(self) -> pa.Array:
+        """Every unit's gold (:meth:`gold_between`) as an Arrow string column, made from the distinct values (no Python
+        string per unit)."""
+        spelled, inverse = self._spelled()
+        missing = np.array([x is None for x in spelled], bool)
+        valid = self.resolved & ~missing[inverse] if len(spelled) else self.resolved
+        return dictionary(inverse, [x or "" for x in spelled], valid).cast(pa.string())
 
     def agreeing(self) -> np.ndarray:
         """Per unit how many of its annotators gave exactly the gold value (the votes for the gold)."""
         v = self.votes
+        spelled, inverse = self._spelled()
+        position: dict[str, int] = {}
+        for k, value in enumerate(v.cells.values):
+            position.setdefault(value, k)
+        code = np.array([position.get(s, -1) if s is not None else -1 for s in spelled], np.int64)[inverse] if spelled else inverse
+        given = self.resolved & (code >= 0)
         out = np.zeros(v.units, np.int64)
-        for i, value in enumerate(self.gold()):
-            if value is not None and value in v.cells.values:
-                out[i] = v.counts[i, v.cells.values.index(value)]
+        out[given] = v.counts[np.flatnonzero(given), code[given]]
         return out
+
+    def _spelled(self) -> tuple[list[str | None], np.ndarray]:
+        """The distinct label sets the gold chose, spelled (:func:`_spell`), and per unit which one is its."""
+        if self._cache is None:
+            rows, inverse = distinct_rows(self.chosen)
+            c = self.votes.cells
+            self._cache = [_spell(c, [self.votes.labels[j] for j in np.flatnonzero(row)]) for row in rows], inverse
+        return self._cache
+
+
+def distinct_rows(chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(chosen, axis=0, return_inverse=True)`` of a (units × labels) bool array, each row read as the
+    bits of one integer when the labels fit in 63 bits (no sort of rows)."""
+    units, labels = chosen.shape
+    if labels > 63:
+        rows, inverse = np.unique(chosen, axis=0, return_inverse=True)
+        return rows, np.asarray(inverse).reshape(-1)
+    bits = np.left_shift(np.int64(1), np.arange(labels, dtype=np.int64))
+    key = chosen.astype(np.int64) @ bits if labels else np.zeros(units, np.int64)
+    found, inverse = np.unique(key, return_inverse=True)
+    return (found[:, None] & bits) != 0, np.asarray(inverse).reshape(-1)
 
 
 def _spell(c: Cells, labels: list[str]) -> str | None:

@@ -42,6 +42,9 @@ from .segments import SegmentFile
 from .settings import dataset_parts, format_version, read_setting
 from .universe import Universe
 
+#: the one layer of an item group (items have no layers of their own)
+ITEM_LAYER = "items"
+
 
 class OutputData:
     """A ``unitize`` output directory opened for reading.
@@ -195,7 +198,7 @@ class OutputData:
         """Rows of a group (or of a batch of them): the rows, their layers in the manifest's order, per row its layer's index."""
         if setting.kind == "items":
             table = decode(table)
-            return group, table, ["items"], np.zeros(table.num_rows, np.int64)
+            return group, table, [ITEM_LAYER], np.zeros(table.num_rows, np.int64)
         found, codes = sorted_codes(table.column("layer"))
         layers = self.layer_order(found)
         position = np.array([layers.index(x) for x in found], dtype=np.int64)
@@ -260,12 +263,17 @@ class OutputData:
         path = self.path / "segments" / f"{unit}.parquet"
         return SegmentFile(path, columns) if path.is_file() else None
 
-    def segments(self, unit: str, groups: Sequence[str] | None = None) -> pa.Table | None:
+    def segments(self, unit: str, groups: Sequence[str] | None = None, columns: Sequence[str] | None = None) -> pa.Table | None:
         """``segments/<unit>.parquet`` with plain string columns, or None when absent; with ``groups`` only
-        their rows (a pushed-down filter: row groups whose statistics exclude them are not read), not cached."""
+        their rows (a pushed-down filter: row groups whose statistics exclude them are not read), with ``columns``
+        only those columns; either way not cached."""
         path = self.path / "segments" / f"{unit}.parquet"
-        if groups is not None:
-            return self._selected(decode(pq.read_table(path, filters=[("group", "in", list(groups))]))) if path.is_file() else None
+        if groups is not None or columns is not None:
+            if not path.is_file():
+                return None
+            read = list(dict.fromkeys([*columns, "annotator"])) if columns is not None else None
+            table = self._selected(decode(pq.read_table(path, columns=read, filters=[("group", "in", list(groups))] if groups is not None else None)))
+            return table.select(list(columns)) if columns is not None else table
         if unit not in self._segments:
             self._segments[unit] = self._selected(decode(pq.ParquetFile(path).read())) if path.is_file() else None
         return self._segments[unit]

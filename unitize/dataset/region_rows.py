@@ -10,47 +10,88 @@ only part of it and who marked none of it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Generic, TypeVar
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .directory import OutputData, Setting
-from .regions import Region, layer_pieces, regions
+from .regions import Pieces, Region, layer_pieces, regions
+from .texts import Texts
 
 #: the columns of a region's CSV row (the JSON lines add ``marks``: annotator -> [[label, begin, end], ...])
 COLUMNS = ("setting", "group", "doc", "layer", "begin", "end", "unit_begin", "unit_end", "text",
            "marked_by", "partial", "not_marked_by", "labels")
 
 
-def ordered(data: OutputData, found: Iterable[tuple[list[str], list[Region]]]) -> list[Region]:
+T = TypeVar("T")
+
+
+def ordered(data: OutputData, found: Iterable[tuple[list[str], list[T]]], region: Callable[[T], Region] | None = None) -> list[T]:
     """The regions of several (group, layer)s in adjudication order (group, document, position, layer); ``found``:
     per (group, layer) its documents in the order of its cells (:attr:`.regions.Cells.docs`; read in pieces: the
-    pieces' documents one after another) and its regions."""
-    out: list[tuple[tuple, Region]] = []
+    pieces' documents one after another) and its regions (or what carries one, ``region`` says which)."""
+    out: list[tuple[tuple, T]] = []
     layer_rank = {layer: i for i, layer in enumerate(data.layers)}
+    of = region or _itself
     for docs, rs in found:
         doc_rank = {d: i for i, d in enumerate(docs)}
-        for r in rs:
+        for x in rs:
+            r = of(x)
             key = (r.group, doc_rank[r.doc], r.begin if r.begin is not None else 0, r.end or 0, layer_rank.get(r.layer, len(layer_rank)), r.layer)
-            out.append((key, r))
+            out.append((key, x))
     out.sort(key=lambda x: x[0])
-    return [r for _, r in out]
+    return [x for _, x in out]
+
+
+def _itself(region: Any) -> Region:
+    return region
+
+
+class InOrder(Generic[T]):
+    """Regions (or what carries one: ``region`` says which) of a setting's (group, layer)s as they are found, let
+    out in adjudication order (:func:`ordered`) as soon as nothing read later can come before them: after every
+    piece of a group with one layer (item data, most crowd data), else once the group's last layer is read.
+    Memory holds a piece's regions, or a group's, never the setting's."""
+
+    def __init__(self, data: OutputData, region: Callable[[T], Region] | None = None):
+        self._data, self._region = data, region
+        self._found: list[tuple[list[str], list[T]]] = []
+        self._at: Pieces | None = None
+
+    def add(self, pieces: Pieces, docs: list[str], found: list[T]) -> list[T]:
+        """One piece's documents and regions; what may go out now."""
+        if self._at is not pieces:
+            self._found.append(([], []))
+            self._at = pieces
+        self._found[-1][0].extend(docs)
+        self._found[-1][1].extend(found)
+        return self.ready(pieces, done=False)
+
+    def ready(self, pieces: Pieces, done: bool = True) -> list[T]:
+        """What may go out after a piece of ``pieces`` (``done``: after its last piece)."""
+        if len(pieces.layers) > 1 and not (done and pieces.last):
+            return []
+        found, self._found, self._at = self._found, [], None
+        return ordered(self._data, found, self._region)
+
+
+def region_batches(data: OutputData, setting: Setting, groups: list[str] | None = None) -> Iterator[list[Region]]:
+    """A setting's disagreement regions in adjudication order, a batch at a time (:class:`InOrder`); a crowd group
+    is read a piece of whole documents at a time (:func:`.regions.layer_pieces`), a sparse group as its stored rows."""
+    order: InOrder[Region] = InOrder(data)
+    for _, _, pieces in layer_pieces(data, setting, groups=groups, implicit=True):
+        for c in pieces:
+            if batch := order.add(pieces, c.docs, regions(c)):
+                yield batch
+        if batch := order.ready(pieces):
+            yield batch
 
 
 def setting_regions(data: OutputData, setting: Setting, groups: list[str] | None = None) -> list[Region]:
-    """Every disagreement region of a setting in adjudication order (group, document, position, layer); a crowd
-    group is read a piece of whole documents at a time (:func:`.regions.layer_pieces`): memory holds a piece's
-    cells and the regions, not the group's cells."""
-    found = []
-    for _, _, pieces in layer_pieces(data, setting, groups=groups, implicit=True):  # a sparse group: its stored rows
-        docs: list[str] = []
-        rs: list[Region] = []
-        for c in pieces:
-            docs += c.docs
-            rs += regions(c)
-        found.append((docs, rs))
-    return ordered(data, found)
+    """Every disagreement region of a setting in adjudication order (group, document, position, layer)."""
+    return [r for batch in region_batches(data, setting, groups) for r in batch]
 
 
 class SegmentLabels:
@@ -61,7 +102,7 @@ class SegmentLabels:
         self._index: dict[tuple[str, str, str, str], list[tuple[int, int, str]]] = {}
         if table is None:
             return
-        columns = [table.column(c).to_pylist() for c in ("group", "doc_id", "layer", "annotator", "begin", "end", "label")]
+        columns = [table.column(c).to_pylist() for c in SEGMENT_COLUMNS]
         for g, d, layer, a, b, e, label in zip(*columns):
             if label is not None:
                 self._index.setdefault((g, d, layer, a), []).append((b, e, label))
@@ -72,10 +113,38 @@ class SegmentLabels:
         return list(dict.fromkeys(label for _, _, label in found))
 
 
-def segment_labels(data: OutputData, setting: Setting) -> SegmentLabels:
-    """The labels of the segments under a region, for a 0/1 setting (none for other settings)."""
-    units = setting.unit if setting.kind == "units" and setting.value == "binary" else None
-    return SegmentLabels(data.segments(units) if units is not None else None)
+#: what :class:`SegmentLabels` reads of the segments
+SEGMENT_COLUMNS = ("group", "doc_id", "layer", "annotator", "begin", "end", "label")
+
+
+class RegionRows:
+    """Regions of one setting as records (:func:`region_record`), a batch at a time: the texts and, for a 0/1
+    setting, the segment labels of the batch's documents are looked up for it, not held for the corpus."""
+
+    def __init__(self, data: OutputData, setting: Setting):
+        self.setting = setting
+        self._texts = Texts(data) if setting.kind == "units" else None
+        unit = setting.unit if setting.kind == "units" and setting.value == "binary" else None
+        table = data.segments(unit, columns=SEGMENT_COLUMNS) if unit is not None else None
+        self._segments = table.filter(pc.is_valid(table.column("label"))) if table is not None else None
+
+    def records(self, batch: list[Region]) -> Iterator[list[dict[str, Any]]]:
+        """The batch's regions as records, in the batch's order, :data:`RECORDS` at a time."""
+        for at in range(0, len(batch), RECORDS):
+            chunk = batch[at:at + RECORDS]
+            docs = list(dict.fromkeys(r.doc for r in chunk))
+            texts = self._texts.of(docs) if self._texts is not None else {}
+            segments = None
+            if self._segments is not None:
+                groups = pa.array(list(dict.fromkeys(r.group for r in chunk)), pa.string())
+                segments = self._segments.filter(pc.and_(pc.is_in(self._segments.column("group"), groups),
+                                                         pc.is_in(self._segments.column("doc_id"), pa.array(docs, pa.string()))))
+            labels = SegmentLabels(segments)
+            yield [region_record(r, self.setting, texts.get(r.doc), labels) for r in chunk]
+
+
+#: regions made records at once (a record, its marks and its JSON line are held until written)
+RECORDS = 4096
 
 
 def region_record(r: Region, setting: Setting, text: str | None, segments: SegmentLabels) -> dict[str, Any]:

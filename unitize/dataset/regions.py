@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from ..layouts.sparse import Stored
 from ..model.codes import sorted_codes
 from .batches import batches
-from .directory import OutputData, Setting
+from .directory import ITEM_LAYER, OutputData, Setting
 from .matrix import layer_rows
 
 
@@ -300,14 +300,33 @@ def setting_cells(data: OutputData, setting: Setting, groups: list[str] | None =
 PIECE_ROWS = 1 << 19
 
 
+class Pieces(Iterator[Cells]):
+    """The cells of one (group, layer) a piece at a time, with the layers its group holds (``items`` for item data):
+    whoever keeps something per group can tell when the group's last layer is read."""
+
+    def __init__(self, cells: Iterator[Cells], layer: str, layers: list[str]):
+        self._cells, self.layer, self.layers = cells, layer, layers
+
+    def __iter__(self) -> Pieces:
+        return self
+
+    def __next__(self) -> Cells:
+        return next(self._cells)
+
+    @property
+    def last(self) -> bool:
+        """Whether this is the group's last layer (after it, nothing more of the group is read)."""
+        return self.layer == self.layers[-1]
+
+
 def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None, groups: Sequence[str] | None = None,
-                 implicit: bool = False) -> Iterator[tuple[str, str, Iterator[Cells]]]:
+                 implicit: bool = False) -> Iterator[tuple[str, str, Pieces]]:
     """Every (group, layer) of a setting (all, or of ``groups``), groups sorted, layers in the manifest's order, with
-    its cells a piece of whole documents at a time: a units group of a long table holding more than ``limit`` rows
+    its cells a piece of whole documents (items) at a time: a group of a long table holding more than ``limit`` rows
     (:data:`PIECE_ROWS`) in batches of about ``limit`` rows (:func:`.batches.batches`, a layer at a time: such a
-    group is read once per layer), any other group (item groups too) whole, in one piece. The pieces come in
-    document order; regions never cross documents: the pieces' regions are the whole's. With ``implicit``, a
-    sparse group's cells are its stored rows, its other units counted in :attr:`Cells.implicit`, not built."""
+    units group is read once per layer), any other group whole, in one piece. The pieces come in document (stored
+    item) order; regions never cross documents: the pieces' regions are the whole's. With ``implicit``, a sparse
+    group's cells are its stored rows, its other units counted in :attr:`Cells.implicit`, not built."""
     limit = PIECE_ROWS if limit is None else limit
     items = setting.kind == "items"
     empty = None if items else not_annotated(setting)
@@ -317,15 +336,17 @@ def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None, g
         if implicit and setting.layout.implicit_rows and empty is not None:
             for _, stored, layers, codes in data.group_tables(setting, [group], implicit=True):
                 for i, layer in enumerate(layers):
-                    yield group, layer, iter([_stored_cells(setting, stored, layer, layer_rows(stored.table, codes, i), empty)])
+                    rows = layer_rows(stored.table, codes, i)
+                    yield group, layer, Pieces(iter([_stored_cells(setting, stored, layer, rows, empty)]), layer, layers)
             continue
-        if items or setting.layout.columnar or data.parts(setting).rows(group) <= limit:
+        if setting.layout.columnar or data.parts(setting).rows(group) <= limit:
             _, table, layers, codes = data.group_table(setting, group, data._read_group(setting, group))
             for i, layer in enumerate(layers):
-                yield group, layer, iter([cells(setting, group, layer, layer_rows(table, codes, i), empty)])
+                yield group, layer, Pieces(iter([cells(setting, group, layer, layer_rows(table, codes, i), empty)]), layer, layers)
             continue
-        for layer in data.layer_order(_group_layers(data, setting, group)):
-            yield group, layer, _layer_batches(data, setting, group, layer, limit, empty)
+        layers = [ITEM_LAYER] if items else data.layer_order(_group_layers(data, setting, group))
+        for layer in layers:
+            yield group, layer, Pieces(_layer_batches(data, setting, group, layer, limit, empty), layer, layers)
 
 
 def _stored_cells(setting: Setting, stored: Stored, layer: str, rows: pa.Table, empty: str) -> Cells:
@@ -352,20 +373,22 @@ def _group_layers(data: OutputData, setting: Setting, group: str) -> set[str]:
 def _layer_batches(data: OutputData, setting: Setting, group: str, layer: str, limit: int, empty: str | None) -> Iterator[Cells]:
     """The cells of one layer of a group, batch by batch, each cut into pieces of about ``limit`` rows."""
     columns = [c for c in data.schema(setting).names if c != "group"]  # the group is known: no column of it made
+    key = "item" if setting.kind == "items" else "doc_id"
     for table in batches(data, setting, group, columns, limit):
         _, table, layers, codes = data.group_table(setting, group, table)
         if layer in layers:
-            for piece in _whole_documents(layer_rows(table, codes, layers.index(layer)), limit):
+            for piece in _whole_documents(layer_rows(table, codes, layers.index(layer)), limit, key):
                 yield cells(setting, group, layer, piece, empty)
 
 
-def _whole_documents(table: pa.Table, limit: int) -> Iterator[pa.Table]:
-    """One layer's rows (each document's rows together) in slices of whole documents of about ``limit`` rows: a
-    batch is whole row groups, which may be larger; a document larger than ``limit`` is a slice of its own."""
+def _whole_documents(table: pa.Table, limit: int, key: str = "doc_id") -> Iterator[pa.Table]:
+    """One layer's rows (each document's rows together; items: each item's, ``key`` ``item``) in slices of whole
+    documents of about ``limit`` rows: a batch is whole row groups, which may be larger; a document larger than
+    ``limit`` is a slice of its own."""
     if table.num_rows <= limit:
         yield table
         return
-    _, doc = sorted_codes(table.column("doc_id"))
+    _, doc = sorted_codes(table.column(key))
     bounds = np.r_[0, np.flatnonzero(np.diff(doc)) + 1, table.num_rows]  # where each document's rows begin, and the end
     at = 0
     while at < table.num_rows:
@@ -373,14 +396,3 @@ def _whole_documents(table: pa.Table, limit: int) -> Iterator[pa.Table]:
         stop = int(bounds[i]) if bounds[i] > at else int(bounds[np.searchsorted(bounds, at, side="right")])
         yield table.slice(at, stop - at)
         at = stop
-
-
-def doc_texts(data: OutputData) -> dict[str, str | None]:
-    """doc_id -> the document's text (``documents.parquet``'s ``text``; None where absent)."""
-    path = data.path / "documents.parquet"
-    if not path.is_file():
-        return {}
-    if "text" not in pq.read_schema(path).names:
-        return dict.fromkeys(pq.read_table(path, columns=["doc_id"]).column(0).to_pylist())
-    table = pq.read_table(path, columns=["doc_id", "text"])
-    return dict(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist()))

@@ -16,27 +16,26 @@ import json
 from pathlib import Path
 
 from ..dataset.directory import OutputData
-from ..dataset.region_rows import COLUMNS, csv_row, region_record, segment_labels, setting_regions
-from ..dataset.regions import doc_texts
-from ..output import csv_text
-from .formats import Exported, FileNames, _write, safe_name
+from ..dataset.region_rows import COLUMNS, RegionRows, csv_row, region_batches
+from ..output import csv_text, text_stream
+from .formats import Exported, FileNames, safe_name
 
 
 def export_disagreements(data: OutputData, dest: Path, settings: list[str] | None, groups: list[str] | None) -> list[Exported]:
-    texts = doc_texts(data)
+    """Per setting its regions as CSV and JSON lines, written a batch of regions at a time (memory holds a batch)."""
     names = FileNames()
     out = []
     chosen = [data.setting(s) for s in settings] if settings else data.settings
     for setting in chosen:
-        segments = segment_labels(data, setting)
-        records = [region_record(r, setting, texts.get(r.doc), segments) for r in setting_regions(data, setting, groups)]
         stem = safe_name(setting.name)
-        for suffix in (".csv", ".jsonl"):
-            relative = names.take((setting.name, suffix), ".", stem, suffix).removeprefix("./")
-            if suffix == ".csv":
-                body = csv_text([COLUMNS, *(csv_row(rec) for rec in records)])
-            else:
-                body = "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records)
-            _write(dest, relative, body)
-            out.append(Exported(relative, setting.name, "*", "*", len(records), 0, "one row per disagreement region"))
+        csv_path, jsonl_path = (names.take((setting.name, suffix), ".", stem, suffix).removeprefix("./") for suffix in (".csv", ".jsonl"))
+        rows = RegionRows(data, setting)
+        count = 0
+        with text_stream(dest / csv_path) as csv_file, text_stream(dest / jsonl_path) as jsonl_file:
+            csv_file.write(csv_text([COLUMNS]))
+            for records in (chunk for batch in region_batches(data, setting, groups) for chunk in rows.records(batch)):
+                csv_file.write(csv_text(csv_row(rec) for rec in records))
+                jsonl_file.write("".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records))
+                count += len(records)
+        out += [Exported(relative, setting.name, "*", "*", count, 0, "one row per disagreement region") for relative in (csv_path, jsonl_path)]
     return out

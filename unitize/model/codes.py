@@ -109,9 +109,10 @@ def constant(value: str, rows: int) -> pa.DictionaryArray:
     return pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array([value], pa.string()))
 
 
-def dictionary(indices: np.ndarray, names: list[str]) -> pa.DictionaryArray:
-    """A dictionary column: ``indices`` (int32) into ``names``."""
-    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32)), pa.array(names, pa.string()))
+def dictionary(indices: np.ndarray, names: list[str], valid: np.ndarray | None = None) -> pa.DictionaryArray:
+    """A dictionary column: ``indices`` (int32) into ``names``; null where not ``valid``."""
+    mask = None if valid is None else ~valid
+    return pa.DictionaryArray.from_arrays(pa.array(indices.astype(np.int32, copy=False), mask=mask), pa.array(names, pa.string()))
 
 
 def look_up(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ from .directory import (
     sha256_file,
     staged_folder,
     temporary,
+    text_stream,
 )
 from .tables import documents_table, tokens_table, universe_table
 from .write import RunResult, input_rows, run_section, write_run
@@ -44,6 +45,7 @@ __all__ = [
     "refuse_foreign",
     "staged_folder",
     "temporary",
+    "text_stream",
     "tokens_table",
     "universe_table",
     "write_run",

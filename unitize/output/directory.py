@@ -20,7 +20,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -281,6 +281,21 @@ def atomic_write_text(path: Path, text: str) -> None:
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         fh.write(text)
     os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def text_stream(path: Path) -> Iterator[TextIO]:
+    """A text file to write a piece at a time, under a temporary name (:func:`temporary`) renamed into place when
+    the block ends without an error, removed otherwise: memory holds a piece, never the file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary(path)
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def csv_text(rows: Iterable[Sequence[object]], delimiter: str = ",") -> str:

@@ -9,6 +9,7 @@ groups' lists of items with disagreement.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,11 +19,13 @@ import pyarrow.compute as pc
 
 from ..dataset.adjudication import read_adjudication
 from ..dataset.directory import OutputData, Setting
-from ..dataset.regions import Cells, Region, doc_texts, layer_pieces, regions, setting_cells
+from ..dataset.parts import release
+from ..dataset.regions import Cells, Region, layer_pieces, regions
+from ..dataset.texts import Texts
 from ..runtime.progress import Progress, no_progress
 from . import study as _study
 from .jsontext import Raw, plain
-from .where import Confusion, Pairs, confusion, distribution, doc_stats, pair_matrix, rank_docs, rank_groups, share
+from .where import Confusion, Distribution, DocStats, Pairs, doc_stats, rank_docs, rank_groups, share
 
 #: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
 REVIEW_ROWS = 2000
@@ -53,14 +56,19 @@ class Report:
     overview: dict[str, Any]
     docs: list[dict[str, Any]]  # one payload per document, in overview["docs"]["ids"] order (its segments and regions as Raw JSON)
     items: list[dict[str, Any]]  # one payload per item group, in overview["items"] order
+    texts: Texts | None = None  # the documents' texts, which the payloads leave out (None) until written
 
 
 def _by_doc_segments(data: OutputData, unit: str, names: Names, doc_index: dict[str, int]) -> dict[int, list[list[int]]]:
-    table = data.segments(unit)
+    """Per document (its index) its segments of one unit type: [group, layer, annotator, label, begin, end] as indices
+    into ``names`` and characters. Only those columns are read, and not kept (:meth:`OutputData.segments`)."""
+    columns = ("doc_id", "group", "layer", "annotator", "label", "begin", "end")
+    table = data.segments(unit, columns=columns)
     out: dict[int, list[list[int]]] = {}
     if table is None:
         return out
-    cols = [table.column(c).to_pylist() for c in ("doc_id", "group", "layer", "annotator", "label", "begin", "end")]
+    cols = [table.column(c).to_pylist() for c in columns]
+    del table
     for d, g, layer, a, label, b, e in zip(*cols):
         if d in doc_index:
             out.setdefault(doc_index[d], []).append(
@@ -95,11 +103,11 @@ def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[
 
 
 def build(data: OutputData, progress: Progress = no_progress) -> Report:
-    texts = doc_texts(data)
-    ids = sorted(texts) if texts else sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
+    texts = Texts(data)  # held as Arrow; each document's text is looked up as its page is written
+    ids = sorted(texts.ids) if texts.ids else sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
     doc_index = {d: i for i, d in enumerate(ids)}
     names = Names(layers=list(data.layers), annotators=list(data.manifest.get("summary", {}).get("annotators") or []))
-    docs: list[dict[str, Any]] = [{"id": d, "text": texts.get(d), "segs": {}, "regions": {}, "present": {}} for d in ids]
+    docs: list[dict[str, Any]] = [{"id": d, "text": None, "segs": {}, "regions": {}, "present": {}} for d in ids]
     res = _study.results(data)
     values = _study.summary_values(res)
     overview: dict[str, Any] = {
@@ -108,7 +116,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
         "items": [], "adjudication": _relative(read_adjudication(data.path, limit=REVIEW_ROWS), data.path), "roles": _study.roles(data),
         "estimate": _study.estimate(data),
     }
-    doc_groups: list[set[int]] = [set() for _ in ids]
+    doc_groups: list[tuple[np.ndarray, np.ndarray]] = []  # per unit setting: its (group, document) pairs' indices
     items: list[dict[str, Any]] = []
     item_setting = next((s for s in data.settings if s.kind == "items" and s.layout.columnar), None) or next(
         (s for s in data.settings if s.kind == "items"), None)
@@ -119,17 +127,31 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
         if setting.kind == "items":
             overview["settings"].append({"name": setting.name, "kind": "items"})
             if setting is item_setting:
-                for c in setting_cells(data, setting):
-                    overview["items"].append(_item_group(c, len(items)))
-                    items.append({"rows": [_item_row(r) for r in regions(c)]})
+                for group, _, pieces in layer_pieces(data, setting):  # a long table's group: whole items a piece
+                    summary, rows = _item_group(setting, group, pieces, len(items))
+                    overview["items"].append(summary)
+                    items.append({"rows": rows})
             continue
         entry = _units_setting(data, setting, si, names, docs, doc_index, doc_groups, values)
         overview["settings"].append(entry)
     overview["names"] = {"groups": names.groups, "layers": names.layers, "annotators": names.annotators, "labels": names.labels}
-    overview["docs"] = {"ids": ids, "chars": [len(t) if (t := texts.get(d)) is not None else None for d in ids],
-                        "groups": [sorted(g) for g in doc_groups]}
+    lengths = texts.lengths()
+    overview["docs"] = {"ids": ids, "chars": [lengths.get(d) for d in ids],
+                        "groups": _groups_per_doc(doc_groups, len(ids))}
     overview["plots"] = [p.name for p in _study.plots(data)]
-    return Report(overview, docs, items)
+    return Report(overview, docs, items, texts)
+
+
+def _groups_per_doc(pairs: list[tuple[np.ndarray, np.ndarray]], n: int) -> list[list[int]]:
+    """Per document the indices of the groups it has data in (sorted), from every setting's (group, document) pairs."""
+    groups = np.concatenate([g for g, _ in pairs]) if pairs else np.zeros(0, np.int64)
+    docs = np.concatenate([d for _, d in pairs]) if pairs else np.zeros(0, np.int64)
+    stride = int(groups.max()) + 1 if groups.size else 1
+    keys = np.unique(docs * stride + groups)
+    out: list[list[int]] = [[] for _ in range(n)]
+    for di, gi in zip((keys // stride).tolist(), (keys % stride).tolist()):
+        out[di].append(gi)
+    return out
 
 
 def _relative(adjudication: dict[str, Any] | None, out: Path) -> dict[str, Any] | None:
@@ -146,12 +168,11 @@ def _docs_of(data: OutputData, setting: Setting) -> list[str]:
 
 
 def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, docs: list[dict[str, Any]], doc_index: dict[str, int],
-                   doc_groups: list[set[int]], values: _study.SummaryValues) -> dict[str, Any]:
+                   doc_groups: list[tuple[np.ndarray, np.ndarray]], values: _study.SummaryValues) -> dict[str, Any]:
     """One unit setting: regions into the document payloads; per-document stats, rankings and matrices. A crowd
     group is read a piece of whole documents at a time (:func:`~unitize.dataset.regions.layer_pieces`), so memory
     holds one piece's cells, not the group's; its matrices are added up over the pieces."""
-    stats: dict[tuple[int, int], np.ndarray] = {}
-    per_group: dict[str, np.ndarray] = {}
+    found = DocStats()
     group_layers: dict[str, list[str]] = {}
     pairs, confusions = [], []
     for group, layer, pieces in layer_pieces(data, setting, implicit=True):
@@ -159,19 +180,13 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
         group_layers.setdefault(group, []).append(layer)
         pair_counts, label_counts = Pairs(setting), Confusion(setting)
         for c in pieces:
-            local = [doc_index.get(d) for d in c.docs]
+            local = np.array([doc_index.get(d, -1) for d in c.docs], dtype=np.int64)
             for r in regions(c):
                 runs = [[names.idx("annotators", a), v, b, e, int(empty)] for a, rs in r.runs.items() for v, b, e, empty in rs]
                 docs[doc_index[r.doc]]["regions"].setdefault(str(si), []).append(Raw(plain([gi, li, r.begin, r.end, runs])))
-            for k, row in enumerate(doc_stats(c)):
-                di = local[k]
-                if di is None:
-                    continue
-                doc_groups[di].add(gi)
-                stats[(gi, di)] = stats.get((gi, di), 0) + row
-                per_group[group] = per_group.get(group, 0) + row
+            found.add(gi, local, doc_stats(c))
             for k, a in _present(c):
-                if (di := local[k]) is not None:
+                if (di := int(local[k])) >= 0:
                     present = docs[di]["present"].setdefault(setting.unit, {}).setdefault(str(gi), [])
                     ai = names.idx("annotators", c.annotators[a])
                     if ai not in present:
@@ -179,34 +194,52 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
             pair_counts.add(c)
             if setting.value == "label":
                 label_counts.add(c)
+            del c
+            release()
         matrix = pair_counts.matrix()
         if matrix is not None:
             pairs.append({"group": gi, "layer": li, **matrix})
         if setting.value == "label":
             confusions.append({"group": gi, "layer": li, **label_counts.matrix()})
-    by_doc: dict[int, np.ndarray] = {}
+    group_of, doc_of, sums, first_found = found.table()
+    doc_groups.append((group_of, doc_of))
+    by_doc = np.zeros((len(docs), 3), np.int64)
+    np.add.at(by_doc, doc_of, sums)
+    per_group: dict[str, np.ndarray] = {}
     worst: dict[str, tuple] = {}
-    for (gi, di), row in stats.items():
-        by_doc[di] = by_doc.get(di, 0) + row
+    for k in first_found.tolist():  # the (group, document)s in the order they were first found
+        gi, di, row = int(group_of[k]), int(doc_of[k]), sums[k]
+        group = names.groups[gi]
+        per_group[group] = per_group.get(group, 0) + row
         key = (share(int(row[0]), int(row[1])) or 0.0, int(row[2]))
-        if names.groups[gi] not in worst or key > worst[names.groups[gi]][0]:
-            worst[names.groups[gi]] = (key, di)
-    ranked = rank_docs([by_doc.get(i, (0, 0, 0)) for i in range(len(docs))], [d["id"] for d in docs])
+        if group not in worst or key > worst[group][0]:
+            worst[group] = (key, di)
+    ranked = rank_docs(by_doc.tolist(), [d["id"] for d in docs])
+    present = np.zeros(len(docs), bool)
+    present[doc_of] = True
     return {
         "name": setting.name, "kind": "units", "unit": setting.unit, "approach": setting.approach, "mode": setting.mode,
-        "value": setting.value, "doc_stats": [[gi, di, *map(int, row)] for (gi, di), row in sorted(stats.items())],
-        "doc_order": [i for i in ranked if i in by_doc],
+        "value": setting.value, "doc_stats": [[gi, di, *row] for gi, di, row in zip(group_of.tolist(), doc_of.tolist(), sums.tolist())],
+        "doc_order": [i for i in ranked if present[i]],
         "groups": _group_rows(setting, per_group, {g: w[1] for g, w in worst.items()}, values, group_layers),
         "pairs": pairs, "confusion": confusions,
     }
 
 
-def _item_group(c: Cells, index: int) -> dict[str, Any]:
-    stats = doc_stats(c)
-    comparable, disagreeing = int(stats[:, 0].sum()), int(stats[:, 1].sum())
-    return {"group": c.group, "index": index, "items": len(c.docs), "comparable": comparable, "disagreeing": disagreeing,
-            "share": share(comparable, disagreeing), "distribution": distribution(c), "confusion": confusion(c),
-            "pairs": pair_matrix(c)}
+def _item_group(setting: Setting, group: str, pieces: Iterable[Cells], index: int) -> tuple[dict[str, Any], list[Raw]]:
+    """An item group's figures and its rows (the items whose labels differ, as JSON text), added up over its pieces."""
+    counts, confusions, pairs = Distribution(setting), Confusion(setting), Pairs(setting)
+    items = comparable = disagreeing = 0
+    rows: list[Raw] = []
+    for c in pieces:
+        stats = doc_stats(c)
+        items, comparable, disagreeing = items + len(c.docs), comparable + int(stats[:, 0].sum()), disagreeing + int(stats[:, 1].sum())
+        for found in (counts, confusions, pairs):
+            found.add(c)
+        rows += [Raw(plain(_item_row(r))) for r in regions(c)]
+    return {"group": group, "index": index, "items": items, "comparable": comparable, "disagreeing": disagreeing,
+            "share": share(comparable, disagreeing), "distribution": counts.counts(), "confusion": confusions.matrix(),
+            "pairs": pairs.matrix()}, rows
 
 
 def _item_row(r: Region) -> list[Any]:

@@ -47,6 +47,36 @@ def doc_stats(c: Cells) -> np.ndarray:
     return np.column_stack([comparable, disagreeing, regions]).astype(np.int64)
 
 
+class DocStats:
+    """:func:`doc_stats` of a setting's pieces added up per (group, document), as arrays (no object per document)."""
+
+    def __init__(self) -> None:
+        self._groups: list[np.ndarray] = []
+        self._docs: list[np.ndarray] = []
+        self._rows: list[np.ndarray] = []
+
+    def add(self, group: int, docs: np.ndarray, rows: np.ndarray) -> None:
+        """A piece's rows (:func:`doc_stats`) of group index ``group``, ``docs`` their documents' indices (−1: left out)."""
+        keep = docs >= 0
+        self._groups.append(np.full(int(keep.sum()), group, np.int64))
+        self._docs.append(docs[keep])
+        self._rows.append(rows[keep])
+
+    def table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per (group, document) added, sorted by (group, document): the group and document indices and the summed
+        rows; and the pairs' positions in the order they were first added."""
+        if not self._docs:
+            empty = np.zeros(0, np.int64)
+            return empty, empty, np.zeros((0, 3), np.int64), empty
+        groups, docs = np.concatenate(self._groups), np.concatenate(self._docs)
+        rows = np.concatenate(self._rows)
+        stride = int(docs.max()) + 1 if docs.size else 1
+        keys, first, inverse = np.unique(groups * stride + docs, return_index=True, return_inverse=True)
+        sums = np.zeros((keys.size, 3), np.int64)
+        np.add.at(sums, inverse.reshape(-1), rows)
+        return keys // stride, keys % stride, sums, np.argsort(first, kind="stable")
+
+
 def share(comparable: int, disagreeing: int) -> float | None:
     return disagreeing / comparable if comparable else None
 
@@ -128,6 +158,11 @@ class _Pieces:
         values = value_order(self.values, self.empty)
         return values, {v: i for i, v in enumerate(values)}
 
+    @staticmethod
+    def lut(code: dict[str, int], names: list[str]) -> np.ndarray:
+        """A piece's codes (of its ``names``, values or annotators) in the whole layer's ``code``."""
+        return np.array([code[x] for x in names], dtype=np.int64)
+
 
 class Pairs(_Pieces):
     """Per annotator pair, the value × value table of the units both coded, over pieces (see :func:`pair_matrix`)."""
@@ -167,7 +202,7 @@ class Pairs(_Pieces):
         v = max(len(values), 1)
         found: dict[tuple[str, str], list[tuple[np.ndarray, ...]]] = {}
         for names, piece_values, tables in self._pieces:
-            lut = np.array([code[x] for x in piece_values], dtype=np.int64)
+            lut = self.lut(code, piece_values)
             for (i, j), (x, y, counts) in tables.items():
                 found.setdefault((names[i], names[j]), []).append((lut[x], lut[y], counts))
         n: list[list[int | None]] = [[None] * k for _ in range(k)]
@@ -208,7 +243,7 @@ class Confusion(_Pieces):
         summed = np.zeros((v, v), dtype=np.int64)
         for piece_values, counts in self._pieces:
             if piece_values:
-                lut = np.array([code[x] for x in piece_values], dtype=np.int64)
+                lut = self.lut(code, piece_values)
                 summed[np.ix_(lut, lut)] += counts
         return {"values": [value_name(self.setting, x) for x in values], "counts": summed.tolist()}
 
@@ -227,10 +262,29 @@ def confusion(c: Cells) -> dict[str, Any]:
     return found.matrix()
 
 
-def distribution(c: Cells, most: int = 40) -> dict[str, Any]:
-    """Per annotator (the ``most`` most active, for crowd data) how many units or items got each value."""
-    v, k = max(len(c.values), 1), len(c.annotators)
-    counts = np.bincount(c.cell_annotator * v + c.cell_code, minlength=k * v).reshape(k, v)
-    order = np.argsort(-counts.sum(axis=1), kind="stable")[:most] if k > most else np.arange(k)
-    return {"values": [c.name(i) for i in range(len(c.values))], "annotators": [c.annotators[i] for i in order],
-            "counts": counts[order].tolist(), "omitted": max(k - most, 0)}
+class Distribution(_Pieces):
+    """Per annotator how many units or items got each value, over pieces."""
+
+    def __init__(self, setting: Setting) -> None:
+        super().__init__(setting)
+        self._pieces: list[tuple[list[str], list[str], np.ndarray]] = []  # per piece: annotators, values, their counts
+
+    def add(self, c: Cells) -> None:
+        super().add(c)
+        v, k = max(len(c.values), 1), len(c.annotators)
+        counts = np.bincount(c.cell_annotator * v + c.cell_code, minlength=k * v).reshape(k, v)
+        self._pieces.append((c.annotators, c.values, counts))
+
+    def counts(self, most: int = 40) -> dict[str, Any]:
+        """The counts of the ``most`` most active annotators (crowd data), the values as a reader says them."""
+        annotators = annotator_order(self.setting, self.annotators)
+        at = {a: i for i, a in enumerate(annotators)}
+        values, code = self.value_codes()
+        summed = np.zeros((len(annotators), max(len(values), 1)), dtype=np.int64)
+        for names, piece_values, counts in self._pieces:
+            if piece_values:
+                summed[np.ix_(self.lut(at, names), self.lut(code, piece_values))] += counts
+        k = len(annotators)
+        order = np.argsort(-summed.sum(axis=1), kind="stable")[:most] if k > most else np.arange(k)
+        return {"values": [value_name(self.setting, x) for x in values], "annotators": [annotators[i] for i in order],
+                "counts": summed[order].tolist(), "omitted": max(k - most, 0)}

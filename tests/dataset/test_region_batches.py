@@ -1,0 +1,84 @@
+"""Regions let out a batch at a time (unitize.dataset.region_rows.InOrder, region_batches): a group with one layer
+after every piece, a group with several layers once its last layer is read — the batches, one after another, are
+the setting's regions in adjudication order; and the texts of a batch's documents (unitize.dataset.texts.Texts)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from tests.dataset.test_pieces import crowd, labels_mini, tdb_long  # noqa: F401  (module-scoped fixtures)
+from unitize.adjudicate import adjudicate
+from unitize.dataset import regions
+from unitize.dataset.directory import OutputData
+from unitize.dataset.region_rows import ordered, region_batches
+from unitize.dataset.regions import layer_pieces
+from unitize.dataset.texts import Texts
+
+
+def key(r: regions.Region) -> tuple:
+    return (r.group, r.doc, r.layer, r.begin, r.end, r.unit_begin, r.unit_end)
+
+
+def whole(data: OutputData, setting: str) -> list[tuple]:
+    """The setting's regions read whole and sorted once (every (group, layer) in one piece)."""
+    found = [(c.docs, regions.regions(c)) for _, _, p in layer_pieces(data, data.setting(setting), 1 << 30) for c in p]
+    return [key(r) for r in ordered(data, found)]
+
+
+def test_a_group_of_one_layer_comes_out_after_every_piece(crowd: Path, monkeypatch) -> None:  # noqa: F811
+    data = OutputData(crowd)
+    monkeypatch.setattr(regions, "PIECE_ROWS", 7)  # five pieces, a comment each
+    batches = list(region_batches(data, data.setting("word-interval")))
+    assert [len(b) for b in batches] == [2, 2, 1, 1]  # the four pieces with a region, each let out at once
+    assert [sorted({r.doc for r in b}) for b in batches] == [["1001"], ["1003"], ["1004"], ["1005"]]
+    monkeypatch.setattr(regions, "PIECE_ROWS", 1 << 19)
+    assert [len(b) for b in region_batches(data, data.setting("word-interval"))] == [6]  # one piece: one batch
+    assert [key(r) for b in batches for r in b] == whole(data, "word-interval")
+
+
+def test_a_group_of_two_layers_comes_out_once_its_last_layer_is_read(tdb_long: Path, monkeypatch) -> None:  # noqa: F811
+    data = OutputData(tdb_long)
+    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    for setting in ("word-interval", "char-boundary-labels"):
+        batches = list(region_batches(data, data.setting(setting)))
+        groups = [{r.group for r in b} for b in batches]
+        assert all(len(g) == 1 for g in groups) and len(groups) == len({g for gs in groups for g in gs})  # a batch a group
+        assert any(len({r.layer for r in b}) == 2 for b in batches)  # Arg1 and Arg2 interleaved within a batch
+        assert [key(r) for b in batches for r in b] == whole(data, setting)
+    assert [len(b) for b in region_batches(data, data.setting("word-interval"))] == [4, 3, 4, 8]  # ama, icin, ki, ve
+
+
+def test_item_regions_of_a_long_table_come_out_a_piece_at_a_time(labels_mini: Path, monkeypatch) -> None:  # noqa: F811
+    data = OutputData(labels_mini)
+    monkeypatch.setattr(regions, "PIECE_ROWS", 1)  # an item a piece
+    batches = list(region_batches(data, data.setting("items-long")))
+    assert all(len(b) == 1 for b in batches) and len(batches) == 12  # the 12 items whose labels differ
+    assert [key(r) for b in batches for r in b] == whole(data, "items-long") == whole(data, "items")
+
+
+def test_the_texts_of_a_batch_of_documents(crowd: Path, tmp_path: Path) -> None:  # noqa: F811
+    data = OutputData(crowd)
+    table = pq.read_table(crowd / "documents.parquet", columns=["doc_id", "text"])
+    every = dict(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist()))
+    assert Texts(data).ids == list(every) and Texts(data).lengths() == {d: len(t) for d, t in every.items()}
+    assert all(Texts(data).text(d) == t for d, t in every.items()) and Texts(data).text("nowhere") is None
+    some = sorted(every)[1:3]
+    assert Texts(data).of([some[1], some[0], some[1], "nowhere"]) == {some[1]: every[some[1]], some[0]: every[some[0]], "nowhere": None}
+    assert Texts(data).of([]) == {}
+    pq.write_table(pa.table({"doc_id": ["a"]}), tmp_path / "documents.parquet")  # a study without texts
+    assert Texts(SimpleNamespace(path=tmp_path)).of(["a", "b"]) == {"a": None, "b": None}  # type: ignore[arg-type]
+    assert Texts(SimpleNamespace(path=tmp_path / "nowhere")).of(["a"]) == {"a": None}  # type: ignore[arg-type]
+
+
+def test_the_review_queue_and_the_item_gold_are_read_from_the_files(labels_mini: Path) -> None:  # noqa: F811
+    result = adjudicate(labels_mini, setting="items-long")
+    lines = (labels_mini / "adjudication" / "review.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(result.review) == len(lines) == result.summary["review_regions"] == 12
+    assert {r["why"][0] for r in result.review} <= {"tied", "low confidence", "no gold"}
+    gold = result.gold
+    assert len(gold) == 50 and sum(v is not None for v in gold.values()) == result.summary["resolved"] == 46
+    assert adjudicate(labels_mini, setting="items").gold == gold  # the wide layout's the same

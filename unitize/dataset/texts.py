@@ -1,0 +1,57 @@
+"""The documents' texts (``documents.parquet``'s ``text`` column), a batch of documents (or one) at a time.
+
+A file of regions (the review queue, ``export --to disagreements``) needs the texts of the documents
+whose regions it is writing, a report each document's text as its page is written. :class:`Texts`
+holds the column as Arrow (no Python string per document) and hands out a batch's texts as a
+mapping, so writing a batch at a time holds one batch's strings, not the corpus's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .directory import OutputData
+
+
+class Texts:
+    """The texts of an output directory's documents, looked up a batch of documents (or one) at a time."""
+
+    def __init__(self, data: OutputData):
+        path = data.path / "documents.parquet"
+        self._table: pa.Table | None = None
+        self._rows: dict[str, int] | None = None
+        self.ids: list[str] = []  # every document of documents.parquet, in its order
+        if path.is_file():
+            texts = "text" in pq.read_schema(path).names
+            table = pq.read_table(path, columns=["doc_id", "text"] if texts else ["doc_id"])
+            self.ids = table.column("doc_id").to_pylist()
+            self._table = table if texts else None
+
+    def of(self, docs: Iterable[str]) -> dict[str, str | None]:
+        """doc_id -> text for ``docs`` (None for a document without a text or not in ``documents.parquet``)."""
+        wanted = list(dict.fromkeys(docs))
+        if self._table is None or not wanted:
+            return dict.fromkeys(wanted)
+        rows = [self._row(d) for d in wanted]
+        found = pc.take(self._table.column("text"), pa.array(rows, pa.int64())).to_pylist()
+        return dict(zip(wanted, found))
+
+    def text(self, doc: str) -> str | None:
+        """One document's text (None: without one, or not in ``documents.parquet``)."""
+        return self.of([doc])[doc]
+
+    def _row(self, doc: str) -> int | None:
+        """The row of ``doc`` in ``documents.parquet`` (None: not there)."""
+        if self._rows is None:
+            self._rows = {d: i for i, d in enumerate(self.ids)}
+        return self._rows.get(doc)
+
+    def lengths(self) -> dict[str, int | None]:
+        """doc_id -> its text's length in characters (code points; None without a text)."""
+        if self._table is None:
+            return dict.fromkeys(self.ids)
+        return dict(zip(self.ids, pc.utf8_length(self._table.column("text")).to_pylist()))
