@@ -70,7 +70,10 @@ def measured(command: list[str]) -> dict:
 def run(kind: str, scale: float, commands: list[str], python: str, extra: list[str]) -> dict:
     study = corpus(kind, scale, python)
     out = DATA / f"mem-out-{kind}-{scale:g}"
-    shutil.rmtree(out, ignore_errors=True)
+    if "convert" in commands:
+        shutil.rmtree(out, ignore_errors=True)
+    elif not (out / "manifest.json").is_file():
+        raise SystemExit(f"{out} holds no output: measure convert first (--commands convert,...)")
     unitize = [python, "-m", "unitize"]
     row: dict = {"kind": kind, "scale": scale}
     for name in commands:
@@ -117,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{kind}: peak at scale {mine[-1]['scale']:g} / peak at scale {mine[0]['scale']:g}: "
                   + ", ".join(f"{c} {v:.2f}" for c, v in growth[kind].items()))
     results = BENCH / "results"
-    results.mkdir(exist_ok=True)
+    results.mkdir(exist_ok=True)  # (a run without convert measures the outputs an earlier run left)
     record = {"rows": rows, "growth": growth, "host": platform.node(), "cpus": os.cpu_count(),
               "load": os.getloadavg(), "python": args.python, "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
     (results / "memory.json").write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
