@@ -77,13 +77,36 @@ def test_each_candidate_is_scored_against_the_humans_gold(models: Path) -> None:
 
 
 def test_a_candidates_spans_are_runs_of_one_value_in_one_document() -> None:
-    from unitize.adjudicate.candidates import _runs
+    import numpy as np
 
-    units = {("d1", 0): "A", ("d1", 1): "A", ("d1", 2): "O", ("d1", 3): "A", ("d1", 4): "B", ("d1", 6): "B",
-             ("d2", 0): "B", ("d2", 1): "B", ("d2", 2): None}
-    assert _runs(units.items(), "O") == {("d1", "A", 0, 2), ("d1", "A", 3, 4), ("d1", "B", 4, 5), ("d1", "B", 6, 7), ("d2", "B", 0, 2)}
-    assert _runs(units.items(), None) == _runs(units.items(), "O") | {("d1", "O", 2, 3)}
-    assert _runs([], "O") == set()
+    from unitize.adjudicate.candidates import span_rows
+
+    a, o, b = 0, 1, 2  # value codes; -1: no value
+    units = {(0, 0): a, (0, 1): a, (0, 2): o, (0, 3): a, (0, 4): b, (0, 6): b, (1, 0): b, (1, 1): b, (1, 2): -1}
+    shuffled = list(units.items())[::-1]  # the rows in any order
+    doc, unit, code = (np.array(x, np.int64) for x in ([k[0] for k, _ in shuffled], [k[1] for k, _ in shuffled], [v for _, v in shuffled]))
+    found = {tuple(r) for r in span_rows(doc, unit, code, o).tolist()}
+    assert found == {(0, a, 0, 2), (0, a, 3, 4), (0, b, 4, 5), (0, b, 6, 7), (1, b, 0, 2)}
+    assert {tuple(r) for r in span_rows(doc, unit, code, None).tolist()} == found | {(0, o, 2, 3)}
+    assert span_rows(doc[:0], unit[:0], code[:0], o).shape == (0, 4)
+
+
+def test_candidates_of_a_combined_setting_are_scored_on_its_stored_values_in_pieces_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bit-mask (combined) setting of one layer scores the candidates as its separate setting does: the gold and the
+    candidates' cells compared as stored (``1``), not one as stored and the other as named (``Entity``: no unit agreed,
+    no span matched). Read an item of cells at a time, the rows are the same."""
+    from unitize.dataset import regions
+
+    out = tmp_path / "out"
+    assert main(["convert", str(MODELS), "--out", str(out), "--units", "word", "--modes", "separate,combined", "--layout", "long", "-q"]) == 0
+    figures = {}
+    for setting in ("word-interval", "word-interval-combined"):
+        rows = adjudicate(out, setting=setting).candidates
+        figures[setting] = [(r["candidate"], r["units"], r["agreeing"], r["gold_spans"], r["candidate_spans"], r["matched_spans"]) for r in rows]
+        monkeypatch.setattr(regions, "PIECE_ROWS", 1)
+        assert adjudicate(out, setting=setting).candidates == rows
+        monkeypatch.setattr(regions, "PIECE_ROWS", 1 << 19)
+    assert figures["word-interval"] == figures["word-interval-combined"] == [("gpt-run1", 109, 105, 29, 28, 27), ("gpt-run2", 109, 106, 29, 27, 26)]
 
 
 def test_many_voters_are_named_a_few_on_screen(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
