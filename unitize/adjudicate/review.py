@@ -9,8 +9,6 @@ confidence, whether some unit is tied, and why the region is in the queue.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +18,8 @@ import numpy as np
 
 from ..dataset import adjudication as files
 from ..dataset.directory import OutputData, Setting
-from ..dataset.region_rows import COLUMNS, InOrder, RegionRows, csv_row
+from ..dataset.region_rows import COLUMNS, InOrder, RegionFiles, RegionRows
 from ..dataset.regions import Pieces, Region, regions, runs
-from ..output import csv_text, text_stream
 from .votes import Decision
 
 TIED, LOW, UNRESOLVED = "tied", "low confidence", "no gold"
@@ -66,44 +63,34 @@ def queue(d: Decision, below: float) -> list[Queued]:
     return out
 
 
-class ReviewFiles:
+class ReviewFiles(RegionFiles):
     """review.csv and review.jsonl in ``folder``, written as the queue's regions are found: each batch in
     adjudication order (:class:`~unitize.dataset.region_rows.InOrder`) as soon as nothing later can come before it."""
 
-    HEADER = (*COLUMNS, *files.REVIEW_COLUMNS)
-
     def __init__(self, data: OutputData, setting: Setting, folder: Path):
+        super().__init__(folder / files.REVIEW_CSV, folder / files.REVIEW_JSONL, (*COLUMNS, *files.REVIEW_COLUMNS),
+                         cells=_joined, line=_finite)
         self._rows = RegionRows(data, setting)
         self._order: InOrder[Queued] = InOrder(data, lambda q: q.region)
-        self._folder = folder
-        self._files = contextlib.ExitStack()
-        self.rows = 0
-
-    def __enter__(self) -> ReviewFiles:
-        self._csv = self._files.enter_context(text_stream(self._folder / files.REVIEW_CSV))
-        self._jsonl = self._files.enter_context(text_stream(self._folder / files.REVIEW_JSONL))
-        self._csv.write(csv_text([self.HEADER]))
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._files.__exit__(*exc)
 
     def add(self, pieces: Pieces, docs: list[str], queued: list[Queued]) -> None:
         """One piece's documents and queued regions."""
-        self._write(self._order.add(pieces, docs, queued))
+        self._queued(self._order.add(pieces, docs, queued))
 
     def done(self, pieces: Pieces) -> None:
         """The end of a (group, layer)."""
-        self._write(self._order.ready(pieces))
+        self._queued(self._order.ready(pieces))
 
-    def _write(self, batch: list[Queued]) -> None:
+    def _queued(self, batch: list[Queued]) -> None:
         at = 0
         for chunk in self._rows.records([q.region for q in batch]):
-            records = [rec | q.extra() for rec, q in zip(chunk, batch[at:at + len(chunk)])]
+            self.write([rec | q.extra() for rec, q in zip(chunk, batch[at:at + len(chunk)])])
             at += len(chunk)
-            self._csv.write(csv_text(csv_row({**rec, "gold": "/".join(rec["gold"]), "why": "; ".join(rec["why"])}, self.HEADER) for rec in records))
-            self._jsonl.write("".join(json.dumps(_finite(r), ensure_ascii=False) + "\n" for r in records))
-            self.rows += len(records)
+
+
+def _joined(record: dict[str, Any]) -> dict[str, Any]:
+    """A queued region's record for its CSV row: the gold values and the reasons each one cell."""
+    return {**record, "gold": "/".join(record["gold"]), "why": "; ".join(record["why"])}
 
 
 def _finite(record: dict[str, Any]) -> dict[str, Any]:

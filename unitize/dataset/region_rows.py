@@ -10,12 +10,16 @@ only part of it and who marked none of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Generic, TypeVar
+import contextlib
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Generic, Self, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..output import csv_text, text_stream
 from .directory import OutputData, Setting
 from .regions import Pieces, Region, layer_pieces, regions
 from .texts import Texts
@@ -180,3 +184,33 @@ def csv_row(record: dict[str, Any], columns: Iterable[str] = COLUMNS) -> list[An
         flat[key] = ", ".join(record[key])
     flat["labels"] = "; ".join(f"{a}={'/'.join(v)}" for a, v in record["labels"].items())
     return ["" if flat[k] is None else flat[k] for k in columns]
+
+
+def _same(record: dict[str, Any]) -> dict[str, Any]:
+    return record
+
+
+class RegionFiles:
+    """Region records into a CSV file and a JSON lines file as they come, a batch at a time, each file under a
+    temporary name until the block ends without an error (:func:`~unitize.output.text_stream`). ``cells`` and
+    ``line`` turn a record into the CSV row's values by column and into the JSON line's object."""
+
+    def __init__(self, csv_path: Path, jsonl_path: Path, header: Sequence[str] = COLUMNS,
+                 cells: Callable[[dict[str, Any]], dict[str, Any]] = _same, line: Callable[[dict[str, Any]], dict[str, Any]] = _same):
+        self._paths, self.header, self._cells, self._line = (csv_path, jsonl_path), tuple(header), cells, line
+        self._files = contextlib.ExitStack()
+        self.rows = 0
+
+    def __enter__(self) -> Self:
+        self._csv, self._jsonl = (self._files.enter_context(text_stream(p)) for p in self._paths)
+        self._csv.write(csv_text([self.header]))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._files.__exit__(*exc)
+
+    def write(self, records: list[dict[str, Any]]) -> None:
+        """A batch of records, in order."""
+        self._csv.write(csv_text(csv_row(self._cells(r), self.header) for r in records))
+        self._jsonl.write("".join(json.dumps(self._line(r), ensure_ascii=False) + "\n" for r in records))
+        self.rows += len(records)

@@ -12,12 +12,10 @@ layers), who marked only part of it and who marked none of it.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..dataset.directory import OutputData
-from ..dataset.region_rows import COLUMNS, RegionRows, csv_row, region_batches
-from ..output import csv_text, text_stream
+from ..dataset.region_rows import RegionFiles, RegionRows, region_batches
 from .formats import Exported, FileNames, safe_name
 
 
@@ -30,12 +28,10 @@ def export_disagreements(data: OutputData, dest: Path, settings: list[str] | Non
         stem = safe_name(setting.name)
         csv_path, jsonl_path = (names.take((setting.name, suffix), ".", stem, suffix).removeprefix("./") for suffix in (".csv", ".jsonl"))
         rows = RegionRows(data, setting)
-        count = 0
-        with text_stream(dest / csv_path) as csv_file, text_stream(dest / jsonl_path) as jsonl_file:
-            csv_file.write(csv_text([COLUMNS]))
-            for records in (chunk for batch in region_batches(data, setting, groups) for chunk in rows.records(batch)):
-                csv_file.write(csv_text(csv_row(rec) for rec in records))
-                jsonl_file.write("".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records))
-                count += len(records)
+        with RegionFiles(dest / csv_path, dest / jsonl_path) as written:
+            for batch in region_batches(data, setting, groups):
+                for records in rows.records(batch):
+                    written.write(records)
+        count = written.rows
         out += [Exported(relative, setting.name, "*", "*", count, 0, "one row per disagreement region") for relative in (csv_path, jsonl_path)]
     return out
