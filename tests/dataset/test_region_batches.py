@@ -82,3 +82,17 @@ def test_the_review_queue_and_the_item_gold_are_read_from_the_files(labels_mini:
     gold = result.gold
     assert len(gold) == 50 and sum(v is not None for v in gold.values()) == result.summary["resolved"] == 46
     assert adjudicate(labels_mini, setting="items").gold == gold  # the wide layout's the same
+
+
+def test_texts_of_a_documents_file_in_several_row_groups(tmp_path: Path) -> None:
+    """dataset.texts.Texts: texts looked up by document from one array (a documents.parquet of several row groups is
+    joined once, not at every lookup), a missing text and an unknown document None, lengths in code points."""
+    out = tmp_path / "out"
+    out.mkdir()
+    table = pa.table({"doc_id": ["d1", "d2", "d3", "d4", "d5"], "text": ["a b", None, "çğü", "x" * 5, ""]})
+    pq.write_table(table, out / "documents.parquet", row_group_size=2)
+    texts = Texts(SimpleNamespace(path=out))  # type: ignore[arg-type]
+    assert texts.ids == ["d1", "d2", "d3", "d4", "d5"] and isinstance(texts._texts, pa.Array)
+    assert texts.of(["d5", "d3", "nope", "d1", "d3"]) == {"d5": "", "d3": "çğü", "nope": None, "d1": "a b"}
+    assert texts.text("d2") is None and texts.text("d4") == "xxxxx"
+    assert texts.lengths() == {"d1": 3, "d2": None, "d3": 3, "d4": 5, "d5": 0}

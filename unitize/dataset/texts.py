@@ -22,22 +22,23 @@ class Texts:
 
     def __init__(self, data: OutputData):
         path = data.path / "documents.parquet"
-        self._table: pa.Table | None = None
+        self._texts: pa.Array | None = None
         self._rows: dict[str, int] | None = None
         self.ids: list[str] = []  # every document of documents.parquet, in its order
         if path.is_file():
             texts = "text" in pq.read_schema(path).names
             table = pq.read_table(path, columns=["doc_id", "text"] if texts else ["doc_id"])
             self.ids = table.column("doc_id").to_pylist()
-            self._table = table if texts else None
+            if texts:  # one array: a take from a column of several chunks joins them first, at every call
+                self._texts = table.column("text").cast(pa.large_string()).combine_chunks()
 
     def of(self, docs: Iterable[str]) -> dict[str, str | None]:
         """doc_id -> text for ``docs`` (None for a document without a text or not in ``documents.parquet``)."""
         wanted = list(dict.fromkeys(docs))
-        if self._table is None or not wanted:
+        if self._texts is None or not wanted:
             return dict.fromkeys(wanted)
         rows = [self._row(d) for d in wanted]
-        found = pc.take(self._table.column("text"), pa.array(rows, pa.int64())).to_pylist()
+        found = pc.take(self._texts, pa.array(rows, pa.int64())).to_pylist()
         return dict(zip(wanted, found))
 
     def text(self, doc: str) -> str | None:
@@ -52,6 +53,6 @@ class Texts:
 
     def lengths(self) -> dict[str, int | None]:
         """doc_id -> its text's length in characters (code points; None without a text)."""
-        if self._table is None:
+        if self._texts is None:
             return dict.fromkeys(self.ids)
-        return dict(zip(self.ids, pc.utf8_length(self._table.column("text")).to_pylist()))
+        return dict(zip(self.ids, pc.utf8_length(self._texts).to_pylist()))
