@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -95,6 +96,7 @@ def test_a_report_read_in_tiny_pieces_is_the_whole_groups_byte_for_byte(tdb_long
     found = [(g, layer, len(list(p))) for g, layer, p in layer_pieces(data, setting_, 7)]
     assert {layer for _, layer, _ in found} == {"Arg1", "Arg2"} and any(n > 1 for *_, n in found)  # batched, both layers
     monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    monkeypatch.setattr(sys.modules["unitize.report.build"], "SEGMENT_ROWS", 5)  # a document's segments spooled in several slices, joined in order
     assert main(["report", str(tdb_long), "--dest", str(tmp_path / "pieces"), "-q"]) == 0
     whole, pieces = files(tmp_path / "whole"), files(tmp_path / "pieces")
     assert whole.keys() == pieces.keys() and all(whole[k] == pieces[k] for k in whole)
@@ -134,3 +136,38 @@ def test_per_document_figures_add_up_per_group_and_document_as_arrays() -> None:
     assert groups.tolist() == [0, 2, 2] and docs.tolist() == [5, 0, 5]
     assert sums.tolist() == [[3, 2, 1], [2, 0, 0], [11, 1, 3]] and first.tolist() == [2, 1, 0]
     assert [x.size for x in DocStats().table()] == [0, 0, 0, 0]
+
+
+def test_spooled_pages_are_the_payloads_held_in_memory() -> None:
+    """report.pages.DocPages: each document's parts read back from the scratch file in the order they came — segment
+    slices joined into one list per unit type, regions per setting, each present annotator once — as the dicts the
+    build held before, the same JSON text; a document without parts is an empty page; read twice, the same."""
+    from unitize.report.pages import DocPages
+
+    pages = DocPages(["a", "b", "c"])
+    held = [{"id": d, "text": None, "segs": {}, "regions": {}, "present": {}} for d in pages.ids]
+    segments = {0: [[0, 1, 0, -1, 0, 4], [0, 1, 1, 2, 5, 9]], 2: [[1, 0, 2, 0, 3, 7]]}
+    pages.segments(0, "char", plain(segments[0][:1])[1:-1])
+    pages.segments(2, "char", plain(segments[2])[1:-1])
+    pages.segments(0, "char", plain(segments[0][1:])[1:-1])
+    for d, rows in segments.items():
+        held[d]["segs"]["char"] = Raw(plain(rows))
+    pages.segments(0, "word", plain([[0, 0, 0, -1, 0, 1]])[1:-1])
+    held[0]["segs"]["word"] = Raw(plain([[0, 0, 0, -1, 0, 1]]))
+    for d, setting, region in [(2, "1", [0, 0, 3, 5, []]), (0, "0", [0, 1, 0, 4, [[0, "1", 0, 4, 0]]]), (2, "0", [1, 0, 0, 2, []]),
+                               (2, "1", [0, 0, 9, 12, [[1, "ü", 9, 12, 1]]])]:
+        pages.region(d, setting, plain(region))
+        held[d]["regions"].setdefault(setting, []).append(Raw(plain(region)))
+    for d, unit, group, annotator in [(0, "char", "0", 2), (0, "char", "0", 1), (0, "char", "0", 2), (2, "word", "1", 0), (0, "word", "0", 1)]:
+        pages.present(d, unit, group, annotator)
+        listed = held[d]["present"].setdefault(unit, {}).setdefault(group, [])
+        if annotator not in listed:
+            listed.append(annotator)
+    assert len(pages) == 3
+    for _ in range(2):
+        found = list(pages)
+        assert [dumps(p) for p in found] == [dumps(p) for p in held]
+    assert found[1] == {"id": "b", "text": None, "segs": {}, "regions": {}, "present": {}}
+    assert found[0]["present"] == {"char": {"0": [2, 1]}, "word": {"0": [1]}} and list(found[2]["regions"]) == ["1", "0"]
+    pages.close()
+    assert list(DocPages([])) == [] and [p["segs"] for p in DocPages(["x"])] == [{}]

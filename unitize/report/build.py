@@ -25,6 +25,7 @@ from ..dataset.texts import Texts
 from ..runtime.progress import Progress, no_progress
 from . import study as _study
 from .jsontext import Raw, plain
+from .pages import DocPages
 from .where import Confusion, Distribution, DocStats, Pairs, doc_stats, rank_docs, rank_groups, share
 
 #: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
@@ -54,27 +55,33 @@ class Names:
 @dataclass
 class Report:
     overview: dict[str, Any]
-    docs: list[dict[str, Any]]  # one payload per document, in overview["docs"]["ids"] order (its segments and regions as Raw JSON)
+    docs: DocPages  # one payload per document, in overview["docs"]["ids"] order (its segments and regions as Raw JSON)
     items: list[dict[str, Any]]  # one payload per item group, in overview["items"] order
     texts: Texts | None = None  # the documents' texts, which the payloads leave out (None) until written
 
 
-def _by_doc_segments(data: OutputData, unit: str, names: Names, doc_index: dict[str, int]) -> dict[int, list[list[int]]]:
-    """Per document (its index) its segments of one unit type: [group, layer, annotator, label, begin, end] as indices
-    into ``names`` and characters. Only those columns are read, and not kept (:meth:`OutputData.segments`)."""
+def _segments(data: OutputData, unit: str, names: Names, doc_index: dict[str, int], pages: DocPages) -> None:
+    """Each document's segments of one unit type into its page: [group, layer, annotator, label, begin, end] as
+    indices into ``names`` and characters, in the file's order. Only those columns are read, a slice of
+    :data:`SEGMENT_ROWS` rows at a time (:meth:`OutputData.segments`)."""
     columns = ("doc_id", "group", "layer", "annotator", "label", "begin", "end")
     table = data.segments(unit, columns=columns)
-    out: dict[int, list[list[int]]] = {}
     if table is None:
-        return out
-    cols = [table.column(c).to_pylist() for c in columns]
-    del table
-    for d, g, layer, a, label, b, e in zip(*cols):
-        if d in doc_index:
-            out.setdefault(doc_index[d], []).append(
-                [names.idx("groups", g), names.idx("layers", layer), names.idx("annotators", a),
-                 names.idx("labels", label) if label is not None else -1, b, e])
-    return out
+        return
+    for at in range(0, table.num_rows, SEGMENT_ROWS):
+        cols = [table.column(c).slice(at, SEGMENT_ROWS).to_pylist() for c in columns]
+        found: dict[int, list[list[int]]] = {}
+        for d, g, layer, a, label, b, e in zip(*cols):
+            if d in doc_index:
+                found.setdefault(doc_index[d], []).append(
+                    [names.idx("groups", g), names.idx("layers", layer), names.idx("annotators", a),
+                     names.idx("labels", label) if label is not None else -1, b, e])
+        for di, rows in found.items():
+            pages.segments(di, unit, plain(rows)[1:-1])
+
+
+#: segment rows made Python lists at once
+SEGMENT_ROWS = 1 << 16
 
 
 def _present(c: Cells) -> list[tuple[int, int]]:
@@ -107,7 +114,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
     ids = sorted(texts.ids) if texts.ids else sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
     doc_index = {d: i for i, d in enumerate(ids)}
     names = Names(layers=list(data.layers), annotators=list(data.manifest.get("summary", {}).get("annotators") or []))
-    docs: list[dict[str, Any]] = [{"id": d, "text": None, "segs": {}, "regions": {}, "present": {}} for d in ids]
+    docs = DocPages(ids)  # each document's page kept in a scratch file until written
     res = _study.results(data)
     values = _study.summary_values(res)
     overview: dict[str, Any] = {
@@ -121,8 +128,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
     item_setting = next((s for s in data.settings if s.kind == "items" and s.layout.columnar), None) or next(
         (s for s in data.settings if s.kind == "items"), None)
     for unit in sorted({s.unit for s in data.settings if s.kind == "units" and s.unit}):
-        for di, segs in _by_doc_segments(data, unit, names, doc_index).items():
-            docs[di]["segs"][unit] = Raw(plain(segs))
+        _segments(data, unit, names, doc_index, docs)
     for si, setting in enumerate(progress(data.settings, "report: settings")):
         if setting.kind == "items":
             overview["settings"].append({"name": setting.name, "kind": "items"})
@@ -167,7 +173,7 @@ def _docs_of(data: OutputData, setting: Setting) -> list[str]:
     return [d for _, table in data.stored_tables(setting) for d in pc.unique(table.column("doc_id")).to_pylist()]
 
 
-def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, docs: list[dict[str, Any]], doc_index: dict[str, int],
+def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, docs: DocPages, doc_index: dict[str, int],
                    doc_groups: list[tuple[np.ndarray, np.ndarray]], values: _study.SummaryValues) -> dict[str, Any]:
     """One unit setting: regions into the document payloads; per-document stats, rankings and matrices. A crowd
     group is read a piece of whole documents at a time (:func:`~unitize.dataset.regions.layer_pieces`), so memory
@@ -183,14 +189,11 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
             local = np.array([doc_index.get(d, -1) for d in c.docs], dtype=np.int64)
             for r in regions(c):
                 runs = [[names.idx("annotators", a), v, b, e, int(empty)] for a, rs in r.runs.items() for v, b, e, empty in rs]
-                docs[doc_index[r.doc]]["regions"].setdefault(str(si), []).append(Raw(plain([gi, li, r.begin, r.end, runs])))
+                docs.region(doc_index[r.doc], str(si), plain([gi, li, r.begin, r.end, runs]))
             found.add(gi, local, doc_stats(c))
             for k, a in _present(c):
                 if (di := int(local[k])) >= 0:
-                    present = docs[di]["present"].setdefault(setting.unit, {}).setdefault(str(gi), [])
-                    ai = names.idx("annotators", c.annotators[a])
-                    if ai not in present:
-                        present.append(ai)
+                    docs.present(di, setting.unit or "", str(gi), names.idx("annotators", c.annotators[a]))
             pair_counts.add(c)
             if setting.value == "label":
                 label_counts.add(c)
@@ -214,7 +217,7 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
         key = (share(int(row[0]), int(row[1])) or 0.0, int(row[2]))
         if group not in worst or key > worst[group][0]:
             worst[group] = (key, di)
-    ranked = rank_docs(by_doc.tolist(), [d["id"] for d in docs])
+    ranked = rank_docs(by_doc.tolist(), docs.ids)
     present = np.zeros(len(docs), bool)
     present[doc_of] = True
     return {
