@@ -193,8 +193,13 @@ def _empty_texts() -> int:
         return sum(1 for r in csv.DictReader(f) if r["comment_id"] in empty)
 
 
-def test_parquet_tables_without_roster(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rows_at_once", [1, 2, 1 << 16])  # Parquet rows made dicts a batch at a time: the same corpus
+def test_parquet_tables_without_roster(tmp_path: Path, rows_at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow as pa
+
+    from unitize.adapters import _safe
+
+    monkeypatch.setattr(_safe, "PARQUET_ROWS", rows_at_once)
 
     pq.write_table(pa.table({"post": ["p1", "p2"], "body": ["bad words here", "ok"]}), tmp_path / "texts.parquet")
     pq.write_table(

@@ -139,8 +139,9 @@ def csv_source(text: str) -> io.StringIO:
     return io.StringIO(text, newline="")
 
 
-def read_parquet(source: Path | io.BytesIO) -> tuple[list[str], list[dict[str, Any]]]:
-    """The column names and rows of a Parquet file; :class:`InputError` when it is damaged.
+def read_parquet(source: Path | io.BytesIO) -> tuple[list[str], Iterator[dict[str, Any]]]:
+    """The column names and rows of a Parquet file, the rows made dicts :data:`PARQUET_ROWS` at a time as they
+    are read (the table stays Arrow); :class:`InputError` when it is damaged.
 
     Strings are checked to be valid UTF-8 before they are converted (a damaged
     file can hold bytes that no string can).
@@ -151,9 +152,13 @@ def read_parquet(source: Path | io.BytesIO) -> tuple[list[str], list[dict[str, A
     try:
         table = pq.read_table(source)
         table.validate(full=True)
-        return table.column_names, table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, EOFError, OverflowError) as exc:
         raise InputError(f"not a readable Parquet file: {exc}") from None
+    return table.column_names, (row for batch in table.to_batches(max_chunksize=PARQUET_ROWS) for row in batch.to_pylist())
+
+
+#: rows of a Parquet input made Python dicts at once
+PARQUET_ROWS = 1 << 16
 
 
 def zip_members(
