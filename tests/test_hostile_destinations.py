@@ -19,7 +19,7 @@ from unitize.adapters import get_adapter
 from unitize.adapters.locate import FUZZY_MAX_CHARS, Locator
 from unitize.dataset.roles import parse_candidates
 from unitize.cli import main, os_error_message
-from unitize.runtime.spool import sweep
+from unitize.runtime.spool import SCRATCH_KINDS, scratch_prefix, sweep
 
 EXAMPLES = ROOT / "unitize" / "examples"
 
@@ -127,10 +127,15 @@ def test_scratch_files_of_a_killed_process_are_swept(tmp_path: Path) -> None:
     pid = int(dead.stdout)
     (tmp_path / f"unitize-spool-{pid}-abc.arrow").write_bytes(b"x")
     (tmp_path / f"unitize-segments-{pid}-xyz").mkdir()
+    (tmp_path / f"unitize-report-{pid}-pages").mkdir()  # a killed report's pages (report.pages.DocPages)
+    (tmp_path / f"unitize-report-{pid}-pages" / "pages").write_bytes(b"[1]")
     (tmp_path / f"unitize-spool-{os.getpid()}-mine.arrow").write_bytes(b"x")
     (tmp_path / "unitize-spool-notapid.arrow").write_bytes(b"x")
-    assert sorted(sweep(str(tmp_path))) == [f"unitize-segments-{pid}-xyz", f"unitize-spool-{pid}-abc.arrow"]
+    assert sorted(sweep(str(tmp_path))) == [f"unitize-report-{pid}-pages", f"unitize-segments-{pid}-xyz", f"unitize-spool-{pid}-abc.arrow"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"unitize-spool-{os.getpid()}-mine.arrow", "unitize-spool-notapid.arrow"]
+    assert {scratch_prefix(kind).split("-")[1] for kind in SCRATCH_KINDS} == {"spool", "segments", "gold", "report"}
+    with pytest.raises(ValueError, match="the sweep would not remove it"):
+        scratch_prefix("elsewhere")
 
 
 def test_a_full_disk_names_the_folders_and_what_to_do() -> None:

@@ -147,14 +147,18 @@ class Spool:
         self._lock = threading.Lock()
 
 
-#: the scratch files and folders unitize makes in the temporary directory: ``unitize-<kind>-<pid>-…``
-_SCRATCH = re.compile(r"unitize-(?:spool|segments|gold)-([0-9]+)-")
+#: the kinds of scratch files and folders unitize makes in the temporary directory, named ``unitize-<kind>-<pid>-…``
+SCRATCH_KINDS = ("spool", "segments", "gold", "report")
+_SCRATCH = re.compile(rf"unitize-(?:{'|'.join(SCRATCH_KINDS)})-([0-9]+)-")
 _swept: list[bool] = []
 
 
 def scratch_prefix(kind: str) -> str:
     """The name prefix of a scratch file or folder of ``kind`` in the temporary directory: it holds this process's
-    id, so that a later process removes what this one leaves if it is killed (:func:`sweep`, run once first)."""
+    id, so that a later process removes what this one leaves if it is killed (:func:`sweep`, run once first); a kind
+    is one of :data:`SCRATCH_KINDS`, which the sweep knows."""
+    if kind not in SCRATCH_KINDS:
+        raise ValueError(f"scratch kind {kind!r} is not one of {', '.join(SCRATCH_KINDS)}: the sweep would not remove it")
     if not _swept:
         _swept.append(True)
         sweep()
