@@ -275,12 +275,9 @@ def refuse_foreign(folder: Path, ours: Callable[[Path], bool], what: str) -> Non
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write a text file under a temporary name, then rename it into place."""
-    path = Path(path)
-    tmp = temporary(path)
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+    """Write a text file under a temporary name, then rename it into place (:func:`text_stream`, in one piece)."""
+    with text_stream(path) as fh:
         fh.write(text)
-    os.replace(tmp, path)
 
 
 @contextlib.contextmanager
@@ -288,7 +285,6 @@ def text_stream(path: Path) -> Iterator[TextIO]:
     """A text file to write a piece at a time, under a temporary name (:func:`temporary`) renamed into place when
     the block ends without an error, removed otherwise: memory holds a piece, never the file."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temporary(path)
     try:
         with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
