@@ -49,8 +49,9 @@ def ordered(data: OutputData, found: Iterable[tuple[list[str], list[T]]], region
     return [x for _, x in out]
 
 
-def _itself(region: Any) -> Region:
-    return region
+def _itself(x: Any) -> Any:
+    """What it is given: a region is its own region, a record its own row."""
+    return x
 
 
 class InOrder(Generic[T]):
@@ -186,17 +187,13 @@ def csv_row(record: dict[str, Any], columns: Iterable[str] = COLUMNS) -> list[An
     return ["" if flat[k] is None else flat[k] for k in columns]
 
 
-def _same(record: dict[str, Any]) -> dict[str, Any]:
-    return record
-
-
 class RegionFiles:
     """Region records into a CSV file and a JSON lines file as they come, a batch at a time, each file under a
     temporary name until the block ends without an error (:func:`~unitize.output.text_stream`). ``cells`` and
     ``line`` turn a record into the CSV row's values by column and into the JSON line's object."""
 
     def __init__(self, csv_path: Path, jsonl_path: Path, header: Sequence[str] = COLUMNS,
-                 cells: Callable[[dict[str, Any]], dict[str, Any]] = _same, line: Callable[[dict[str, Any]], dict[str, Any]] = _same):
+                 cells: Callable[[dict[str, Any]], dict[str, Any]] = _itself, line: Callable[[dict[str, Any]], dict[str, Any]] = _itself):
         self._paths, self.header, self._cells, self._line = (csv_path, jsonl_path), tuple(header), cells, line
         self._files = contextlib.ExitStack()
         self.rows = 0
