@@ -55,9 +55,8 @@ class Names:
 @dataclass
 class Report:
     overview: dict[str, Any]
-    docs: DocPages  # one payload per document, in overview["docs"]["ids"] order (its segments and regions as Raw JSON)
+    docs: DocPages  # one payload per document, in overview["docs"]["ids"] order (its text, its segments and regions as Raw JSON)
     items: list[dict[str, Any]]  # one payload per item group, in overview["items"] order
-    texts: Texts | None = None  # the documents' texts, which the payloads leave out (None) until written
 
 
 def _segments(data: OutputData, unit: str, names: Names, doc_index: dict[str, int], pages: DocPages) -> None:
@@ -110,11 +109,11 @@ def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[
 
 
 def build(data: OutputData, progress: Progress = no_progress) -> Report:
-    texts = Texts(data)  # held as Arrow; each document's text is looked up as its page is written
+    texts = Texts(data)  # held as Arrow; each document's text is looked up as its page is read
     ids = sorted(texts.ids) if texts.ids else sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
     doc_index = {d: i for i, d in enumerate(ids)}
     names = Names(layers=list(data.layers), annotators=list(data.manifest.get("summary", {}).get("annotators") or []))
-    docs = DocPages(ids)  # each document's page kept in a scratch file until written
+    docs = DocPages(ids, texts)  # each document's page kept in a scratch file until written
     res = _study.results(data)
     values = _study.summary_values(res)
     overview: dict[str, Any] = {
@@ -145,7 +144,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
     overview["docs"] = {"ids": ids, "chars": [lengths.get(d) for d in ids],
                         "groups": _groups_per_doc(doc_groups, len(ids))}
     overview["plots"] = [p.name for p in _study.plots(data)]
-    return Report(overview, docs, items, texts)
+    return Report(overview, docs, items)
 
 
 def _groups_per_doc(pairs: list[tuple[np.ndarray, np.ndarray]], n: int) -> list[list[int]]:

@@ -83,10 +83,8 @@ def write_report(built: Report, final: Path, data: OutputData, progress: Progres
         (staging / "data" / "docs").mkdir(parents=True)
         (staging / "data" / "items").mkdir(parents=True)
         # the staging folder is swapped in whole, so its files need no atomic writes of their own
-        pages = progress(built.docs, "report: writing documents")
-        texts = built.texts
-        starts = write_bundles((script({**doc, "text": texts.text(doc["id"])} if texts is not None else doc, "doc", i)
-                                for i, doc in enumerate(pages)), staging / "data" / "docs")
+        starts = write_bundles((script(doc, "doc", i) for i, doc in enumerate(progress(built.docs, "report: writing documents"))),
+                               staging / "data" / "docs")
         overview = dict(built.overview, out=str(data.path.name))
         overview["docs"] = {**overview.get("docs", {}), "bundles": starts}
         (staging / "data" / "overview.js").write_text(script(overview, "overview"), encoding="utf-8")

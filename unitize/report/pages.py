@@ -1,6 +1,6 @@
 """The documents' pages, spooled to a scratch file as their parts are found: memory holds an index, not the text.
 
-A document's page (its segments per unit type, its regions per setting, the annotators present) is added to
+A document's page (its text, its segments per unit type, its regions per setting, the annotators present) is added to
 setting by setting and written only once every setting is read. Held as Python strings, the pages of a crowd span
 study grew with the corpus (200,000 texts: about half a gigabyte). :class:`DocPages` writes each part's JSON
 text to a scratch file as it comes and keeps four integers per part; iterating it gives each document's payload in
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..dataset.texts import Texts
 from ..runtime.spool import scratch_prefix
 from .jsontext import Raw
 
@@ -27,10 +28,11 @@ SEGMENTS, REGION, PRESENT = 0, 1, 2
 
 class DocPages:
     """The pages of documents ``ids`` (indices into it), their parts kept in a scratch file until the pages are
-    read (iterated, in ``ids`` order, as often as asked); the file goes with the object."""
+    read (iterated, in ``ids`` order, as often as asked), each with its text from ``texts`` (looked up as the page
+    is read; None without them); the file goes with the object."""
 
-    def __init__(self, ids: list[str]):
-        self.ids = ids
+    def __init__(self, ids: list[str], texts: Texts | None = None):
+        self.ids, self._texts = ids, texts
         self._folder = tempfile.TemporaryDirectory(prefix=scratch_prefix("report"))
         self._file = open(Path(self._folder.name) / "pages", "w+b")  # noqa: SIM115 (kept open for the object's life)
         self._gone = weakref.finalize(self, _remove, self._file, self._folder)
@@ -99,12 +101,13 @@ class DocPages:
                     listed.append(start)
                 continue
             assert mapped is not None
-            text = mapped[start:start + length].decode("utf-8")
+            part = mapped[start:start + length].decode("utf-8")
             if kind == SEGMENTS:
-                segments.setdefault(key, []).append(text)
+                segments.setdefault(key, []).append(part)
             else:
-                regions.setdefault(key, []).append(Raw(text))
-        return {"id": name, "text": None, "segs": {u: Raw("[" + ",".join(rows) + "]") for u, rows in segments.items()},
+                regions.setdefault(key, []).append(Raw(part))
+        text = self._texts.text(name) if self._texts is not None else None
+        return {"id": name, "text": text, "segs": {u: Raw("[" + ",".join(rows) + "]") for u, rows in segments.items()},
                 "regions": regions, "present": present}
 
     def close(self) -> None:
