@@ -71,8 +71,8 @@ class Compared:
         self.gold_doc = pc.index_in(mine.column("where"), value_set=docs).to_numpy(zero_copy_only=False).astype(np.int64)
         self.gold_unit = np.zeros(mine.num_rows, np.int64) if items else mine.column("unit").to_numpy().astype(np.int64)
         values = mine.column("gold")
-        extra = [v for v in pc.unique(values).to_pylist() if v is not None and v not in set(cells.values)]
-        self.names = [*cells.values, *extra]
+        known = set(cells.values)
+        self.names = [*cells.values, *(v for v in pc.unique(values).to_pylist() if v is not None and v not in known)]
         code = pc.index_in(values, value_set=pa.array(self.names, pa.string()))
         self.gold_code = pc.fill_null(code, -1).to_numpy(zero_copy_only=False).astype(np.int64)  # -1: no gold
         self.stride = int(max(cells.row_unit.max(initial=0), self.gold_unit.max(initial=0))) + 1
