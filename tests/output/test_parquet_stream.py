@@ -51,3 +51,24 @@ def test_close_writes_the_rows_held(tmp_path: Path, monkeypatch) -> None:
     assert pq.read_table(tmp_path / "t.parquet").equals(table(0, 13))
     meta = pq.ParquetFile(tmp_path / "t.parquet").metadata
     assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [10, 3]
+
+
+def test_a_list_column_in_many_chunks_is_written_as_in_one(tmp_path: Path) -> None:
+    # pyarrow cuts a list column's pages where its chunks end: the bytes would depend on how the rows were cut
+    # (a streamed span run's segments come in a chunk per batch, mapped from files); those of other columns do not
+    schema = pa.schema([("doc_id", pa.string()), ("records", pa.list_(pa.string()))])
+    n = 20_000  # records of several data pages (1 MiB each)
+    rows = pa.table({"doc_id": [f"d{i}" for i in range(n)],
+                     "records": [[f"annotations/crowd/spans.csv#line {i:05d}"] * (1 + i % 3) for i in range(n)]}, schema=schema)
+    cut = pa.concat_tables([rows.slice(0, 10_000), rows.slice(10_000, 2_345), rows.slice(12_345)])
+    assert cut.column("records").num_chunks == 3
+    for name, t in (("one", rows), ("cut", cut)):
+        stream = ParquetStream(tmp_path / f"{name}.parquet", schema)
+        stream.write(t)
+        stream.close()
+    pieces = ParquetStream(tmp_path / "pieces.parquet", schema)
+    for a, b in ((0, 5), (5, 17_000), (17_000, n)):
+        pieces.add(rows.slice(a, b - a))
+    pieces.close()
+    assert (tmp_path / "cut.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes() == (tmp_path / "pieces.parquet").read_bytes()
+    assert pq.read_table(tmp_path / "cut.parquet").equals(rows)

@@ -88,7 +88,9 @@ class ParquetStream:
         """A whole table (after the end of a table given in pieces)."""
         self.end()
         if table.num_rows:
-            self._writer.write_table(table.cast(self.schema) if table.schema != self.schema else table, ROW_GROUP_ROWS)
+            table = table.cast(self.schema) if table.schema != self.schema else table
+            for start in range(0, table.num_rows, ROW_GROUP_ROWS):
+                self._writer.write_table(_list_columns_whole(table.slice(start, ROW_GROUP_ROWS)), ROW_GROUP_ROWS)
             self.rows += table.num_rows
 
     def add(self, piece: pa.Table) -> None:
@@ -98,8 +100,8 @@ class ParquetStream:
         self._held.append(piece.cast(self.schema) if piece.schema != self.schema else piece)
         self._held_rows += piece.num_rows
         while self._held_rows >= ROW_GROUP_ROWS:
-            held = pa.concat_tables(self._held)  # chunked as they came: the writer's pages do not follow the chunks
-            self._writer.write_table(held.slice(0, ROW_GROUP_ROWS), ROW_GROUP_ROWS)
+            held = pa.concat_tables(self._held)
+            self._writer.write_table(_list_columns_whole(held.slice(0, ROW_GROUP_ROWS)), ROW_GROUP_ROWS)
             self.rows += ROW_GROUP_ROWS
             rest = held.slice(ROW_GROUP_ROWS)
             self._held, self._held_rows = ([rest] if rest.num_rows else []), rest.num_rows
@@ -107,7 +109,7 @@ class ParquetStream:
     def end(self) -> None:
         """The end of a table given in pieces: the rows held written, its last row group."""
         if self._held:
-            self._writer.write_table(pa.concat_tables(self._held), ROW_GROUP_ROWS)
+            self._writer.write_table(_list_columns_whole(pa.concat_tables(self._held)), ROW_GROUP_ROWS)
             self.rows += self._held_rows
         self._held, self._held_rows = [], 0
 
@@ -120,6 +122,15 @@ class ParquetStream:
             self.end()
         finally:
             self._writer.close()
+
+
+def _list_columns_whole(table: pa.Table) -> pa.Table:
+    """``table`` (one row group's rows) with each list column in one chunk: the pages pyarrow writes of a list column
+    follow its chunks (those of other columns do not), so the file's bytes are those of the rows however they were cut."""
+    for i, column in enumerate(table.columns):
+        if column.num_chunks > 1 and (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+            table = table.set_column(i, table.field(i), column.combine_chunks())
+    return table
 
 
 class OutputDir:
