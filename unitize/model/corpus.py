@@ -195,18 +195,24 @@ Universe = dict[str, dict[str, AbstractSet[str]]]
 
 @dataclass(frozen=True)
 class SpanStream:
-    """A corpus's spans handed over a batch of whole groups at a time (a streaming reader's, ``read(stream=True)``).
+    """A corpus's spans handed over a batch of whole groups (or whole documents) at a time (a streaming reader's, ``read(stream=True)``).
 
     Each of ``batches`` reads one batch (a picklable callable, so a batch can be read in another
     process): a :class:`Corpus` with the spans, submissions, inputs and findings of its groups, each
     group in one batch only, the batches in ascending group order; their documents are the header
     corpus's. ``annotators`` are every annotator with a file to read (the study's, unless it names
-    its own); ``workers`` the processes the reader was asked to use (None: one per core).
+    its own); ``workers`` the processes the reader was asked to use (None: one per core); ``kinds`` the
+    (layer, label) pairs of its spans when the reader knows them before the batches are read (for a
+    format whose layers are those found), else empty.
+
+    A batch may also hold some documents of a group whose other documents are in the next batch (a
+    crowd study, one group of many documents): each batch then holds later documents of that group.
     """
 
     annotators: list[str]
     batches: list[Callable[[], Corpus]]
     workers: int | None = None
+    kinds: frozenset[tuple[str, str | None]] = frozenset()
 
 
 @dataclass(slots=True)

@@ -222,27 +222,27 @@ class _Run:
             inputs=header.inputs + [i for p in parts for i in p.inputs],
             stream=None,
         )
-        groups = [g for p in parts for g in p.groups]
-        if groups != sorted(set(groups)):
-            raise RuntimeError("a streaming reader's batches must hold disjoint groups in ascending order")
+        groups = _run_groups(parts)
         labels = sorted(set().union(*(p.labels for p in parts)))
         if "labels" in settings.modes and len(labels) > MAX_LABELS:
             raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(self.layers)} have {len(labels)}")
         universe: Universe = {}
         expected: dict[str, list[str]] = {}
         present: dict[str, dict[str, list[int]]] = {}
-        for p in parts:
-            universe.update(p.universe)
+        for p in parts:  # a group over several batches: its documents added up
+            for group, docs in p.universe.items():
+                universe.setdefault(group, {}).update(docs)
+            for group, by_doc in p.present.items():
+                present.setdefault(group, {}).update(by_doc)
             expected.update(p.expected)
-            present.update(p.present)
             findings += p.findings
         validation = Validation(findings=findings, universe=universe, annotators=expected)
         layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(spaces, validation, settings))
         layouts.refuse_too_wide(layout, _group_cells(spaces, validation, len(annotators)), len(annotators))
         results = {}
         for unit in settings.units:  # each part's result let go once joined: one unit type held twice at most
-            results[unit] = joined(unit, [p.results.pop(unit) for p in parts], [len(p.groups) for p in parts],
-                                   [p.labels for p in parts], labels)
+            results[unit] = joined(unit, [p.results.pop(unit) for p in parts], [p.groups for p in parts], groups,
+                                   self.layers, [p.labels for p in parts], labels)
         findings = findings + _labels_ignored(settings, corpus, labels)
         findings.sort(key=sort_key)
         return Unitized(
@@ -260,6 +260,26 @@ class _Run:
             labels=labels,
             present=present,
         )
+
+
+def _run_groups(parts: list[_Part]) -> list[str]:
+    """The run's groups, from its parts': in ascending order over the parts, a group going on from one part into
+    the next only with later documents (a crowd study, one group, read a batch of documents at a time)."""
+    groups: list[str] = []
+    last_doc: dict[str, str] = {}
+    for p in parts:
+        for g in p.groups:
+            docs = p.universe.get(g, {})
+            if groups and g == groups[-1] and p.groups[0] == g:
+                if docs and g in last_doc and min(docs) <= last_doc[g]:
+                    raise RuntimeError("a streaming reader's batches of one group must hold its documents in ascending order")
+            elif groups and g <= groups[-1]:
+                raise RuntimeError("a streaming reader's batches must hold their groups in ascending order")
+            else:
+                groups.append(g)
+            if docs:
+                last_doc[g] = max(docs)
+    return groups
 
 
 def _layers_from_label(corpus: Corpus, settings: Settings) -> Corpus:
@@ -352,7 +372,8 @@ def _format_defaults(settings: Settings, corpus: Corpus) -> Settings:
     changes: dict[str, Any] = {}
     if settings.layers == builtin["layers"].default and traits.default_layers == "found":
         by_label = settings.layers_from == "label"
-        found = sorted({s.label if by_label and s.label is not None else s.layer for s in corpus.spans}) or list(traits.layers)
+        kinds = {(s.layer, s.label) for s in corpus.spans} or (corpus.stream.kinds if corpus.stream is not None else set())
+        found = sorted({label if by_label and label is not None else layer for layer, label in kinds}) or list(traits.layers)
         if found:
             changes["layers"] = tuple(found)
     if settings.tokenizer == builtin["tokenizer"].default and traits.tokenizer is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import mmap
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypedDict
 
@@ -316,34 +316,81 @@ def _segments_table(unit: str, space: UnitSpace, names: FragmentNames, keys: Seg
     )
 
 
-def joined(unit: str, results: list[UnitResult], n_groups: list[int], labels_of: list[list[str]], labels: list[str]) -> UnitResult:
-    """The results of batches of whole groups (in ascending group order) as one run's: their marks
-    renumbered into the run's groups and labels (``n_groups``: each batch's group count; ``labels_of``:
-    each batch's labels, ``labels`` the run's) and their segments tables one after the other."""
+def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], groups: list[str], layers: list[str],
+           labels_of: list[list[str]], labels: list[str]) -> UnitResult:
+    """The results of a run's batches as one run's: their marks renumbered into the run's groups and labels
+    (``groups_of``, ``labels_of``: each batch's own; ``groups``, ``labels`` the run's) and their segments tables
+    one after the other. Batches come in ascending group order; one group may go on over several batches,
+    each holding later documents than the one before (a crowd study is one group, read a batch of documents
+    at a time): its segments are then put back in (group, layer, document) order, its marks in key order."""
     if len(results) == 1:
         return results[0]
     keys = replace(results[0].marks.keys, labels=max(len(labels), 1))
+    rank = {g: i for i, g in enumerate(groups)}
     columns: dict[str, list[np.ndarray]] = {name: [] for name in ("key", "u0", "u1", "label_key", "label_u0", "label_u1")}
-    first_group = 0
-    for res, n, own in zip(results, n_groups, labels_of):
+    for res, own_groups, own in zip(results, groups_of, labels_of):
         marks = res.marks
+        to_run = np.array([rank[g] for g in own_groups], dtype=np.int64)
         group, layer, annotator, doc = marks.keys.split(marks.key)
-        columns["key"].append(keys.encode(group + first_group, layer, annotator, doc))
+        columns["key"].append(keys.encode(to_run[group], layer, annotator, doc))
         scale = marks.keys.labels
         group, layer, annotator, doc = marks.keys.split(marks.label_key // scale)
         label = np.searchsorted(labels, own)[marks.label_key % scale] if own else marks.label_key
-        columns["label_key"].append(keys.labelled(keys.encode(group + first_group, layer, annotator, doc), label))
+        columns["label_key"].append(keys.labelled(keys.encode(to_run[group], layer, annotator, doc), label))
         for name in ("u0", "u1", "label_u0", "label_u1"):
             columns[name].append(getattr(marks, name))
-        first_group += n
-    tables = pa.concat_tables([r.segments for r in results]).unify_dictionaries()  # chunks as they are (maybe mapped files)
+    merged = {name: np.concatenate(arrays) for name, arrays in columns.items()}
+    shared = sum(len(g) for g in groups_of) > len(groups)  # a group over several batches
+    if shared:
+        for prefix in ("", "label_"):
+            order = np.lexsort((merged[prefix + "u0"], merged[prefix + "key"]))
+            for name in ("key", "u0", "u1"):
+                merged[prefix + name] = merged[prefix + name][order]
+    segments = [r.segments for r in results]
+    tables = (_in_run_order(segments, rank, layers) if shared else pa.concat_tables(segments)).unify_dictionaries()  # chunks as they are (maybe mapped files)
     return UnitResult(
         unit=unit,
-        marks=Marks(keys, **{name: np.concatenate(arrays) for name, arrays in columns.items()}),
+        marks=Marks(keys, **merged),
         segments=tables,
         findings=[f for r in results for f in r.findings],
         in_segments=sum(r.in_segments for r in results),
         excluded=sum((r.excluded for r in results), Counter()),
         mapped=[m for r in results for m in r.mapped],
-        relations=None if any(r.relations is None for r in results) else {g: c for r in results for g, c in (r.relations or {}).items()},
+        relations=None if any(r.relations is None for r in results) else _added(r.relations or {} for r in results),
     )
+
+
+def _in_run_order(tables: list[pa.Table], rank: dict[str, int], layers: list[str]) -> pa.Table:
+    """Segments tables of batches (each sorted by group, layer, document, …; a group's later documents in a later
+    batch) as one table in that order: each batch's runs of one (group, layer), put in (group, layer, batch) order."""
+    layer_rank = {name: i for i, name in enumerate(layers)}
+    runs: list[tuple[int, int, int, int]] = []
+    for k, table in enumerate(tables):
+        if not table.num_rows:
+            continue
+        run_key = np.concatenate([
+            _ranks(g, rank) * len(layers) + _ranks(layer, layer_rank)
+            for g, layer in zip(table.column("group").chunks, table.column("layer").chunks)
+        ])
+        change = np.flatnonzero(run_key[1:] != run_key[:-1]) + 1
+        starts, stops = [0, *change.tolist()], [*change.tolist(), run_key.size]
+        runs += [(int(run_key[a]), k, a, b) for a, b in zip(starts, stops)]
+    runs.sort()
+    return pa.concat_tables([tables[k].slice(a, b - a) for _, k, a, b in runs]) if runs else pa.concat_tables(tables)
+
+
+def _ranks(column: pa.DictionaryArray, rank: dict[str, int]) -> np.ndarray:
+    """Per row of a dictionary column, the rank of its value in ``rank``."""
+    of_value = np.array([rank[v] for v in column.dictionary.to_pylist()], dtype=np.int64)
+    return of_value[column.indices.to_numpy(zero_copy_only=False)]
+
+
+def _added(parts: Iterable[dict[str, Counts]]) -> dict[str, Counts]:
+    """Relation counts per group, added up over batches (a group over several batches counts in each)."""
+    out: dict[str, Counts] = {}
+    for part in parts:
+        for group, counts in part.items():
+            into = out.setdefault(group, {})
+            for layers, n in counts.items():
+                into[layers] = into.get(layers, 0) + n
+    return out
