@@ -22,25 +22,19 @@ import csv
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ..cells import value as cell_value
-from ..model import Corpus, Document, Span, Submission
+from ..model import Corpus, Document, SpanStream
 from ..model.findings import finding
 from ..model.text import TextConventions
 from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import SPREADSHEET_SAFE_HELP, InputError, csv_source, offset_value, parse_offset, read_parquet
-from ._spans import (
-    GROUP,
-    SPAN_TRAITS,
-    bad_span,
-    decode_file,
-    malformed,
-    read_input,
-    text_document,
-)
+from ._spans import GROUP, SPAN_TRAITS, decode_file, malformed, read_input, text_document
+from .span_rows import RowBatch, SpanRows
 from .suggest import TABLE_SUFFIXES, find, read_sample, tables
 
 #: the texts are cells of a table (its BOM dropped); offsets are code points of a cell
@@ -112,8 +106,12 @@ def read(
     spreadsheet_safe: bool,
     base: Path | None = None,
     progress: Progress | None = None,
+    stream: bool = False,
 ) -> Corpus:
-    """Read a spans table (``annotations``), a texts table and an optional roster table."""
+    """Read a spans table (``annotations``), a texts table and an optional roster table.
+
+    ``stream``: the spans are held as arrays (:mod:`.span_rows`) and the corpus's
+    :class:`~unitize.model.SpanStream` makes them into spans a batch of whole documents at a time."""
     base = Path(base) if base is not None else Path.cwd()
     unknown = set(columns or {}) - set(COLUMNS)
     if unknown:
@@ -124,12 +122,13 @@ def read(
     for role, path in paths.items():
         if not path.is_file():
             raise AdapterError(f"{role} table not found: {path}")
-    tables = _Tables(Corpus(format="span-table"), {**COLUMNS, **(columns or {})}, base, spreadsheet_safe, set(annotators) if annotators else None)
+    tables = _Tables(Corpus(format="span-table"), {**COLUMNS, **(columns or {})}, base, spreadsheet_safe, set(annotators) if annotators else None,
+                     SpanRows(GROUP, layer))
     tables.read_texts(paths["texts"])
     if roster is not None:
         tables.read_roster(paths["roster"])
     tables.read_spans(paths["annotations"], layer, progress or no_progress, rostered=roster is not None)
-    return tables.finish()
+    return tables.finish(stream)
 
 
 @dataclass
@@ -141,8 +140,8 @@ class _Tables:
     base: Path
     spreadsheet_safe: bool
     wanted: set[str] | None
-    #: (doc, annotator) -> [source, records]
-    subs: dict[tuple[str, str], list] = field(default_factory=dict)
+    #: the spans kept and who was assigned (or annotated) which document
+    rows: SpanRows
     #: roster key -> (doc, annotator), or None (a duplicate row, or an annotator not selected)
     keys: dict[str, tuple[str, str] | None] = field(default_factory=dict)
     #: duplicate roster rows: key -> [finding, spans left out]
@@ -173,7 +172,7 @@ class _Tables:
                 corpus.skipped_by_selection += 1
                 corpus.not_selected.add(who)
                 continue
-            if key in keys or (doc, who) in self.subs:
+            if key in keys or self.rows.assigned(doc, who):
                 what = f"key {key} appears twice" if key in keys else f"annotator {who} has a second assignment for document {doc}"
                 report = finding("duplicate-record", f"roster {what}", "this roster row and its spans left out (the first is used)",
                                  file=roster_name, record=f"line {line}", doc=doc, group=GROUP, annotator=who)
@@ -183,30 +182,27 @@ class _Tables:
                     self.duplicates[key] = [report, 0]
                 continue
             keys[key] = (doc, who)
-            self.subs[(doc, who)] = [roster_name, 0]
+            self.rows.assign(doc, who, roster_name)
 
     def read_spans(self, path: Path, layer: str, progress: Progress, *, rostered: bool) -> None:
         col, corpus = self.col, self.corpus
         needed = [col["label"], col["begin"], col["end"]] + ([col["key"]] if rostered else [col["doc"], col["annotator"]])
         span_rows = _rows(path, self.base, corpus, "annotations", needed, self.spreadsheet_safe)
-        name = corpus.inputs[-1].path
+        name = self.rows.source = corpus.inputs[-1].path if span_rows is not None else ""
         for line, row in progress(span_rows or (), "reading spans"):
             owner = self._owner(row, name, line, rostered)
             if owner is None:
                 continue
             doc, who = owner
-            self.subs[(doc, who)][1] += 1
             label = _str(row[col["label"]]).strip() or None
-            record = f"line {line}"
             begin, end = _offset(row[col["begin"]]), _offset(row[col["end"]])
             if begin is None or end is None:
-                corpus.spans.append(bad_span(who, doc, record, layer, label, name, line))
+                begin = end = -1  # counted, and reported
                 corpus.findings.append(finding(
                     "offset-invalid", f"begin {_str(row[col['begin']])[:40]!r} / end {_str(row[col['end']])[:40]!r} are not non-negative integers",
-                    "span left out", file=name, record=record, doc=doc, group=GROUP, annotator=who, layer=layer,
+                    "span left out", file=name, record=f"line {line}", doc=doc, group=GROUP, annotator=who, layer=layer,
                 ))
-                continue
-            corpus.spans.append(Span(who, doc, GROUP, record, layer, 0, begin, end, label=label, source=name, line=line))
+            self.rows.add(doc, who, label, begin, end, line)
 
     def _owner(self, row: dict[str, Any], name: str, line: int, rostered: bool) -> tuple[str, str] | None:
         """(document, annotator) of a span row, or ``None`` when the row is left out (reported, or not selected)."""
@@ -225,17 +221,24 @@ class _Tables:
             self.corpus.skipped_by_selection += 1
             self.corpus.not_selected.add(who)
             return None
-        self.subs.setdefault((doc, who), [name, 0])
+        self.rows.assign(doc, who, name)
         return doc, who
 
-    def finish(self) -> Corpus:
-        """The submissions (one per document and annotator), every document they name, the duplicates' span counts."""
-        corpus = self.corpus
+    def finish(self, stream: bool) -> Corpus:
+        """The spans and submissions (one per document and annotator) — or, ``stream``, the batches that make them —,
+        every document they name, the duplicates' span counts."""
+        corpus, rows = self.corpus, self.rows
         for report, n in self.duplicates.values():
             report.action = f"this roster row and its {n} span(s) left out (the first row is used)"
-        for (doc, who), (source, n) in self.subs.items():
-            corpus.submissions.append(Submission(source, who, doc, GROUP, n))
+        for doc in rows.documents:
             corpus.documents.setdefault(doc, Document(doc_id=doc, text=None))
+        if stream and rows.documents:
+            kinds = frozenset((rows.layer, label) for label in rows.labels)
+            corpus.stream = SpanStream(rows.annotators, [partial(RowBatch.corpus, batch, corpus.format) for batch in rows.batches()], kinds=kinds)
+            return corpus
+        for batch in rows.batches(0):
+            whole = batch.corpus(corpus.format)
+            corpus.spans, corpus.submissions = whole.spans, whole.submissions
         return corpus
 
 
@@ -301,6 +304,6 @@ ADAPTER = Adapter(
         "annotators": Option("list", None, "only these annotators", example=["868", "1316"]),
         "spreadsheet_safe": Option("bool", False, SPREADSHEET_SAFE_HELP),
     },
-    traits=replace(SPAN_TRAITS, layers=("span",)),
+    traits=replace(SPAN_TRAITS, layers=("span",), streams=True),
     suggest=suggest,
 )

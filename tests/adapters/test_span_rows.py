@@ -1,0 +1,128 @@
+"""A crowd span table (one group, many documents) streamed a batch of whole documents at a time gives the
+outputs of the table read whole, bad rows and all; the batches hold every row once, documents in order."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import unitize.adapters.span_rows as span_rows
+from tests.test_span_stream import written
+from unitize.adapters.span_rows import _cuts
+from unitize.config import Settings, load_toml
+from unitize.run import read_corpus
+from unitize.spans.run import _run_groups
+
+
+def write_csv(path: Path, rows: list[list]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    return path
+
+
+@pytest.fixture
+def crowd(tmp_path: Path) -> Path:
+    """Six comments, three workers: overlapping spans of one worker (merged), labels and none, a bad offset,
+    an unknown roster key, a duplicate roster row and a second assignment, a comment with no text row, a worker
+    assigned a comment who marked nothing, documents listed out of order."""
+    write_csv(tmp_path / "texts.csv", [["doc_id", "text"], ["c5", "what a lovely day"], ["c1", "you are an idiot"], ["c3", "shut up, moron"],
+                                       ["c2", "fine,\nthanks"], ["c6", "idiots everywhere, idiots"]])
+    write_csv(tmp_path / "roster.csv", [["key", "doc_id", "annotator"],
+                                        [1, "c1", "w1"], [2, "c1", "w2"], [3, "c1", "w3"], [4, "c2", "w1"], [5, "c2", "w2"],
+                                        [6, "c3", "w2"], [7, "c3", "w3"], [8, "c4", "w1"], [9, "c4", "w3"], [10, "c5", "w1"],
+                                        [11, "c5", "w3"], [6, "c6", "w1"], [12, "c3", "w2"], [13, "c6", "w2"], [14, "c6", "w3"]])
+    write_csv(tmp_path / "spans.csv", [["key", "label", "begin", "end"],
+                                       [1, "Insult", 11, 16], [1, "Insult", 8, 13], [2, "", 11, 16], [3, "Insult", 0, 16],
+                                       [6, "Profane", 9, 14], [7, "Insult", "x", 14], [4, "Other", 0, 5], [99, "Insult", 0, 1],
+                                       [8, "Insult", 0, 2], [9, "Insult", 0, 3], [12, "Insult", 0, 4], [13, "Insult", 0, 6],
+                                       [14, "Profane", 19, 25], [13, "Insult", 19, 25], [5, "Other", 6, 12]])
+    return tmp_path
+
+
+STUDY = """[input]
+format = "span-table"
+annotations = "spans.csv"
+texts = "texts.csv"
+roster = "roster.csv"
+layer = "toxic"
+
+[unitize]
+units = ["char", "word"]
+approaches = ["interval", "boundary"]
+tokenizer = "regex"
+"""
+
+
+def crowd_settings(root: Path, *more: str) -> Settings:
+    (root / "study.toml").write_text(STUDY, encoding="utf-8")
+    return load_toml(root / "study.toml", list(more))
+
+
+VARIANTS = {
+    "default": [],
+    "labels-as-layers": ["unitize.layers_from='label'", "unitize.modes=['separate','combined','labels']"],
+    "long": ["unitize.layout='long'", "unitize.modes=['separate','labels']"],
+    "every-annotator-expected": ["unitize.assignment='all'", "unitize.keep_missing=true", "unitize.layout='sparse'"],
+    "two-workers": ["input.annotators=['w1','w3']"],
+}
+
+
+@pytest.mark.parametrize("size", [1, 2, 5])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_batches_of_documents_give_the_whole_read_outputs(crowd, variant, size, tmp_path, monkeypatch):
+    settings = crowd_settings(crowd, *VARIANTS[variant])
+    whole = written(settings, tmp_path / "out", stream=False)
+    monkeypatch.setattr(span_rows, "BATCH_SPANS", size)
+    streamed = written(settings, tmp_path / "out", stream=True)  # the same output, written again
+    assert sorted(streamed) == sorted(whole)
+    assert [name for name in whole if whole[name] != streamed[name]] == []
+
+
+def test_a_streamed_table_holds_no_span_and_hands_out_whole_documents_in_order(crowd, monkeypatch):
+    monkeypatch.setattr(span_rows, "BATCH_SPANS", 2)
+    settings = crowd_settings(crowd)
+    corpus = read_corpus(settings, stream=True)
+    whole = read_corpus(settings)
+    assert corpus.spans == [] and corpus.submissions == [] and corpus.stream is not None
+    assert corpus.stream.annotators == ["w1", "w2", "w3"]
+    assert corpus.stream.kinds == {("toxic", "Insult"), ("toxic", None), ("toxic", "Profane"), ("toxic", "Other")}
+    assert sorted(corpus.documents) == ["c1", "c2", "c3", "c4", "c5", "c6"]
+    assert sorted((f.code, f.record) for f in corpus.findings) == sorted((f.code, f.record) for f in whole.findings) == [
+        ("duplicate-record", "line 13"), ("duplicate-record", "line 14"), ("offset-invalid", "line 7"), ("record-malformed", "line 9")]
+    batches = [read() for read in corpus.stream.batches]
+    docs = [sorted({s.doc_id for s in b.submissions}) for b in batches]
+    # whole documents, in sorted order, a batch closed once it holds 2 spans (c4 has no text row, c5 no span)
+    assert docs == [["c1"], ["c2"], ["c3"], ["c4"], ["c5", "c6"]]
+    assert [len(b.spans) for b in batches] == [4, 2, 2, 2, 3]
+    spans = [(s.line, s.annotator, s.doc_id, s.label, s.begin, s.end, s.record, s.source) for b in batches for s in b.spans]
+    assert sorted(spans) == sorted((s.line, s.annotator, s.doc_id, s.label, s.begin, s.end, s.record, s.source) for s in whole.spans)
+    subs = [(s.source, s.annotator, s.doc_id, s.group, s.records) for b in batches for s in b.submissions]
+    assert sorted(subs) == sorted((s.source, s.annotator, s.doc_id, s.group, s.records) for s in whole.submissions)
+    bad = [s for b in batches for s in b.spans if s.line == 7][0]
+    assert (bad.annotator, bad.doc_id, bad.begin, bad.end, bad.label) == ("w3", "c3", -1, -1, "Insult")
+
+
+def test_a_batch_closes_at_the_document_that_fills_it():
+    assert _cuts(np.array([3, 0, 5, 1, 1]), 4).tolist() == [0, 0, 0, 1, 1]
+    assert _cuts(np.array([4, 0]), 4).tolist() == [0, 1]
+    assert _cuts(np.array([9, 9, 9]), 1).tolist() == [0, 1, 2]
+    assert _cuts(np.array([3, 0, 5]), 0).tolist() == [0, 0, 0]
+    assert _cuts(np.array([], dtype=np.int64), 4).tolist() == []
+
+
+def part(groups: list[str], universe: dict) -> SimpleNamespace:
+    """What _run_groups reads of a part."""
+    return SimpleNamespace(groups=groups, universe=universe)
+
+
+def test_a_group_goes_on_into_the_next_batch_only_with_later_documents():
+    assert _run_groups([part(["a", "b"], {"a": {"d1": set()}, "b": {"d1": set(), "d2": set()}}),
+                        part(["b", "c"], {"b": {"d3": set()}, "c": {"d1": set()}}), part(["c"], {"c": {"d2": set()}})]) == ["a", "b", "c"]
+    with pytest.raises(RuntimeError, match="documents in ascending order"):
+        _run_groups([part(["b"], {"b": {"d3": set()}}), part(["b"], {"b": {"d2": set()}})])
+    with pytest.raises(RuntimeError, match="groups in ascending order"):
+        _run_groups([part(["b"], {"b": {"d1": set()}}), part(["a"], {"a": {"d2": set()}})])
