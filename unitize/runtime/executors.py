@@ -68,12 +68,24 @@ def forked_pool(workers: int, initializer: Callable[..., None] | None = None, in
     A task's arguments are pickled to the child; what every task shares goes once, unpickled, as the
     ``initializer``'s ``initargs`` (a forked child inherits them). Unlike the ``processes`` executor, the
     children share the parent's memory until they write to it, so they must only compute and return."""
+    import gc
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    class FrozenHeapPool(ProcessPoolExecutor):
+        """The parent's objects are kept out of the cyclic collector while the pool lives (:func:`gc.freeze`): a child's
+        collection would walk every inherited object, and so copy, page by page, the heap it shares with its parent."""
+
+        def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+            try:
+                super().shutdown(wait, cancel_futures=cancel_futures)
+            finally:
+                gc.unfreeze()
+
     if not forks():
         return None
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=initializer, initargs=initargs)
+    gc.freeze()  # the children fork at the first tasks, the objects of now frozen
+    return FrozenHeapPool(max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=initializer, initargs=initargs)
 
 
 class Executor:
