@@ -119,6 +119,7 @@ class Fragments:
     def counts(self, results: dict[str, UnitResult]) -> Counts:
         """Where this corpus's records went, to be added up over the parts of a run."""
         return Counts(
+            files=len(self.corpus.submissions),
             read=len(self.corpus.spans),
             selected=self.selected,
             excluded=self.excluded,
@@ -129,9 +130,10 @@ class Fragments:
 
 @dataclass
 class Counts:
-    """One part's record counts: read, in the selected layers, left out by reason, and per unit type
-    (records in segments, left out by reason, segments)."""
+    """One part's record counts: files (submissions) read, records read, in the selected layers, left out by reason,
+    and per unit type (records in segments, left out by reason, segments)."""
 
+    files: int
     read: int
     selected: int
     excluded: Counter
@@ -145,7 +147,7 @@ def accounting(corpus: Corpus, parts: list[Counts], results: dict[str, UnitResul
     selected = sum(p.selected for p in parts)
     accounting: dict[str, Any] = {
         "files": {
-            "read": len(corpus.submissions),
+            "read": sum(p.files for p in parts),
             "unreadable": sum(1 for f in corpus.findings if f.code == "file-unreadable"),
             "not_matching_pattern": sum(1 for f in corpus.findings if f.code == "filename-pattern"),
             "duplicates_skipped": sum(1 for f in corpus.findings if f.code == "duplicate-file"),

@@ -137,9 +137,11 @@ def _segments_file(folder: Path, k: int, unit: str) -> Path:
 
 def _spilled_part(work: Callable[[Callable[[], Corpus]], _Part], folder: Path, batch: tuple[int, Callable[[], Corpus]]) -> _Part:
     """Batch ``k``'s part, its segments tables written to ``folder`` (uncompressed Arrow IPC, to be
-    memory-mapped) instead of sent back."""
+    memory-mapped) instead of sent back, its submissions not sent (counted: a streamed run's corpus holds
+    neither its spans nor its submissions)."""
     k, read = batch
     part = work(read)
+    part.submissions = []
     for unit, result in part.results.items():
         with pa.OSFile(str(_segments_file(folder, k, unit)), "wb") as sink, pa.ipc.new_file(sink, result.segments.schema) as writer:
             writer.write_table(result.segments)
