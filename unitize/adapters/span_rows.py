@@ -41,12 +41,13 @@ class RowBatch:
 
     def corpus(self, format_name: str) -> Corpus:
         """The batch's spans (an unreadable one with offsets -1, as the reader reported it) and submissions."""
-        corpus = Corpus(format=format_name)
         docs, who, labels, group, layer, source = self.docs, self.annotators, self.labels, self.group, self.layer, self.source
-        for d, a, lab, begin, end, line in self.spans.tolist():
-            corpus.spans.append(Span(who[a], docs[d], group, f"line {line}", layer, 0, begin, end, label=labels[lab], source=source, line=line))
-        corpus.submissions = [Submission(self.sources[s], who[a], docs[d], group, n) for d, a, s, n in self.assignments.tolist()]
-        return corpus
+        return Corpus(
+            format=format_name,
+            spans=[Span(who[a], docs[d], group, f"line {line}", layer, 0, begin, end, labels[lab], {}, source, line)
+                   for d, a, lab, begin, end, line in self.spans.tolist()],
+            submissions=[Submission(self.sources[s], who[a], docs[d], group, n) for d, a, s, n in self.assignments.tolist()],
+        )
 
 
 @dataclass
