@@ -3,6 +3,7 @@ row groups, cut where the whole table's are, and tables before and after it in t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pyarrow as pa
@@ -72,3 +73,24 @@ def test_a_list_column_in_many_chunks_is_written_as_in_one(tmp_path: Path) -> No
     pieces.close()
     assert (tmp_path / "cut.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes() == (tmp_path / "pieces.parquet").read_bytes()
     assert pq.read_table(tmp_path / "cut.parquet").equals(rows)
+
+
+def test_tokens_built_in_pieces_are_the_tokens_built_whole(tmp_path: Path, monkeypatch) -> None:
+    # tokens.parquet comes a TOKEN_ROWS batch at a time (a corpus has millions of tokens): the file is the one the
+    # whole table gives, in row groups that cut across the batches
+    from unitize.cli import main
+    from unitize.output import tables
+
+    study = Path(__file__).resolve().parents[2] / "unitize" / "examples" / "tdb-mini" / "study.toml"
+    monkeypatch.setattr(directory, "ROW_GROUP_ROWS", 300)
+    files = {}
+    for rows in (1 << 30, 7, 299, 1000):
+        monkeypatch.setattr(tables, "TOKEN_ROWS", rows)
+        monkeypatch.setattr(tables.tokens_table, "__defaults__", (rows,))
+        assert main(["convert", str(study), "--out", str(tmp_path / str(rows)), "-q"]) == 0
+        files[rows] = (tmp_path / str(rows) / "tokens.parquet").read_bytes()
+    assert len(set(files.values())) == 1
+    written = pq.ParquetFile(tmp_path / "7" / "tokens.parquet")
+    assert [written.metadata.row_group(i).num_rows for i in range(written.metadata.num_row_groups)] == [300, 300, 92]
+    manifest = json.loads((tmp_path / "7" / "manifest.json").read_text(encoding="utf-8"))
+    assert [o["rows"] for o in manifest["outputs"] if o["path"] == "tokens.parquet"] == [written.metadata.num_rows]

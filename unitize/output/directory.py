@@ -177,11 +177,16 @@ class OutputDir:
         )
         pause(f"written:{relative}")
 
-    def write_table(self, relative: str, table: pa.Table) -> None:
+    def write_table(self, relative: str, table: pa.Table | pa.RecordBatchReader) -> None:
+        """A table, whole or as a reader of its batches (written as they come, in the row groups of the whole table)."""
         stream = ParquetStream(self.file(relative), table.schema)
-        stream.write(table)
+        if isinstance(table, pa.RecordBatchReader):
+            for batch in table:
+                stream.add(pa.Table.from_batches([batch]))
+        else:
+            stream.write(table)
         stream.close()
-        self.record(relative, table.num_rows)
+        self.record(relative, stream.rows)
 
     def write_jsonl(self, relative: str, rows: Iterable[dict[str, Any]]) -> None:
         count = 0

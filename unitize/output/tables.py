@@ -7,7 +7,7 @@ writes them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -33,21 +33,34 @@ def universe_table(groups: Sequence[str], annotators: Sequence[str], universe: U
     return pa.Table.from_pydict({"group": out_groups, "doc_id": docs, "annotators": names}, schema=universe_schema())
 
 
-def tokens_table(space: UnitSpace) -> pa.Table:
-    """``tokens.parquet``: every token of every document with text, its character extent (code points)."""
+#: tokens.parquet is built this many tokens at a time
+TOKEN_ROWS = 1 << 20
+
+
+def tokens_table(space: UnitSpace, rows: int = TOKEN_ROWS) -> pa.RecordBatchReader:
+    """``tokens.parquet``: every token of every document with text, its character extent (code points), ``rows``
+    tokens at a time (a corpus has millions of tokens, and a document id as text in every row)."""
     assert space.starts is not None and space.ends is not None, "a word unit space has token extents"
-    doc = np.repeat(np.arange(len(space.doc_ids)), space.n_units)
-    token = np.arange(int(space.n_units.sum()), dtype=np.int64) - np.repeat(space.base, space.n_units)
-    shift = np.repeat(space.char_base, space.n_units)
-    return pa.Table.from_arrays(
-        [
-            pa.DictionaryArray.from_arrays(pa.array(doc.astype(np.int32)), pa.array(space.doc_ids, pa.string())).cast(pa.string()),
-            pa.array(token.astype(np.int32)),
-            pa.array((space.starts - shift).astype(np.int32)),
-            pa.array((space.ends - shift).astype(np.int32)),
-        ],
-        schema=tokens_schema(),
-    )
+    return pa.RecordBatchReader.from_batches(tokens_schema(), _token_batches(space, max(rows, 1)))
+
+
+def _token_batches(space: UnitSpace, rows: int) -> Iterator[pa.RecordBatch]:
+    assert space.starts is not None and space.ends is not None
+    names = pa.array(space.doc_ids, pa.string())
+    doc_of = np.repeat(np.arange(len(space.doc_ids), dtype=np.int32), space.n_units)
+    for first in range(0, doc_of.size, rows):
+        doc = doc_of[first:first + rows]
+        token = np.arange(first, first + doc.size, dtype=np.int64) - space.base[doc]
+        shift = space.char_base[doc]
+        yield pa.RecordBatch.from_arrays(
+            [
+                pa.DictionaryArray.from_arrays(pa.array(doc), names).cast(pa.string()),
+                pa.array(token.astype(np.int32)),
+                pa.array((space.starts[first:first + doc.size] - shift).astype(np.int32)),
+                pa.array((space.ends[first:first + doc.size] - shift).astype(np.int32)),
+            ],
+            schema=tokens_schema(),
+        )
 
 
 def documents_table(corpus: Corpus, words: UnitSpace | None, tokenizer: str) -> pa.Table:

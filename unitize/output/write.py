@@ -52,8 +52,9 @@ class RunResult(Protocol):
         """Per setting, the rows of its dense matrix (``written``: the rows each setting's parts hold)."""
         ...
 
-    def side_tables(self) -> Iterable[tuple[str, pa.Table]]:
-        """The run's other tables, by relative path (segments, documents, universe, tokens)."""
+    def side_tables(self) -> Iterable[tuple[str, pa.Table | pa.RecordBatchReader]]:
+        """The run's other tables, by relative path (segments, documents, universe, tokens); a large one may come as
+        a reader of its batches."""
         ...
 
     def nothing_kept(self) -> str | None:

@@ -240,7 +240,7 @@ class Unitized:
         limit = self.settings.partition_units or PARTITION_UNITS
         return [PartTask(k, str(staging), specs, self.part(d0, d1)) for k, (d0, d1) in enumerate(partitions(chars, limit))]
 
-    def side_tables(self) -> Iterator[tuple[str, pa.Table]]:
+    def side_tables(self) -> Iterator[tuple[str, pa.Table | pa.RecordBatchReader]]:
         """The segments of every unit type (with discourse data's relation counts: :mod:`unitize.units.relations`),
         the documents, the unit universe and the tokens."""
         for unit, res in self.results.items():
