@@ -84,8 +84,12 @@ def forked_pool(workers: int, initializer: Callable[..., None] | None = None, in
 
     if not forks():
         return None
-    gc.freeze()  # the children fork at the first tasks, the objects of now frozen
-    return FrozenHeapPool(max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=initializer, initargs=initargs)
+    gc.freeze()  # before the children fork (at the pool's first tasks)
+    try:
+        return FrozenHeapPool(max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=initializer, initargs=initargs)
+    except BaseException:
+        gc.unfreeze()
+        raise
 
 
 class Executor:
