@@ -39,16 +39,16 @@ class Fragments:
 
     A fragment is live when the validation kept it and its annotator is one of the
     study's; every other fragment of the selected layers is counted by reason.
+    ``d_index`` gives each document with a text its index in the unit spaces.
     """
 
-    def __init__(self, corpus: Corpus, settings: Settings, validation: Validation, layers: list[str], annotators: list[str]):
+    def __init__(self, corpus: Corpus, settings: Settings, validation: Validation, layers: list[str], annotators: list[str],
+                 d_index: dict[str, int]):
         self.corpus = corpus
         groups = corpus.groups
         g_index = {g: i for i, g in enumerate(groups)}
         l_index = {layer: i for i, layer in enumerate(layers)}
         a_index = {a: i for i, a in enumerate(annotators)}
-        doc_ids = sorted(d for d, doc in corpus.documents.items() if doc.text is not None)
-        d_index = {d: i for i, d in enumerate(doc_ids)}
         spans = corpus.spans
         selected = [i for i, s in enumerate(spans) if s.layer in l_index]
         fate = validation.fate

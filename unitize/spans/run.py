@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +185,11 @@ class _Run:
     spaces: dict[str, UnitSpace]
     per_document: bool
 
+    @cached_property
+    def doc_index(self) -> dict[str, int]:
+        """Each document with a text: its index in the unit spaces (their ids sorted), made once for every batch."""
+        return {d: i for i, d in enumerate(next(iter(self.spaces.values())).doc_ids)}
+
     def part(self, corpus: Corpus) -> _Part:
         """Validate and resolve one corpus (a whole one, or a batch of whole groups)."""
         settings = self.settings
@@ -197,7 +202,7 @@ class _Run:
             per_document=self.per_document,
             count_rule=corpus.traits.count_rule,
         )
-        live = Fragments(corpus, settings, validation, self.layers, self.annotators)
+        live = Fragments(corpus, settings, validation, self.layers, self.annotators, self.doc_index)
         findings = list(validation.findings) + live.dropped_findings()
         results: dict[str, UnitResult] = {}
         for unit in settings.units:
