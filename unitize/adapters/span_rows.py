@@ -65,15 +65,14 @@ class SpanRows:
     #: (document code, annotator code) -> [source code, span rows], in the order first met
     _assigned: dict[tuple[int, int], list[int]] = field(default_factory=dict)
 
-    def assign(self, doc: str, who: str, source: str) -> bool:
-        """Record an assignment (roster row, or first span of a document and annotator); False when it is known."""
+    def assign(self, doc: str, who: str, source: str) -> None:
+        """Record an assignment (roster row, or first span of a document and annotator) unless it is known."""
         key = (_code(self._docs, doc), _code(self._who, who))
-        if key in self._assigned:
-            return False
-        self._assigned[key] = [_code(self._sources, source), 0]
-        return True
+        if key not in self._assigned:
+            self._assigned[key] = [_code(self._sources, source), 0]
 
     def assigned(self, doc: str, who: str) -> bool:
+        """Whether the annotator has an assignment for the document."""
         return (self._docs.get(doc, -1), self._who.get(who, -1)) in self._assigned
 
     def add(self, doc: str, who: str, label: str | None, begin: int, end: int, line: int) -> None:
