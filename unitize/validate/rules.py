@@ -12,9 +12,16 @@ from collections import defaultdict
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from ..errors import ConfigError
 from ..model import Absent, Corpus, Finding, Submission, Universe
 from ..model.findings import finding
 from .offsets import check_spans
+
+#: more (document, annotator) pairs without a submission than this, with every annotator expected on every document,
+#: is a study whose documents each have their own annotators: refused, as its report would hold a row for each pair
+MISSING_PAIRS_BOUND = 1_000_000
+#: annotators named in one annotator-missing message; the rest are counted
+NAMES_SHOWN = 10
 
 
 @dataclass
@@ -63,6 +70,8 @@ def apply_rules(
     study = sorted(annotators) if annotators else sorted({sub.annotator for sub in corpus.submissions})
     expected = {group: study for group, _ in by_key}
     studied = frozenset(study)
+    if not per_document:
+        _refuse_crowd(by_key, studied)
 
     universe: Universe = defaultdict(dict)
     excluded: dict[tuple[str, str], str] = {}
@@ -95,6 +104,20 @@ def apply_rules(
     return findings, dict(universe), expected
 
 
+def _refuse_crowd(by_key: dict[tuple[str, str], dict[str, Submission]], studied: frozenset[str]) -> None:
+    """Refuse a study that expects every annotator on every document when most of them have none of its documents
+    (crowd data read with ``assignment = "all"``): millions of annotator-missing rows help no one."""
+    present = sum(len(studied.intersection(subs)) for subs in by_key.values())
+    missing = len(by_key) * len(studied) - present
+    if missing > MISSING_PAIRS_BOUND:
+        raise ConfigError(
+            f"every one of the {len(studied):,} annotators is expected on each of the {len(by_key):,} documents, but {missing:,} "
+            f"of those {len(by_key) * len(studied):,} (document, annotator) pairs have no submission ({present / len(by_key):.1f} "
+            f"annotators per document on average). Each document has its own annotators here: "
+            f'set [unitize] assignment = "per-document" (or leave it "auto" with a roster), so an annotator without a '
+            f"document was not assigned it, rather than missing from it")
+
+
 def _each_file(subs: dict[str, Submission], code: str, message: str, action: str, doc_id: str, group: str) -> list[Finding]:
     """One finding per annotator's file of a (group, document), in annotator order."""
     return [finding(code, message, action, file=sub.source, doc=doc_id, group=group, annotator=annotator)
@@ -107,9 +130,16 @@ def _missing(subs: dict[str, Submission], missing: AbstractSet[str], doc_id: str
         return [finding("annotator-missing", f"annotator {annotator} has no file for document {doc_id}, group {group}",
                         "document kept; that annotator's column is null for it", doc=doc_id, group=group, annotator=annotator)
                 for annotator in sorted(missing)]
-    names = ", ".join(sorted(missing))
+    names = _listed(sorted(missing))
     return _each_file(subs, "annotator-missing", f"no file from {names} for document {doc_id}, group {group}; other annotators have one",
                       f"file left out of group {group} (RAT rule); use keep_missing to keep it", doc_id, group)
+
+
+def _listed(names: list[str]) -> str:
+    """Names joined by commas, the first :data:`NAMES_SHOWN` of a longer list followed by how many more there are."""
+    if len(names) <= NAMES_SHOWN:
+        return ", ".join(names)
+    return f"{', '.join(names[:NAMES_SHOWN])} and {len(names) - NAMES_SHOWN:,} more"
 
 
 def _mark_excluded(corpus: Corpus, fate: list[str | None], excluded: dict[tuple[str, str], str]) -> None:
