@@ -64,9 +64,7 @@ def apply_rules(
     relation-count rule.
     """
     findings: list[Finding] = []
-    by_key: dict[tuple[str, str], dict[str, Submission]] = defaultdict(dict)
-    for sub in corpus.submissions:
-        by_key[(sub.group, sub.doc_id)][sub.annotator] = sub
+    by_key = _submissions_by_document(corpus)
     study = sorted(annotators) if annotators else sorted({sub.annotator for sub in corpus.submissions})
     expected = {group: study for group, _ in by_key}
     studied = frozenset(study)
@@ -102,6 +100,14 @@ def apply_rules(
         universe[group][doc_id] = missing
     _mark_excluded(corpus, fate, excluded)
     return findings, dict(universe), expected
+
+
+def _submissions_by_document(corpus: Corpus) -> dict[tuple[str, str], dict[str, Submission]]:
+    """Per (group, document): each annotator's submission."""
+    by_key: dict[tuple[str, str], dict[str, Submission]] = defaultdict(dict)
+    for sub in corpus.submissions:
+        by_key[(sub.group, sub.doc_id)][sub.annotator] = sub
+    return by_key
 
 
 def _refuse_crowd(by_key: dict[tuple[str, str], dict[str, Submission]], studied: frozenset[str]) -> None:
