@@ -42,13 +42,13 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"status": "failed", "errors": [e.as_dict() for e in errors]}, ensure_ascii=False, indent=2))
         else:
             print(f"unitize: {len(errors)} input error(s) under --strict; nothing written", file=sys.stderr)
-            print_findings(unitized.findings)
+            print_findings(errors)
         return EXIT_STRICT
     data = {**manifest["summary"], "out": str(settings.out), "accounting": manifest["accounting"]}
     if not args.quiet and not args.json:
-        for f in unitized.findings:
-            if f.code == "labels-ignored":  # one per study, about the settings rather than a record: said on screen
-                print(f"warning: {f.message}; {f.action}", file=sys.stderr)
+        ignored = unitized.findings.first().get("labels-ignored")  # one per study, about the settings: said on screen
+        if ignored is not None:
+            print(f"warning: {ignored.message}; {ignored.action}", file=sys.stderr)
     if args.json:
         print(json.dumps({"status": "ok", **data}, ensure_ascii=False, indent=2))
     elif not args.quiet:

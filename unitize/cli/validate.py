@@ -19,18 +19,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..output import atomic_write_text
+    from ..output import text_stream
     from ..run import read_corpus, summary, unitize
 
     settings = settings_from_args(args)
     progress = make_progress(not args.quiet and not args.json and sys.stderr.isatty())
     unitized = unitize(read_corpus(settings, progress, stream=True), settings, progress)
     if args.report:
-        atomic_write_text(args.report, "".join(json.dumps(f.as_dict(), ensure_ascii=False) + "\n" for f in unitized.findings))
+        with text_stream(args.report) as fh:
+            fh.writelines(line + "\n" for line in unitized.findings.lines())
     data = summary(unitized)
     if args.json:
         print(json.dumps({**data, "accounting": unitized.accounting, "report": [f.as_dict() for f in unitized.findings]}, ensure_ascii=False, indent=2))
     elif not args.quiet:
         human_summary(data, None, unitized.accounting, str(args.report) if args.report else "the errors below (all findings: --report FILE)")
-        print_findings(unitized.findings)
+        print_findings(unitized.errors)
     return EXIT_STRICT if args.strict and unitized.errors else EXIT_OK

@@ -8,7 +8,6 @@ the shape of the data (:func:`unitize.layouts.choose_items`).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +21,8 @@ from ..config import ConfigError, Settings
 from ..layouts import WIDE, ItemCells, Layout
 from ..layouts.item_cells import concat
 from ..model import Corpus, Finding
-from ..model.findings import ERROR, count_by_severity, sort_key
 from ..model.item_records import ItemRecords
+from ..model.report_rows import Findings
 from ..output.parts import PartSpec, PartTask, Slice, item_slices
 from ..schema import FORMAT_VERSION
 from . import NOT_APPLICABLE, GroupMatrix, ItemOptions, ItemResult, build, item_key, parse_options
@@ -40,7 +39,8 @@ class ItemsUnitized:
     corpus: Corpus
     options: ItemOptions
     result: ItemResult
-    findings: list[Finding]
+    #: the report's rows, sorted and packed (:mod:`unitize.model.report_rows`)
+    findings: Findings
     accounting: dict[str, Any]
     item_layouts: list[Layout]  # the layouts the item matrices are written in ([items] layouts, auto decided)
 
@@ -54,7 +54,7 @@ class ItemsUnitized:
 
     @property
     def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == ERROR]
+        return self.findings.errors()
 
     def metadata(self, layout: Layout) -> dict[str, Any]:
         """The ``unitize`` schema metadata of a layout's matrix (see schemas/items.arrow.json)."""
@@ -122,14 +122,13 @@ class ItemsUnitized:
         return f"none of the {self.accounting['labels']['read']:,} label records holds a label that was kept"
 
     def summary(self) -> dict[str, Any]:
-        by_code = Counter(f.code for f in self.findings)
         return {
             "kind": "items",
             "groups": len(self.groups),
             "annotators": self.annotators,
             "items": self.result.items_by_group,
-            "findings": count_by_severity(self.findings),
-            "findings_by_code": dict(sorted(by_code.items())),
+            "findings": self.findings.by_severity(),
+            "findings_by_code": self.findings.by_code(),
         }
 
 
@@ -189,7 +188,7 @@ def unitize_items(corpus: Corpus, settings: Settings) -> ItemsUnitized:
         options.layouts, annotators=len(annotators), items=items, cells=sum(m.n_cells for m in result.groups), clash=bool(clash),
     )
     layouts.refuse_too_wide_items(chosen, annotators=len(annotators), items=items)
-    findings = sorted(corpus.findings + result.findings, key=sort_key)
+    findings = Findings.of(corpus.findings + result.findings)
     accounting = {
         "files": {
             "read": len(corpus.inputs),

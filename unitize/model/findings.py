@@ -140,6 +140,11 @@ def top_codes(findings: list[Finding], limit: int = 5) -> list[str]:
     for f in findings:
         counts[f.code] = counts.get(f.code, 0) + 1
         first.setdefault(f.code, f)
+    return ranked_codes(counts, first, limit)
+
+
+def ranked_codes(counts: dict[str, int], first: dict[str, Finding], limit: int = 5) -> list[str]:
+    """:func:`top_codes` from each code's count and first finding (codes of equal counts in the order of ``counts``)."""
     ranked = sorted(counts, key=lambda code: -counts[code])[:limit]
 
     def where(f: Finding) -> str:

@@ -197,6 +197,16 @@ class OutputDir:
                 count += 1
         self.record(relative, count)
 
+    def write_lines(self, relative: str, lines: Iterable[str]) -> None:
+        """A JSON lines file from lines already encoded (each without its line break)."""
+        count = 0
+        with open(self.file(relative), "w", encoding="utf-8", newline="\n") as fh:
+            for line in lines:
+                fh.write(line)
+                fh.write("\n")
+                count += 1
+        self.record(relative, count)
+
     def write_json(self, relative: str, data: dict[str, Any]) -> None:
         with open(self.file(relative), "w", encoding="utf-8", newline="\n") as fh:
             json.dump(data, fh, ensure_ascii=False, indent=2)

@@ -23,7 +23,8 @@ import pyarrow as pa
 
 from .._version import __version__
 from ..config import Settings
-from ..model import Corpus, Finding
+from ..model import Corpus
+from ..model.report_rows import Findings
 from ..runtime.executors import TaskMap
 from ..runtime.progress import Progress, Sized, no_progress
 from ..schema import FORMAT_VERSION
@@ -37,7 +38,7 @@ class RunResult(Protocol):
 
     settings: Settings
     corpus: Corpus
-    findings: list[Finding]
+    findings: Findings
     accounting: dict[str, Any]
 
     def summary(self) -> dict[str, Any]:
@@ -88,7 +89,7 @@ def write_run(
         dense_rows = result.dense_rows(unit_rows)
         for relative, table in result.side_tables():
             target.write_table(relative, table)
-        target.write_jsonl("report.jsonl", (f.as_dict() for f in result.findings))
+        target.write_lines("report.jsonl", result.findings.lines())
         manifest: dict[str, Any] = {  # JSON, as manifest.json holds it
             "format_version": FORMAT_VERSION,
             "tool": {"name": "unitize", "version": __version__},

@@ -28,7 +28,6 @@ from ..config import Settings
 from ..errors import RunError
 from ..items.run import ItemsUnitized, unitize_items
 from ..model import Corpus
-from ..model.findings import top_codes
 from ..names import file_names, named
 from ..output import RunResult, claim_output, write_run
 from ..runtime.executors import Executor, TaskMap, executor_of
@@ -157,7 +156,7 @@ def check_kept(unitized: RunResult) -> None:
     hint = annotator_hint(unitized.settings.input.get("annotators"), unitized.corpus)
     if hint:
         lines.append(f"  {hint}")
-    top = top_codes(unitized.findings)
+    top = unitized.findings.top_codes()
     lines += [f"  {line}" for line in top]
     if top and top[0].split(" ")[0] in ("record-malformed", "file-unreadable"):
         lines.append(f"  is the input really in format {unitized.settings.format!r}? `unitize formats` lists the formats")

@@ -16,7 +16,6 @@ from one. Pure NumPy and Arrow, no I/O.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -32,7 +31,7 @@ from ..layouts import WIDE, GroupMarks, Layout
 from ..layouts.base import AnnotatorSegments
 from ..layouts.frames import NOT_ANNOTATED, Frame, group_frame
 from ..model import Corpus, Finding, Universe
-from ..model.findings import ERROR, count_by_severity
+from ..model.report_rows import Findings
 from ..output.parts import PARTITION_UNITS, PartTask, partitions
 from ..output.tables import documents_table, tokens_table, universe_table
 from ..schema import FORMAT_VERSION, setting_name
@@ -157,7 +156,8 @@ class Unitized:
     annotators: list[str]
     spaces: dict[str, UnitSpace]
     results: dict[str, UnitResult]
-    findings: list[Finding]
+    #: the report's rows, sorted and packed (:mod:`unitize.model.report_rows`)
+    findings: Findings
     accounting: dict[str, Any]
     #: how the matrices are stored (storage only: every layout holds the same values)
     layout: Layout = WIDE
@@ -188,11 +188,10 @@ class Unitized:
 
     @property
     def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == ERROR]
+        return self.findings.errors()
 
     def summary(self) -> dict[str, Any]:
         """Counts a person (or a script) wants after a run."""
-        by_code = Counter(f.code for f in self.findings)
         universe = self.validation.universe
         return {
             "documents": len(self.corpus.documents),
@@ -201,8 +200,8 @@ class Unitized:
             "annotators": self.annotators,
             "layers": list(self.settings.layers),
             "document_group_pairs": sum(len(v) for v in universe.values()),
-            "findings": count_by_severity(self.findings),
-            "findings_by_code": dict(sorted(by_code.items())),
+            "findings": self.findings.by_severity(),
+            "findings_by_code": self.findings.by_code(),
             "segments": {u: r.segments.num_rows for u, r in self.results.items()},
         }
 

@@ -29,7 +29,8 @@ from .. import layouts
 from ..config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
 from ..errors import RunError
 from ..model import Corpus, Document, Finding, InputFile, SpanStream, Submission, Universe
-from ..model.findings import finding, sort_key
+from ..model.findings import finding
+from ..model.report_rows import Findings, Packed
 from ..model.traits import FormatTraits
 from ..runtime.executors import Executor, cores, forked_pool, forks
 from ..runtime.progress import Progress, Sized, no_progress
@@ -166,7 +167,7 @@ class _Part:
     read_findings: list[Finding]
     submissions: list[Submission]
     inputs: list[InputFile]
-    findings: list[Finding]
+    findings: Packed  # packed where they were made: a crowd batch's hundreds of thousands of info rows
     universe: Universe
     expected: dict[str, list[str]]
     present: dict[str, dict[str, list[int]]]
@@ -210,9 +211,10 @@ class _Run:
             if corpus.traits.relations:  # counted here, a batch's groups at a time (they are whole)
                 results[unit].relations = relation_counts(results[unit].segments)
             findings.extend(results[unit].findings)
+            results[unit].findings = []  # they are the part's findings, packed below
         return _Part(
             groups=live.names["groups"], labels=live.names["labels"], layers_found={s.layer for s in corpus.spans},
-            read_findings=corpus.findings, submissions=corpus.submissions, inputs=corpus.inputs, findings=findings,
+            read_findings=corpus.findings, submissions=corpus.submissions, inputs=corpus.inputs, findings=Packed.of(findings),
             universe=validation.universe, expected=validation.annotators,
             present=_present(corpus, validation, {a: i for i, a in enumerate(self.annotators)}),
             results=results, counts=live.counts(results),
@@ -221,7 +223,7 @@ class _Run:
     def combined(self, header: Corpus, parts: list[_Part]) -> Unitized:
         """The run's result from its parts: the header's files, texts and listing findings, then each part's."""
         settings, spaces, annotators = self.settings, self.spaces, self.annotators
-        findings = list(header.findings)  # a part's findings hold its own batch's
+        runs = [Packed.of(header.findings)]  # a part's findings hold its own batch's
         corpus = replace(
             header,
             submissions=[s for p in parts for s in p.submissions],
@@ -242,16 +244,15 @@ class _Run:
             for group, by_doc in p.present.items():
                 present.setdefault(group, {}).update(by_doc)
             expected.update(p.expected)
-            findings += p.findings
-        validation = Validation(findings=findings, universe=universe, annotators=expected)
+            runs.append(p.findings)
+        validation = Validation(findings=[], universe=universe, annotators=expected)  # its findings: the result's
         layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(spaces, validation, settings))
         layouts.refuse_too_wide(layout, _group_cells(spaces, validation, len(annotators)), len(annotators))
         results = {}
         for unit in settings.units:  # each part's result let go once joined: one unit type held twice at most
             results[unit] = joined(unit, [p.results.pop(unit) for p in parts], [p.groups for p in parts], groups,
                                    self.layers, [p.labels for p in parts], labels)
-        findings = findings + _labels_ignored(settings, corpus, labels)
-        findings.sort(key=sort_key)
+        findings = Findings([*runs, Packed.of(_labels_ignored(settings, corpus, labels))])
         return Unitized(
             settings=settings,
             corpus=corpus,
