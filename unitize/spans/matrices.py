@@ -30,7 +30,7 @@ from ..errors import RunError
 from ..layouts import WIDE, GroupMarks, Layout
 from ..layouts.base import AnnotatorSegments
 from ..layouts.frames import NOT_ANNOTATED, Frame, group_frame
-from ..model import Corpus, Finding, Universe
+from ..model import Corpus, Finding, Universe, not_missing
 from ..model.report_rows import Findings
 from ..output.parts import PARTITION_UNITS, PartTask, partitions
 from ..output.tables import documents_table, tokens_table, universe_table
@@ -163,8 +163,6 @@ class Unitized:
     layout: Layout = WIDE
     #: labels mode: every label, sorted (bit i of a label code = labels[i])
     labels: list[str] = field(default_factory=list)
-    #: per group, per document: indices of the annotators with a submission (long layout rows)
-    present: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
     def source(self) -> MatrixSource:
         """The matrices' source of every document."""
@@ -314,8 +312,9 @@ class Unitized:
         if whole:
             return MatrixSource(self.groups, self.layers, self.layer_order, self.annotators, self.labels, self.layout,
                                 self.spaces, {u: r.marks for u, r in self.results.items()}, self.universe, self.expected,
-                                self.present)
+                                self._present(self.universe))
         ids = set(self.doc_ids()[d0:d1])
+        universe = {g: {d: m for d, m in docs.items() if d in ids} for g, docs in self.universe.items()}
         return MatrixSource(
             groups=self.groups,
             layers=self.layers,
@@ -325,7 +324,17 @@ class Unitized:
             layout=self.layout,
             spaces={u: s.part(d0, d1) for u, s in self.spaces.items()},
             marks={u: r.marks.part(self.spaces[u], d0, d1, "labels" in self.settings.modes) for u, r in self.results.items()},
-            universe={g: {d: m for d, m in docs.items() if d in ids} for g, docs in self.universe.items()},
+            universe=universe,
             expected=self.expected,
-            present={g: {d: a for d, a in docs.items() if d in ids} for g, docs in self.present.items()},
+            present=self._present(universe),
         )
+
+    def _present(self, universe: Universe) -> dict[str, dict[str, list[int]]]:
+        """Per group and document of ``universe``: the indices of the annotators with a submission (the long layout's
+        rows), those of the group's expected annotators not missing there."""
+        index = {a: i for i, a in enumerate(self.annotators)}
+        present = {}
+        for group, docs in universe.items():
+            wanted = frozenset(self.expected.get(group, ()))
+            present[group] = {d: sorted(index[a] for a in not_missing(wanted, missing)) for d, missing in docs.items()}
+        return present

@@ -170,7 +170,6 @@ class _Part:
     findings: Packed  # packed where they were made: a crowd batch's hundreds of thousands of info rows
     universe: Universe
     expected: dict[str, list[str]]
-    present: dict[str, dict[str, list[int]]]
     results: dict[str, UnitResult]
     counts: Counts
 
@@ -216,7 +215,6 @@ class _Run:
             groups=live.names["groups"], labels=live.names["labels"], layers_found={s.layer for s in corpus.spans},
             read_findings=corpus.findings, submissions=corpus.submissions, inputs=corpus.inputs, findings=Packed.of(findings),
             universe=validation.universe, expected=validation.annotators,
-            present=_present(corpus, validation, {a: i for i, a in enumerate(self.annotators)}),
             results=results, counts=live.counts(results),
         )
 
@@ -237,12 +235,9 @@ class _Run:
             raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(self.layers)} have {len(labels)}")
         universe: Universe = {}
         expected: dict[str, list[str]] = {}
-        present: dict[str, dict[str, list[int]]] = {}
         for p in parts:  # a group over several batches: its documents added up
             for group, docs in p.universe.items():
                 universe.setdefault(group, {}).update(docs)
-            for group, by_doc in p.present.items():
-                present.setdefault(group, {}).update(by_doc)
             expected.update(p.expected)
             runs.append(p.findings)
         validation = Validation(findings=[], universe=universe, annotators=expected)  # its findings: the result's
@@ -266,7 +261,6 @@ class _Run:
             accounting=accounting(corpus, [p.counts for p in parts], results),
             layout=layout,
             labels=labels,
-            present=present,
         )
 
 
@@ -356,15 +350,6 @@ def _labels_ignored(settings: Settings, corpus: Corpus, labels: list[str]) -> li
     return [finding("labels-ignored", f"the spans carry {len(named)} labels ({shown}) but no setting has the labels mode: "
                     "agreement on these matrices counts two spans of different labels over the same units as agreement",
                     "add \"labels\" to [unitize] modes (or --modes separate,labels) for label matrices")]
-
-
-def _present(corpus: Corpus, validation: Validation, a_index: dict[str, int]) -> dict[str, dict[str, list[int]]]:
-    """Per group and document of the unit universe: the annotators with a submission, as sorted indices."""
-    out: dict[str, dict[str, set[int]]] = {}
-    for sub in corpus.submissions:
-        if sub.annotator in a_index and sub.doc_id in validation.universe.get(sub.group, {}):
-            out.setdefault(sub.group, {}).setdefault(sub.doc_id, set()).add(a_index[sub.annotator])
-    return {g: {d: sorted(a) for d, a in docs.items()} for g, docs in out.items()}
 
 
 def _format_defaults(settings: Settings, corpus: Corpus) -> Settings:
