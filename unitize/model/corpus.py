@@ -207,12 +207,20 @@ class SpanStream:
 
     A batch may also hold some documents of a group whose other documents are in the next batch (a
     crowd study, one group of many documents): each batch then holds later documents of that group.
+
+    A stream is read once: :meth:`handed` lets go of each batch (its arrays) as it hands it out.
     """
 
     annotators: list[str]
     batches: list[Callable[[], Corpus]]
     workers: int | None = None
     kinds: frozenset[tuple[str, str | None]] = frozenset()
+
+    def handed(self) -> Iterator[Callable[[], Corpus]]:
+        """The batches in order, each taken out of :attr:`batches` as it is handed out."""
+        self.batches.reverse()
+        while self.batches:
+            yield self.batches.pop()
 
 
 @dataclass(slots=True)

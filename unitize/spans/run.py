@@ -98,13 +98,14 @@ def _parts(run: _Run, header: Corpus, stream: SpanStream, progress: Progress) ->
     workers = min(stream.workers or cores(), cores(), len(stream.batches))
     if len(stream.batches) < 2 or not forks():  # two batches and one worker: forked too, this process stays small
         reading = progress if header.stream is not None else no_progress  # a corpus read whole was read by its adapter
-        return [work(read) for read in reading(Sized(stream.batches, len(stream.batches)), "reading annotations")]
+        return [work(read) for read in reading(Sized(stream.handed(), len(stream.batches)), "reading annotations")]
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("segments")) as folder:
         pool = forked_pool(workers, _hold, (partial(_spilled_part, work, Path(folder)),))  # the run's context inherited, not pickled
         assert pool is not None
         with pool:
             try:
-                parts = list(progress(Sized(pool.map(_held, enumerate(stream.batches)), len(stream.batches)), "reading annotations"))
+                count = len(stream.batches)
+                parts = list(progress(Sized(pool.map(_held, enumerate(stream.handed())), count), "reading annotations"))
             except BrokenProcessPool:
                 raise RunError(f"a process reading a batch of groups ended abruptly (killed, or out of memory?); "
                                f"[input] workers = 1 reads one batch at a time ({workers} did)") from None
