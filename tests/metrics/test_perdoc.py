@@ -39,7 +39,7 @@ def test_crowd_documents_statistics_in_one_pass(seed):
 def _same(a, b):
     def eq(x, y):
         return x == y or (isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y))
-    return all(eq(getattr(a, f), getattr(b, f)) for f in ("value", "reason", "units_used", "std_err", "params", "doc"))
+    return all(eq(getattr(a, f), getattr(b, f)) for f in ("value", "reason", "units_used", "std_err", "params", "doc", "pair"))
 
 
 def _documents(rng):
@@ -62,7 +62,7 @@ BULK = [m.name for m in metrics.METRICS if getattr(m, "bulk", None) is not None]
 
 
 def test_the_bulk_metrics():
-    assert BULK == ["alpha", "fleiss"]
+    assert BULK == ["alpha", "fleiss", "cohen", "scott"]
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -76,10 +76,14 @@ def test_bulk_coefficients_equal_one_document_at_a_time(seed, metric):
             continue
         m = metrics.get(metric)
         bulk = m.bulk(part, "nominal")
-        for (doc, s), got in zip(part, bulk):
-            want = m.formula(s, "nominal", False)[0]
-            want.doc = doc
-            assert _same(got, want), (metric, doc, got, want)
+        wanted = []
+        for doc, s in part:  # a pairwise metric: a row per pair of each document
+            for want in m.formula(s, "nominal", False):
+                want.doc = doc
+                wanted.append(want)
+        assert len(bulk) == len(wanted)
+        for got, want in zip(bulk, wanted):
+            assert _same(got, want), (metric, got, want)
 
 
 def test_bulk_levels():

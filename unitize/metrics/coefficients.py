@@ -169,9 +169,14 @@ def scott_table(table: np.ndarray) -> np.ndarray:
         return (np.trace(p, axis1=-2, axis2=-1) - p_e) / (1 - p_e)
 
 
-def _per_pair(s: Stats, name: str, fn: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]]) -> list[Value]:
-    """``fn`` of every pair's table, all at once (a value no pair uses is an empty row and column of its table, which
-    changes no coefficient); a pair with no unit in common or no variation is a NaN with the reason."""
+#: a statistics' pairs ready for a pairwise coefficient: (pairs, their tables, units per pair, values each used,
+#: which are regular — a unit in common and two values)
+PairTables = tuple[list[tuple[int, int, str, np.ndarray]], np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+PairFn = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]]
+
+
+def pair_tables(s: Stats, name: str) -> PairTables | list[Value]:
+    """Every pair's table of ``s`` and what :func:`pair_values` needs of them; the one NaN row when there is no pair."""
     if not s.annotators:
         return [nan(f"{name} needs each annotator's own coding; crowd data has value counts only")]
     pairs = _pairs(s)
@@ -180,8 +185,13 @@ def _per_pair(s: Stats, name: str, fn: Callable[[np.ndarray], tuple[np.ndarray, 
     tables = np.stack([table for *_, table in pairs])
     n = tables.sum(axis=(1, 2))
     used = (tables.sum(axis=1) + tables.sum(axis=2)) > 0  # (P, V): the values each pair gave
-    regular = (n > 0) & (used.sum(axis=1) >= 2)
-    values, errors = fn(tables[regular]) if regular.any() else (np.zeros(0), None)
+    return pairs, tables, n, used, (n > 0) & (used.sum(axis=1) >= 2)
+
+
+def pair_values(s: Stats, name: str, prepared: PairTables, values: np.ndarray, errors: np.ndarray | None) -> list[Value]:
+    """Each pair's row from the coefficient of its regular tables (``values``, ``errors``: of the regular pairs, in
+    order); a pair with no unit in common or no variation is a NaN with the reason."""
+    pairs, _, n, used, regular = prepared
     at = np.cumsum(regular) - 1
     out = []
     for k, (_, _, pair, _) in enumerate(pairs):
@@ -195,6 +205,17 @@ def _per_pair(s: Stats, name: str, fn: Callable[[np.ndarray], tuple[np.ndarray, 
         else:
             out.append(Value(float(values[at[k]]), units_used=units, std_err=None if errors is None else float(errors[at[k]]), pair=pair))
     return out
+
+
+def _per_pair(s: Stats, name: str, fn: PairFn) -> list[Value]:
+    """``fn`` of every pair's table, all at once (a value no pair uses is an empty row and column of its table, which
+    changes no coefficient); a pair with no unit in common or no variation is a NaN with the reason."""
+    prepared = pair_tables(s, name)
+    if isinstance(prepared, list):
+        return prepared
+    tables, regular = prepared[1], prepared[4]
+    values, errors = fn(tables[regular]) if regular.any() else (np.zeros(0), None)
+    return pair_values(s, name, prepared, values, errors)
 
 
 def cohen(s: Stats) -> list[Value]:

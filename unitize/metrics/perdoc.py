@@ -1,7 +1,8 @@
-"""Per-document rows (``--by-doc``) of alpha and Fleiss' kappa, every document at once.
+"""Per-document rows (``--by-doc``) of alpha, Fleiss' kappa and the pairwise coefficients, every document at once.
 
-:func:`alpha_rows` and :func:`fleiss_rows` give what :func:`~unitize.metrics.coefficients.alpha` (nominal) and
-:func:`~unitize.metrics.coefficients.fleiss` give document by document — the same values to the last
+:func:`alpha_rows`, :func:`fleiss_rows` and :func:`pair_rows` give what :func:`~unitize.metrics.coefficients.alpha`
+(nominal), :func:`~unitize.metrics.coefficients.fleiss` and a pairwise coefficient (Cohen's kappa, Scott's pi)
+give document by document — the same values to the last
 bit, the same NaN reasons — with the arithmetic done on stacks of documents: the documents are
 grouped by the shape of their statistics (values, patterns), and each group goes through the same
 NumPy operations as one document does (a stacked ``matmul`` makes the same BLAS call per document;
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -40,6 +42,33 @@ def alpha_rows(per_doc: Sequence[tuple[str, Stats]], level: str) -> list[Value] 
 def fleiss_rows(per_doc: Sequence[tuple[str, Stats]], level: str) -> list[Value]:
     """Fleiss' kappa of each document (:func:`coefficients.fleiss`)."""
     return _named(_fleiss([s for _, s in per_doc]), per_doc)
+
+
+def pair_rows(name: str, fn: coefficients.PairFn) -> Bulk:
+    """Per document, the rows of a pairwise coefficient (:func:`~unitize.metrics.coefficients.cohen`,
+    :func:`~unitize.metrics.coefficients.scott`): every document's regular pair tables of one shape through ``fn``
+    at once."""
+
+    def rows(per_doc: Sequence[tuple[str, Stats]], level: str) -> list[Value]:
+        prepared = [coefficients.pair_tables(s, name) for _, s in per_doc]
+        shapes: dict[int, list[tuple[int, np.ndarray]]] = defaultdict(list)  # value count -> (document, regular tables)
+        for i, p in enumerate(prepared):
+            if not isinstance(p, list) and p[4].any():
+                shapes[p[1].shape[-1]].append((i, p[1][p[4]]))
+        results: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
+        for members in shapes.values():
+            docs, tables = [i for i, _ in members], [t for _, t in members]
+            values, errors = fn(np.concatenate(tables))
+            bounds = np.cumsum([0, *(len(t) for t in tables)])
+            for i, a, b in zip(docs, bounds[:-1], bounds[1:]):
+                results[i] = values[a:b], None if errors is None else errors[a:b]
+        out = []
+        for i, ((doc, s), p) in enumerate(zip(per_doc, prepared)):
+            done = p if isinstance(p, list) else coefficients.pair_values(s, name, p, *results.get(i, (np.zeros(0), None)))
+            out += [replace(v, doc=doc) for v in done]
+        return out
+
+    return rows
 
 
 def _named(out: list[Value], per_doc: Sequence[tuple[str, Stats]]) -> list[Value]:

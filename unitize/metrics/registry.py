@@ -119,6 +119,7 @@ METRICS: tuple[Metric, ...] = (
         family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.PAIRS, band=LANDIS_KOCH, identity=True,
         breakdowns=_ALL, resampling=Resampling.UNITS, marginal=True,
         formula=lambda s, level, binary: _cohen(s), replicates=bootstrap.pair_replicates(coefficients.kappa_only),
+        bulk=perdoc.pair_rows("Cohen's kappa", coefficients.kappa_table),
     ),
     PairMeanMetric(
         name="cohen-mean", title="mean Cohen's kappa", letter="k", summary_rank=6, pair_mean="the mean of the pairs' Cohen's kappa",
@@ -133,6 +134,7 @@ METRICS: tuple[Metric, ...] = (
         family=Family.CODING, scale=Scale.COEFFICIENT, rows=Rows.PAIRS, band=LANDIS_KOCH, identity=True,
         breakdowns=_ALL, resampling=Resampling.UNITS, marginal=True,
         formula=lambda s, level, binary: coefficients.scott(s), replicates=bootstrap.pair_replicates(coefficients.scott_table),
+        bulk=perdoc.pair_rows("Scott's pi", lambda t: (coefficients.scott_table(t), None)),
     ),
     CodingMetric(
         name="ac1", title="Gwet's AC1", letter="AC1", summary_rank=3,
