@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import unitize as unitize_package
 import unitize.adapters.span_rows as span_rows
 from tests.test_span_stream import written
 from unitize.adapters.span_rows import _cuts
@@ -126,3 +127,18 @@ def test_a_group_goes_on_into_the_next_batch_only_with_later_documents():
         _run_groups([part(["b"], {"b": {"d3": set()}}), part(["b"], {"b": {"d2": set()}})])
     with pytest.raises(RuntimeError, match="groups in ascending order"):
         _run_groups([part(["b"], {"b": {"d1": set()}}), part(["a"], {"a": {"d2": set()}})])
+
+
+def test_a_streamed_corpus_is_unitized_once_and_a_second_time_is_refused():
+    from unitize import load_settings, read_corpus, unitize
+    from unitize.errors import RunError
+
+    settings = load_settings(Path(unitize_package.__file__).parent / "examples" / "crowd-mini" / "study.toml")
+    corpus = read_corpus(settings, stream=True)
+    assert corpus.stream is not None and len(corpus.stream.batches) == 1
+    first = unitize(corpus, settings)
+    assert first.summary()["segments"] == {"char": 13, "word": 13} and corpus.stream.batches == []
+    with pytest.raises(RunError, match="already unitized: read the corpus again"):
+        unitize(corpus, settings)
+    again = unitize(read_corpus(settings, stream=True), settings)
+    assert again.summary() == first.summary()

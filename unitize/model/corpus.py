@@ -11,6 +11,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import RunError
 from .traits import FormatTraits
 
 
@@ -215,9 +216,15 @@ class SpanStream:
     batches: list[Callable[[], Corpus]]
     workers: int | None = None
     kinds: frozenset[tuple[str, str | None]] = frozenset()
+    #: holds True once :meth:`handed` has begun handing the batches out
+    spent: list[bool] = field(default_factory=list, repr=False, compare=False)
 
     def handed(self) -> Iterator[Callable[[], Corpus]]:
-        """The batches in order, each taken out of :attr:`batches` as it is handed out."""
+        """The batches in order, each taken out of :attr:`batches` as it is handed out; a second reading is refused."""
+        if self.spent:
+            raise RunError("this corpus's spans were read as a stream and are already unitized: read the corpus again "
+                           "(read_corpus) to unitize it again")
+        self.spent.append(True)
         self.batches.reverse()
         while self.batches:
             yield self.batches.pop()
