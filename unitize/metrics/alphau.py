@@ -191,9 +191,13 @@ class Stretch:
         )
 
     def all_gaps(self) -> Histogram:
-        """Every gap of every annotator: inner, leading and trailing, and a whole stretch left unmarked."""
+        """Every gap of every annotator: inner, leading and trailing, and a whole stretch left unmarked — as (lengths,
+        counts) sorted by length, a length possibly more than once (what :meth:`disagreement` sums needs no more)."""
         ends = np.concatenate([self.lead[self.marked], self.trail[self.marked], np.full(int((~self.marked).sum()), self.length)])
-        return _merged(self.gaps, _histogram(ends[ends > 0]))
+        ends = ends[ends > 0].astype(np.int64)
+        lengths = np.concatenate((self.gaps[0], ends))
+        order = np.argsort(lengths, kind="stable")
+        return lengths[order], np.concatenate((self.gaps[1], np.ones(ends.size, np.int64)))[order]
 
     def disagreement(self) -> CategoryDisagreement:
         """Observed and expected disagreement (the formulas of the module docstring), in exact integers."""
@@ -206,7 +210,7 @@ class Stretch:
         at_least = np.concatenate((np.cumsum(gc[::-1])[::-1], [0]))  # gaps ≥ a length: how many ...
         summed = np.concatenate((np.cumsum((gl * gc)[::-1])[::-1], [0]))  # ... and their total length
         ul, uc = self.units
-        idx = np.searchsorted(gl, ul, side="left")
+        idx = np.searchsorted(gl, ul, side="left")  # the first gap at least that long (equal lengths follow it)
         fitting = summed[idx] - (ul - 1) * at_least[idx]  # Σ over gaps ≥ l of (gap − l + 1)
         n_c = int(uc.sum())
         numerator = sum(c * ((n_c - 1) * (u * (u - 1) * (2 * u - 1) // 3) + u * u * f)
