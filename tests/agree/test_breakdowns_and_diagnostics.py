@@ -326,3 +326,22 @@ def test_every_span_metric_is_the_same_from_the_columns_continuum_and_the_matrix
     assert rows() == fast and built
     monkeypatch.setattr(measure_module._Cell, "continuum", original)
     assert any(r[3] == "u-alpha" and r[7] != "nan" for r in fast)
+
+
+def test_per_document_coding_statistics_are_built_only_for_a_coding_metric(out, monkeypatch):
+    """``--by-doc`` with span metrics alone: their per-document rows come from the segments, so no document's
+    coding statistics are made (they were, for nothing: a third of such a run's time); with a coding metric, they are."""
+    import importlib
+
+    measure_module = importlib.import_module("unitize.agree.measure")
+    made: list[int] = []
+    per_doc = columns._per_doc
+    monkeypatch.setattr(columns, "_per_doc", lambda *a, **k: made.append(1) or per_doc(*a, **k))
+    original = columns.group_cells
+    asked: list[bool] = []
+    monkeypatch.setattr(columns, "group_cells", lambda *a, **k: asked.append(bool(a[6] if len(a) > 6 else k.get("by_doc"))) or original(*a, **k))
+    spans = measure_module.measure(out, ["alpha-u", "u-alpha"], settings=["word-interval"], by_doc=True).to_pylist()
+    assert asked and not any(asked) and not made
+    assert {r["metric"] for r in spans if r["doc"] is not None} == {"alpha-u", "u-alpha"}
+    coding = measure_module.measure(out, ["alpha", "u-alpha"], settings=["word-interval"], by_doc=True).to_pylist()
+    assert any(asked) and {r["metric"] for r in coding if r["doc"] is not None} == {"alpha", "u-alpha"}

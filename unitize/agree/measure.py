@@ -293,7 +293,7 @@ def measure_task(task: Task) -> tasks.TaskResult:
     path, name, groups, names, options, parts, selected = task
     data = OutputData(Path(path), selected)
     if parts is not None:
-        return batches.group_part(data, data.setting(name), groups[0], None, options.by_doc, parts)
+        return batches.group_part(data, data.setting(name), groups[0], None, _wants_doc_stats(registry.resolve(names), options), parts)
     return _setting_rows(data, data.setting(name), groups, registry.resolve(names), options, {}, None)
 
 
@@ -328,16 +328,23 @@ def _group_results(data: OutputData, setting: Setting, groups: Sequence[str] | N
     documents = not setting.layout.implicit_rows or spans or options.by_doc
     needed = None if not fast else ["group", "layer", *(["doc_id"] if documents else []), *(["unit"] if spans else []), *setting.annotators]
     # large crowd groups come reduced; a sparse group as stored, its implicit units counted
-    tables: Iterable[batches.GroupRows] = batches.group_tables(data, setting, groups, needed, options.by_doc, implicit=fast)
+    per_doc = _wants_doc_stats(metrics, options)
+    tables: Iterable[batches.GroupRows] = batches.group_tables(data, setting, groups, needed, per_doc, implicit=fast)
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
     for group, table, layers, codes in tables:
         segs = source.of(group)
-        cells = cells_of(setting, group, table, layers, codes, fast, options.by_doc, documents) if codes is not None else _reduced(setting, group, table)
+        cells = cells_of(setting, group, table, layers, codes, fast, per_doc, documents) if codes is not None else _reduced(setting, group, table)
         rows = [row for cell in cells for row in _rows(setting, cell, metrics, segs, options, source.relations)]
         del table, codes, segs, cells  # the group's buffers freed, and given back: the next group starts from what the run holds
         release()
         yield rows
+
+
+def _wants_doc_stats(metrics: Sequence[Metric], options: MeasureOptions) -> bool:
+    """Whether the cells need each document's coding statistics: ``--by-doc`` with a coding metric (a span metric's
+    rows per document come from its segments)."""
+    return options.by_doc and any(m.family is registry.Family.CODING for m in metrics)
 
 
 def as_json_lines(table: pa.Table) -> Iterable[str]:
