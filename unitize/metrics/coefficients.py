@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from math import comb
+from typing import NamedTuple
 
 import numpy as np
 
@@ -169,9 +170,15 @@ def scott_table(table: np.ndarray) -> np.ndarray:
         return (np.trace(p, axis1=-2, axis2=-1) - p_e) / (1 - p_e)
 
 
-#: a statistics' pairs ready for a pairwise coefficient: (pairs, their tables, units per pair, values each used,
-#: which are regular — a unit in common and two values)
-PairTables = tuple[list[tuple[int, int, str, np.ndarray]], np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+class PairTables(NamedTuple):
+    """A statistics' pairs ready for a pairwise coefficient."""
+
+    pairs: list[tuple[int, int, str, np.ndarray]]
+    tables: np.ndarray  # (P, V, V)
+    n: np.ndarray  # (P,) units each pair coded in common
+    used: np.ndarray  # (P, V) the values each pair gave
+    regular: np.ndarray  # (P,) a unit in common and two values: the coefficient applies
+
 PairFn = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray | None]]
 
 
@@ -185,7 +192,7 @@ def pair_tables(s: Stats, name: str) -> PairTables | list[Value]:
     tables = np.stack([table for *_, table in pairs])
     n = tables.sum(axis=(1, 2))
     used = (tables.sum(axis=1) + tables.sum(axis=2)) > 0  # (P, V): the values each pair gave
-    return pairs, tables, n, used, (n > 0) & (used.sum(axis=1) >= 2)
+    return PairTables(pairs, tables, n, used, (n > 0) & (used.sum(axis=1) >= 2))
 
 
 def pair_values(s: Stats, name: str, prepared: PairTables, values: np.ndarray, errors: np.ndarray | None) -> list[Value]:
@@ -213,8 +220,8 @@ def _per_pair(s: Stats, name: str, fn: PairFn) -> list[Value]:
     prepared = pair_tables(s, name)
     if isinstance(prepared, list):
         return prepared
-    tables, regular = prepared[1], prepared[4]
-    values, errors = fn(tables[regular]) if regular.any() else (np.zeros(0), None)
+    regular = prepared.regular
+    values, errors = fn(prepared.tables[regular]) if regular.any() else (np.zeros(0), None)
     return pair_values(s, name, prepared, values, errors)
 
 

@@ -53,8 +53,8 @@ def pair_rows(name: str, fn: coefficients.PairFn) -> Bulk:
         prepared = [coefficients.pair_tables(s, name) for _, s in per_doc]
         shapes: dict[int, list[tuple[int, np.ndarray]]] = defaultdict(list)  # value count -> (document, regular tables)
         for i, p in enumerate(prepared):
-            if not isinstance(p, list) and p[4].any():
-                shapes[p[1].shape[-1]].append((i, p[1][p[4]]))
+            if not isinstance(p, list) and p.regular.any():
+                shapes[p.tables.shape[-1]].append((i, p.tables[p.regular]))
         results: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
         for members in shapes.values():
             docs, tables = [i for i, _ in members], [t for _, t in members]

@@ -189,13 +189,7 @@ class OutputDir:
         self.record(relative, stream.rows)
 
     def write_jsonl(self, relative: str, rows: Iterable[dict[str, Any]]) -> None:
-        count = 0
-        with open(self.file(relative), "w", encoding="utf-8", newline="\n") as fh:
-            for row in rows:
-                fh.write(json.dumps(row, ensure_ascii=False, sort_keys=False))
-                fh.write("\n")
-                count += 1
-        self.record(relative, count)
+        self.write_lines(relative, (json.dumps(row, ensure_ascii=False, sort_keys=False) for row in rows))
 
     def write_lines(self, relative: str, lines: Iterable[str]) -> None:
         """A JSON lines file from lines already encoded (each without its line break)."""

@@ -21,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..model import Corpus, Finding, Span
+from ..model.codes import positions
 from ..model.findings import span_finding
 from ..schema import segments_schema
 from .relations import Counts
@@ -368,21 +369,12 @@ def _in_run_order(tables: list[pa.Table], rank: dict[str, int], layers: list[str
     for k, table in enumerate(tables):
         if not table.num_rows:
             continue
-        run_key = _ranks(table.column("group"), rank) * len(layers) + _ranks(table.column("layer"), layer_rank)
+        run_key = positions(table.column("group"), rank)[0] * len(layers) + positions(table.column("layer"), layer_rank)[0]
         change = np.flatnonzero(run_key[1:] != run_key[:-1]) + 1
         starts, stops = [0, *change.tolist()], [*change.tolist(), run_key.size]
         runs += [(int(run_key[a]), k, a, b) for a, b in zip(starts, stops)]
     runs.sort()
     return pa.concat_tables([tables[k].slice(a, b - a) for _, k, a, b in runs]) if runs else pa.concat_tables(tables)
-
-
-def _ranks(column: pa.ChunkedArray, rank: dict[str, int]) -> np.ndarray:
-    """Per row of a dictionary column, the rank of its value in ``rank``."""
-    out = [np.zeros(0, dtype=np.int64)]
-    for chunk in column.chunks:
-        of_value = np.array([rank[v] for v in chunk.dictionary.to_pylist()], dtype=np.int64)
-        out.append(of_value[chunk.indices.to_numpy(zero_copy_only=False)])
-    return np.concatenate(out)
 
 
 def _added(parts: Iterable[dict[str, Counts]]) -> dict[str, Counts]:
