@@ -266,3 +266,32 @@ def test_every_pairs_observed_disagreement_from_one_sort_is_the_literal_formula(
         for j in range(i + 1, len(per)):
             observed, _ = brute_force([per[i], per[j]], length)
             assert got[i, j] / length**2 == pytest.approx(observed, rel=1e-12, abs=1e-15)
+
+
+def _same_stretch(a, b) -> bool:
+    return ((a.length, a.observed) == (b.length, b.observed)
+            and all(np.array_equal(x, y) for f in ("units", "gaps") for x, y in zip(getattr(a, f), getattr(b, f)))
+            and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("lead", "trail", "marked")))
+
+
+@settings(max_examples=200, deadline=None)
+@given(unitizations(max_docs=3), st.booleans(), st.booleans())
+def test_every_category_at_once_equals_each_category_alone(study, by_label, two_layers):
+    """A cell's categories in one pass (each on a continuum of its own, laid end to end: ``segment._whole``) give each
+    category's stretch of the whole continuum field for field, in the order and under the names ``_study`` gives them."""
+    from unitize.metrics.placed import Placed
+    from unitize.metrics.segment import _study, _whole
+
+    units, length, starts = study
+    values = sorted({v for u in units for _, _, v in u}) or ["a"]
+    rows = [(a, b, e, values.index(v)) for a, u in enumerate(units) for b, e, v in u]
+    who, begin, end, value = (np.array([r[k] for r in rows], dtype=np.int64) for k in range(4))
+    names = tuple(f"m{i}" for i in range(len(units)))
+    layer = Placed(names, ("d",), np.zeros(1, np.int64), length, tuple(values), who, begin, end, value)
+    placed = [layer, Placed(names, ("d",), np.zeros(1, np.int64), length, tuple(values), who[::-1], begin[::-1], end[::-1],
+                            value[::-1])] if two_layers else [layer]
+    layers = ["Arg1", "Arg2"][: len(placed)]
+    whole = _whole(placed, layers, by_label)
+    alone = {c: stretches(u, length)[0] for c, u in _study(placed, layers, by_label).items()}
+    assert list(whole) == list(alone)
+    assert all(_same_stretch(whole[c], alone[c]) for c in alone)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .overlaps import Units, observed_matrix, overlaps, pair_observed
+from .overlaps import Units, observed_matrix, overlaps_of, pair_observed
 
 
 @dataclass(frozen=True)
@@ -227,46 +227,63 @@ def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = N
     ``starts`` are the documents' first positions (sorted, the first 0; default:
     one document). A unit may not cross a document boundary.
     """
-    m = len(units)
-    norm = [_normalise(u, length) for u in units]
+    begin = np.concatenate([np.asarray(u[0], np.int64).reshape(-1) for u in units] or [np.zeros(0, np.int64)])
+    end = np.concatenate([np.asarray(u[1], np.int64).reshape(-1) for u in units] or [np.zeros(0, np.int64)])
+    if any(np.asarray(u[0]).size != np.asarray(u[1]).size for u in units):
+        raise ValueError("begins and ends differ in length")
+    return annotated_stretches(np.repeat(np.arange(len(units)), [np.asarray(u[0]).size for u in units]), begin, end, len(units), length, starts)
+
+
+def annotated_stretches(who: np.ndarray, begin: np.ndarray, end: np.ndarray, m: int, length: int,
+                        starts: np.ndarray | None = None) -> list[Stretch]:
+    """:func:`stretches` of units given as one array each of annotators (0 … ``m`` − 1), begins and ends, in any
+    order: every annotator at once."""
+    who, begin, end = _annotated_units(who, begin, end, length)
     starts = np.zeros(1, np.int64) if starts is None else np.asarray(starts, dtype=np.int64)
     ends = np.append(starts[1:], length).astype(np.int64)
     n_docs = starts.size
     size = ends - starts
+    d = np.searchsorted(starts, begin, side="right") - 1
+    if np.any(end > ends[d]):
+        raise ValueError("a unit crosses a document boundary")
+    first = np.concatenate(([True], (who[1:] != who[:-1]) | (d[1:] != d[:-1])))[: begin.size]  # an annotator's first in a document
+    last = np.concatenate((first[1:], [True]))[: begin.size]
     lead = np.repeat(size[:, None], m, axis=1)
     trail = lead.copy()
     marked = np.zeros((n_docs, m), dtype=bool)
+    lead[d[first], who[first]] = begin[first] - starts[d[first]]
+    trail[d[last], who[last]] = ends[d[last]] - end[last]
+    marked[d[first], who[first]] = True
+    inner = np.flatnonzero(~first)
+    gap = begin[inner] - end[inner - 1]
+    o = overlaps_of(begin, end, who, m)
+    doc = d[o.at]
     observed = np.zeros(n_docs, np.int64)
-    docs, unit_docs, unit_lengths, gap_docs, gap_lengths = [], [], [], [], []
-    for k, (b, e) in enumerate(norm):
-        d = np.searchsorted(starts, b, side="right") - 1
-        if np.any(e > ends[d]):
-            raise ValueError("a unit crosses a document boundary")
-        docs.append(d)
-        unit_docs.append(d)
-        unit_lengths.append(e - b)
-        if b.size:
-            first = np.concatenate(([True], d[1:] != d[:-1]))
-            last = np.concatenate((d[1:] != d[:-1], [True]))
-            lead[d[first], k] = b[first] - starts[d[first]]
-            trail[d[last], k] = ends[d[last]] - e[last]
-            marked[d[first], k] = True
-            inner = np.flatnonzero(~first)
-            g = b[inner] - e[inner - 1]
-            gap_docs.append(d[inner][g > 0])
-            gap_lengths.append(g[g > 0])
-    o = overlaps(norm)
-    doc = np.concatenate(docs or [np.zeros(0, np.int64)])[o.at]
     np.add.at(observed, doc[o.g], o.delta)  # overlapping units lie in one document
     # each unit, l² for every other annotator in whose gap it lies: the m − 1 others but those it overlaps a unit of
     others = m - 1 - np.bincount(o.covered // m, minlength=o.begin.size)
     np.add.at(observed, doc, others * (o.end - o.begin) ** 2)
-    per_unit = _by_doc(np.concatenate(unit_docs), np.concatenate(unit_lengths), n_docs)
-    per_gap = _by_doc(np.concatenate(gap_docs or [np.zeros(0, np.int64)]), np.concatenate(gap_lengths or [np.zeros(0, np.int64)]), n_docs)
+    per_unit = _by_doc(d, end - begin, n_docs)
+    per_gap = _by_doc(d[inner][gap > 0], gap[gap > 0], n_docs)
     return [
-        Stretch(int(size[d]), int(observed[d]), per_unit[d], per_gap[d], lead[d], trail[d], marked[d])
-        for d in range(n_docs)
+        Stretch(int(size[k]), int(observed[k]), per_unit[k], per_gap[k], lead[k], trail[k], marked[k])
+        for k in range(n_docs)
     ]
+
+
+def _annotated_units(who: np.ndarray, begin: np.ndarray, end: np.ndarray, length: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Units of positive length sorted by annotator, then position; each annotator's disjoint, inside ``[0, length)``."""
+    who, begin, end = (np.asarray(x, dtype=np.int64).reshape(-1) for x in (who, begin, end))
+    keep = end > begin
+    who, begin, end = who[keep], begin[keep], end[keep]
+    top = (int(who.max(initial=0)) + 1) * (length + 1)
+    order = np.argsort(who * (length + 1) + begin, kind="stable") if top < 1 << 62 else np.lexsort((begin, who))  # one key if it fits
+    who, begin, end = who[order], begin[order], end[order]
+    if begin.size and (int(begin.min()) < 0 or int(end.max()) > length):
+        raise ValueError(f"a unit lies outside the continuum [0, {length})")
+    if np.any((who[1:] == who[:-1]) & (begin[1:] < end[:-1])):
+        raise ValueError("one annotator's units of one category overlap; merge them first")
+    return who, begin, end
 
 
 def pair_disagreements(units: Sequence[Units], length: int, pairs: Sequence[tuple[int, int]]) -> list[CategoryDisagreement]:
@@ -325,7 +342,13 @@ def _by_doc(doc: np.ndarray, lengths: np.ndarray, n_docs: int) -> list[Histogram
     if lengths.size == 0:
         return [_EMPTY] * n_docs
     span = int(lengths.max()) + 1
-    keys, counts = np.unique(doc.astype(np.int64) * span + lengths, return_counts=True)
+    key = doc.astype(np.int64) * span + lengths
+    if n_docs * span <= 4 * key.size + 65_536:  # few distinct keys possible: counted, not sorted
+        tally = np.bincount(key, minlength=n_docs * span)
+        keys = np.flatnonzero(tally)
+        counts = tally[keys]
+    else:
+        keys, counts = np.unique(key, return_counts=True)
     bounds = np.searchsorted(keys // span, np.arange(n_docs + 1))
     return [(keys[a:b] % span, counts[a:b].astype(np.int64)) for a, b in zip(bounds[:-1], bounds[1:])]
 

@@ -54,11 +54,16 @@ class Overlaps:
 def overlaps(units: Sequence[Units]) -> Overlaps:
     """All annotators' units at once: overlapping units of different annotators are the pairs where one begins inside the other (each annotator's
     units are disjoint): one sort of all units and a searchsorted find them all (:func:`overlap_pairs` for many)."""
-    m = len(units)
     begin = np.concatenate([np.asarray(u[0], np.int64) for u in units] or [np.zeros(0, np.int64)])
     end = np.concatenate([np.asarray(u[1], np.int64) for u in units] or [np.zeros(0, np.int64)])
-    who = np.repeat(np.arange(m), [np.asarray(u[0]).size for u in units])
-    at = np.lexsort((end, begin))
+    return overlaps_of(begin, end, np.repeat(np.arange(len(units)), [np.asarray(u[0]).size for u in units]), len(units))
+
+
+def overlaps_of(begin: np.ndarray, end: np.ndarray, who: np.ndarray, m: int) -> Overlaps:
+    """:func:`overlaps` of units given as one array each of begins, ends and annotators (0 … ``m`` − 1), each
+    annotator's units sorted and disjoint; ``at`` positions in these arrays."""
+    top = int(end.max(initial=0)) + 1
+    at = np.argsort(begin * top + end, kind="stable") if top < 1 << 31 else np.lexsort((end, begin))  # by begin, then end
     begin, end, who = begin[at], end[at], who[at]
     after = np.arange(1, begin.size + 1)
     count = np.maximum(np.searchsorted(begin, end, side="left") - after, 0)  # later units beginning inside this one

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import spanboot, spanf1, unitizing
-from .alphau import AlphaU, Stretch, alpha_from, alpha_u_of, pair_disagreements, stretches
+from .alphau import AlphaU, Stretch, alpha_from, alpha_u_of, annotated_stretches, pair_disagreements, stretches
 from .backends import quiet
 from .bootstrap import Options
 from .cells import MeasureOptions, SegmentCell, SegmentFormula
@@ -38,6 +38,30 @@ def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[
                 (p.begin[g][p.value[g] == v], p.end[g][p.value[g] == v]) for g in groups
             ]
     return study
+
+
+def _whole(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, Stretch]:
+    """Per category (named as :func:`_study` names them, in its order): its stretch of the whole continuum — every
+    category at once, each laid on a continuum of its own, end to end (the documents of one :func:`annotated_stretches`)."""
+    names: dict[str, tuple[int, int]] = {}
+    for at, (layer, p) in enumerate(zip(layers, placed)):
+        for v, name in enumerate(p.values):
+            names[f"{layer}:{name}" if by_label else layer] = (at, v)
+    if not names:
+        return {}
+    index = {lv: k for k, lv in enumerate(names.values())}
+    length = placed[0].length
+    who, begin, end = [], [], []
+    for at, p in enumerate(placed):
+        category = np.array([index.get((at, v), -1) for v in range(len(p.values))] or [-1], np.int64)[p.value]
+        keep = category >= 0
+        shift = category[keep] * length
+        who.append(p.annotator[keep])
+        begin.append(p.begin[keep] + shift)
+        end.append(p.end[keep] + shift)
+    whole = annotated_stretches(np.concatenate(who), np.concatenate(begin), np.concatenate(end), len(placed[0].annotators),
+                                len(names) * length, np.arange(len(names), dtype=np.int64) * length)
+    return dict(zip(names, whole))
 
 
 def _drawn(cell: SegmentCell, opts: Options, n_docs: int) -> np.ndarray:
@@ -77,24 +101,23 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
     if isinstance(placed, Value):
         return [placed]
     layers, by_label = cell.layers, cell.labelled
-    study = _study(placed, layers, by_label)
+    whole = _whole(placed, layers, by_label)
     length, annotators = placed[0].length, list(placed[0].annotators)
-    if not study:
+    if not whole:
         return [nan("no annotator marked a unit (no expected disagreement)", units_used=length)]
-    whole = {c: stretches(units, length)[0] for c, units in study.items()}
     out = [_alpha_u_row(whole, length, annotators)]
     named: dict[str, str] = {}
     if options.by_label and by_label:  # a category is "layer:label"; one layer: the label alone
-        named = {c: c.split(":", 1)[1] if len(layers) == 1 else c for c in study}
+        named = {c: c.split(":", 1)[1] if len(layers) == 1 else c for c in whole}
         out += [replace(_alpha_u_row({c: s}, length, annotators), label=named[c]) for c, s in whole.items()]
     if options.by_doc or options.ci:
         starts, sizes = placed[0].starts, placed[0].doc_lengths
-        per = {c: stretches(units, length, starts) for c, units in study.items()}
+        per = {c: stretches(units, length, starts) for c, units in _study(placed, layers, by_label).items()}
     if options.by_doc:
         for d, doc in enumerate(placed[0].docs):
             out.append(replace(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators), doc=doc))
     if options.ci:
-        labels = {c: named[c] for c in study} if options.by_label and by_label else None
+        labels = {c: named[c] for c in whole} if options.by_label and by_label else None
         key = (cell.group, by_label, placed[0].docs, placed[0].annotators, cell.approach)
         reps = spanboot.alpha_u_replicates(per, spanboot.resampling(options.ci, len(placed[0].docs)), labels, cell.shared, key)
         out = spanboot.attach(out, reps, options.ci, len(placed[0].docs))
