@@ -295,3 +295,30 @@ def test_every_category_at_once_equals_each_category_alone(study, by_label, two_
     alone = {c: stretches(u, length)[0] for c, u in _study(placed, layers, by_label).items()}
     assert list(whole) == list(alone)
     assert all(_same_stretch(whole[c], alone[c]) for c in alone)
+
+
+@settings(max_examples=300, deadline=None)
+@given(unitizations(max_docs=6, values="x"), st.sampled_from([float(1 << 60), 50.0]))
+def test_every_documents_disagreement_at_once_is_each_ones_to_the_bit(study, safe):
+    """``alphau_bulk.disagreements`` (a ``--by-doc`` row per document) gives each stretch's own
+    :meth:`Stretch.disagreement`, exactly — also where some documents' sums go through the method (``SAFE`` lowered)."""
+    from unitize.metrics import alphau_bulk
+
+    units, length, starts = study
+    per = [(np.array([b for b, _, _ in u], dtype=np.int64), np.array([e for _, e, _ in u], dtype=np.int64)) for u in units]
+    parts = stretches(per, length, np.array(starts, dtype=np.int64))
+    old, alphau_bulk.SAFE = alphau_bulk.SAFE, safe
+    try:
+        got = alphau_bulk.disagreements(parts)
+    finally:
+        alphau_bulk.SAFE = old
+    assert [(d.observed, d.expected) for d in got] == [(d.observed, d.expected) for d in (p.disagreement() for p in parts)]
+
+
+def test_long_units_go_through_the_exact_method():
+    """A unit of 2²⁰ positions or more would overflow int64 in the cubic term: such documents are summed in Python integers."""
+    from unitize.metrics.alphau_bulk import disagreements
+
+    length = (1 << 21) + 10
+    parts = stretches([units((0, 1 << 20), (1 << 21, 5)), units((3, 1 << 20))], length, np.array([0, 1 << 21]))
+    assert [(d.observed, d.expected) for d in disagreements(parts)] == [(d.observed, d.expected) for d in (p.disagreement() for p in parts)]

@@ -142,9 +142,11 @@ def partial(annotators: list[str], presence: np.ndarray) -> list[Diagnostic]:
 
 def attach(rows: list[dict[str, Any]], found: Iterable[Diagnostic]) -> None:
     """Add diagnostics to the overall rows (no label, document or annotator) they concern."""
+    whole = None
     for d in found:
-        for r in rows:
-            if registry.whole_row(r) and (d.metrics is None or r["metric"] in d.metrics):
+        whole = [r for r in rows if registry.whole_row(r)] if whole is None else whole
+        for r in whole:
+            if d.metrics is None or r["metric"] in d.metrics:
                 listed = json.loads(r["diagnostics"]) if r.get("diagnostics") else []
                 r["diagnostics"] = json.dumps(listed + [d.as_dict()], ensure_ascii=False)
 

@@ -361,7 +361,8 @@ def in_order(parts: Sequence[Stretch]) -> Stretch:
     return total
 
 
-def alpha_u_of(categories: Mapping[str, Stretch]) -> AlphaU:
-    """Alpha-U over categories from their statistics (the same value as :func:`alpha_u`)."""
-    cats = {c: s.disagreement() for c, s in categories.items()}
+def alpha_u_of(categories: Mapping[str, Stretch], known: Mapping[str, CategoryDisagreement] | None = None) -> AlphaU:
+    """Alpha-U over categories from their statistics (the same value as :func:`alpha_u`); ``known``: their
+    disagreements, already computed."""
+    cats = dict(known) if known is not None else {c: s.disagreement() for c, s in categories.items()}
     return AlphaU(alpha=alpha_from(sum(c.observed for c in cats.values()), sum(c.expected for c in cats.values())), categories=cats)

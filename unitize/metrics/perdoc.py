@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 import numpy as np
 
 from . import coefficients
 from .stats import Stats
-from .value import Value, nan
+from .value import Value, nan, of_doc
 
 #: a metric's rows of every document at once: (documents' statistics, level) -> the rows (``doc`` set),
 #: or None where it does not apply (the caller then goes document by document)
@@ -65,7 +64,7 @@ def pair_rows(name: str, fn: coefficients.PairFn) -> Bulk:
         out = []
         for i, ((doc, s), p) in enumerate(zip(per_doc, prepared)):
             done = p if isinstance(p, list) else coefficients.pair_values(s, name, p, *results.get(i, (np.zeros(0), None)))
-            out += [replace(v, doc=doc) for v in done]
+            out += [of_doc(v, doc) for v in done]
         return out
 
     return rows

@@ -20,12 +20,13 @@ from typing import Any
 import numpy as np
 
 from . import spanboot, spanf1, unitizing
-from .alphau import AlphaU, Stretch, alpha_from, alpha_u_of, annotated_stretches, pair_disagreements, stretches
+from .alphau import AlphaU, CategoryDisagreement, Stretch, alpha_from, alpha_u_of, annotated_stretches, pair_disagreements, stretches
+from .alphau_bulk import disagreements
 from .backends import quiet
 from .bootstrap import Options
 from .cells import MeasureOptions, SegmentCell, SegmentFormula
 from .placed import Placed
-from .value import Value, nan
+from .value import Value, nan, of_doc
 
 
 def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
@@ -114,8 +115,10 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
         starts, sizes = placed[0].starts, placed[0].doc_lengths
         per = {c: stretches(units, length, starts) for c, units in _study(placed, layers, by_label).items()}
     if options.by_doc:
+        found = {c: disagreements(s) for c, s in per.items()}  # every document's at once
         for d, doc in enumerate(placed[0].docs):
-            out.append(replace(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators), doc=doc))
+            out.append(of_doc(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators,
+                                           {c: x[d] for c, x in found.items()}), doc))
     if options.ci:
         labels = {c: named[c] for c in whole} if options.by_label and by_label else None
         key = (cell.group, by_label, placed[0].docs, placed[0].annotators, cell.approach)
@@ -176,10 +179,11 @@ def _documents(rows: list[Value], n_docs: int) -> None:
         r.documents = 1 if r.doc is not None else n_docs
 
 
-def _alpha_u_row(categories: dict[str, Stretch], length: int, annotators: list[str]) -> Value:
+def _alpha_u_row(categories: dict[str, Stretch], length: int, annotators: list[str],
+                 known: dict[str, CategoryDisagreement] | None = None) -> Value:
     if not any(s.marked.any() for s in categories.values()):
         return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
-    res = alpha_u_of(categories)
+    res = alpha_u_of(categories, known)
     params = {"observed": res.observed, "expected": res.expected, "annotators": annotators}
     if np.isnan(res.alpha):
         return nan("no expected disagreement", units_used=length, params=params)
@@ -204,7 +208,7 @@ def unitizing_rows(variant: unitizing.Variant) -> SegmentFormula:
                             lambda: [_added(x) for x in zip(*(unitizing.by_document(p) for p in placed))])
         if options.by_doc:
             for doc, s in per:
-                out += [replace(v, doc=doc) for v in variant.rows(s)]
+                out += [of_doc(v, doc) for v in variant.rows(s)]
         if options.ci:
             reps = spanboot.unitizing_replicates(variant, [s for _, s in per], _drawn(cell, options.ci, len(per)))
             out = spanboot.attach(out, reps, options.ci, len(per))

@@ -3,6 +3,7 @@ measured (:func:`nan`), and the optional packages some metrics need (:func:`requ
 
 from __future__ import annotations
 
+import copy
 import importlib
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -29,6 +30,14 @@ class Value:
     annotator: str | None = None  # per-annotator rows: the annotator measured against the others
     documents: int | None = None  # the documents the value rests on, where fewer than the cell's (a pair's common documents)
     annotators: int | None = None  # the annotators the value rests on, where fewer than the cell's (a pair: 2)
+
+
+def of_doc(v: Value, doc: str) -> Value:
+    """``v``'s copy for document ``doc`` (``dataclasses.replace`` without its per-call introspection: a ``--by-doc``
+    run makes one per document, metric and cell)."""
+    out = copy.copy(v)
+    out.doc = doc
+    return out
 
 
 class MissingDependency(UnitizeError):

@@ -1,0 +1,81 @@
+"""Alpha-U's disagreements of many stretches at once (a ``--by-doc`` run: every document of a category).
+
+:meth:`~.alphau.Stretch.disagreement` sums a stretch's units and gaps in exact Python integers; a run with a row
+per document called it once per document and category. :func:`disagreements` gives the same values for a list
+of stretches from one sort of all their gaps: the integer sums in int64 (exact while they fit, checked in floating
+point first; a stretch whose sums might not fit goes through its own method), the last division in Python
+integers as the method does, so every value is the same to the last bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .alphau import CategoryDisagreement, Stretch
+
+#: a stretch whose sums might come near this goes through :meth:`Stretch.disagreement` (int64 holds 2⁶³ − 1)
+SAFE = float(1 << 60)
+
+
+def disagreements(parts: Sequence[Stretch]) -> list[CategoryDisagreement]:
+    """``[p.disagreement() for p in parts]``, the same values, at once (the parts: stretches of one category, with the
+    same annotators)."""
+    if not parts or any(p.lead.size != parts[0].lead.size or p.length <= 0 for p in parts) or parts[0].lead.size < 2:
+        return [p.disagreement() for p in parts]  # its own errors, as each raises them
+    m = int(parts[0].lead.size)
+    n = len(parts)
+    length = np.array([p.length for p in parts], dtype=np.int64)
+    gap_doc, gap_len, gap_count = _gaps(parts, length)
+    unit_doc = np.repeat(np.arange(n), [p.units[0].size for p in parts])
+    u = np.concatenate([p.units[0] for p in parts]).astype(np.int64)
+    c = np.concatenate([p.units[1] for p in parts]).astype(np.int64)
+    top = int(max(gap_len.max(initial=0), u.max(initial=0))) + 2
+    key = gap_doc * top + gap_len
+    order = np.argsort(key, kind="stable")
+    key, gap_len, gap_count = key[order], gap_len[order], gap_count[order]
+    at_least = np.concatenate((np.cumsum(gap_count[::-1])[::-1], [0]))  # gaps from here on: how many, and their length
+    summed = np.concatenate((np.cumsum((gap_len * gap_count)[::-1])[::-1], [0]))
+    first = np.searchsorted(key, unit_doc * top + u, side="left")  # the unit's document's first gap at least u long
+    end = np.searchsorted(key, (unit_doc + 1) * top, side="left")  # … and the end of its document's gaps
+    fitting = (summed[first] - summed[end]) - (u - 1) * (at_least[first] - at_least[end])
+    n_c = np.bincount(unit_doc, weights=c, minlength=n).astype(np.int64)
+    uf, ff, cf, ncf = u.astype(np.float64), fitting.astype(np.float64), c.astype(np.float64), n_c[unit_doc].astype(np.float64)
+    rough = np.bincount(unit_doc, weights=cf * (ncf * 2 * uf**3 + uf * uf * np.abs(ff)), minlength=n)  # a bound on each sum
+    risky = (rough >= SAFE) | ((float(m) * length.astype(np.float64)) ** 2 >= SAFE)
+    if u.size and int(u.max()) >= 1 << 20:
+        risky[:] = True
+    terms = c * ((n_c[unit_doc] - 1) * (u * (u - 1) * (2 * u - 1) // 3) + u * u * fitting)
+    numerator = np.zeros(n, np.int64)
+    np.add.at(numerator, unit_doc, np.where(risky[unit_doc], 0, terms))
+    squares = np.zeros(n, np.int64)
+    np.add.at(squares, unit_doc, np.where(risky[unit_doc], 0, c * u * (u - 1)))
+    out = []
+    for p, num, sq, r in zip(parts, numerator.tolist(), squares.tolist(), risky.tolist()):
+        if r:
+            out.append(p.disagreement())
+            continue
+        L = int(p.length)
+        denominator = m * L * (m * L - 1) - sq
+        out.append(CategoryDisagreement(observed=2 * p.observed / (m * (m - 1) * L * L),
+                                        expected=2 * num / (L * denominator) if num else 0.0))
+    return out
+
+
+def _gaps(parts: Sequence[Stretch], length: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every gap of every part as (part, length, count), those of positive length: inner gaps, leading and trailing
+    gaps of the annotators who marked something, the whole part for those who did not (:meth:`Stretch.all_gaps`)."""
+    n = len(parts)
+    lead = np.stack([p.lead for p in parts]).astype(np.int64)
+    trail = np.stack([p.trail for p in parts]).astype(np.int64)
+    marked = np.stack([p.marked for p in parts])
+    inner_doc = np.repeat(np.arange(n), [p.gaps[0].size for p in parts])
+    rows, _ = np.nonzero(marked)
+    unmarked = (~marked).sum(axis=1)
+    doc = np.concatenate((inner_doc, rows, rows, np.repeat(np.arange(n), unmarked)))
+    size = np.concatenate(([p.gaps[0] for p in parts] or [np.zeros(0, np.int64)])
+                          + [lead[marked], trail[marked], np.repeat(length, unmarked)]).astype(np.int64)
+    count = np.concatenate(([p.gaps[1] for p in parts] or [np.zeros(0, np.int64)]) + [np.ones(2 * rows.size + int(unmarked.sum()), np.int64)]).astype(np.int64)
+    keep = size > 0
+    return doc[keep], size[keep], count[keep]
