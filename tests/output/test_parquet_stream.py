@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -94,3 +95,22 @@ def test_tokens_built_in_pieces_are_the_tokens_built_whole(tmp_path: Path, monke
     assert [written.metadata.row_group(i).num_rows for i in range(written.metadata.num_row_groups)] == [300, 300, 92]
     manifest = json.loads((tmp_path / "7" / "manifest.json").read_text(encoding="utf-8"))
     assert [o["rows"] for o in manifest["outputs"] if o["path"] == "tokens.parquet"] == [written.metadata.num_rows]
+
+
+def test_a_few_rows_left_for_the_next_row_group_are_copied_not_sliced():
+    """The rows a row group leaves for the next are held as a copy when they are few: a slice would keep every buffer
+    of the table alive (a writing thread of the long layout held two batches of a million rows each); many rows stay
+    a slice (copying them would cost what the table does)."""
+    from unitize.output.directory import rest_of
+
+    table = pa.table({"x": pa.array(np.arange(1000, dtype=np.int64)), "d": pa.array(["a", "b"] * 500).dictionary_encode()})
+    source = table.column("x").chunks[0].buffers()[1]
+    few = rest_of(table, 990)
+    assert few.to_pydict() == table.slice(990).to_pydict()
+    assert few.schema == table.schema
+    held = few.column("x").chunks[0].buffers()[1]
+    assert not source.address <= held.address < source.address + source.size
+    many = rest_of(table, 500)
+    assert many.to_pydict() == table.slice(500).to_pydict()
+    assert many.column("x").chunks[0].buffers()[1].address == source.address
+    assert rest_of(table, 1000).num_rows == 0

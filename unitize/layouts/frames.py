@@ -51,21 +51,33 @@ def group_frame(space: UnitSpace, docs: list[str], columns: bool = True) -> Fram
     position = np.full(len(space.doc_ids), -1, dtype=np.int64)
     position[di] = np.arange(di.size)
     cols: dict[str, pa.Array] = {}
-    if columns:
-        cols = row_columns(space, docs, di, row_base, np.repeat(np.arange(di.size, dtype=np.int64), n),
-                           np.arange(total, dtype=np.int64))
+    if columns:  # in 32 bits where they fit: a writing thread builds a million rows of them per partition
+        small: type[np.signedinteger[Any]] = np.int32 if total < 1 << 31 else np.int64
+        local: np.ndarray = np.arange(total, dtype=small)
+        np.subtract(local, np.repeat(row_base.astype(small), n), out=local)
+        cols = local_columns(space, docs, di, np.repeat(np.arange(di.size, dtype=small), n), local)
     return Frame(docs=docs, di=di, n=n, total=total, row_base=row_base, position=position, columns=cols)
 
 
 def row_columns(space: UnitSpace, docs: list[str], di: np.ndarray, row_base: np.ndarray, row_doc: np.ndarray, rows: np.ndarray) -> dict[str, pa.Array]:
     """The ``doc_id``, ``unit``, ``begin``, ``end`` columns of ``rows`` (frame rows; ``row_doc`` their documents' positions)."""
-    local = rows - row_base[row_doc]
-    begin, end = space.local_extent(di[row_doc], local + space.base[di[row_doc]])
+    return local_columns(space, docs, di, row_doc, rows - row_base[row_doc])
+
+
+def local_columns(space: UnitSpace, docs: list[str], di: np.ndarray, row_doc: np.ndarray, local: np.ndarray) -> dict[str, pa.Array]:
+    """:func:`row_columns` of rows given by their documents' positions (``row_doc``) and their units there (``local``)."""
+    unit = local.astype(np.int32, copy=False)
+    if space.unit == "char":  # a character unit is its own extent (a char space's units start where its characters do)
+        begin, end = unit, unit + 1
+    else:
+        doc = di[row_doc]
+        b, e = space.local_extent(doc, local + space.base[doc])
+        begin, end = b.astype(np.int32), e.astype(np.int32)
     return {
-        "doc_id": pa.DictionaryArray.from_arrays(pa.array(row_doc.astype(np.int32)), pa.array(docs, pa.string())),
-        "unit": pa.array(local.astype(np.int32)),
-        "begin": pa.array(begin.astype(np.int32)),
-        "end": pa.array(end.astype(np.int32)),
+        "doc_id": pa.DictionaryArray.from_arrays(pa.array(row_doc.astype(np.int32, copy=False)), pa.array(docs, pa.string())),
+        "unit": pa.array(unit),
+        "begin": pa.array(begin),
+        "end": pa.array(end),
     }
 
 

@@ -115,19 +115,21 @@ class LongRows:
         nb = self.n[a:b]
         total = int(nb.sum())
         frame = self.g.frame
-        rows = pa.array(
-            np.repeat(frame.row_base[self.p_pos[a:b]] - (self.pair_base[a:b] - self.pair_base[a]), nb) + np.arange(total, dtype=np.int64)
-        )
+        # a batch's columns built in 32 bits where they fit: a writing thread holds a million rows of each
+        index = np.int32 if len(frame.columns["unit"]) < 1 << 31 else np.int64
+        rows = np.repeat((frame.row_base[self.p_pos[a:b]] - (self.pair_base[a:b] - self.pair_base[a])).astype(index), nb)
+        rows += np.arange(total, dtype=index)
         columns = [
             constant(self.g.group, total),
-            pa.DictionaryArray.from_arrays(pa.array(np.repeat(self.p_pos[a:b], nb).astype(np.int32)), pa.array(frame.docs, pa.string())),
+            pa.DictionaryArray.from_arrays(pa.array(np.repeat(self.p_pos[a:b].astype(np.int32), nb)), pa.array(frame.docs, pa.string())),
             constant(layer_name, total),
             frame.columns["unit"].take(rows),
             frame.columns["begin"].take(rows),
             frame.columns["end"].take(rows),
-            pa.DictionaryArray.from_arrays(pa.array(np.repeat(self.p_ann[a:b], nb).astype(np.int32)), pa.array(self.g.annotators, pa.string())),
+            pa.DictionaryArray.from_arrays(pa.array(np.repeat(self.p_ann[a:b].astype(np.int32), nb)), pa.array(self.g.annotators, pa.string())),
             value_array(vals, None),
         ]
+        del rows
         return pa.Table.from_arrays(columns, schema=self.schema)
 
     def tables(self, mode: Mode, layers: list[str]) -> Iterator[pa.Table]:

@@ -68,6 +68,13 @@ def sha256_file(path: Path) -> str:
 ROW_GROUP_ROWS = 1 << 20
 
 
+def rest_of(table: pa.Table, start: int) -> pa.Table:
+    """The rows of ``table`` from ``start`` on, held for the next row group: a few rows are copied, since a slice
+    would keep every buffer of ``table`` alive (a writing thread would hold two batches of a million rows)."""
+    rest = table.slice(start)
+    return rest.take(pa.array(range(rest.num_rows), pa.int64())) if 0 < 8 * rest.num_rows <= table.num_rows else rest
+
+
 class ParquetStream:
     """A Parquet file written table by table (one row group per :data:`ROW_GROUP_ROWS` rows of a table, or fewer).
 
@@ -103,7 +110,7 @@ class ParquetStream:
             held = pa.concat_tables(self._held)
             self._writer.write_table(_list_columns_whole(held.slice(0, ROW_GROUP_ROWS)), ROW_GROUP_ROWS)
             self.rows += ROW_GROUP_ROWS
-            rest = held.slice(ROW_GROUP_ROWS)
+            rest = rest_of(held, ROW_GROUP_ROWS)
             self._held, self._held_rows = ([rest] if rest.num_rows else []), rest.num_rows
 
     def end(self) -> None:

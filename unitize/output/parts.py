@@ -39,7 +39,7 @@ import pyarrow as pa
 
 from ..model.codes import sorted_codes
 from ..schema import setting_path
-from .directory import ParquetStream
+from .directory import ParquetStream, rest_of
 
 #: character units per work partition of a span run (the default of ``[output] partition_units``)
 PARTITION_UNITS = 1 << 20
@@ -121,7 +121,7 @@ class RowGroups:
         while self._held >= ROW_GROUP_MAX:
             gathered = pa.concat_tables(self._pending)
             self._write(gathered.slice(0, ROW_GROUP_MAX))
-            rest = gathered.slice(ROW_GROUP_MAX)
+            rest = rest_of(gathered, ROW_GROUP_MAX)
             self._pending, self._held = ([rest] if rest.num_rows else []), rest.num_rows
         if self._held >= ROW_GROUP_MIN:
             self._flush()
@@ -154,7 +154,12 @@ ROW_GROUPS_KEY = "unitize:row_groups"
 
 def runs(column: pa.ChunkedArray | pa.Array) -> list[Run]:
     """The runs of equal values of a string column, in row order: [value, first row, end row] each."""
-    names, codes = sorted_codes(column)
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if len(chunks) == 1 and pa.types.is_dictionary(chunks[0].type) and chunks[0].null_count == 0 \
+            and len(set(values := chunks[0].dictionary.to_pylist())) == len(values):  # its indices are its codes
+        names, codes = values, chunks[0].indices.to_numpy(zero_copy_only=False)
+    else:
+        names, codes = sorted_codes(column)
     change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
     starts = [0, *change.tolist()]
     stops = [*change.tolist(), int(codes.size)]
@@ -170,6 +175,7 @@ def write_partition(task: PartTask[S]) -> list[tuple[str, int]]:
     try:
         for name, table in task.source.tables_of(task.specs):
             streams[name][1].write(table)
+            del table  # let go before the next is made: a long batch is tens of MiB
     finally:
         for _, stream in streams.values():
             stream.close()

@@ -93,6 +93,7 @@ class MatrixBuilder:
                     if u == unit:
                         for table in src.layout.unit_tables(g, schema, approach, mode, src.layers):
                             yield name, table
+                            del table  # not held while the next is made
 
     def group_tables(self, schema: pa.Schema, unit: str, approach: Approach, mode: Mode, group: str, layers: list[str]) -> Iterator[pa.Table]:
         """One group's tables of one setting (none when the group has no documents)."""
