@@ -26,6 +26,7 @@ from ..config import Settings
 from ..model import Corpus
 from ..model.report_rows import Findings
 from ..runtime.executors import TaskMap
+from ..runtime.memory import give_back
 from ..runtime.progress import Progress, Sized, no_progress
 from ..schema import FORMAT_VERSION
 from .directory import OutputDir
@@ -86,6 +87,7 @@ def write_run(
         if executor is None or not getattr(executor, "parallel", True):
             executor = InProcess(threads)
         unit_rows = _write_units(target, result.part_tasks(target.staging), progress, executor)
+        give_back()  # what the writing threads freed, before the side tables are written
         dense_rows = result.dense_rows(unit_rows)
         for relative, table in result.side_tables():
             target.write_table(relative, table)

@@ -248,6 +248,7 @@ class _Run:
         for unit in settings.units:  # each part's result let go once joined: one unit type held twice at most
             results[unit] = joined(unit, [p.results.pop(unit) for p in parts], [p.groups for p in parts], groups,
                                    self.layers, [p.labels for p in parts], labels)
+            results[unit].let_go()  # the mapped pages joining read: not needed again until the segments are written
         findings = Findings([*runs, Packed.of(_labels_ignored(settings, corpus, labels))])
         return Unitized(
             settings=settings,

@@ -1,0 +1,35 @@
+"""What a phase of a run freed, given back to the system before the next phase.
+
+The C allocator keeps memory a program freed for its next allocations: glibc's ``malloc`` in one arena per thread
+that allocated (the threads writing the unit matrices each leave one behind), and Arrow's pool likewise. A run
+between phases — the unit matrices written, the segments joined — asks both to return what is free
+(:func:`give_back`), so the next phase's peak does not sit on top of the last one's leftovers. Where the C library
+has no ``malloc_trim`` (not glibc), only Arrow's pool is asked.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from collections.abc import Callable
+from functools import cache
+
+import pyarrow as pa
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return getattr(ctypes.CDLL(None), "malloc_trim", None)
+    except OSError:
+        return None
+
+
+def give_back() -> None:
+    """Return the memory the allocators hold free to the system (a few milliseconds)."""
+    pa.default_memory_pool().release_unused()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
