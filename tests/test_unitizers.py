@@ -104,3 +104,23 @@ def test_drop_uses_the_element_size_from_the_source():
     segs = fragments_to_segments(np.array([7, 8]), np.array([0, 5]), np.array([2, 9]), "drop", element_size=np.array([2, 1]))
     assert segs.fragment_segment.tolist() == [-1, 0]
     assert (segs.begin.tolist(), segs.end.tolist()) == ([5], [9])
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(1, 6)), max_size=12), st.lists(st.integers(-(2**40), 2**40), max_size=6),
+       st.lists(st.integers(-5, 80), max_size=6))
+def test_word_units_on_32_bit_token_extents_are_those_on_64_bit_ones(gaps, far, near):
+    """A corpus under 2³¹ characters keeps its token extents in 32 bits (``spaces.build_spaces``): looking positions up
+    in them, far outside their range too, gives the places the 64-bit extents give."""
+    starts, ends, at = [], [], 0
+    for gap, size in gaps:
+        starts.append(at + gap)
+        ends.append(at + gap + size)
+        at += gap + size
+    s64, e64 = np.array(starts, np.int64), np.array(ends, np.int64)
+    b = np.array([*far, *near], np.int64)
+    e = b + 3
+    base = np.zeros(b.size, np.int64)
+    wide = word_units(b, e, base, s64, e64)
+    narrow = word_units(b, e, base, s64.astype(np.int32), e64.astype(np.int32))
+    assert all(np.array_equal(x, y) for x, y in zip(wide, narrow))

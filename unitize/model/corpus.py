@@ -6,7 +6,7 @@ reads only these types (DESIGN.md §2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -164,9 +164,10 @@ class Absent(AbstractSet[str]):
 
     __slots__ = ("study", "present")
 
-    def __init__(self, study: frozenset[str], present: frozenset[str]):
+    def __init__(self, study: frozenset[str], present: Iterable[str]):
         self.study = study
-        self.present = present & study
+        # a few names: a tuple is a third of a frozenset's size (a crowd run holds one per document)
+        self.present: tuple[str, ...] = tuple(sorted({a for a in present if a in study}))
 
     def __contains__(self, annotator: object) -> bool:
         return annotator in self.study and annotator not in self.present
@@ -187,7 +188,7 @@ class Absent(AbstractSet[str]):
 def not_missing(wanted: frozenset[str], missing: AbstractSet[str]) -> frozenset[str]:
     """The annotators of ``wanted`` not ``missing`` — from an :class:`Absent`'s few present ones, not by going
     through ``wanted`` (under a per-document assignment, the whole study)."""
-    return wanted & missing.present if isinstance(missing, Absent) else wanted - missing
+    return wanted.intersection(missing.present) if isinstance(missing, Absent) else wanted - missing
 
 
 #: per group, per document of its unit universe: the annotators missing there (a set, or an :class:`Absent`)

@@ -236,9 +236,13 @@ class _Run:
             raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(self.layers)} have {len(labels)}")
         universe: Universe = {}
         expected: dict[str, list[str]] = {}
-        for p in parts:  # a group over several batches: its documents added up
+        ids = header.documents
+        for p in parts:  # a group over several batches: its documents added up, each id the header's string (not a copy per batch)
             for group, docs in p.universe.items():
-                universe.setdefault(group, {}).update(docs)
+                held = universe.setdefault(group, {})
+                for doc, missing in docs.items():
+                    same = ids[doc].doc_id if doc in ids else doc
+                    held[same if same == doc else doc] = missing
             expected.update(p.expected)
             runs.append(p.findings)
         validation = Validation(findings=[], universe=universe, annotators=expected)  # its findings: the result's

@@ -96,9 +96,13 @@ def build_spaces(
             local = (np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])) if results else None
         if local is None:
             starts = ends = np.zeros(0, dtype=np.int64)
-        else:  # document-local offsets -> global character positions
-            shift = np.repeat(char_base, n_tok)
-            starts, ends = local[0] + shift, local[1] + shift
+        else:  # document-local offsets -> global character positions, in 32 bits where they fit (a crowd corpus has millions)
+            small = np.int32 if int(lengths.sum()) < (1 << 31) - 2 else np.int64
+            shift = np.repeat(char_base.astype(small), n_tok)
+            starts, ends = local[0].astype(small), local[1].astype(small)
+            starts += shift
+            ends += shift
+            del shift
         spaces["word"] = UnitSpace("word", doc_ids, n_tok, cumulative(n_tok), char_base, starts, ends)
     return spaces
 

@@ -184,6 +184,15 @@ def char_units(begin: np.ndarray, end: np.ndarray, char_base: np.ndarray) -> tup
     return b, e - 1, e <= b
 
 
+def _as(positions: np.ndarray, sorted_positions: np.ndarray) -> np.ndarray:
+    """``positions`` in the dtype of the array they are looked up in (searchsorted would copy a 32-bit token array
+    to 64 bits at every call), clipped to its range: the same places."""
+    if sorted_positions.dtype == positions.dtype:
+        return positions
+    info = np.iinfo(sorted_positions.dtype)
+    return np.clip(positions, info.min, info.max).astype(sorted_positions.dtype)
+
+
 def word_units(
     begin: np.ndarray,
     end: np.ndarray,
@@ -200,8 +209,8 @@ def word_units(
     """
     b = np.asarray(char_base, dtype=_I64) + np.asarray(begin, dtype=_I64)
     e = np.asarray(char_base, dtype=_I64) + np.asarray(end, dtype=_I64)
-    u0 = np.searchsorted(token_ends, b, side="right").astype(_I64)
-    u1 = np.searchsorted(token_starts, e, side="left").astype(_I64) - 1
+    u0 = np.searchsorted(token_ends, _as(b, token_ends), side="right").astype(_I64)
+    u1 = np.searchsorted(token_starts, _as(e, token_starts), side="left").astype(_I64) - 1
     empty = (u0 > u1) | (e <= b)
     snapped = np.zeros(b.size, dtype=bool)
     ok = ~empty

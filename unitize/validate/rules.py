@@ -82,7 +82,7 @@ def apply_rules(
                                    f"file left out of group {group}; put {doc_id}.txt in the texts directory", doc_id, group)
             excluded[(group, doc_id)] = "raw-text-missing"
             continue
-        missing: AbstractSet[str] = Absent(studied, frozenset(subs)) if per_document else frozenset(a for a in expected[group] if a not in subs)
+        missing: AbstractSet[str] = Absent(studied, subs) if per_document else frozenset(a for a in expected[group] if a not in subs)
         if missing and not per_document:
             findings += _missing(subs, missing, doc_id, group, keep_missing)
             if not keep_missing:
