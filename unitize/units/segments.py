@@ -91,6 +91,13 @@ class UnitResult:
 
 
 
+def _narrow(positions: np.ndarray) -> np.ndarray:
+    """Unit positions as int32 when they fit (the run holds every segment's), else as they are."""
+    if positions.size and 0 <= int(positions.min()) and int(positions.max()) < 1 << 31:
+        return positions.astype(np.int32)
+    return positions
+
+
 def _first_of_pairs(owner: np.ndarray, value: np.ndarray) -> np.ndarray:
     """Positions of the first occurrence of each (owner, value) pair, in position order.
 
@@ -338,8 +345,8 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
         group, layer, annotator, doc = marks.keys.split(marks.label_key // scale)
         label = np.searchsorted(labels, own)[marks.label_key % scale] if own else marks.label_key
         columns["label_key"].append(keys.labelled(keys.encode(to_run[group], layer, annotator, doc), label))
-        for name in ("u0", "u1", "label_u0", "label_u1"):
-            columns[name].append(getattr(marks, name))
+        for name in ("u0", "u1", "label_u0", "label_u1"):  # unit positions: 32 bits where they fit (millions of them)
+            columns[name].append(_narrow(getattr(marks, name)))
     merged = {name: np.concatenate(arrays) for name, arrays in columns.items()}
     shared = sum(len(g) for g in groups_of) > len(groups)  # a group over several batches
     if shared:
