@@ -93,7 +93,7 @@ class UnitResult:
 
 def _narrow(positions: np.ndarray) -> np.ndarray:
     """Unit positions as int32 when they fit (the run holds every segment's), else as they are."""
-    if positions.size and 0 <= int(positions.min()) and int(positions.max()) < 1 << 31:
+    if positions.size and int(positions.min()) >= 0 and int(positions.max()) < 1 << 31:
         return positions.astype(np.int32)
     return positions
 
