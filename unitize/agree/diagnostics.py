@@ -142,9 +142,9 @@ def partial(annotators: list[str], presence: np.ndarray) -> list[Diagnostic]:
 
 def attach(rows: list[dict[str, Any]], found: Iterable[Diagnostic]) -> None:
     """Add diagnostics to the overall rows (no label, document or annotator) they concern."""
-    whole = None
+    found = list(found)
+    whole = [r for r in rows if registry.whole_row(r)] if found else []
     for d in found:
-        whole = [r for r in rows if registry.whole_row(r)] if whole is None else whole
         for r in whole:
             if d.metrics is None or r["metric"] in d.metrics:
                 listed = json.loads(r["diagnostics"]) if r.get("diagnostics") else []

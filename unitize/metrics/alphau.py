@@ -227,11 +227,13 @@ def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = N
     ``starts`` are the documents' first positions (sorted, the first 0; default:
     one document). A unit may not cross a document boundary.
     """
-    begin = np.concatenate([np.asarray(u[0], np.int64).reshape(-1) for u in units] or [np.zeros(0, np.int64)])
-    end = np.concatenate([np.asarray(u[1], np.int64).reshape(-1) for u in units] or [np.zeros(0, np.int64)])
-    if any(np.asarray(u[0]).size != np.asarray(u[1]).size for u in units):
+    begins = [np.asarray(u[0], np.int64).reshape(-1) for u in units]
+    ends = [np.asarray(u[1], np.int64).reshape(-1) for u in units]
+    if any(b.size != e.size for b, e in zip(begins, ends)):
         raise ValueError("begins and ends differ in length")
-    return annotated_stretches(np.repeat(np.arange(len(units)), [np.asarray(u[0]).size for u in units]), begin, end, len(units), length, starts)
+    who = np.repeat(np.arange(len(units)), [b.size for b in begins])
+    empty = [np.zeros(0, np.int64)]
+    return annotated_stretches(who, np.concatenate(begins or empty), np.concatenate(ends or empty), len(units), length, starts)
 
 
 def annotated_stretches(who: np.ndarray, begin: np.ndarray, end: np.ndarray, m: int, length: int,

@@ -29,25 +29,26 @@ from .placed import Placed
 from .value import Value, nan, of_doc
 
 
-def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
-    """Per category (the layer, or ``layer:label`` for label data): each annotator's units, sorted."""
-    study: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
-    for layer, p in zip(layers, placed):
-        groups = p.by_annotator()
-        for v, name in enumerate(p.values):
-            study[f"{layer}:{name}" if by_label else layer] = [
-                (p.begin[g][p.value[g] == v], p.end[g][p.value[g] == v]) for g in groups
-            ]
-    return study
-
-
-def _whole(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, Stretch]:
-    """Per category (named as :func:`_study` names them, in its order): its stretch of the whole continuum — every
-    category at once, each laid on a continuum of its own, end to end (the documents of one :func:`annotated_stretches`)."""
+def _categories(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, tuple[int, int]]:
+    """Per category (the layer, or ``layer:label`` for label data): the index of its layer and of its value there."""
     names: dict[str, tuple[int, int]] = {}
     for at, (layer, p) in enumerate(zip(layers, placed)):
         for v, name in enumerate(p.values):
             names[f"{layer}:{name}" if by_label else layer] = (at, v)
+    return names
+
+
+def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
+    """Per category (:func:`_categories`): each annotator's units, sorted."""
+    groups = [p.by_annotator() for p in placed]
+    return {c: [(placed[at].begin[g][placed[at].value[g] == v], placed[at].end[g][placed[at].value[g] == v]) for g in groups[at]]
+            for c, (at, v) in _categories(placed, layers, by_label).items()}
+
+
+def _whole(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, Stretch]:
+    """Per category (:func:`_categories`): its stretch of the whole continuum — every category at once, each laid on a
+    continuum of its own, end to end (the documents of one :func:`annotated_stretches`)."""
+    names = _categories(placed, layers, by_label)
     if not names:
         return {}
     index = {lv: k for k, lv in enumerate(names.values())}
