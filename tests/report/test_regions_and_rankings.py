@@ -183,3 +183,28 @@ def test_report_without_agreement_says_so_and_still_has_the_data_view(tdb: Path,
     (tmp_path / "mine" / "notes.txt").write_text("keep")
     assert main(["report", str(tdb), "--dest", str(tmp_path / "mine")]) == 2
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep"
+
+
+def test_report_takes_whole_cells_from_a_breakdown_run(tmp_path: Path) -> None:
+    """After ``agree --by-doc --by-annotator`` the page holds the whole cells' rows only (the per-document rows stay in
+    results.parquet), and a group's value is its cell's, not the last annotator's leave-one-out value."""
+    import pyarrow.parquet as pq
+
+    tdb = tmp_path / "out"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(tdb), "-q"]) == 0
+    assert main(["agree", str(tdb), "--metric", "alpha,cohen", "--by-doc", "--by-annotator", "-q"]) == 0
+    dest = tmp_path / "rep"
+    assert main(["report", str(tdb), "--dest", str(dest), "-q"]) == 0
+    text = (dest / "data" / "overview.js").read_text(encoding="utf-8")
+    agreement = json.loads(text[text.index("{"):text.rindex("}") + 1])["agreement"]
+    table = pq.read_table(tdb / "agreement" / "results.parquet").to_pylist()
+    whole = [r for r in table if r["doc"] is None and r["label"] is None and r["annotator"] is None]
+    assert len(table) > 3 * len(whole) and len(agreement["rows"]) == len(whole)
+    assert agreement["metrics"] == ["alpha", "cohen"]
+    column = agreement["columns"].index
+    assert [(r[column("group")], r[column("pair")], r[column("value")]) for r in agreement["rows"]] == [
+        (r["group"], r["pair"], r["value"]) for r in whole]
+    payload = json.loads(text[text.index("{"):text.rindex("}") + 1])
+    word = payload["settings"][[s["name"] for s in payload["settings"]].index("word-interval")]
+    cell = {(r["group"], r["layer"]): r["value"] for r in whole if r["setting"] == "word-interval" and r["metric"] == "alpha"}
+    assert [g["value"] for g in word["groups"]] == [cell[(g["group"], g["layer"])] for g in word["groups"]]

@@ -5,14 +5,17 @@ where the quotes of model answers were found (the manifest's quote accounting), 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import operator
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Any, TypedDict
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -225,15 +228,19 @@ def findings(path: Path, examples: int = 3) -> list[dict[str, Any]]:
 
 
 def results(data: OutputData) -> dict[str, Any] | None:
-    """``agreement/results.parquet`` as columns and rows (every column it has), or None when absent."""
+    """``agreement/results.parquet``'s rows of whole cells (no label, document or annotator breakdown: the rows the page
+    shows; a ``--by-doc`` run's per-document rows, which grow with the corpus, stay in the file) as columns and rows
+    (every column it has), and every metric it holds; None when absent."""
     path = data.path / "agreement" / "results.parquet"
     if not path.is_file():
         return None
-    table = pq.read_table(path)
+    schema = pq.read_schema(path)
+    whole = [pc.field(c).is_null() for c in registry.BREAKDOWN_COLUMNS if c in schema.names]
+    table = pq.read_table(path, filters=functools.reduce(operator.and_, whole) if whole else None)
     names = [c for c in KNOWN_COLUMNS if c in table.column_names] + [c for c in table.column_names if c not in KNOWN_COLUMNS]
     columns = {c: table.column(c).to_pylist() for c in names}
     rows = [[_json_safe(columns[c][i]) for c in names] for i in range(table.num_rows)]
-    metrics = list(dict.fromkeys(columns.get("metric", [])))
+    metrics = pc.unique(pq.read_table(path, columns=["metric"])["metric"]).to_pylist() if "metric" in names else []
     whole = [{"metric": r[names.index("metric")], "value": r[names.index("value")],
               **{c: r[names.index(c)] for c in registry.BREAKDOWN_COLUMNS if c in names}} for r in rows] if "metric" in names else []
     return {"columns": names, "rows": rows, "metrics": metrics, "summary_metric": registry.summary_metric(metrics, whole)}
@@ -244,7 +251,7 @@ SummaryValues = dict[tuple[str, str, str], float | None]
 
 
 def summary_values(res: dict[str, Any] | None) -> SummaryValues:
-    """(setting, group, layer) -> the summary metric's value (whole-layer rows: no pair, label or doc)."""
+    """(setting, group, layer) -> the summary metric's value (whole-layer rows: no pair, label, document or annotator)."""
     if not res or not res["summary_metric"]:
         return {}
     col = {c: i for i, c in enumerate(res["columns"])}
@@ -252,7 +259,7 @@ def summary_values(res: dict[str, Any] | None) -> SummaryValues:
     for row in res["rows"]:
         if row[col["metric"]] != res["summary_metric"]:
             continue
-        if any(c in col and row[col[c]] not in (None, "") for c in ("pair", "label", "doc", "annotator_a")):
+        if any(c in col and row[col[c]] not in (None, "") for c in ("pair", "label", "doc", "annotator", "annotator_a")):
             continue
         out[(row[col["setting"]], row[col["group"]], row[col["layer"]])] = row[col["value"]]
     return out

@@ -212,7 +212,7 @@
       return el("span", { text: b.metrics.join(", ") + ": " + b.bands.map(function (x) { return x[2] + " " + x[1]; }).join("; ") + " — " + b.source + ". " });
     })));
     var c = {}; a.columns.forEach(function (n, i) { c[n] = i; });
-    var skip = ["pair", "label", "doc", "annotator_a"].filter(function (n) { return n in c; });
+    var skip = ["pair", "label", "doc", "annotator", "annotator_a"].filter(function (n) { return n in c; });
     var known = ["setting", "group", "layer", "metric", "value", "ci_low", "ci_high", "reason", "annotators", "documents", "relations", "units", "units_used", "std_err", "df", "p_value", "pair", "annotator_a", "annotator_b", "label", "doc", "level", "params", "unit", "approach", "mode", "diagnostics"];
     var extra = a.columns.filter(function (n) { return known.indexOf(n) < 0; });
     var keyed = new Map(), advice = new Map();
