@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from .. import metrics as registry
@@ -31,13 +30,15 @@ from ..errors import DataError, RunError
 from ..metrics import Options, require
 from ..metrics.alphau import AlphaU, alpha_u, category_disagreement
 from ..names import digest, file_name
-from ..output import PARQUET_WRITE_OPTIONS, atomic_write_text, locks_output, neutral_table, refuse_foreign, temporary
+from ..output import atomic_write_text, locks_output, refuse_foreign
 from ..output import csv_text as rows_csv
 from ..runtime.executors import Executor, executor_of
 from ..runtime.progress import Progress
 from ..schema import results_schema
-from . import alttest, diagnostics
+from . import alttest, diagnostics, results_file
+from .gathered import Results
 from .measure import as_json_lines, measure
+from .measure import measured as measure_rows
 from .plots import PlotError, box_plots
 from .roles import COLUMNS as ROLE_COLUMNS
 from .roles import STABILITY, ceiling, human_pairs_from, order_of, pairs_of, role_rows
@@ -53,7 +54,7 @@ RESULT_SCHEMA = results_schema()
 
 @dataclass
 class AgreeResult:
-    results: pa.Table
+    measured: Results  # this run's rows, a record batch at a time, the whole cells' rows at hand
     dest: Path
     files: list[Path] = field(default_factory=list)
     summary_metric: str | None = None
@@ -65,31 +66,25 @@ class AgreeResult:
     kept: pa.Table | None = None  # a subset run: the earlier rows of the same output it carried over (in results.parquet too)
     trial: bool = False  # roles given here, not the study file's: written beside the study's results (:func:`trial_dest`)
 
+    @cached_property
+    def results(self) -> pa.Table:
+        """This run's rows in one table (a ``--by-doc`` run's grow with the documents: :attr:`measured` reads them a batch
+        at a time)."""
+        return self.measured.table()
+
     @property
-    def written(self) -> pa.Table:
+    def written(self) -> Results:
         """Every row of ``results.parquet``: this run's and, for a subset run, the earlier ones kept."""
-        return self.results if self.kept is None else merge_results(self.kept, self.results)
+        return self.measured if self.kept is None else Results.of(merge_results(self.kept, self.measured.table()))
 
     def screen(self) -> list[str]:
         """The compact table of the summary metric for the screen (setting × layer), the human ceiling and the alt-test."""
-        lines = screen_table(self.results, self.summary_metric, self.group, self.ci) if self.summary_metric else []
+        lines = screen_table(self.measured.whole, self.summary_metric, self.group, self.ci) if self.summary_metric else []
         if self.roles is not None and self.summary_metric:
             lines += ceiling(self.comparisons, self.summary_metric)
         if self.comparisons and all(r["value"] != r["value"] for r in self.comparisons):
             lines.append(f"roles.csv: no comparison could be measured: {self.comparisons[0]['reason']}")
         return lines + alttest.verdict_lines(self.alt_tests)
-
-
-def _atomic_parquet(table: pa.Table, path: Path) -> None:
-    tmp = temporary(path)
-    pq.write_table(table, tmp, **PARQUET_WRITE_OPTIONS)
-    os.replace(tmp, path)
-
-
-def _atomic_csv(table: pa.Table, path: Path) -> None:
-    tmp = temporary(path)
-    pacsv.write_csv(neutral_table(table), tmp)
-    os.replace(tmp, path)
 
 
 #: the results table's metadata key that names the output the rows were measured on
@@ -123,12 +118,12 @@ def earlier_results(dest: Path, identity: str, schema: pa.Schema) -> pa.Table | 
     return table
 
 
-def carried_over(earlier: pa.Table, new: pa.Table) -> pa.Table:
+def carried_over(earlier: pa.Table, new: Results) -> pa.Table:
     """The earlier rows of every (setting, group, metric) that ``new`` does not hold."""
-    def keys(t: pa.Table) -> list[tuple[Any, Any, Any]]:
+    def keys(t: pa.Table | pa.RecordBatch) -> list[tuple[Any, Any, Any]]:
         return list(zip(t["setting"].to_pylist(), t["group"].to_pylist(), t["metric"].to_pylist(), strict=True))
 
-    measured = set(keys(new))
+    measured = {key for batch in new.to_batches() for key in keys(batch)}
     return earlier.filter(pa.array([key not in measured for key in keys(earlier)], pa.bool_())).cast(new.schema)
 
 
@@ -143,9 +138,14 @@ def merge_results(kept: pa.Table, new: pa.Table) -> pa.Table:
     return pa.Table.from_pylist(merged, schema=new.schema)
 
 
-def _whole_cells(results: pa.Table) -> list[dict[str, Any]]:
+def _metrics_of(rows: Results) -> list[str]:
+    """The metrics of ``rows``, in the order they come."""
+    return list(dict.fromkeys(m for batch in rows.to_batches() for m in batch["metric"].to_pylist()))
+
+
+def _whole_cells(results: Results) -> list[dict[str, Any]]:
     """The rows of whole cells (no label, document or annotator breakdown): metric and value."""
-    return whole_rows(results, ["metric", "value"])
+    return whole_rows(results.whole, ["metric", "value"])
 
 
 def group_name(data: OutputData) -> str:
@@ -212,11 +212,11 @@ def agree(
         earlier = earlier_results(dest, identity, results.schema)
         if earlier is not None:
             kept = carried_over(earlier, results)
-    result = AgreeResult(results=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept,
+    result = AgreeResult(measured=results, dest=dest, group=group, ci=ci, roles=roles, comparisons=compared, alt_tests=tested, kept=kept,
                          trial=trial)
-    rows = result.written.replace_schema_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode(),
-                                                   ROLES_KEY: _roles_text(roles).encode()})
-    computed = list(dict.fromkeys(rows["metric"].to_pylist())) if kept is not None else list(metrics)  # a subset run: all of them
+    rows = result.written.with_metadata({**(results.schema.metadata or {}), OUTPUT_KEY: identity.encode(),
+                                         ROLES_KEY: _roles_text(roles).encode()})
+    computed = _metrics_of(rows) if kept is not None else list(metrics)  # a subset run: the earlier rows' too
     result.summary_metric = summary_metric or registry.summary_metric(computed, _whole_cells(rows))
     result.files = _write(result, rows, alt_test=alt_test, plot=plot)
     return result
@@ -251,7 +251,7 @@ def trial_dest(out: Path, roles: Roles, humans_named: bool = False) -> Path:
 
 def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequence[str], executor: Executor | str | None,
                  alt_test: bool, alt: AltOptions, *, settings: Sequence[str] | None, groups: Sequence[str] | None,
-                 gamma: dict[str, Any] | None, ci: Options | None, breakdowns: dict[str, Any]) -> tuple[pa.Table, list[dict[str, Any]], list[Any]]:
+                 gamma: dict[str, Any] | None, ci: Options | None, breakdowns: dict[str, Any]) -> tuple[Results, list[dict[str, Any]], list[Any]]:
     """The results (of the humans alone, with candidates), the rows of roles.csv and the alt-tests, measured on one executor."""
     pool, owned = executor_of(executor)
     compared: list[dict[str, Any]] = []
@@ -261,7 +261,7 @@ def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequ
             tested = alttest.run(OutputData(out, [*roles.humans, *roles.candidates]), roles, score=alt.score, epsilon=alt.epsilon,
                                  q=alt.fdr, min_instances=alt.min_instances, ci=alt.ci(ci), settings=settings)
         measured = OutputData(out, roles.humans) if roles is not None else data
-        results = measure(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, **breakdowns, executor=pool)
+        results = measure_rows(measured, metrics, settings=settings, groups=groups, gamma=gamma, ci=ci, **breakdowns, executor=pool)
         if roles is not None:
             compared = _compared(out, roles, metrics, results, settings=settings, groups=groups, gamma=gamma, ci=ci, executor=pool)
     finally:
@@ -270,7 +270,7 @@ def _measure_all(out: Path, data: OutputData, roles: Roles | None, metrics: Sequ
     return results, compared, tested
 
 
-def _compared(out: Path, roles: Roles, metrics: Sequence[str], results: pa.Table, **options: Any) -> list[dict[str, Any]]:
+def _compared(out: Path, roles: Roles, metrics: Sequence[str], results: Results, **options: Any) -> list[dict[str, Any]]:
     """The rows of roles.csv: every comparison of two annotators from one pass over the humans and candidates
     (:mod:`.pairs`: each candidate with each human, each family's two runs, every pair of humans a cell has), a family
     of three runs or more measured together. A metric with a row per pair has the human pairs' rows in the humans'
@@ -281,7 +281,7 @@ def _compared(out: Path, roles: Roles, metrics: Sequence[str], results: pa.Table
                    among_known=known, **options).to_pylist()
     compared = [row for r in rows for row in role_rows(r, roles)]
     if known:
-        compared = human_pairs_from(results, rows, compared, roles, metrics)
+        compared = human_pairs_from(results.whole, rows, compared, roles, metrics)
     for family, runs in roles.families.items():
         if len(runs) > 2:
             compared += roles_rows(measure(OutputData(out, runs), metrics, **options).to_pylist(), STABILITY, family, tuple(runs))
@@ -305,15 +305,15 @@ def _check_request(data: OutputData, metrics: Sequence[str], summary_metric: str
     return roles
 
 
-def _write(result: AgreeResult, rows: pa.Table, *, alt_test: bool, plot: bool) -> list[Path]:
+def _write(result: AgreeResult, rows: Results, *, alt_test: bool, plot: bool) -> list[Path]:
     """The files of the agreement folder, each written whole or not at all; the paths written."""
     dest, summary_metric, group = result.dest, result.summary_metric, result.group
     dest.mkdir(parents=True, exist_ok=True)
     written = [dest / "results.parquet", dest / "results.csv"]
-    _atomic_parquet(rows, written[0])
-    _atomic_csv(rows, written[1])
+    results_file.parquet(rows, written[0])
+    results_file.csv(rows, written[1])
     if summary_metric is not None:
-        columns, body, footer = summary_rows(rows, summary_metric, group)
+        columns, body, footer = summary_rows(rows.whole, summary_metric, group)
         atomic_write_text(dest / "summary.md", to_markdown(columns, body, footer, title(summary_metric, group), scale_note(summary_metric),
                                                              legend(summary_metric, items=columns[1:3] == ["Annotator #", "Item #"])))
         atomic_write_text(dest / "summary.csv", to_csv(columns, body, footer))
@@ -327,7 +327,7 @@ def _write(result: AgreeResult, rows: pa.Table, *, alt_test: bool, plot: bool) -
         atomic_write_text(dest / "alt_test_humans.csv", csv_text(alttest.HUMAN_COLUMNS, per_human))
         written += [dest / "alt_test.csv", dest / "alt_test_humans.csv"]
     if plot:
-        written += box_plots(rows, dest / "plots")
+        written += box_plots(rows.whole, dest / "plots")
     return written
 
 
@@ -363,6 +363,7 @@ __all__ = [
     "OutputData",
     "PlotError",
     "RESULT_SCHEMA",
+    "Results",
     "Setting",
     "agree",
     "alpha_u",

@@ -37,7 +37,7 @@ from ..runtime.executors import Executor
 from ..runtime.progress import Progress, Sized
 from ..schema import RELATIONS, results_schema
 from . import batches, columns, diagnostics, pairs, tasks
-from .gathered import Gathered
+from .gathered import Gathered, Results
 from .group_segments import GroupSegments, asks_segments
 from .rows import value_row
 from .spans import Continuum, Segments, segment_cell, stack
@@ -228,7 +228,12 @@ def _on_labels(cell: _Cell, s: Stats, categories: list[str] | None) -> Stats:
     return s.relabeled(np.array([categories.index(cell.label(v)) for v in s.domain], dtype=np.float64))
 
 
-def measure(
+def measure(out: Path | OutputData, metrics: Sequence[str] = registry.default(), **options: Any) -> pa.Table:
+    """The results table of ``unitize agree`` for an output directory, in one table (:func:`measured`, its options)."""
+    return measured(out, metrics, **options).table()
+
+
+def measured(
     out: Path | OutputData,
     metrics: Sequence[str] = registry.default(),
     settings: Sequence[str] | None = None,
@@ -243,8 +248,8 @@ def measure(
     pairs: Sequence[tuple[str, str]] = (),
     among: Sequence[str] = (),
     among_known: bool = False,
-) -> pa.Table:
-    """The results table of ``unitize agree`` for an output directory.
+) -> Results:
+    """The results of ``unitize agree`` for an output directory, a record batch at a time (:class:`~.gathered.Results`).
 
     Per (setting, group, layer) the matrix is read once and reduced to its
     sufficient statistics; every coding metric comes from them. ``executor``
@@ -276,7 +281,7 @@ def measure(
         done = executor.map(measure_task, [(str(data.path), name, part, names, options, parts, data.selected) for name, part, parts in jobs])
         for name, result in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
             results.add(result if isinstance(result, list) else _group_rows(data, data.setting(name), result.group, result.layers, chosen_metrics, options))
-    return results.table()
+    return results.results()
 
 
 #: what an executor's task of :func:`measure_task` holds
@@ -347,8 +352,8 @@ def _wants_doc_stats(metrics: Sequence[Metric], options: MeasureOptions) -> bool
     return options.by_doc and any(m.family is registry.Family.CODING for m in metrics)
 
 
-def as_json_lines(table: pa.Table) -> Iterable[str]:
-    """One JSON object per result row (NaN written as null)."""
-    for row in table.to_pylist():
+def as_json_lines(table: pa.Table | Results) -> Iterable[str]:
+    """One JSON object per result row (NaN written as null), a record batch at a time."""
+    for row in (r for batch in table.to_batches() for r in batch.to_pylist()):
         clean = {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
         yield json.dumps(clean, ensure_ascii=False)

@@ -19,7 +19,7 @@ MAX_SAMPLES = 1_000_000
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..agree import AgreeResult
+    from ..agree import AgreeResult, Results
     from ..metrics import gate
 
 HELP = "measure agreement on an output directory: results table, summary, plots"
@@ -173,21 +173,22 @@ def run(args: argparse.Namespace) -> int:
         print_error(exc)
         return EXIT_USAGE
     if args.json:
-        for line in as_json_lines(result.results):
+        for line in as_json_lines(result.measured):
             print(line)
-        return gate_exit(result.results, floors, args.on)
+        return gate_exit(result.measured.whole, floors, args.on)
     if not args.quiet:
         _print_result(result)
-    return gate_exit(result.results, floors, args.on)
+    return gate_exit(result.measured.whole, floors, args.on)
 
 
 def _print_result(result: AgreeResult) -> None:
     """What agree wrote, the summary table, diagnostics and notes, for the screen."""
+    import pyarrow.compute as pc
+
     from ..agree import diagnostics
 
-    table = result.results
-    nans = sum(1 for v in table.column("value").to_pylist() if v != v)
-    print(f"{table.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
+    nans = sum(pc.sum(pc.is_nan(batch["value"])).as_py() or 0 for batch in result.measured.to_batches())
+    print(f"{result.measured.num_rows} results ({nans} NaN, with reasons) written to {result.dest}")
     if result.trial:
         print(f"  a trial: candidates from the command line, not the study file's [roles]; the study's results in "
               f"{result.dest.parent.parent} are left as they were")
@@ -203,9 +204,9 @@ def _print_result(result: AgreeResult) -> None:
         print(f"summary ({result.summary_metric}): {result.dest / 'summary.md'}")
         for line in result.screen():
             print(line)
-    for line in diagnostics.screen_lines(table.to_pylist()):
+    for line in diagnostics.screen_lines(result.measured.whole.to_pylist()):
         print(line)
-    for line in notes(table):
+    for line in notes(result.measured):
         print(line)
 
 
@@ -232,7 +233,8 @@ def _interval_options(args: argparse.Namespace) -> Any:
 
 
 def gate_exit(table: pa.Table, floors: list[gate.Floor], on: str) -> int:
-    """The exit code of the quality gate (0 without one); what failed goes to standard error."""
+    """The exit code of the quality gate (0 without one) on the results' whole cells' rows (``table``, or every row); what
+    failed goes to standard error."""
     if not floors:
         return EXIT_OK
     from ..metrics import gate
@@ -250,18 +252,26 @@ def gate_exit(table: pa.Table, floors: list[gate.Floor], on: str) -> int:
     return EXIT_OK
 
 
-def notes(table: pa.Table) -> list[str]:
-    """Lines worth a user's eye after a run: why every value is NaN, what a backend logged (once each)."""
-    rows = table.to_pylist()
+def notes(results: pa.Table | Results) -> list[str]:
+    """Lines worth a user's eye after a run: why every value is NaN, what a backend logged (once each); the rows read a
+    record batch at a time."""
+    import pyarrow.compute as pc
+
     out = []
-    if rows and all(r["value"] != r["value"] for r in rows):
-        reasons = Counter(r["reason"] for r in rows)
+    every_nan = results.num_rows > 0
+    reasons: Counter[str | None] = Counter()
+    logged: Counter[str] = Counter()
+    for batch in results.to_batches():
+        if every_nan and not pc.all(pc.fill_null(pc.is_nan(batch["value"]), False)).as_py():
+            every_nan = False
+        if every_nan:
+            reasons.update(batch["reason"].to_pylist())
+        params = batch["params"]
+        for p in params.filter(pc.fill_null(pc.match_substring(params, '"messages"'), False)).to_pylist():
+            logged.update(json.loads(p).get("messages", {}))
+    if every_nan:
         top = "; ".join(f"{reason} ({n}×)" for reason, n in reasons.most_common(3))
         out.append(f"warning: every result is NaN. Why: {top}")
-    logged: Counter = Counter()
-    for r in rows:
-        if r["params"] and '"messages"' in r["params"]:
-            logged.update(json.loads(r["params"]).get("messages", {}))
     for message, n in logged.most_common():
         out.append(f"note: pygamma-agreement logged {message!r} {n} times (captured; see the gamma rows' params)")
     return out
