@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import operator
 import re
 from collections import Counter
 from pathlib import Path
@@ -234,16 +233,22 @@ def results(data: OutputData) -> dict[str, Any] | None:
     path = data.path / "agreement" / "results.parquet"
     if not path.is_file():
         return None
-    schema = pq.read_schema(path)
-    whole = [pc.field(c).is_null() for c in registry.BREAKDOWN_COLUMNS if c in schema.names]
-    table = pq.read_table(path, filters=functools.reduce(operator.and_, whole) if whole else None)
+    file = pq.ParquetFile(path)
+    breakdown = [c for c in registry.BREAKDOWN_COLUMNS if c in file.schema_arrow.names]
+    kept: list[pa.RecordBatch] = []
+    metrics: dict[str, None] = {}  # in the order they come
+    for batch in file.iter_batches(batch_size=1 << 16):  # a batch at a time: a --by-doc file holds millions of rows
+        if "metric" in batch.schema.names:
+            metrics.update(dict.fromkeys(pc.unique(batch["metric"]).to_pylist()))
+        mask = functools.reduce(pc.and_, [pc.is_null(batch[c]) for c in breakdown]) if breakdown else None
+        kept.append(batch.filter(mask) if mask is not None else batch)
+    table = pa.Table.from_batches(kept, schema=file.schema_arrow)
     names = [c for c in KNOWN_COLUMNS if c in table.column_names] + [c for c in table.column_names if c not in KNOWN_COLUMNS]
     columns = {c: table.column(c).to_pylist() for c in names}
     rows = [[_json_safe(columns[c][i]) for c in names] for i in range(table.num_rows)]
-    metrics = pc.unique(pq.read_table(path, columns=["metric"])["metric"]).to_pylist() if "metric" in names else []
     whole = [{"metric": r[names.index("metric")], "value": r[names.index("value")],
               **{c: r[names.index(c)] for c in registry.BREAKDOWN_COLUMNS if c in names}} for r in rows] if "metric" in names else []
-    return {"columns": names, "rows": rows, "metrics": metrics, "summary_metric": registry.summary_metric(metrics, whole)}
+    return {"columns": names, "rows": rows, "metrics": list(metrics), "summary_metric": registry.summary_metric(list(metrics), whole)}
 
 
 #: (setting, group, layer) -> the summary metric's value
