@@ -109,3 +109,37 @@ def test_a_batch_process_that_dies_is_a_clear_error(tmp_path, monkeypatch, capsy
     assert code == 2, err
     assert "a process reading a batch of groups ended abruptly" in err and "workers = 1" in err
     assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_batches_share_the_runs_document_dictionary():
+    """A batch's segments table goes to its scratch file without the documents' dictionary (every document of the
+    run: 2 M of them at the 10x crowd run, 30 MB a batch) and comes back with the run's one array; joining leaves a
+    column whose chunks share one dictionary as it is and unifies the others (as Arrow would)."""
+    import pyarrow as pa
+
+    from unitize.schema import segments_schema
+    from unitize.spans import spill
+    from unitize.units.joined import _unified
+
+    docs = pa.array(["d0", "d1", "d2", "d3"])
+    row = {"unit_type": "word", "group": "g", "doc_id": "d0", "layer": "Arg1", "annotator": "a", "label": None, "unit_begin": 0,
+           "unit_end": 1, "begin": 0, "end": 1, "extended": False, "snapped": False, "merged": 1, "records": ["r"]}
+    plain = pa.Table.from_pylist([row, row], schema=segments_schema())
+    i = plain.schema.get_field_index("doc_id")
+
+    def with_doc_column(column: pa.Array) -> pa.Table:
+        return pa.Table.from_arrays([column if k == i else c for k, c in enumerate(plain.columns)], schema=segments_schema())
+
+    table = with_doc_column(pa.DictionaryArray.from_arrays(pa.array([1, 3], pa.int32()), docs))
+    spilled = spill.without_docs(table)
+    assert spilled.schema.field("doc_id").type == pa.int32() and spilled.column("doc_id").to_pylist() == [1, 3]
+    back = spill.with_docs(spilled, docs)
+    assert back.equals(table) and back.schema.equals(segments_schema(), check_metadata=True)
+    joined = _unified(pa.concat_tables([back, spill.with_docs(spilled, docs)]))
+    assert all(c.dictionary.buffers()[2].address == docs.buffers()[2].address for c in joined.column("doc_id").chunks)
+    assert joined.column("doc_id").to_pylist() == ["d1", "d3", "d1", "d3"]
+    other = with_doc_column(pa.DictionaryArray.from_arrays(pa.array([0, 1], pa.int32()), pa.array(["d3", "d1"])))
+    mixed = _unified(pa.concat_tables([back, other]))
+    assert mixed.column("doc_id").to_pylist() == ["d1", "d3", "d3", "d1"]
+    assert mixed.equals(pa.concat_tables([back, other]).unify_dictionaries())
+    assert len({c.dictionary.buffers()[2].address for c in mixed.column("doc_id").chunks}) == 1

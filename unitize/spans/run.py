@@ -14,7 +14,6 @@ the same, byte for byte, however the corpus was cut.
 
 from __future__ import annotations
 
-import mmap
 import tempfile
 from collections.abc import Callable
 from concurrent.futures.process import BrokenProcessPool
@@ -35,11 +34,13 @@ from ..model.traits import FormatTraits
 from ..runtime.executors import Executor, cores, forked_pool, forks
 from ..runtime.progress import Progress, Sized, no_progress
 from ..runtime.spool import scratch_prefix
+from ..units.joined import joined
 from ..units.relations import relation_counts
-from ..units.segments import UnitResult, joined, resolve_segments
+from ..units.segments import UnitResult, resolve_segments
 from ..units.spaces import build_spaces
 from ..units.unitizers import UnitSpace
 from ..validate import Validation, validate
+from . import spill
 from .fragments import MAX_LABELS, UNLABELLED, Counts, Fragments, accounting
 from .matrices import Unitized
 
@@ -99,6 +100,7 @@ def _parts(run: _Run, header: Corpus, stream: SpanStream, progress: Progress) ->
     if len(stream.batches) < 2 or not forks():  # two batches and one worker: forked too, this process stays small
         reading = progress if header.stream is not None else no_progress  # a corpus read whole was read by its adapter
         return [work(read) for read in reading(Sized(stream.handed(), len(stream.batches)), "reading annotations")]
+    docs = run.doc_dictionary  # made before the processes fork: they share it
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("segments")) as folder:
         pool = forked_pool(workers, _hold, (partial(_spilled_part, work, Path(folder)),))  # the run's context inherited, not pickled
         assert pool is not None
@@ -111,9 +113,7 @@ def _parts(run: _Run, header: Corpus, stream: SpanStream, progress: Progress) ->
                                f"[input] workers = 1 reads one batch at a time ({workers} did)") from None
         for k, part in enumerate(parts):
             for unit, result in part.results.items():
-                with open(_segments_file(Path(folder), k, unit), "rb") as fh:
-                    mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-                result.segments = pa.ipc.open_file(pa.py_buffer(mapped)).read_all()
+                result.segments, mapped = spill.read_back(Path(folder), k, unit, docs)
                 result.mapped.append(mapped)
     return parts  # the files are gone; their mappings last as long as the tables
 
@@ -133,10 +133,6 @@ def _held(batch: tuple[int, Callable[[], Corpus]]) -> _Part:
     return _WORK(batch)
 
 
-def _segments_file(folder: Path, k: int, unit: str) -> Path:
-    return folder / f"{k}-{unit}.arrow"
-
-
 def _spilled_part(work: Callable[[Callable[[], Corpus]], _Part], folder: Path, batch: tuple[int, Callable[[], Corpus]]) -> _Part:
     """Batch ``k``'s part, its segments tables written to ``folder`` (uncompressed Arrow IPC, to be
     memory-mapped) instead of sent back, its submissions not sent (counted: a streamed run's corpus holds
@@ -145,8 +141,7 @@ def _spilled_part(work: Callable[[Callable[[], Corpus]], _Part], folder: Path, b
     part = work(read)
     part.submissions = []
     for unit, result in part.results.items():
-        with pa.OSFile(str(_segments_file(folder, k, unit)), "wb") as sink, pa.ipc.new_file(sink, result.segments.schema) as writer:
-            writer.write_table(result.segments)
+        spill.write(folder, k, unit, result.segments)
         result.segments = result.segments.schema.empty_table()
     return part
 
@@ -187,6 +182,12 @@ class _Run:
     per_document: bool
 
     @cached_property
+    def doc_dictionary(self) -> pa.Array:
+        """The documents with a text, in the unit spaces' order, as the segments tables' ``doc_id`` dictionary (one
+        array for every batch)."""
+        return pa.array(next(iter(self.spaces.values())).doc_ids, pa.string())
+
+    @cached_property
     def doc_index(self) -> dict[str, int]:
         """Each document with a text: its index in the unit spaces (their ids sorted), made once for every batch."""
         return {d: i for i, d in enumerate(next(iter(self.spaces.values())).doc_ids)}
@@ -207,7 +208,7 @@ class _Run:
         findings = list(validation.findings) + live.dropped_findings()
         results: dict[str, UnitResult] = {}
         for unit in settings.units:
-            results[unit] = resolve_segments(unit, self.spaces[unit], corpus, live.frag, live.segs, live.names)
+            results[unit] = resolve_segments(unit, self.spaces[unit], corpus, live.frag, live.segs, live.names, self.doc_dictionary)
             if corpus.traits.relations:  # counted here, a batch's groups at a time (they are whole)
                 results[unit].relations = relation_counts(results[unit].segments)
             findings.extend(results[unit].findings)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import mmap
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TypedDict
 
 import numpy as np
@@ -21,7 +21,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..model import Corpus, Finding, Span
-from ..model.codes import positions
 from ..model.findings import span_finding
 from ..schema import segments_schema
 from .relations import Counts
@@ -91,13 +90,6 @@ class UnitResult:
 
 
 
-def _narrow(positions: np.ndarray) -> np.ndarray:
-    """Unit positions as int32 when they fit (the run holds every segment's), else as they are."""
-    if positions.size and int(positions.min()) >= 0 and int(positions.max()) < 1 << 31:
-        return positions.astype(np.int32)
-    return positions
-
-
 def _first_of_pairs(owner: np.ndarray, value: np.ndarray) -> np.ndarray:
     """Positions of the first occurrence of each (owner, value) pair, in position order.
 
@@ -161,14 +153,16 @@ def resolve_segments(
     frag: dict[str, np.ndarray],
     segs: Segments,
     names: FragmentNames,
+    docs: pa.Array | None = None,
 ) -> UnitResult:
     """Fragments → segments → units → merged disjoint segments, for one unit type.
 
     ``frag`` holds the live fragments as parallel arrays (span index, label, group,
     layer, annotator and document indices, element, begin, end); ``segs`` is their
     :func:`~unitize.units.unitizers.fragments_to_segments`; ``names`` the group, layer,
-    annotator and label names the indices refer to. Findings: ``empty-segment``,
-    ``word-snapped``, ``segments-merged``.
+    annotator and label names the indices refer to; ``docs`` the space's document ids as the ``doc_id`` column's
+    dictionary (a run of many batches makes it once; default: made here). Findings: ``empty-segment``, ``word-snapped``,
+    ``segments-merged``.
     """
     spans = corpus.spans
     rep = frag["span"][segs.first_fragment]  # a representative span per segment
@@ -200,11 +194,8 @@ def resolve_segments(
     label_col = _labels(owner, frag["label"][order], frag["labelled"][order], names["labels"], m)
     findings += _merge_findings(unit, spans, merged.size, frag["span"], order, owner, record_names)
 
-    extended = np.zeros(m, dtype=bool)
-    np.logical_or.at(extended, merged.cluster, segs.extended[live])
-    snapped_m = np.zeros(m, dtype=bool)
-    np.logical_or.at(snapped_m, merged.cluster, snapped[live])
-    table = _segments_table(unit, space, names, keys, merged, label_col, records, extended, snapped_m)
+    extended, snapped_m = _any_of(merged.cluster, segs.extended[live], m), _any_of(merged.cluster, snapped[live], m)
+    table = _segments_table(unit, docs, space, names, keys, merged, label_col, records, extended, snapped_m)
     return UnitResult(
         unit=unit,
         marks=Marks(keys, merged.key, merged.u0, merged.u1, label_key, label_u0, label_u1),
@@ -213,6 +204,13 @@ def resolve_segments(
         in_segments=int((frag_merged >= 0).sum()),
         excluded=excluded,
     )
+
+
+def _any_of(cluster: np.ndarray, flags: np.ndarray, m: int) -> np.ndarray:
+    """Per merged segment (``m`` of them): whether any of its segments (``cluster``: each one's merged segment) is flagged."""
+    out = np.zeros(m, dtype=bool)
+    np.logical_or.at(out, cluster, flags)
+    return out
 
 
 def _unit_findings(unit: str, space: UnitSpace, spans: list[Span], segs: Segments, rep: np.ndarray, doc: np.ndarray,
@@ -289,9 +287,10 @@ def _labelled_marks(keys: SegmentKey, merged: Merged, label: np.ndarray) -> tupl
     return key[order], merged.u0[cluster][order], merged.u1[cluster][order]
 
 
-def _segments_table(unit: str, space: UnitSpace, names: FragmentNames, keys: SegmentKey, merged: Merged, label_col: pa.Array,
-                    records: pa.Array, extended: np.ndarray, snapped: np.ndarray) -> pa.Table:
+def _segments_table(unit: str, docs: pa.Array | None, space: UnitSpace, names: FragmentNames, keys: SegmentKey, merged: Merged,
+                    label_col: pa.Array, records: pa.Array, extended: np.ndarray, snapped: np.ndarray) -> pa.Table:
     """``segments/<unit>.parquet``: a row per merged segment, sorted by (group, layer, doc, annotator, u0)."""
+    docs = pa.array(space.doc_ids, pa.string()) if docs is None else docs
     m = merged.key.size
     m_group, m_layer, m_ann, m_doc = keys.split(merged.key)
     _, end_last = space.local_extent(m_doc, merged.u1)
@@ -299,15 +298,16 @@ def _segments_table(unit: str, space: UnitSpace, names: FragmentNames, keys: Seg
     sort = np.lexsort((merged.u0, m_ann, m_doc, m_layer, m_group))
     base = space.base[m_doc]
 
-    def dict_col(indices: np.ndarray, values: list[str]) -> pa.Array:
-        return pa.DictionaryArray.from_arrays(pa.array(indices[sort].astype(np.int32)), pa.array(values, pa.string()))
+    def dict_col(indices: np.ndarray, values: list[str] | pa.Array) -> pa.Array:
+        return pa.DictionaryArray.from_arrays(pa.array(indices[sort].astype(np.int32)), values if isinstance(values, pa.Array)
+                                              else pa.array(values, pa.string()))
 
     take = pa.array(sort)
     return pa.Table.from_arrays(
         [
             pa.DictionaryArray.from_arrays(pa.array(np.zeros(m, dtype=np.int32)), pa.array([unit], pa.string())),
             dict_col(m_group, names["groups"]),
-            dict_col(m_doc, space.doc_ids),
+            dict_col(m_doc, docs),
             dict_col(m_layer, names["layers"]),
             dict_col(m_ann, names["annotators"]),
             label_col.take(take),
@@ -322,74 +322,3 @@ def _segments_table(unit: str, space: UnitSpace, names: FragmentNames, keys: Seg
         ],
         schema=segments_schema(),
     )
-
-
-def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], groups: list[str], layers: list[str],
-           labels_of: list[list[str]], labels: list[str]) -> UnitResult:
-    """The results of a run's batches as one run's: their marks renumbered into the run's groups and labels
-    (``groups_of``, ``labels_of``: each batch's own; ``groups``, ``labels`` the run's) and their segments tables
-    one after the other. Batches come in ascending group order; one group may go on over several batches,
-    each holding later documents than the one before (a crowd study is one group, read a batch of documents
-    at a time): its segments are then put back in (group, layer, document) order, its marks in key order."""
-    if len(results) == 1:
-        return results[0]
-    keys = replace(results[0].marks.keys, labels=max(len(labels), 1))
-    rank = {g: i for i, g in enumerate(groups)}
-    columns: dict[str, list[np.ndarray]] = {name: [] for name in ("key", "u0", "u1", "label_key", "label_u0", "label_u1")}
-    for res, own_groups, own in zip(results, groups_of, labels_of):
-        marks = res.marks
-        to_run = np.array([rank[g] for g in own_groups], dtype=np.int64)
-        group, layer, annotator, doc = marks.keys.split(marks.key)
-        columns["key"].append(keys.encode(to_run[group], layer, annotator, doc))
-        scale = marks.keys.labels
-        group, layer, annotator, doc = marks.keys.split(marks.label_key // scale)
-        label = np.searchsorted(labels, own)[marks.label_key % scale] if own else marks.label_key
-        columns["label_key"].append(keys.labelled(keys.encode(to_run[group], layer, annotator, doc), label))
-        for name in ("u0", "u1", "label_u0", "label_u1"):  # unit positions: 32 bits where they fit (millions of them)
-            columns[name].append(_narrow(getattr(marks, name)))
-    merged = {name: np.concatenate(arrays) for name, arrays in columns.items()}
-    shared = sum(len(g) for g in groups_of) > len(groups)  # a group over several batches
-    if shared:
-        for prefix in ("", "label_"):
-            order = np.lexsort((merged[prefix + "u0"], merged[prefix + "key"]))
-            for name in ("key", "u0", "u1"):
-                merged[prefix + name] = merged[prefix + name][order]
-    segments = [r.segments for r in results]
-    tables = (_in_run_order(segments, rank, layers) if shared else pa.concat_tables(segments)).unify_dictionaries()  # chunks as they are (maybe mapped files)
-    return UnitResult(
-        unit=unit,
-        marks=Marks(keys, **merged),
-        segments=tables,
-        findings=[f for r in results for f in r.findings],
-        in_segments=sum(r.in_segments for r in results),
-        excluded=sum((r.excluded for r in results), Counter()),
-        mapped=[m for r in results for m in r.mapped],
-        relations=None if any(r.relations is None for r in results) else _added(r.relations or {} for r in results),
-    )
-
-
-def _in_run_order(tables: list[pa.Table], rank: dict[str, int], layers: list[str]) -> pa.Table:
-    """Segments tables of batches (each sorted by group, layer, document, …; a group's later documents in a later
-    batch) as one table in that order: each batch's runs of one (group, layer), put in (group, layer, batch) order."""
-    layer_rank = {name: i for i, name in enumerate(layers)}
-    runs: list[tuple[int, int, int, int]] = []
-    for k, table in enumerate(tables):
-        if not table.num_rows:
-            continue
-        run_key = positions(table.column("group"), rank)[0] * len(layers) + positions(table.column("layer"), layer_rank)[0]
-        change = np.flatnonzero(run_key[1:] != run_key[:-1]) + 1
-        starts, stops = [0, *change.tolist()], [*change.tolist(), run_key.size]
-        runs += [(int(run_key[a]), k, a, b) for a, b in zip(starts, stops)]
-    runs.sort()
-    return pa.concat_tables([tables[k].slice(a, b - a) for _, k, a, b in runs]) if runs else pa.concat_tables(tables)
-
-
-def _added(parts: Iterable[dict[str, Counts]]) -> dict[str, Counts]:
-    """Relation counts per group, added up over batches (a group over several batches counts in each)."""
-    out: dict[str, Counts] = {}
-    for part in parts:
-        for group, counts in part.items():
-            into = out.setdefault(group, {})
-            for layers, n in counts.items():
-                into[layers] = into.get(layers, 0) + n
-    return out

@@ -1,0 +1,52 @@
+"""A batch's segments tables spilled to scratch files by the forked process that made them, and mapped back by the run.
+
+A batch is resolved in a process of its own (:func:`unitize.spans.run._parts`); its segments tables go to
+uncompressed Arrow IPC files that the run's process maps back, so that neither process sends them through a pipe
+nor holds them twice. The ``doc_id`` column goes as its indices alone: its dictionary is every document of the run
+(2 M of them at the 10x crowd run, 30 MB a batch), one array the run made before the processes forked
+(``_Run.doc_dictionary``), which every batch's table shares again once mapped back.
+"""
+
+from __future__ import annotations
+
+import mmap
+from pathlib import Path
+
+import pyarrow as pa
+
+from ..schema import segments_schema
+
+
+def path(folder: Path, k: int, unit: str) -> Path:
+    return folder / f"{k}-{unit}.arrow"
+
+
+def write(folder: Path, k: int, unit: str, segments: pa.Table) -> None:
+    """Batch ``k``'s segments table of ``unit``, without its documents' dictionary."""
+    table = without_docs(segments)
+    with pa.OSFile(str(path(folder, k, unit)), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def read_back(folder: Path, k: int, unit: str, docs: pa.Array) -> tuple[pa.Table, mmap.mmap]:
+    """The table :func:`write` wrote, mapped (the table lies in the mapping, which must outlive it), its ``doc_id``
+    column a dictionary of ``docs`` again."""
+    with open(path(folder, k, unit), "rb") as fh:
+        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    return with_docs(pa.ipc.open_file(pa.py_buffer(mapped)).read_all(), docs), mapped
+
+
+def without_docs(segments: pa.Table) -> pa.Table:
+    """A segments table with its ``doc_id`` column as the indices alone."""
+    i = segments.schema.get_field_index("doc_id")
+    column = segments.column(i)
+    index = column.type.index_type
+    return segments.set_column(i, pa.field("doc_id", index), pa.chunked_array([c.indices for c in column.chunks], index))
+
+
+def with_docs(segments: pa.Table, docs: pa.Array) -> pa.Table:
+    """A table :func:`without_docs` made, its ``doc_id`` column a dictionary of ``docs`` (the run's one array) again."""
+    i = segments.schema.get_field_index("doc_id")
+    field = segments_schema().field("doc_id")
+    return segments.set_column(i, field, pa.chunked_array([pa.DictionaryArray.from_arrays(c, docs) for c in segments.column(i).chunks],
+                                                          field.type))
