@@ -115,6 +115,23 @@ def test_a_batch_closes_at_the_document_that_fills_it():
     assert _cuts(np.array([], dtype=np.int64), 4).tolist() == []
 
 
+def test_assignments_are_indices_and_come_back_with_their_span_counts():
+    """An assignment is an index (a roster of millions of rows holds integers, not tuples of names); its spans are
+    counted on it, and a batch hands out (document, annotator, source, spans) in the order first met."""
+    rows = span_rows.SpanRows("g", "span")
+    first = rows.assign("c2", "w1", "roster.csv")
+    assert rows.assign("c1", "w2", "roster.csv") == first + 1 and rows.assign("c2", "w1", "other.csv") == first
+    assert rows.assigned("c2", "w1") and not rows.assigned("c1", "w1") and not rows.assigned("c9", "w1")
+    assert rows.owner(first) == ("c2", "w1") and rows.owner(first + 1) == ("c1", "w2")
+    rows.add(first, "Insult", 0, 4, 2)
+    rows.add(first, None, 5, 9, 3)
+    rows.add(first + 1, "Insult", -1, -1, 4)
+    (batch,) = rows.batches(0)
+    assert batch.docs == ["c2", "c1"] and batch.annotators == ["w1", "w2"] and batch.labels == ["Insult", None]
+    assert batch.assignments.tolist() == [[0, 0, 0, 2], [1, 1, 0, 1]]
+    assert batch.spans.tolist() == [[0, 0, 0, 0, 4, 2], [0, 0, 1, 5, 9, 3], [1, 1, 0, -1, -1, 4]]
+
+
 def part(groups: list[str], universe: dict) -> SimpleNamespace:
     """What _run_groups reads of a part."""
     return SimpleNamespace(groups=groups, universe=universe)

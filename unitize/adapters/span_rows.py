@@ -62,24 +62,37 @@ class SpanRows:
     _labels: dict[str | None, int] = field(default_factory=dict)
     _sources: dict[str, int] = field(default_factory=dict)
     _spans: array = field(default_factory=lambda: array("q"))
-    #: (document code, annotator code) -> [source code, span rows], in the order first met
-    _assigned: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    #: (document code << 32 | annotator code) -> the assignment's index (integers: a crowd roster has millions of rows)
+    _assigned: dict[int, int] = field(default_factory=dict)
+    #: per assignment, in the order first met: document, annotator and source codes; and its span rows
+    _assignments: array = field(default_factory=lambda: array("q"))
+    _span_rows: array = field(default_factory=lambda: array("q"))
+    _doc_names: list[str] = field(default_factory=list)
+    _who_names: list[str] = field(default_factory=list)
 
-    def assign(self, doc: str, who: str, source: str) -> None:
-        """Record an assignment (roster row, or first span of a document and annotator) unless it is known."""
-        key = (_code(self._docs, doc), _code(self._who, who))
-        if key not in self._assigned:
-            self._assigned[key] = [_code(self._sources, source), 0]
+    def assign(self, doc: str, who: str, source: str) -> int:
+        """Record an assignment (roster row, or first span of a document and annotator) unless it is known; its index."""
+        d, a = _code(self._docs, doc, self._doc_names), _code(self._who, who, self._who_names)
+        index = self._assigned.get(d << 32 | a)
+        if index is None:
+            index = self._assigned[d << 32 | a] = len(self._span_rows)
+            self._assignments.extend((d, a, _code(self._sources, source)))
+            self._span_rows.append(0)
+        return index
 
     def assigned(self, doc: str, who: str) -> bool:
         """Whether the annotator has an assignment for the document."""
-        return (self._docs.get(doc, -1), self._who.get(who, -1)) in self._assigned
+        d, a = self._docs.get(doc), self._who.get(who)
+        return d is not None and a is not None and (d << 32 | a) in self._assigned
 
-    def add(self, doc: str, who: str, label: str | None, begin: int, end: int, line: int) -> None:
-        """A span row of an assigned (document, annotator); ``begin``, ``end`` -1 when unreadable."""
-        d, a = self._docs[doc], self._who[who]
-        self._assigned[(d, a)][1] += 1
-        self._spans.extend((d, a, _code(self._labels, label), begin, end, line))
+    def owner(self, index: int) -> tuple[str, str]:
+        """The (document, annotator) of assignment ``index``."""
+        return self._doc_names[self._assignments[3 * index]], self._who_names[self._assignments[3 * index + 1]]
+
+    def add(self, index: int, label: str | None, begin: int, end: int, line: int) -> None:
+        """A span row of assignment ``index``; ``begin``, ``end`` -1 when unreadable."""
+        self._span_rows[index] += 1
+        self._spans.extend((self._assignments[3 * index], self._assignments[3 * index + 1], _code(self._labels, label), begin, end, line))
 
     @property
     def annotators(self) -> list[str]:
@@ -101,8 +114,9 @@ class SpanRows:
         (default :data:`BATCH_SPANS`; 0: one batch of every document). The rows are let go."""
         size = BATCH_SPANS if size is None else size
         spans = np.frombuffer(self._spans, dtype=np.int64).reshape(-1, 6).copy() if self._spans else np.zeros((0, 6), np.int64)
-        assigned = np.array([(d, a, s, n) for (d, a), (s, n) in self._assigned.items()], dtype=np.int64).reshape(-1, 4)
-        self._spans, self._assigned = array("q"), {}
+        assigned = np.column_stack([np.frombuffer(self._assignments, dtype=np.int64).reshape(-1, 3),
+                                    np.frombuffer(self._span_rows, dtype=np.int64)]) if self._span_rows else np.zeros((0, 4), np.int64)
+        self._spans, self._assigned, self._assignments, self._span_rows = array("q"), {}, array("q"), array("q")
         names = list(self._docs)
         order = sorted(range(len(names)), key=names.__getitem__)
         per_doc = np.bincount(spans[:, 0], minlength=len(names))[order] if names else np.zeros(0, np.int64)
@@ -136,8 +150,11 @@ def _cuts(per_doc: np.ndarray, size: int) -> np.ndarray:
     return batch
 
 
-def _code(codes: dict, name: object) -> int:
+def _code(codes: dict, name: object, names: list | None = None) -> int:
+    """The code of ``name`` in ``codes``, a new one (the next integer; ``name`` appended to ``names``) when it has none."""
     code = codes.get(name)
     if code is None:
         code = codes[name] = len(codes)
+        if names is not None:
+            names.append(name)
     return code

@@ -142,8 +142,8 @@ class _Tables:
     wanted: set[str] | None
     #: the spans kept and who was assigned (or annotated) which document
     rows: SpanRows
-    #: roster key -> (doc, annotator), or None (a duplicate row, or an annotator not selected)
-    keys: dict[str, tuple[str, str] | None] = field(default_factory=dict)
+    #: roster key -> its assignment's index in ``rows``, or -1 (a duplicate row, or an annotator not selected)
+    keys: dict[str, int] = field(default_factory=dict)
     #: duplicate roster rows: key -> [finding, spans left out]
     duplicates: dict[str, list] = field(default_factory=dict)
 
@@ -168,7 +168,7 @@ class _Tables:
         for line, row in roster_rows or ():
             key, doc, who = _str(row[col["key"]]), _str(row[col["doc"]]), _str(row[col["annotator"]])
             if self.wanted is not None and who not in self.wanted:
-                keys[key] = None
+                keys[key] = -1
                 corpus.skipped_by_selection += 1
                 corpus.not_selected.add(who)
                 continue
@@ -178,11 +178,10 @@ class _Tables:
                                  file=roster_name, record=f"line {line}", doc=doc, group=GROUP, annotator=who)
                 corpus.findings.append(report)
                 if key not in keys:
-                    keys[key] = None
+                    keys[key] = -1
                     self.duplicates[key] = [report, 0]
                 continue
-            keys[key] = (doc, who)
-            self.rows.assign(doc, who, roster_name)
+            keys[key] = self.rows.assign(doc, who, roster_name)
 
     def read_spans(self, path: Path, layer: str, progress: Progress, *, rostered: bool) -> None:
         col, corpus = self.col, self.corpus
@@ -193,19 +192,20 @@ class _Tables:
             owner = self._owner(row, name, line, rostered)
             if owner is None:
                 continue
-            doc, who = owner
             label = _str(row[col["label"]]).strip() or None
             begin, end = _offset(row[col["begin"]]), _offset(row[col["end"]])
             if begin is None or end is None:
                 begin = end = -1  # counted, and reported
+                doc, who = self.rows.owner(owner)
                 corpus.findings.append(finding(
                     "offset-invalid", f"begin {_str(row[col['begin']])[:40]!r} / end {_str(row[col['end']])[:40]!r} are not non-negative integers",
                     "span left out", file=name, record=f"line {line}", doc=doc, group=GROUP, annotator=who, layer=layer,
                 ))
-            self.rows.add(doc, who, label, begin, end, line)
+            self.rows.add(owner, label, begin, end, line)
 
-    def _owner(self, row: dict[str, Any], name: str, line: int, rostered: bool) -> tuple[str, str] | None:
-        """(document, annotator) of a span row, or ``None`` when the row is left out (reported, or not selected)."""
+    def _owner(self, row: dict[str, Any], name: str, line: int, rostered: bool) -> int | None:
+        """The assignment (its index in ``rows``) of a span row, or ``None`` when the row is left out (reported, or not
+        selected)."""
         col = self.col
         if rostered:
             key = _str(row[col["key"]])
@@ -213,16 +213,17 @@ class _Tables:
                 malformed(self.corpus, name, line, f"span row names roster key {key!r}, which the roster does not have", "span left out")
                 return None
             owner = self.keys[key]
-            if owner is None and key in self.duplicates:
-                self.duplicates[key][1] += 1
-            return owner  # None: reported with its roster row, or not selected
+            if owner < 0:  # reported with its roster row, or not selected
+                if key in self.duplicates:
+                    self.duplicates[key][1] += 1
+                return None
+            return owner
         doc, who = _str(row[col["doc"]]), _str(row[col["annotator"]])
         if self.wanted is not None and who not in self.wanted:
             self.corpus.skipped_by_selection += 1
             self.corpus.not_selected.add(who)
             return None
-        self.rows.assign(doc, who, name)
-        return doc, who
+        return self.rows.assign(doc, who, name)
 
     def finish(self, stream: bool) -> Corpus:
         """The spans and submissions (one per document and annotator) — or, ``stream``, the batches that make them —,
