@@ -76,35 +76,42 @@ def build_spaces(
     if "char" in units:
         spaces["char"] = UnitSpace("char", doc_ids, lengths, char_base, char_base)
     if "word" in units:
+        small = np.int32 if int(lengths.sum()) < (1 << 31) - 2 else np.int64
         if tokenizer == "given":
-            tokens = [_given_tokens(corpus, d) for d in doc_ids]
-            n_tok = np.array([s.size for s, _ in tokens], dtype=np.int64)
-            local = (np.concatenate([s for s, _ in tokens]), np.concatenate([e for _, e in tokens])) if tokens else None
+            cut = [slice(i, i + 1) for i in range(len(doc_ids))]
+            tokens = ((s, e, np.array([s.size], np.int64)) for s, e in (_given_tokens(corpus, d) for d in doc_ids))
+            n_tok, starts, ends = _laid(tokens, cut, char_base, small)
         else:
             cut = chunks(lengths)
             tasks = [(tokenizer, [texts[d] for d in doc_ids[c]]) for c in cut]
             long_spacy = tokenizer.startswith("spacy:") and int(lengths.sum()) >= OWN_PROCESS_CHARS
             if executor is not None and executor.parallel:
                 get_tokenizer(tokenizer)  # a bad spec fails here, before any worker starts
-                results = executor.map(tokenize_chunk, tasks)
+                n_tok, starts, ends = _laid(executor.map(tokenize_chunk, tasks), cut, char_base, small)
             elif long_spacy and (own := forked_pool(1)) is not None:
                 with own:  # a bad spec fails in the first chunk, raised here
-                    results = [own.submit(tokenize_chunk, t).result() for t in progress(Sized(tasks, len(tasks)), "tokenizing")]
+                    n_tok, starts, ends = _laid((own.submit(tokenize_chunk, t).result() for t in progress(Sized(tasks, len(tasks)), "tokenizing")),
+                                                cut, char_base, small)
             else:
-                results = [tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")]
-            n_tok = np.concatenate([r[2] for r in results]) if results else np.zeros(0, dtype=np.int64)
-            local = (np.concatenate([r[0] for r in results]), np.concatenate([r[1] for r in results])) if results else None
-        if local is None:
-            starts = ends = np.zeros(0, dtype=np.int64)
-        else:  # document-local offsets -> global character positions, in 32 bits where they fit (a crowd corpus has millions)
-            small = np.int32 if int(lengths.sum()) < (1 << 31) - 2 else np.int64
-            shift = np.repeat(char_base.astype(small), n_tok)
-            starts, ends = local[0].astype(small), local[1].astype(small)
-            starts += shift
-            ends += shift
-            del shift
+                n_tok, starts, ends = _laid((tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")), cut, char_base, small)
         spaces["word"] = UnitSpace("word", doc_ids, n_tok, cumulative(n_tok), char_base, starts, ends)
     return spaces
+
+
+def _laid(results: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], cut: list[slice], char_base: np.ndarray,
+          small: type[np.integer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tokens per document, and every token's global character extent (``small``: 32 bits where they fit, a crowd corpus
+    has millions), from each chunk's (document-local starts, ends, tokens per document) as it comes: a chunk's 64-bit
+    arrays are let go once it is laid, so memory holds the small arrays, not the chunks' results as well."""
+    counts, starts, ends = [], [], []
+    for c, (s, e, n) in zip(cut, results, strict=True):
+        shift = np.repeat(char_base[c].astype(small), n)
+        starts.append(s.astype(small) + shift)
+        ends.append(e.astype(small) + shift)
+        counts.append(n)
+    if not counts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(counts), np.concatenate(starts), np.concatenate(ends)
 
 
 def _given_tokens(corpus: Corpus, doc_id: str) -> tuple[np.ndarray, np.ndarray]:
