@@ -29,7 +29,7 @@ class Results:
     @classmethod
     def of(cls, table: pa.Table) -> Results:
         """The results of a table held whole."""
-        return cls(table.schema, table.num_rows, lambda: iter(table.to_batches()), table.filter(whole_mask(table)))
+        return cls(table.schema, table.num_rows, lambda: iter(table.to_batches()), table.filter(registry.whole_mask(table)))
 
     def to_batches(self) -> Iterator[pa.RecordBatch]:
         """Every row, in order, a record batch at a time (the schema's metadata on each)."""
@@ -42,17 +42,6 @@ class Results:
     def with_metadata(self, metadata: dict[bytes, bytes]) -> Results:
         """The same rows under a schema with ``metadata``."""
         return Results(self.schema.with_metadata(metadata), self.num_rows, self._batches, self.whole.replace_schema_metadata(metadata))
-
-
-def whole_mask(table: pa.Table | pa.RecordBatch) -> pa.Array:
-    """Which rows are a whole cell's (:func:`~unitize.metrics.whole_row`), in Arrow (a column a table lacks is null)."""
-    import pyarrow.compute as pc
-
-    whole = pa.array([True] * table.num_rows, pa.bool_())
-    for name in registry.BREAKDOWN_COLUMNS:
-        if name in table.schema.names:
-            whole = pc.and_(whole, pc.is_null(table.column(name)))
-    return whole
 
 
 class Gathered:

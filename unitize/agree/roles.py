@@ -69,7 +69,7 @@ def human_pairs_from(results: pa.Table, measured: list[dict[str, Any]], compared
     at = {a: k for k, a in enumerate(roles.humans)}
     found = []
     if native and results.num_rows:  # a pair's whole-cell rows, chosen in Arrow: a --by-doc table holds millions of others
-        whole = pc.and_(pc.and_(pc.is_null(results["label"]), pc.is_null(results["doc"])), pc.is_null(results["annotator"]))
+        whole = registry.whole_mask(results)
         paired = pc.and_(pc.is_valid(results["annotator_a"]), pc.not_equal(pc.fill_null(results["pair"], "mean"), "mean"))
         chosen = pc.and_(pc.and_(whole, paired), pc.is_in(results["metric"], value_set=pa.array(native, pa.string())))
         for r in results.filter(chosen).to_pylist():

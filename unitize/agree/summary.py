@@ -67,14 +67,7 @@ def column_name(metric: str, unit: str, approach: str | None, layer: str, settin
 def whole_rows(results: pa.Table, columns: list[str] | None = None) -> list[dict[str, Any]]:
     """The rows of whole (setting, group, layer)s (:func:`~unitize.metrics.whole_row`; only ``columns`` when given), picked
     out in Arrow: the breakdown rows of a ``--by-doc`` run, which grow with the documents, never become Python objects."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    whole = pa.array(np.ones(results.num_rows, bool))
-    for name in registry.BREAKDOWN_COLUMNS:  # a column a table lacks is null throughout
-        if name in results.column_names:
-            whole = pc.and_(whole, pc.is_null(results[name]))
-    picked = results.filter(whole)
+    picked = results.filter(registry.whole_mask(results))
     return (picked.select(columns) if columns is not None else picked).to_pylist()
 
 

@@ -35,6 +35,7 @@ from .registry import (
     summarizable,
     summary_metric,
     where,
+    whole_mask,
     whole_row,
 )
 from .value import MissingDependency, Value, nan, require
@@ -75,5 +76,6 @@ __all__ = [
     "summarizable",
     "summary_metric",
     "where",
+    "whole_mask",
     "whole_row",
 ]

@@ -10,6 +10,7 @@ bands, the bootstrap, the per-document rows and the CLI's choices follow from th
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..errors import UnitizeError
 from . import bootstrap, coefficients, pairwise, perdoc, segment, spanf1
@@ -282,6 +283,19 @@ BREAKDOWN_COLUMNS = ("label", "doc", "annotator")
 def whole_row(row: dict) -> bool:
     """A results row of a whole (setting, group, layer): no label, document or annotator breakdown."""
     return row.get("label") is None and row.get("doc") is None and row.get("annotator") is None  # BREAKDOWN_COLUMNS, unrolled
+
+
+def whole_mask(rows: Any) -> Any:
+    r"""Which rows of a results table or record batch are :func:`whole_row`\ s, as an Arrow boolean array (a breakdown
+    column the rows lack is null throughout): the rows of a ``--by-doc`` run are never made Python objects for it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    whole = pa.array([True] * rows.num_rows, pa.bool_())
+    for name in BREAKDOWN_COLUMNS:
+        if name in rows.schema.names:
+            whole = pc.and_(whole, pc.is_null(rows.column(name)))
+    return whole
 
 
 def measure(metric: Metric, cell: Cell, options: MeasureOptions) -> list[Value]:

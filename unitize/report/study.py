@@ -5,7 +5,6 @@ where the quotes of model answers were found (the manifest's quote accounting), 
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import re
@@ -234,14 +233,12 @@ def results(data: OutputData) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     file = pq.ParquetFile(path)
-    breakdown = [c for c in registry.BREAKDOWN_COLUMNS if c in file.schema_arrow.names]
     kept: list[pa.RecordBatch] = []
     metrics: dict[str, None] = {}  # in the order they come
     for batch in file.iter_batches(batch_size=1 << 16):  # a batch at a time: a --by-doc file holds millions of rows
         if "metric" in batch.schema.names:
             metrics.update(dict.fromkeys(pc.unique(batch["metric"]).to_pylist()))
-        mask = functools.reduce(pc.and_, [pc.is_null(batch[c]) for c in breakdown]) if breakdown else None
-        kept.append(batch.filter(mask) if mask is not None else batch)
+        kept.append(batch.filter(registry.whole_mask(batch)))
     table = pa.Table.from_batches(kept, schema=file.schema_arrow)
     names = [c for c in KNOWN_COLUMNS if c in table.column_names] + [c for c in table.column_names if c not in KNOWN_COLUMNS]
     columns = {c: table.column(c).to_pylist() for c in names}
