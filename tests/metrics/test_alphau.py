@@ -8,6 +8,7 @@ Krippendorff2004Test, UnitizingAgreementTest), with the same tolerances.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -295,6 +296,23 @@ def test_every_category_at_once_equals_each_category_alone(study, by_label, two_
     alone = {c: stretches(u, length)[0] for c, u in _study(placed, layers, by_label).items()}
     assert list(whole) == list(alone)
     assert all(_same_stretch(whole[c], alone[c]) for c in alone)
+    # the cells of a group keep a layer's stretches (``layer_memo``, by the placed layer's key): the layer alone first,
+    # then the layers together take them, each layer's built once, the same values
+    kept: dict = {}
+    built: list = []
+
+    def memo(key, build):
+        if key not in kept:
+            built.append(key)
+            kept[key] = build()
+        return kept[key]
+
+    keyed = [replace(p, key=(name,)) for p, name in zip(placed, layers)]
+    first = _whole(keyed[:1], layers[:1], by_label, memo)
+    together = _whole(keyed, layers, by_label, memo)
+    assert built == [("alpha-u whole", (name,)) for name in layers]
+    assert list(together) == list(alone) and all(_same_stretch(together[c], alone[c]) for c in alone)
+    assert all(first[c] is together[c] for c in first)
 
 
 @settings(max_examples=300, deadline=None)

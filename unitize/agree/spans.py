@@ -22,7 +22,6 @@ from ..dataset.directory import Matrix, Setting
 from ..metrics import SegmentCell
 from ..metrics.placed import Placed
 from ..metrics.value import Value, nan
-from ..model.codes import sorted_codes
 from ..units.relations import Counts, look_up
 
 T = TypeVar("T")
@@ -138,25 +137,36 @@ def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], KeySegments
     out: dict[tuple[str, str], KeySegments] = {}
     if table is None or table.num_rows == 0:
         return out
-    groups, g = sorted_codes(table.column("group"))
-    layers, lay = sorted_codes(table.column("layer"))
-    key = g.astype(np.int64) * len(layers) + lay
+    groups, g = _codes(table.column("group"))
+    layers, lay = _codes(table.column("layer"))
+    key = g * len(layers) + lay
     order = np.argsort(key, kind="stable")
     bounds = np.flatnonzero(np.diff(key[order])) + 1
-    docs, doc = sorted_codes(table.column("doc_id"))
-    annotators, ann = sorted_codes(table.column("annotator"))
-    labels, label = sorted_codes(pc.fill_null(table.column("label"), ""))
+    docs, doc = _codes(table.column("doc_id"))
+    annotators, ann = _codes(table.column("annotator"))
+    labels, label = _codes(table.column("label"))  # no label: code len(labels)
     u0 = table.column("unit_begin").to_numpy().astype(np.int64)
     u1 = table.column("unit_end").to_numpy().astype(np.int64)
     for ix in np.split(order, bounds):
         k = int(key[ix[0]])
         layer = layers[k % len(layers)]
-        named = [x or layer for x in labels]  # no label: the layer's name
+        named = [x or layer for x in [*labels, None]]  # no label (or an empty one): the layer's name
         kept = sorted(set(named))
         lut = np.array([kept.index(x) for x in named], dtype=np.int64)
-        out[(groups[k // len(layers)], layer)] = KeySegments(docs, doc[ix].astype(np.int64), annotators, ann[ix].astype(np.int64),
-                                                             kept, lut[label[ix]], u0[ix], u1[ix])
+        out[(groups[k // len(layers)], layer)] = KeySegments(docs, doc[ix], annotators, ann[ix], kept, lut[label[ix]], u0[ix], u1[ix])
     return out
+
+
+def _codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
+    """A string column's distinct values (in no particular order; some may be unused) and per row the index of its value
+    among them (int64; a null row: the number of values). One dictionary for every chunk, no sort: the segment metrics
+    look names up, and sort only a layer's few labels."""
+    whole = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)  # chunks' dictionaries unified
+    if not pa.types.is_dictionary(whole.type):
+        whole = pc.dictionary_encode(whole)
+    names = whole.dictionary.to_pylist()
+    codes = whole.indices.fill_null(len(names)) if whole.indices.null_count else whole.indices
+    return names, codes.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 @dataclass
@@ -255,7 +265,10 @@ def _place_layer(segs: Segments, m: Continuum, layer: str, offset: np.ndarray, a
         index = {a: k for k, a in enumerate(annotators)}
         who = np.array([index.get(a, -1) for a in seg.annotators], dtype=np.int64)[seg.annotator[rows]]
     keep = who >= 0
-    used, code = np.unique(label[keep], return_inverse=True)  # the names are sorted: so are the values
+    if m.setting.value == "label":
+        used, code = np.unique(label[keep], return_inverse=True)  # the names are sorted: so are the values
+    else:  # one value
+        used, code = np.zeros(1 if keep.any() else 0, np.int64), np.zeros(int(keep.sum()), np.int64)
     return Placed(tuple(annotators), docs, starts, length, tuple(names[i] for i in used.tolist()),
                   who[keep], b[keep], e[keep], code.astype(np.int64).reshape(-1), presence, key=key)
 

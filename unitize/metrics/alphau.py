@@ -27,7 +27,7 @@ suffix sum.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -174,6 +174,8 @@ class Stretch:
     lead: np.ndarray  # (m,) gap before each annotator's first unit (the length when it has none)
     trail: np.ndarray  # (m,) gap after each annotator's last unit (the length when it has none)
     marked: np.ndarray  # (m,) bool: the annotator has a unit in the stretch
+    #: :meth:`disagreement`, once asked (the cells of a group share a layer's stretches)
+    _disagreement: CategoryDisagreement | None = field(default=None, init=False, repr=False)
 
     def __add__(self, later: Stretch) -> Stretch:
         if later.lead.size != self.lead.size:
@@ -200,7 +202,13 @@ class Stretch:
         return lengths[order], np.concatenate((self.gaps[1], np.ones(ends.size, np.int64)))[order]
 
     def disagreement(self) -> CategoryDisagreement:
-        """Observed and expected disagreement (the formulas of the module docstring), in exact integers."""
+        """Observed and expected disagreement (the formulas of the module docstring), in exact integers; worked out
+        once."""
+        if self._disagreement is None:
+            self._disagreement = self._disagreement_of()
+        return self._disagreement
+
+    def _disagreement_of(self) -> CategoryDisagreement:
         m, L = int(self.lead.size), int(self.length)
         if m < 2:
             raise ValueError("alpha-U needs at least two annotators")

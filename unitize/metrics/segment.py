@@ -24,7 +24,7 @@ from .alphau import AlphaU, CategoryDisagreement, Stretch, alpha_from, alpha_u_o
 from .alphau_bulk import disagreements
 from .backends import quiet
 from .bootstrap import Options
-from .cells import MeasureOptions, SegmentCell, SegmentFormula
+from .cells import MeasureOptions, Memo, SegmentCell, SegmentFormula
 from .placed import Placed
 from .value import Value, nan, of_doc
 
@@ -45,25 +45,28 @@ def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[
             for c, (at, v) in _categories(placed, layers, by_label).items()}
 
 
-def _whole(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[str, Stretch]:
-    """Per category (:func:`_categories`): its stretch of the whole continuum — every category at once, each laid on a
-    continuum of its own, end to end (the documents of one :func:`annotated_stretches`)."""
-    names = _categories(placed, layers, by_label)
-    if not names:
-        return {}
-    index = {lv: k for k, lv in enumerate(names.values())}
-    length = placed[0].length
-    who, begin, end = [], [], []
-    for at, p in enumerate(placed):
-        category = np.array([index.get((at, v), -1) for v in range(len(p.values))] or [-1], np.int64)[p.value]
-        keep = category >= 0
-        shift = category[keep] * length
-        who.append(p.annotator[keep])
-        begin.append(p.begin[keep] + shift)
-        end.append(p.end[keep] + shift)
-    whole = annotated_stretches(np.concatenate(who), np.concatenate(begin), np.concatenate(end), len(placed[0].annotators),
-                                len(names) * length, np.arange(len(names), dtype=np.int64) * length)
-    return dict(zip(names, whole))
+def _whole(placed: list[Placed], layers: Sequence[str], by_label: bool, layer_memo: Memo | None = None) -> dict[str, Stretch]:
+    """Per category (:func:`_categories`): its stretch of the whole continuum, from each layer's (:func:`_layer_whole`)."""
+    per_layer = [_layer_whole(p, layer_memo) for p in placed]
+    return {c: per_layer[at][v] for c, (at, v) in _categories(placed, layers, by_label).items()}
+
+
+def _layer_whole(p: Placed, layer_memo: Memo | None) -> list[Stretch]:
+    """Per value of one layer's placed segments: its stretch of the whole continuum — every value at once, each laid on
+    a continuum of its own, end to end (the documents of one :func:`annotated_stretches`). Built once for the cells of a
+    group that share the layer (a layer alone, the layers together): a value's stretch depends on its segments alone."""
+
+    def build() -> list[Stretch]:
+        if not p.values:
+            return []
+        length = p.length
+        shift = p.value * length
+        return annotated_stretches(p.annotator, p.begin + shift, p.end + shift, len(p.annotators), len(p.values) * length,
+                                   np.arange(len(p.values), dtype=np.int64) * length)
+
+    if p.key is None or layer_memo is None:
+        return build()
+    return layer_memo(("alpha-u whole", p.key), build)
 
 
 def _drawn(cell: SegmentCell, opts: Options, n_docs: int) -> np.ndarray:
@@ -103,7 +106,7 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
     if isinstance(placed, Value):
         return [placed]
     layers, by_label = cell.layers, cell.labelled
-    whole = _whole(placed, layers, by_label)
+    whole = _whole(placed, layers, by_label, cell.layer_memo)
     length, annotators = placed[0].length, list(placed[0].annotators)
     if not whole:
         return [nan("no annotator marked a unit (no expected disagreement)", units_used=length)]
