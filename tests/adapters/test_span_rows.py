@@ -116,19 +116,27 @@ def test_a_batch_closes_at_the_document_that_fills_it():
 
 
 def test_assignments_are_indices_and_come_back_with_their_span_counts():
-    """An assignment is an index (a roster of millions of rows holds integers, not tuples of names); its spans are
-    counted on it, and a batch hands out (document, annotator, source, spans) in the order first met."""
+    """An assignment is an index (a roster of millions of rows holds integers, not tuples of names), made for a
+    (document, annotator) pair in the order first met, a column at a time; its spans are counted on it, and a batch
+    hands out (document, annotator, source, spans) in that order."""
+    import pyarrow as pa
+
     rows = span_rows.SpanRows("g", "span")
-    first = rows.assign("c2", "w1", "roster.csv")
-    assert rows.assign("c1", "w2", "roster.csv") == first + 1 and rows.assign("c2", "w1", "other.csv") == first
-    assert rows.assigned("c2", "w1") and not rows.assigned("c1", "w1") and not rows.assigned("c9", "w1")
-    assert rows.owner(first) == ("c2", "w1") and rows.owner(first + 1) == ("c1", "w2")
-    rows.add(first, "Insult", 0, 4, 2)
-    rows.add(first, None, 5, 9, 3)
-    rows.add(first + 1, "Insult", -1, -1, 4)
+
+    def strings(*values: str) -> pa.Array:
+        return pa.array(values, pa.string())
+
+    assert rows.assign(strings("c2", "c1", "c2"), strings("w1", "w2", "w1"), "roster.csv").tolist() == [0, 1, 0]
+    # known pairs keep their index (and their source), new ones come after, in the order first met
+    assert rows.assign(strings("c3", "c2", "c1", "c3"), strings("w1", "w1", "w1", "w1"), "other.csv").tolist() == [2, 0, 3, 2]
+    assert [rows.owner(i) for i in range(4)] == [("c2", "w1"), ("c1", "w2"), ("c3", "w1"), ("c1", "w1")]
+    assert rows.documents == ["c2", "c1", "c3"]
+    rows.add(np.array([0, 0]), ["Insult", None], np.array([0, 1]), np.array([0, 5]), np.array([4, 9]), np.array([2, 3]))
+    rows.add(np.array([1]), ["Insult"], np.array([0]), np.array([-1]), np.array([-1]), np.array([4]))
     (batch,) = rows.batches(0)
-    assert batch.docs == ["c2", "c1"] and batch.annotators == ["w1", "w2"] and batch.labels == ["Insult", None]
-    assert batch.assignments.tolist() == [[0, 0, 0, 2], [1, 1, 0, 1]]
+    assert batch.docs == ["c2", "c1", "c3"] and batch.annotators == ["w1", "w2"] and batch.labels == ["Insult", None]
+    assert batch.sources == ["roster.csv", "other.csv"]
+    assert batch.assignments.tolist() == [[0, 0, 0, 2], [1, 1, 0, 1], [2, 0, 1, 0], [1, 0, 1, 0]]
     assert batch.spans.tolist() == [[0, 0, 0, 0, 4, 2], [0, 0, 1, 5, 9, 3], [1, 1, 0, -1, -1, 4]]
 
 

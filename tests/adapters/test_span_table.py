@@ -193,13 +193,13 @@ def _empty_texts() -> int:
         return sum(1 for r in csv.DictReader(f) if r["comment_id"] in empty)
 
 
-@pytest.mark.parametrize("rows_at_once", [1, 2, 1 << 16])  # Parquet rows made dicts a batch at a time: the same corpus
+@pytest.mark.parametrize("rows_at_once", [1, 2, 1 << 16])  # span rows read a slice at a time: the same corpus
 def test_parquet_tables_without_roster(tmp_path: Path, rows_at_once: int, monkeypatch: pytest.MonkeyPatch) -> None:
     import pyarrow as pa
 
-    from unitize.adapters import _safe
+    from unitize.adapters import span_table
 
-    monkeypatch.setattr(_safe, "PARQUET_ROWS", rows_at_once)
+    monkeypatch.setattr(span_table, "SPAN_ROWS", rows_at_once)
 
     pq.write_table(pa.table({"post": ["p1", "p2"], "body": ["bad words here", "ok"]}), tmp_path / "texts.parquet")
     pq.write_table(
@@ -224,3 +224,55 @@ def test_parquet_tables_without_roster(tmp_path: Path, rows_at_once: int, monkey
     assert [v for d, a, v in rows if (d, a) == ("p1", "y")] == ["O"] * 4 + ["Profanity"] * 5 + ["O"] * 5
     assert [v for d, a, v in rows if (d, a) == ("p2", "y")] == ["*", "*"]
     assert ("p2", "x") not in {(d, a) for d, a, _ in rows}  # x has no span on p2 and no roster says otherwise
+
+
+def test_a_column_is_read_as_each_of_its_values_alone() -> None:
+    """A table's columns are read a column at a time (Arrow), never a row at a time: each value as text (``str`` of it,
+    a null "") and as an offset (a non-negative integer, else -1) as the row-by-row reading took it, whatever type a
+    Parquet file gives the column."""
+    import datetime
+    import decimal
+
+    import pyarrow as pa
+
+    from unitize.adapters.table_columns import as_offset, as_offsets, as_text, to_text
+
+    columns = [pa.array([None, None]), pa.array([1.0, None, 2.5, float("nan")]), pa.array([True, None]), pa.array([b"ab", None]),
+               pa.array([[1], None]), pa.array([datetime.datetime(2020, 1, 1), None]), pa.array([decimal.Decimal("1.5"), None]),
+               pa.array([1, 2, None]).dictionary_encode(), pa.array([2**63 + 5, 3, None], pa.uint64()),
+               pa.array([-1, 5, 2**62 + 1, None]), pa.array(["x", None, " 7 ", "07", "٣"], pa.large_string()),
+               pa.chunked_array([pa.array(["a"]), pa.array(["b", None, "12"])]), pa.array([3, 4], pa.int8())]
+    for column in columns:
+        values = column.to_pylist()
+        assert as_text(column).to_pylist() == [to_text(v) for v in values], column.type
+        assert as_offsets(column).tolist() == [-1 if as_offset(v) is None else as_offset(v) for v in values], column.type
+    assert as_offsets(pa.array(["٣", " 7 ", "x"])).tolist() == [-1, 7, -1]  # ASCII digits only
+
+
+def test_a_roster_key_is_its_first_rows(tmp_path: Path) -> None:
+    """A roster key names the assignment of its first row. A later row of the key is a duplicate when its annotator is
+    selected, and is counted as not selected when not: either way the first row's spans stay."""
+    write_csv(tmp_path / "texts.csv", [["doc_id", "text"], ["d1", "you are an idiot"], ["d2", "fine"]])
+    write_csv(tmp_path / "roster.csv", [["key", "doc_id", "annotator"], [1, "d1", "r1"], [1, "d2", "r2"], [2, "d1", "r2"], [1, "d2", "r1"]])
+    write_csv(tmp_path / "spans.csv", [["key", "label", "begin", "end"], [1, "Insult", 11, 16], [2, "Insult", 8, 16]])
+    s = table_settings(tmp_path)
+    s.input["annotators"] = ["r1"]
+    corpus = read_corpus(s)
+    assert [(sp.annotator, sp.doc_id, sp.begin, sp.end) for sp in corpus.spans] == [("r1", "d1", 11, 16)]
+    assert [(sub.annotator, sub.doc_id) for sub in corpus.submissions] == [("r1", "d1")]
+    assert corpus.skipped_by_selection == 2 and corpus.not_selected == {"r2"}
+    assert [(f.code, f.record, f.message) for f in corpus.findings] == [("duplicate-record", "line 5", "roster key 1 appears twice")]
+
+
+def test_a_parquet_column_named_twice_is_reported(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    pq.write_table(pa.table([pa.array(["d1"]), pa.array(["text"]), pa.array(["again"])], names=["doc_id", "text", "text"]),
+                   tmp_path / "texts.parquet")
+    write_csv(tmp_path / "spans.csv", [["doc_id", "annotator", "label", "begin", "end"], ["d1", "r1", "X", 0, 2]])
+    s = table_settings(tmp_path, input={"annotations": tmp_path / "spans.csv", "texts": tmp_path / "texts.parquet"})
+    corpus = read_corpus(s)
+    assert [(f.code, f.file, f.message.split(":")[0]) for f in corpus.findings] == [
+        ("file-unreadable", "texts.parquet", "not a readable Parquet file"),
+    ]
+    assert [(sp.doc_id, sp.begin, sp.end) for sp in corpus.spans] == [("d1", 0, 2)]

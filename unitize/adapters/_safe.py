@@ -9,7 +9,7 @@ report row (or a clear usage error), never a crash or a runaway process:
 - :func:`load_json`: ``json.loads`` whose every failure (syntax, over-long numbers,
   nesting, lone UTF-16 surrogates) is one :class:`InputError` with a message for the report;
 - :func:`csv_source`: text for the csv module, its field-size limit raised to the text's length;
-- :func:`read_parquet`: a Parquet table as rows, its strings checked to be UTF-8;
+- :func:`read_parquet`, :func:`read_parquet_table`: a Parquet table as rows or as Arrow, its strings checked to be UTF-8;
 - :func:`zip_members`: the members of a ZIP archive, bounded in size and compression
   ratio before they are inflated, one at a time; damaged members reported, the others read;
 - :data:`MAX_LABEL_CHARS`: the longest label (category) a record may carry.
@@ -26,10 +26,13 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model import Corpus
 from ..model.findings import finding
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: the largest offset any reader accepts: far past any text in memory, far below int64's end
 MAX_OFFSET = 2**62
@@ -141,9 +144,15 @@ def csv_source(text: str) -> io.StringIO:
 
 def read_parquet(source: Path | io.BytesIO) -> tuple[list[str], Iterator[dict[str, Any]]]:
     """The column names and rows of a Parquet file, the rows made dicts :data:`PARQUET_ROWS` at a time as they
-    are read (the table stays Arrow); :class:`InputError` when it is damaged.
+    are read (the table stays Arrow); :class:`InputError` when it is damaged (:func:`read_parquet_table`)."""
+    table = read_parquet_table(source)
+    return table.column_names, (row for batch in table.to_batches(max_chunksize=PARQUET_ROWS) for row in batch.to_pylist())
 
-    Strings are checked to be valid UTF-8 before they are converted (a damaged
+
+def read_parquet_table(source: Path | io.BytesIO) -> pa.Table:
+    """A Parquet file as an Arrow table; :class:`InputError` when it is damaged.
+
+    Strings are checked to be valid UTF-8 before anything reads them (a damaged
     file can hold bytes that no string can).
     """
     import pyarrow as pa
@@ -154,7 +163,7 @@ def read_parquet(source: Path | io.BytesIO) -> tuple[list[str], Iterator[dict[st
         table.validate(full=True)
     except (pa.ArrowException, OSError, ValueError, EOFError, OverflowError) as exc:
         raise InputError(f"not a readable Parquet file: {exc}") from None
-    return table.column_names, (row for batch in table.to_batches(max_chunksize=PARQUET_ROWS) for row in batch.to_pylist())
+    return table
 
 
 #: rows of a Parquet input made Python dicts at once

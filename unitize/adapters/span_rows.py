@@ -1,8 +1,10 @@
 """A span table's spans and assignments held as arrays, made into a corpus a batch of documents at a time.
 
 A crowd study (ToxicSpans: 16,100 texts, 3,579 workers) is one group of many documents; a
-:class:`~unitize.model.Span` per row costs some 300 bytes, the arrays here 32. :class:`SpanRows`
-collects the rows a reader kept (in file order) and the (document, annotator) assignments;
+:class:`~unitize.model.Span` per row costs some 300 bytes, the arrays here 48, and an assignment
+(a roster row) three integers — its document's name is one Arrow string for all its assignments.
+:class:`SpanRows` takes the rows a reader kept, a column at a time: the (document, annotator)
+assignments (:meth:`SpanRows.assign`) and the spans (:meth:`SpanRows.add`), in file order;
 :meth:`SpanRows.batches` cuts the documents, in sorted order, into batches of about
 :data:`BATCH_SPANS` spans, each a :class:`RowBatch` that makes its documents' spans and
 submissions, in the order a whole read gives them. The batches are what a
@@ -12,12 +14,14 @@ document.
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..model import Corpus, Span, Submission
+from ..model.codes import look_up
 
 #: a streamed span table hands over whole documents, a batch once it holds this many spans
 BATCH_SPANS = 1 << 16
@@ -50,6 +54,10 @@ class RowBatch:
         )
 
 
+def _empty() -> np.ndarray:
+    return np.zeros(0, np.int64)
+
+
 @dataclass
 class SpanRows:
     """The rows of a span table a reader kept, and who was assigned (or annotated) which document."""
@@ -57,42 +65,72 @@ class SpanRows:
     group: str
     layer: str
     source: str = ""
-    _docs: dict[str, int] = field(default_factory=dict)
+    #: the documents with an assignment, in the order first met
+    _doc_names: pa.Array = field(default_factory=lambda: pa.array([], pa.string()))
     _who: dict[str, int] = field(default_factory=dict)
+    _who_names: list[str] = field(default_factory=list)
     _labels: dict[str | None, int] = field(default_factory=dict)
     _sources: dict[str, int] = field(default_factory=dict)
-    _spans: array = field(default_factory=lambda: array("q"))
-    #: (document code << 32 | annotator code) -> the assignment's index (integers: a crowd roster has millions of rows)
-    _assigned: dict[int, int] = field(default_factory=dict)
-    #: per assignment, in the order first met: document, annotator and source codes; and its span rows
-    _assignments: array = field(default_factory=lambda: array("q"))
-    _span_rows: array = field(default_factory=lambda: array("q"))
-    _doc_names: list[str] = field(default_factory=list)
-    _who_names: list[str] = field(default_factory=list)
+    #: per assignment, in the order first met: document, annotator and source codes, and its span rows
+    _doc: np.ndarray = field(default_factory=_empty)
+    _annotator: np.ndarray = field(default_factory=_empty)
+    _source: np.ndarray = field(default_factory=_empty)
+    _span_rows: np.ndarray = field(default_factory=_empty)
+    #: every assignment's key (document code << 32 | annotator code), sorted, and the assignment of each
+    _keys: np.ndarray = field(default_factory=_empty)
+    _key_index: np.ndarray = field(default_factory=_empty)
+    #: the spans added, a block per call: (S, 6) document, annotator and label codes, begin, end, line
+    _spans: list[np.ndarray] = field(default_factory=list)
 
-    def assign(self, doc: str, who: str, source: str) -> int:
-        """Record an assignment (roster row, or first span of a document and annotator) unless it is known; its index."""
-        d, a = _code(self._docs, doc, self._doc_names), _code(self._who, who, self._who_names)
-        index = self._assigned.get(d << 32 | a)
-        if index is None:
-            index = self._assigned[d << 32 | a] = len(self._span_rows)
-            self._assignments.extend((d, a, _code(self._sources, source)))
-            self._span_rows.append(0)
-        return index
+    def assign(self, docs: pa.Array, who: pa.Array, source: str) -> np.ndarray:
+        """Per row of ``docs`` and ``who`` (strings, no nulls), the index of the (document, annotator) assignment; one is
+        made, in the order first met, for a pair not yet known."""
+        d, a = self._doc_codes(docs), self._who_codes(who)
+        key = d << 32 | a
+        pairs, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        at, known = look_up(self._keys, pairs)
+        index = np.where(known, self._key_index[at] if self._keys.size else 0, -1)
+        new = np.flatnonzero(~known)
+        new = new[np.argsort(first[new], kind="stable")]  # in the order first met
+        index[new] = self._doc.size + np.arange(new.size)
+        self._doc = np.concatenate([self._doc, pairs[new] >> 32])
+        self._annotator = np.concatenate([self._annotator, pairs[new] & 0xFFFFFFFF])
+        self._source = np.concatenate([self._source, np.full(new.size, _code(self._sources, source), np.int64)])
+        self._span_rows = np.concatenate([self._span_rows, np.zeros(new.size, np.int64)])
+        keys, indices = np.concatenate([self._keys, pairs[new]]), np.concatenate([self._key_index, index[new]])
+        order = np.argsort(keys, kind="stable")
+        self._keys, self._key_index = keys[order], indices[order]
+        return index[inverse.reshape(-1)]
 
-    def assigned(self, doc: str, who: str) -> bool:
-        """Whether the annotator has an assignment for the document."""
-        d, a = self._docs.get(doc), self._who.get(who)
-        return d is not None and a is not None and (d << 32 | a) in self._assigned
+    def _doc_codes(self, docs: pa.Array) -> np.ndarray:
+        """Each row's document code, new documents coded in the order first met (Arrow encodes in that order)."""
+        encoded = pc.dictionary_encode(docs)
+        names = encoded.dictionary.cast(pa.string())
+        found = pc.fill_null(pc.index_in(names, value_set=self._doc_names), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        new = np.flatnonzero(found < 0)  # a document not met before
+        found[new] = len(self._doc_names) + np.arange(new.size)
+        if new.size:
+            self._doc_names = pa.concat_arrays([self._doc_names, names.take(pa.array(new))])
+        return found[encoded.indices.to_numpy(zero_copy_only=False)]
+
+    def _who_codes(self, who: pa.Array) -> np.ndarray:
+        encoded = pc.dictionary_encode(who)
+        lut = np.array([_code(self._who, name, self._who_names) for name in encoded.dictionary.to_pylist()], dtype=np.int64)
+        return lut[encoded.indices.to_numpy(zero_copy_only=False)] if lut.size else _empty()
 
     def owner(self, index: int) -> tuple[str, str]:
         """The (document, annotator) of assignment ``index``."""
-        return self._doc_names[self._assignments[3 * index]], self._who_names[self._assignments[3 * index + 1]]
+        return str(self._doc_names[int(self._doc[index])]), self._who_names[int(self._annotator[index])]
 
-    def add(self, index: int, label: str | None, begin: int, end: int, line: int) -> None:
-        """A span row of assignment ``index``; ``begin``, ``end`` -1 when unreadable."""
-        self._span_rows[index] += 1
-        self._spans.extend((self._assignments[3 * index], self._assignments[3 * index + 1], _code(self._labels, label), begin, end, line))
+    def add(self, owners: np.ndarray, labels: list[str | None], label: np.ndarray, begin: np.ndarray, end: np.ndarray,
+            lines: np.ndarray) -> None:
+        """Span rows: per row its assignment's index, its label (a code into ``labels``), begin and end (-1 when
+        unreadable) and line."""
+        if not owners.size:
+            return
+        codes = np.array([_code(self._labels, name) for name in labels], dtype=np.int64)
+        self._span_rows += np.bincount(owners, minlength=self._span_rows.size)
+        self._spans.append(np.column_stack([self._doc[owners], self._annotator[owners], codes[label], begin, end, lines]).astype(np.int64))
 
     @property
     def annotators(self) -> list[str]:
@@ -107,31 +145,31 @@ class SpanRows:
     @property
     def documents(self) -> list[str]:
         """Every document with an assignment, in the order first met."""
-        return list(self._docs)
+        return self._doc_names.to_pylist()
 
     def batches(self, size: int | None = None) -> list[RowBatch]:
         """The rows as batches of whole documents in sorted order, each closed once it holds ``size`` spans
         (default :data:`BATCH_SPANS`; 0: one batch of every document). The rows are let go."""
         size = BATCH_SPANS if size is None else size
-        spans = np.frombuffer(self._spans, dtype=np.int64).reshape(-1, 6).copy() if self._spans else np.zeros((0, 6), np.int64)
-        assigned = np.column_stack([np.frombuffer(self._assignments, dtype=np.int64).reshape(-1, 3),
-                                    np.frombuffer(self._span_rows, dtype=np.int64)]) if self._span_rows else np.zeros((0, 4), np.int64)
-        self._spans, self._assigned, self._assignments, self._span_rows = array("q"), {}, array("q"), array("q")
-        names = list(self._docs)
-        order = sorted(range(len(names)), key=names.__getitem__)
-        per_doc = np.bincount(spans[:, 0], minlength=len(names))[order] if names else np.zeros(0, np.int64)
-        batch_of = np.zeros(len(names), dtype=np.int64)
+        spans = np.concatenate(self._spans) if self._spans else np.zeros((0, 6), np.int64)
+        assigned = np.column_stack([self._doc, self._annotator, self._source, self._span_rows])
+        names = self._doc_names
+        self._spans, self._keys, self._key_index = [], _empty(), _empty()
+        n = len(names)
+        order = pc.array_sort_indices(names).to_numpy(zero_copy_only=False) if n else _empty()  # UTF-8 sorts as code points
+        per_doc = np.bincount(spans[:, 0], minlength=n)[order] if n else _empty()
+        batch_of = np.zeros(n, dtype=np.int64)
         batch_of[order] = _cuts(per_doc, size)
-        n_batches = int(batch_of.max()) + 1 if names else 0
+        n_batches = int(batch_of.max()) + 1 if n else 0
+        who, labels, sources = list(self._who), list(self._labels), list(self._sources)
         out = []
         for b in range(n_batches):
             rows, subs = spans[batch_of[spans[:, 0]] == b], assigned[batch_of[assigned[:, 0]] == b]
             used = np.flatnonzero(batch_of == b)  # the batch's documents, re-coded over themselves
-            local = np.full(len(names), -1, dtype=np.int64)
+            local = np.full(n, -1, dtype=np.int64)
             local[used] = np.arange(used.size)
             rows[:, 0], subs[:, 0] = local[rows[:, 0]], local[subs[:, 0]]
-            out.append(RowBatch(self.group, self.layer, self.source, [names[i] for i in used], list(self._who), list(self._labels),
-                                list(self._sources), rows, subs))
+            out.append(RowBatch(self.group, self.layer, self.source, names.take(pa.array(used)).to_pylist(), who, labels, sources, rows, subs))
         return out
 
 

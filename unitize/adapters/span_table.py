@@ -18,81 +18,27 @@ key = "annotation", label = "type", begin = "start", end = "end"}``.
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from ..cells import value as cell_value
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ..model import Corpus, Document, SpanStream
 from ..model.findings import finding
-from ..model.text import TextConventions
 from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
-from ._safe import SPREADSHEET_SAFE_HELP, InputError, csv_source, offset_value, parse_offset, read_parquet
-from ._spans import GROUP, SPAN_TRAITS, decode_file, malformed, read_input, text_document
+from ._safe import SPREADSHEET_SAFE_HELP
+from ._spans import GROUP, SPAN_TRAITS, malformed, text_document
 from .span_rows import RowBatch, SpanRows
 from .suggest import TABLE_SUFFIXES, find, read_sample, tables
+from .table_columns import CSV_ROWS, TEXT, Table, as_offsets, as_text, read_table, to_text
 
-#: the texts are cells of a table (its BOM dropped); offsets are code points of a cell
-TEXT = TextConventions(newlines="keep", bom="strip", offsets="codepoint", suffixes=(), encoding="utf-8")
 #: column mapping defaults: role -> column name
 COLUMNS = {"doc": "doc_id", "text": "text", "annotator": "annotator", "key": "key", "label": "label", "begin": "begin", "end": "end"}
-
-
-def _rows(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str],
-          spreadsheet_safe: bool = False) -> Iterator[tuple[int, dict[str, Any]]] | None:
-    """(line or row number, row) of a CSV or Parquet table; ``None`` (and a finding) when unusable.
-    ``spreadsheet_safe``: CSV cells were written by :func:`unitize.cells.cell` (read back with their values)."""
-    name, raw = read_input(path, base, corpus, role)
-    if raw is None:
-        return None
-    if path.suffix.lower() == ".parquet":
-        try:
-            header, table_rows = read_parquet(io.BytesIO(raw))
-        except InputError as exc:
-            corpus.findings.append(finding("file-unreadable", str(exc), "table left out", file=name))
-            return None
-        rows: Iterator[tuple[int, dict[str, Any]]] = ((i + 1, r) for i, r in enumerate(table_rows))
-    else:
-        decoded = decode_file(raw, name, corpus, TEXT)
-        if decoded is None:
-            return None
-        reader = csv.DictReader(csv_source(decoded.text))
-        header = list(reader.fieldnames or [])
-        rows = ((reader.line_num, r) for r in reader)
-        if spreadsheet_safe:
-            header = [cell_value(h) for h in header]
-            reader.fieldnames = header
-            rows = ((n, {k: cell_value(v) if isinstance(v, str) else v for k, v in r.items()}) for n, r in rows)
-    missing = [c for c in needed if c not in header]
-    if missing:
-        corpus.findings.append(
-            finding(
-                "file-unreadable",
-                f"{role} table lacks the mapped column(s) {', '.join(missing)}; its columns are {', '.join(map(str, header)) or 'none'}",
-                "table left out; set [input] columns (e.g. columns = {doc = \"...\"})",
-                file=name,
-            )
-        )
-        return None
-    return rows
-
-
-def _str(value: Any) -> str:
-    return "" if value is None else str(value)
-
-
-def _offset(value: Any) -> int | None:
-    """A CSV cell (text) or Parquet value (integer, or a float holding one) as an offset, else ``None``."""
-    if isinstance(value, str):
-        return parse_offset(value)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return offset_value(value)
 
 
 def read(
@@ -122,7 +68,7 @@ def read(
     for role, path in paths.items():
         if not path.is_file():
             raise AdapterError(f"{role} table not found: {path}")
-    tables = _Tables(Corpus(format="span-table"), {**COLUMNS, **(columns or {})}, base, spreadsheet_safe, set(annotators) if annotators else None,
+    tables = Tables(Corpus(format="span-table"), {**COLUMNS, **(columns or {})}, base, spreadsheet_safe, set(annotators) if annotators else None,
                      SpanRows(GROUP, layer))
     tables.read_texts(paths["texts"])
     if roster is not None:
@@ -132,8 +78,9 @@ def read(
 
 
 @dataclass
-class _Tables:
-    """The tables of one study read in turn: texts, the roster (when given), spans; who annotated what."""
+class Tables:
+    """The tables of one study read in turn: texts, the roster (when given), spans; who annotated what. The roster and
+    the spans are read a column at a time (Arrow and NumPy), a row made Python values only when a finding names it."""
 
     corpus: Corpus
     col: dict[str, str]
@@ -142,88 +89,114 @@ class _Tables:
     wanted: set[str] | None
     #: the spans kept and who was assigned (or annotated) which document
     rows: SpanRows
-    #: roster key -> its assignment's index in ``rows``, or -1 (a duplicate row, or an annotator not selected)
-    keys: dict[str, int] = field(default_factory=dict)
-    #: duplicate roster rows: key -> [finding, spans left out]
-    duplicates: dict[str, list] = field(default_factory=dict)
+    #: the roster's keys (distinct), and per key the index of its assignment in ``rows``, or -1 (a duplicate row, or an
+    #: annotator not selected)
+    keys: pa.Array = field(default_factory=lambda: pa.array([], pa.string()))
+    key_owner: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: duplicate roster rows: key's code -> [finding, spans left out]
+    duplicates: dict[int, list] = field(default_factory=dict)
 
     def read_texts(self, path: Path) -> None:
         col, corpus = self.col, self.corpus
-        text_rows = _rows(path, self.base, corpus, "text", [col["doc"], col["text"]], self.spreadsheet_safe)
-        texts_name = corpus.inputs[-1].path if corpus.inputs else str(path)
-        for line, row in text_rows or ():
-            doc = _str(row[col["doc"]])
-            if doc in corpus.documents:
-                corpus.findings.append(
-                    finding("duplicate-text", f"a second text row for document {doc}", "the first row used", file=texts_name, record=f"line {line}", doc=doc)
-                )
-                continue
-            corpus.documents[doc] = text_document(doc, _str(row[col["text"]]), texts_name)
+        table = read_table(path, self.base, corpus, "text", [col["doc"], col["text"]], self.spreadsheet_safe)
+        if table is None:
+            return
+        docs, texts = as_text(table.columns[col["doc"]]), table.columns[col["text"]]
+        for start in range(0, table.num_rows, CSV_ROWS):
+            stop = min(start + CSV_ROWS, table.num_rows)
+            for line, doc, text in zip(table.lines_of(start, stop).tolist(), docs.slice(start, stop - start).to_pylist(),
+                                       texts.slice(start, stop - start).to_pylist()):
+                if doc in corpus.documents:
+                    corpus.findings.append(finding("duplicate-text", f"a second text row for document {doc}", "the first row used",
+                                                   file=table.name, record=f"line {line}", doc=doc))
+                    continue
+                corpus.documents[doc] = text_document(doc, to_text(text), table.name)
 
     def read_roster(self, path: Path) -> None:
-        col, corpus, keys = self.col, self.corpus, self.keys
+        col, corpus = self.col, self.corpus
         corpus.assigned = True
-        roster_rows = _rows(path, self.base, corpus, "roster", [col["key"], col["doc"], col["annotator"]], self.spreadsheet_safe)
-        roster_name = corpus.inputs[-1].path
-        for line, row in roster_rows or ():
-            key, doc, who = _str(row[col["key"]]), _str(row[col["doc"]]), _str(row[col["annotator"]])
-            if self.wanted is not None and who not in self.wanted:
-                keys[key] = -1
-                corpus.skipped_by_selection += 1
-                corpus.not_selected.add(who)
-                continue
-            if key in keys or self.rows.assigned(doc, who):
-                what = f"key {key} appears twice" if key in keys else f"annotator {who} has a second assignment for document {doc}"
-                report = finding("duplicate-record", f"roster {what}", "this roster row and its spans left out (the first is used)",
-                                 file=roster_name, record=f"line {line}", doc=doc, group=GROUP, annotator=who)
-                corpus.findings.append(report)
-                if key not in keys:
-                    keys[key] = -1
-                    self.duplicates[key] = [report, 0]
-                continue
-            keys[key] = self.rows.assign(doc, who, roster_name)
+        table = read_table(path, self.base, corpus, "roster", [col["key"], col["doc"], col["annotator"]], self.spreadsheet_safe)
+        if table is None:
+            return
+        key, doc, who = (as_text(table.columns[col[role]]) for role in ("key", "doc", "annotator"))
+        encoded = pc.dictionary_encode(key)
+        self.keys, code = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        first_key = _first(code)  # a key's first row decides; another row of it is a duplicate
+        selected = self._selected(who)
+        candidate = np.flatnonzero(selected & first_key)
+        pair = _pair_codes(doc.take(candidate), who.take(candidate))
+        assigned, second = candidate[_first(pair)], candidate[~_first(pair)]  # an annotator's second row for a document
+        self.key_owner = np.full(len(self.keys), -1, np.int64)
+        self.key_owner[code[assigned]] = self.rows.assign(doc.take(assigned), who.take(assigned), table.name)
+        twice = np.flatnonzero(selected & ~first_key)
+        for r in np.union1d(twice, second).tolist():
+            k, d, w = key[r].as_py(), doc[r].as_py(), who[r].as_py()
+            repeated = not first_key[r]
+            what = f"key {k} appears twice" if repeated else f"annotator {w} has a second assignment for document {d}"
+            report = finding("duplicate-record", f"roster {what}", "this roster row and its spans left out (the first is used)",
+                             file=table.name, record=f"line {int(table.lines_of(r, r + 1)[0])}", doc=d, group=GROUP, annotator=w)
+            corpus.findings.append(report)
+            if not repeated:
+                self.duplicates[int(code[r])] = [report, 0]
+
+    def _selected(self, who: pa.Array) -> np.ndarray:
+        """Per row, whether its annotator is selected; the others are counted and named in the corpus."""
+        if self.wanted is None:
+            return np.ones(len(who), dtype=bool)
+        selected = pc.is_in(who, value_set=pa.array(sorted(self.wanted), pa.string())).to_numpy(zero_copy_only=False)
+        if not selected.all():
+            self.corpus.skipped_by_selection += int((~selected).sum())
+            self.corpus.not_selected.update(pc.unique(who.filter(pa.array(~selected))).to_pylist())
+        return selected
 
     def read_spans(self, path: Path, layer: str, progress: Progress, *, rostered: bool) -> None:
-        col, corpus = self.col, self.corpus
-        needed = [col["label"], col["begin"], col["end"]] + ([col["key"]] if rostered else [col["doc"], col["annotator"]])
-        span_rows = _rows(path, self.base, corpus, "annotations", needed, self.spreadsheet_safe)
-        name = self.rows.source = corpus.inputs[-1].path if span_rows is not None else ""
-        for line, row in progress(span_rows or (), "reading spans"):
-            owner = self._owner(row, name, line, rostered)
-            if owner is None:
-                continue
-            label = _str(row[col["label"]]).strip() or None
-            begin, end = _offset(row[col["begin"]]), _offset(row[col["end"]])
-            if begin is None or end is None:
-                begin = end = -1  # counted, and reported
-                doc, who = self.rows.owner(owner)
-                corpus.findings.append(finding(
-                    "offset-invalid", f"begin {_str(row[col['begin']])[:40]!r} / end {_str(row[col['end']])[:40]!r} are not non-negative integers",
-                    "span left out", file=name, record=f"line {line}", doc=doc, group=GROUP, annotator=who, layer=layer,
-                ))
-            self.rows.add(owner, label, begin, end, line)
-
-    def _owner(self, row: dict[str, Any], name: str, line: int, rostered: bool) -> int | None:
-        """The assignment (its index in ``rows``) of a span row, or ``None`` when the row is left out (reported, or not
-        selected)."""
         col = self.col
+        needed = [col["label"], col["begin"], col["end"]] + ([col["key"]] if rostered else [col["doc"], col["annotator"]])
+        table = read_table(path, self.base, self.corpus, "annotations", needed, self.spreadsheet_safe)
+        self.rows.source = table.name if table is not None else ""
+        if table is None:
+            return
+        for start in progress(range(0, table.num_rows, SPAN_ROWS), "reading spans"):
+            self._spans(table.slice(start, SPAN_ROWS), layer, rostered)
+
+    def _spans(self, table: Table, layer: str, rostered: bool) -> None:
+        """One slice of the spans table, in file order: each row's assignment, label and offsets; a row left out is
+        reported (an unknown roster key, unreadable offsets) or counted (a duplicate roster row's, an annotator not
+        selected)."""
+        col, corpus, lines = self.col, self.corpus, table.lines_of(0, table.num_rows)
+        unknown = np.zeros(table.num_rows, dtype=bool)
         if rostered:
-            key = _str(row[col["key"]])
-            if key not in self.keys:
-                malformed(self.corpus, name, line, f"span row names roster key {key!r}, which the roster does not have", "span left out")
-                return None
-            owner = self.keys[key]
-            if owner < 0:  # reported with its roster row, or not selected
-                if key in self.duplicates:
-                    self.duplicates[key][1] += 1
-                return None
-            return owner
-        doc, who = _str(row[col["doc"]]), _str(row[col["annotator"]])
-        if self.wanted is not None and who not in self.wanted:
-            self.corpus.skipped_by_selection += 1
-            self.corpus.not_selected.add(who)
-            return None
-        return self.rows.assign(doc, who, name)
+            key = as_text(table.columns[col["key"]])
+            code = pc.fill_null(pc.index_in(key, value_set=self.keys), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+            unknown = code < 0
+            owner = np.where(unknown, -1, self.key_owner[np.maximum(code, 0)] if self.key_owner.size else -1)
+            if self.duplicates:
+                for k, n in zip(*np.unique(code[~unknown & (owner < 0)], return_counts=True)):
+                    if int(k) in self.duplicates:
+                        self.duplicates[int(k)][1] += int(n)
+        else:
+            doc, who = as_text(table.columns[col["doc"]]), as_text(table.columns[col["annotator"]])
+            kept = np.flatnonzero(self._selected(who))
+            owner = np.full(table.num_rows, -1, np.int64)
+            owner[kept] = self.rows.assign(doc.take(kept), who.take(kept), table.name)
+        begin, end = as_offsets(table.columns[col["begin"]]), as_offsets(table.columns[col["end"]])
+        bad = (owner >= 0) & ((begin < 0) | (end < 0))
+        begin[bad] = end[bad] = -1  # counted, and reported
+        for r in np.flatnonzero(unknown | bad).tolist():
+            if unknown[r]:
+                malformed(corpus, table.name, int(lines[r]), f"span row names roster key {key[r].as_py()!r}, which the roster does not have",
+                          "span left out")
+                continue
+            doc_id, annotator = self.rows.owner(int(owner[r]))
+            shown = [to_text(table.columns[col[role]][r].as_py())[:40] for role in ("begin", "end")]
+            corpus.findings.append(finding(
+                "offset-invalid", f"begin {shown[0]!r} / end {shown[1]!r} are not non-negative integers", "span left out",
+                file=table.name, record=f"line {int(lines[r])}", doc=doc_id, group=GROUP, annotator=annotator, layer=layer,
+            ))
+        kept = np.flatnonzero(owner >= 0)
+        labels = pc.dictionary_encode(as_text(table.columns[col["label"]]).take(kept))
+        names = [name.strip() or None for name in labels.dictionary.to_pylist()]
+        self.rows.add(owner[kept], names, labels.indices.to_numpy(zero_copy_only=False).astype(np.int64), begin[kept], end[kept], lines[kept])
 
     def finish(self, stream: bool) -> Corpus:
         """The spans and submissions (one per document and annotator) — or, ``stream``, the batches that make them —,
@@ -231,9 +204,11 @@ class _Tables:
         corpus, rows = self.corpus, self.rows
         for report, n in self.duplicates.values():
             report.action = f"this roster row and its {n} span(s) left out (the first row is used)"
-        for doc in rows.documents:
-            corpus.documents.setdefault(doc, Document(doc_id=doc, text=None))
-        if stream and rows.documents:
+        documents = rows.documents
+        for doc in documents:
+            if doc not in corpus.documents:
+                corpus.documents[doc] = Document(doc_id=doc, text=None)
+        if stream and documents:
             kinds = frozenset((rows.layer, label) for label in rows.labels)
             corpus.stream = SpanStream(rows.annotators, [partial(RowBatch.corpus, batch, corpus.format) for batch in rows.batches()], kinds=kinds)
             return corpus
@@ -241,6 +216,23 @@ class _Tables:
             whole = batch.corpus(corpus.format)
             corpus.spans, corpus.submissions = whole.spans, whole.submissions
         return corpus
+
+
+#: span rows read at a time
+SPAN_ROWS = 1 << 20
+
+
+def _first(codes: np.ndarray) -> np.ndarray:
+    """Per row, whether it is the first row of its code."""
+    first = np.zeros(codes.size, dtype=bool)
+    first[np.unique(codes, return_index=True)[1]] = True
+    return first
+
+
+def _pair_codes(docs: pa.Array, who: pa.Array) -> np.ndarray:
+    """Per row, one integer for its (document, annotator) pair."""
+    d, a = (pc.dictionary_encode(x).indices.to_numpy(zero_copy_only=False).astype(np.int64) for x in (docs, who))
+    return d << 32 | a
 
 
 def suggest(folder: Path, given: dict[str, Any]) -> dict[str, Any]:
