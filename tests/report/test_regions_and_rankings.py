@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE
 from unitize import layouts
@@ -100,10 +102,10 @@ def test_document_stats_and_ranking() -> None:
     c = cells(setting(), "g", "L", wide(BINARY), "0")
     stats = doc_stats(c)
     assert stats.tolist() == [[8, 1, 1], [8, 4, 2], [0, 0, 0]]  # comparable, disagreeing, regions
-    assert rank_docs(stats.tolist(), c.docs) == [1, 0, 2]  # d2 (4/8) before d1 (1/8); d3 (nothing comparable) last
-    assert rank_docs([[10, 1, 1], [10, 1, 3], [0, 0, 0], [10, 1, 3]], ["w", "x", "y", "a"]) == [3, 1, 0, 2]
+    assert rank_docs(stats.tolist(), c.docs).tolist() == [1, 0, 2]  # d2 (4/8) before d1 (1/8); d3 (nothing comparable) last
+    assert rank_docs([[10, 1, 1], [10, 1, 3], [0, 0, 0], [10, 1, 3]], ["w", "x", "y", "a"]).tolist() == [3, 1, 0, 2]
     # units in disagreement first: a long text with 20 disputed units before a one-unit comment disputed whole
-    assert rank_docs([[1, 1, 1], [100, 20, 2], [40, 20, 5]], ["comment", "long", "mid"]) == [2, 1, 0]
+    assert rank_docs([[1, 1, 1], [100, 20, 2], [40, 20, 5]], ["comment", "long", "mid"]).tolist() == [2, 1, 0]
 
 
 def test_group_ranking_puts_lowest_agreement_first_then_highest_share() -> None:
@@ -208,3 +210,34 @@ def test_report_takes_whole_cells_from_a_breakdown_run(tmp_path: Path) -> None:
     word = payload["settings"][[s["name"] for s in payload["settings"]].index("word-interval")]
     cell = {(r["group"], r["layer"]): r["value"] for r in whole if r["setting"] == "word-interval" and r["metric"] == "alpha"}
     assert [g["value"] for g in word["groups"]] == [cell[(g["group"], g["layer"])] for g in word["groups"]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6), st.integers(0, 3)), max_size=40), st.data())
+def test_documents_rank_by_their_key_in_one_sort(rows, data):
+    """The ranking (one NumPy lexsort, no tuple per document) is the sort of the documents by (nothing comparable,
+    − units in disagreement, − share, − regions, name); with names in order already, the same without sorting them."""
+    names = data.draw(st.lists(st.text(max_size=3), min_size=len(rows), max_size=len(rows), unique=True))
+    stats = [[c, min(d, c), r] for c, d, r in rows]
+
+    def key(i: int) -> tuple:
+        comparable, disagreeing, regions = stats[i]
+        s = disagreeing / comparable if comparable else None
+        return (s is None, -disagreeing, -(s or 0.0), -regions, names[i])
+
+    assert rank_docs(stats, names).tolist() == sorted(range(len(names)), key=key)
+    order = sorted(range(len(names)), key=names.__getitem__)
+    in_order = [stats[i] for i in order]
+    assert [order[i] for i in rank_docs(in_order, sorted(names), names_sorted=True).tolist()] == sorted(range(len(names)), key=key)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(-5, 10**12), st.lists(st.integers(0, 9), max_size=3)), max_size=30),
+       st.integers(1, 7))
+def test_a_long_list_is_written_a_slice_at_a_time_as_whole(values, size):
+    from unitize.report.jsontext import dumps, in_slices, plain
+
+    assert in_slices(lambda a, b: values[a:b], len(values), size) == plain(values)
+    # spliced where it lies, in a list of dicts too (a setting's entry in the overview)
+    assert dumps({"settings": [{"doc_stats": in_slices(lambda a, b: values[a:b], len(values), size)}], "n": 1}) == plain(
+        {"settings": [{"doc_stats": values}], "n": 1})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -50,6 +51,16 @@ class Texts:
         if self._rows is None:
             self._rows = {d: i for i, d in enumerate(self.ids)}
         return self._rows.get(doc)
+
+    def sorted_rows(self) -> np.ndarray:
+        """The rows of :attr:`ids` in the order of their names (Arrow sorts UTF-8 as code points: as Python sorts)."""
+        return pc.array_sort_indices(pa.array(self.ids, pa.string())).to_numpy(zero_copy_only=False).astype(np.int64)
+
+    def length_array(self) -> np.ndarray:
+        """Per row of :attr:`ids`, its text's length in characters (code points; -1 without a text)."""
+        if self._texts is None:
+            return np.full(len(self.ids), -1, np.int64)
+        return pc.fill_null(pc.utf8_length(self._texts), -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
     def lengths(self) -> dict[str, int | None]:
         """doc_id -> its text's length in characters (code points; None without a text)."""

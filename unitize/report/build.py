@@ -24,7 +24,7 @@ from ..dataset.regions import Cells, Region, layer_pieces, regions
 from ..dataset.texts import Texts
 from ..runtime.progress import Progress, no_progress
 from . import study as _study
-from .jsontext import Raw, plain
+from .jsontext import Raw, in_slices, plain
 from .pages import DocPages
 from .where import Confusion, Distribution, DocStats, Pairs, doc_stats, rank_docs, rank_groups, share
 
@@ -110,7 +110,12 @@ def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[
 
 def build(data: OutputData, progress: Progress = no_progress) -> Report:
     texts = Texts(data)  # held as Arrow; each document's text is looked up as its page is read
-    ids = sorted(texts.ids) if texts.ids else sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
+    if texts.ids:
+        order = texts.sorted_rows()
+        ids, chars = [texts.ids[i] for i in order.tolist()], texts.length_array()[order]
+    else:
+        ids = sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
+        chars = np.full(len(ids), -1, np.int64)
     doc_index = {d: i for i, d in enumerate(ids)}
     names = Names(layers=list(data.layers), annotators=list(data.manifest.get("summary", {}).get("annotators") or []))
     docs = DocPages(ids, texts)  # each document's page kept in a scratch file until written
@@ -140,23 +145,27 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
         entry = _units_setting(data, setting, si, names, docs, doc_index, doc_groups, values)
         overview["settings"].append(entry)
     overview["names"] = {"groups": names.groups, "layers": names.layers, "annotators": names.annotators, "labels": names.labels}
-    lengths = texts.lengths()
-    overview["docs"] = {"ids": ids, "chars": [lengths.get(d) for d in ids],
+    overview["docs"] = {"ids": ids, "chars": in_slices(lambda a, b: [None if n < 0 else n for n in chars[a:b].tolist()], len(ids)),
                         "groups": _groups_per_doc(doc_groups, len(ids))}
     overview["plots"] = [p.name for p in _study.plots(data)]
     return Report(overview, docs, items)
 
 
-def _groups_per_doc(pairs: list[tuple[np.ndarray, np.ndarray]], n: int) -> list[list[int]]:
-    """Per document the indices of the groups it has data in (sorted), from every setting's (group, document) pairs."""
+def _groups_per_doc(pairs: list[tuple[np.ndarray, np.ndarray]], n: int) -> Raw:
+    """Per document the indices of the groups it has data in (sorted), from every setting's (group, document) pairs:
+    a list per document, as JSON text."""
     groups = np.concatenate([g for g, _ in pairs]) if pairs else np.zeros(0, np.int64)
     docs = np.concatenate([d for _, d in pairs]) if pairs else np.zeros(0, np.int64)
     stride = int(groups.max()) + 1 if groups.size else 1
     keys = np.unique(docs * stride + groups)
-    out: list[list[int]] = [[] for _ in range(n)]
-    for di, gi in zip((keys // stride).tolist(), (keys % stride).tolist()):
-        out[di].append(gi)
-    return out
+    bounds = np.searchsorted(keys // stride, np.arange(n + 1))
+    group = keys % stride
+
+    def lists(a: int, b: int) -> list[list[int]]:
+        found, base = group[bounds[a]:bounds[b]].tolist(), bounds[a]
+        return [found[bounds[i] - base:bounds[i + 1] - base] for i in range(a, b)]
+
+    return in_slices(lists, n)
 
 
 def _relative(adjudication: dict[str, Any] | None, out: Path) -> dict[str, Any] | None:
@@ -216,13 +225,14 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
         key = (share(int(row[0]), int(row[1])) or 0.0, int(row[2]))
         if group not in worst or key > worst[group][0]:
             worst[group] = (key, di)
-    ranked = rank_docs(by_doc.tolist(), docs.ids)
+    ranked = rank_docs(by_doc, docs.ids, names_sorted=True)
     present = np.zeros(len(docs), bool)
     present[doc_of] = True
+    stats, order = np.column_stack([group_of, doc_of, sums]), ranked[present[ranked]]
     return {
         "name": setting.name, "kind": "units", "unit": setting.unit, "approach": setting.approach, "mode": setting.mode,
-        "value": setting.value, "doc_stats": [[gi, di, *row] for gi, di, row in zip(group_of.tolist(), doc_of.tolist(), sums.tolist())],
-        "doc_order": [i for i in ranked if present[i]],
+        "value": setting.value, "doc_stats": in_slices(lambda a, b: stats[a:b].tolist(), len(stats)),
+        "doc_order": in_slices(lambda a, b: order[a:b].tolist(), len(order)),
         "groups": _group_rows(setting, per_group, {g: w[1] for g, w in worst.items()}, values, group_layers),
         "pairs": pairs, "confusion": confusions,
     }

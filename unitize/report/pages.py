@@ -3,7 +3,7 @@
 A document's page (its text, its segments per unit type, its regions per setting, the annotators present) is added to
 setting by setting and written only once every setting is read. Held as Python strings, the pages of a crowd span
 study grew with the corpus (200,000 texts: about half a gigabyte). :class:`DocPages` writes each part's JSON
-text to a scratch file as it comes and keeps four integers per part; iterating it gives each document's payload in
+text to a scratch file as it comes and keeps four integers per part (20 bytes); iterating it gives each document's payload in
 document order, its parts in the order they came: the dicts :func:`.page.script` writes, the same text, byte for byte.
 """
 
@@ -37,7 +37,8 @@ class DocPages:
         self._file = open(Path(self._folder.name) / "pages", "w+b")  # noqa: SIM115 (kept open for the object's life)
         self._gone = weakref.finalize(self, _remove, self._file, self._folder)
         self._size = 0
-        self._doc, self._part, self._start, self._length = (array("q") for _ in range(4))
+        # per part: its document, its kind, where its text starts in the file (an annotator: the value) and its length
+        self._doc, self._part, self._start, self._length = array("i"), array("i"), array("q"), array("i")
         self._parts: dict[tuple[int, Any], int] = {}  # (kind, key) -> its index in _kinds
         self._kinds: list[tuple[int, Any]] = []
 
@@ -76,7 +77,7 @@ class DocPages:
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         self._file.flush()
-        doc = np.frombuffer(self._doc, dtype=np.int64) if len(self._doc) else np.zeros(0, np.int64)
+        doc = np.frombuffer(self._doc, dtype=np.int32) if len(self._doc) else np.zeros(0, np.int32)
         order = np.argsort(doc, kind="stable")  # a document's parts in the order they came
         bounds = np.searchsorted(doc[order], np.arange(len(self.ids) + 1))
         mapped = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if self._size else None

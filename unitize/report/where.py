@@ -81,16 +81,23 @@ def share(comparable: int, disagreeing: int) -> float | None:
     return disagreeing / comparable if comparable else None
 
 
-def rank_docs(stats: Sequence[Sequence[int] | np.ndarray], names: Sequence[str]) -> list[int]:
+def rank_docs(stats: Sequence[Sequence[int]] | np.ndarray, names: Sequence[str], names_sorted: bool = False) -> np.ndarray:
     """Indexes of documents, worst first: most units in disagreement, then highest disagreement share, then most
     regions, then name (a one-unit comment wholly in dispute does not outrank a long text with hundreds).
-    Documents with nothing comparable come last."""
-    def key(i: int) -> tuple:
-        comparable, disagreeing, regions = stats[i][:3]
-        s = share(comparable, disagreeing)
-        return (s is None, -disagreeing, -(s or 0.0), -regions, names[i])
+    Documents with nothing comparable come last. ``names_sorted``: the names are in order already (no sort of them)."""
+    found = np.asarray(stats, dtype=np.int64).reshape(len(names), -1)[:, :3] if len(names) else np.zeros((0, 3), np.int64)
+    comparable, disagreeing, regions = found[:, 0], found[:, 1], found[:, 2]
+    nothing = comparable == 0
+    shares = np.divide(disagreeing, comparable, out=np.zeros(len(names)), where=~nothing)
+    by_name = np.arange(len(names)) if names_sorted else _places(names)
+    return np.lexsort((by_name, -regions, -shares, -disagreeing, nothing))
 
-    return sorted(range(len(names)), key=key)
+
+def _places(names: Sequence[str]) -> np.ndarray:
+    """Per name, its place in sorted order."""
+    places = np.empty(len(names), np.int64)
+    places[sorted(range(len(names)), key=names.__getitem__)] = np.arange(len(names))
+    return places
 
 
 def rank_groups(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
