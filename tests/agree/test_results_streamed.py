@@ -106,3 +106,23 @@ def test_notes_read_every_batch():
     mixed = pa.Table.from_pylist([*nan, {**row, "metric": "alpha", "value": 0.5,
                                          "params": json.dumps({"messages": {"x": 2}})}], schema=schema)
     assert notes(Results.of(mixed)) == ["note: pygamma-agreement logged 'x' 2 times (captured; see the gamma rows' params)"]
+
+
+def test_settings_of_one_unit_measured_in_step_give_each_ones_own_rows(out, small_batches):
+    """With span metrics, the settings of one unit type are measured group by group together (a group's segments read
+    and placed once for them all), a later setting's rows gathered apart and put after the earlier's: the same rows,
+    in the same order, as each setting measured alone — across the spool's bounds, with the diagnostics."""
+    from unitize.agree.measure import _in_step
+    from unitize.dataset import OutputData
+
+    metrics = ["alpha", "alpha-u", "span-f1"]
+    data = OutputData(out)
+    runs = _in_step(data.settings, agree_module.registry.resolve(metrics))
+    assert [[s.unit for s in run] for run in runs] == [["char"] * 4, ["word"] * 4]  # interval, boundary; separate, combined
+    together = measure(out, metrics, by_doc=True)
+    alone = [measure(out, metrics, by_doc=True, settings=[s.name]).to_pylist() for s in data.settings]
+    assert together.num_rows > 400
+    strip = [{k: v for k, v in r.items() if k != "diagnostics"} for part in alone for r in part]
+    assert json.dumps([{k: v for k, v in r.items() if k != "diagnostics"} for r in together.to_pylist()]) == json.dumps(strip)
+    # the across-approaches diagnostics compare the settings' rows: they need both, as the full run has them
+    assert any(r["diagnostics"] for r in together.to_pylist())

@@ -83,6 +83,20 @@ class Gathered:
         self.spool.append(batch)
         self.pending = []
 
+    def extend(self, later: Gathered) -> None:
+        """Another gathering's rows after these, in its order (its whole rows and the rows it compares with them); the
+        other is emptied."""
+        self._flush()
+        later._flush()
+        at, among = len(self.spool.batch_rows), self.whole_rows
+        for batch in later.spool.batches():
+            self.spool.append(batch)
+        self.whole += later.whole
+        self.whole_rows += later.whole_rows
+        self.compared += [(b + at, i, w + among, r) for b, i, w, r in later.compared]
+        later.spool.close()
+        later.whole, later.whole_rows, later.compared = [], 0, []
+
     def results(self) -> Results:
         """Every row added, the across-approaches diagnostics in."""
         self._flush()

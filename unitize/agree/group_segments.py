@@ -33,6 +33,7 @@ class GroupSegments:
     def __init__(self, data: OutputData, setting: Setting, metrics: Sequence[Metric], shared: dict[str, dict[Any, Any]]):
         unit = setting.unit or ""
         self.kept = shared.setdefault(unit, {})  # spanboot's, across cells
+        self.held = shared.setdefault(f"{unit}:group", {})  # a group's placed segments, across the unit's settings
         self.relations = data.traits.relations and setting.kind == "units" and bool(unit)
         self.spans = data.segment_file(unit, SPAN_COLUMNS) if asks_segments(metrics) and setting.kind == "units" and unit else None
         self.counted: dict[str, Counts] = shared.setdefault(f"{unit}:relations", {})
@@ -45,7 +46,8 @@ class GroupSegments:
         if self.spans is None and counts is None:
             return None
         spans = self.spans
-        return Segments((lambda: spans.group(group)) if spans is not None else None, self.kept, counts)  # read when a span metric asks
+        # read when a span metric asks
+        return Segments((lambda: spans.group(group)) if spans is not None else None, self.kept, counts, group, self.held)
 
     def _counts(self, group: str) -> Counts:
         if self.stored is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -272,9 +273,8 @@ def measured(
     results = Gathered(results_schema(data.traits.relations))
     if executor is None or not executor.parallel:
         shared: dict[str, dict[Any, Any]] = {}
-        for setting in chosen:
-            for rows in _group_results(data, setting, groups, chosen_metrics, options, shared, progress):
-                results.add(rows)
+        for run in _in_step(chosen, chosen_metrics):
+            _run_rows(data, run, groups, chosen_metrics, options, shared, progress, results)
     else:  # (setting, groups) tasks, each opening the directory itself; rows concatenated in the local order
         jobs = tasks.plan(data, chosen, groups, executor.workers)
         names = tuple(m.name for m in chosen_metrics)
@@ -282,6 +282,38 @@ def measured(
         for name, result in tasks.gather(jobs, done):  # a group split by parts: its statistics added up here
             results.add(result if isinstance(result, list) else _group_rows(data, data.setting(name), result.group, result.layers, chosen_metrics, options))
     return results.results()
+
+
+def _in_step(chosen: Sequence[Setting], metrics: Sequence[Metric]) -> list[list[Setting]]:
+    """The settings in runs measured group by group together: with span metrics, each run of settings of one unit type
+    (they place the same segments: a group's are read and placed once for them all); else each setting alone."""
+    runs: list[list[Setting]] = []
+    for setting in chosen:
+        together = asks_segments(metrics) and setting.kind == "units" and bool(setting.unit)
+        if together and runs and runs[-1][-1].kind == "units" and runs[-1][-1].unit == setting.unit:
+            runs[-1].append(setting)
+        else:
+            runs.append([setting])
+    return runs
+
+
+def _run_rows(data: OutputData, run: list[Setting], groups: Sequence[str] | None, metrics: Sequence[Metric], options: MeasureOptions,
+              shared: dict[str, dict[Any, Any]], progress: Progress | None, results: Gathered) -> None:
+    """The rows of a run of settings (:func:`_in_step`), each setting's groups in turn with the others' same group;
+    a later setting's rows are gathered apart and follow the earlier's, so the table is in setting order."""
+    if len(run) == 1:
+        for rows in _group_results(data, run[0], groups, metrics, options, shared, progress):
+            results.add(rows)
+        return
+    later = [Gathered(results.schema) for _ in run[1:]]
+    steps = [_group_results(data, setting, groups, metrics, options, shared, progress if i == 0 else None,
+                            desc=f"agree {', '.join(s.name for s in run)}") for i, setting in enumerate(run)]
+    for step in zip_longest(*steps):
+        for target, rows in zip([results, *later], step):
+            if rows is not None:
+                target.add(rows)
+    for gathered in later:
+        results.extend(gathered)
 
 
 #: what an executor's task of :func:`measure_task` holds
@@ -320,7 +352,8 @@ def _setting_rows(data: OutputData, setting: Setting, groups: Sequence[str] | No
 
 
 def _group_results(data: OutputData, setting: Setting, groups: Sequence[str] | None, metrics: Sequence[Metric],
-                   options: MeasureOptions, shared: dict[str, dict[Any, Any]], progress: Progress | None) -> Iterator[list[dict[str, Any]]]:
+                   options: MeasureOptions, shared: dict[str, dict[Any, Any]], progress: Progress | None,
+                   desc: str | None = None) -> Iterator[list[dict[str, Any]]]:
     """The result rows of each of one setting's groups (all, or ``groups``), groups sorted. Each group's segments
     are read with it (:class:`~unitize.dataset.segments.SegmentFile`: one forward pass over the file), so
     memory holds one group's, never the study's, and what Arrow's pool freed is given back after each group
@@ -336,7 +369,7 @@ def _group_results(data: OutputData, setting: Setting, groups: Sequence[str] | N
     per_doc = _wants_doc_stats(metrics, options)
     tables: Iterable[batches.GroupRows] = batches.group_tables(data, setting, groups, needed, per_doc, implicit=fast)
     if progress is not None:  # a bar per setting over its groups
-        tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), f"agree {setting.name}")
+        tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), desc or f"agree {setting.name}")
     for group, table, layers, codes in tables:
         segs = source.of(group)
         cells = cells_of(setting, group, table, layers, codes, fast, per_doc, documents) if codes is not None else _reduced(setting, group, table)

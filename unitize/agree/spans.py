@@ -69,26 +69,31 @@ class Segments:
     ``counts``: discourse data's relations per set of layers (:mod:`unitize.units.relations`), of the group
     the segments are (or, with no table, would be) of. The per-segment arrays are built only when a span
     metric first asks for them. ``shared`` outlives the object (what a run keeps across cells and
-    groups: alpha-U's bootstrap per category, spanboot).
+    groups: alpha-U's bootstrap per category, spanboot). ``group`` names the group the segments are of, and
+    ``held`` is where :meth:`per_group` keeps what is derived from them: the settings of one unit type measured
+    group by group together share it (:func:`~.measure.measured`), so a group's segments are read and placed once
+    for all of them.
     """
 
     def __init__(self, table: pa.Table | Callable[[], pa.Table] | None, shared: dict[Any, Any] | None = None,
-                 counts: Counts | None = None):
+                 counts: Counts | None = None, group: str | None = None, held: dict[Any, Any] | None = None):
         self._table = table
         self._counts = counts
         self._by_key: dict[tuple[str, str], KeySegments] | None = None
         self._memo: dict[Any, Any] = {}
-        self._group: dict[Any, Any] = {}
+        self._held: dict[Any, Any] = {} if held is None else held
+        self.group = group
         self.shared: dict[Any, Any] = {} if shared is None else shared
 
     def per_group(self, group: str, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """What is derived from one layer's segments on one continuum, built once for the cells of ``group`` (a layer
-        alone, the layers together), let go when the next group comes."""
-        if self._group.get("group") != group:
-            self._group = {"group": group}
-        if key not in self._group:
-            self._group[key] = build()
-        return self._group[key]
+        alone, the layers together; the settings that share :attr:`_held`), let go when another group comes."""
+        if self._held.get("group") != group:
+            self._held.clear()
+            self._held["group"] = group
+        if key not in self._held:
+            self._held[key] = build()
+        return self._held[key]
 
     def memo(self, m: Matrix | Continuum, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """What the span metrics derive from one cell (placed segments, statistics), built once while
@@ -108,7 +113,8 @@ class Segments:
     @property
     def by_key(self) -> dict[tuple[str, str], KeySegments]:
         if self._by_key is None:
-            self._by_key = _segment_arrays(self.table)
+            build = lambda: _segment_arrays(self.table)  # noqa: E731
+            self._by_key = build() if self.group is None else self.per_group(self.group, ("segment arrays",), build)
         return self._by_key
 
     def relations(self, layers: Sequence[str]) -> int | None:
@@ -242,7 +248,7 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
     coded = m.presence[used][:, np.asarray(m.presence.any(axis=0))]
     presence = None if coded.all() else coded
     marked = "+".join(layers)  # 0/1 data: one value, "marked", in every layer (as the stacked 0/1 matrices)
-    on = (approach, tuple(m.docs), m.units.tobytes(), m.presence.tobytes(), tuple(m.annotators))  # the continuum
+    on = (approach, m.setting.value, tuple(m.docs), m.units.tobytes(), m.presence.tobytes(), tuple(m.annotators))  # the continuum
     out = []
     for layer in layers:
         key = (layer, *on)
