@@ -68,7 +68,7 @@ def read(
     for role, path in paths.items():
         if not path.is_file():
             raise AdapterError(f"{role} table not found: {path}")
-    tables = Tables(Corpus(format="span-table"), {**COLUMNS, **(columns or {})}, base, spreadsheet_safe, set(annotators) if annotators else None,
+    tables = _Tables(Corpus(format="span-table"), {**COLUMNS, **(columns or {})}, base, spreadsheet_safe, set(annotators) if annotators else None,
                      SpanRows(GROUP, layer))
     tables.read_texts(paths["texts"])
     if roster is not None:
@@ -78,7 +78,7 @@ def read(
 
 
 @dataclass
-class Tables:
+class _Tables:
     """The tables of one study read in turn: texts, the roster (when given), spans; who annotated what. The roster and
     the spans are read a column at a time (Arrow and NumPy), a row made Python values only when a finding names it."""
 
