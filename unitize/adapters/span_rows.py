@@ -120,7 +120,7 @@ class SpanRows:
 
     def owner(self, index: int) -> tuple[str, str]:
         """The (document, annotator) of assignment ``index``."""
-        return str(self._doc_names[int(self._doc[index])]), self._who_names[int(self._annotator[index])]
+        return self._doc_names[int(self._doc[index])].as_py(), self._who_names[int(self._annotator[index])]
 
     def add(self, owners: np.ndarray, labels: list[str | None], label: np.ndarray, begin: np.ndarray, end: np.ndarray,
             lines: np.ndarray) -> None:
