@@ -276,3 +276,16 @@ def test_a_parquet_column_named_twice_is_reported(tmp_path: Path) -> None:
         ("file-unreadable", "texts.parquet", "not a readable Parquet file"),
     ]
     assert [(sp.doc_id, sp.begin, sp.end) for sp in corpus.spans] == [("d1", 0, 2)]
+
+
+def test_two_roles_may_name_one_column(tmp_path: Path) -> None:
+    """A roster whose key is the document's id (one column for two roles) reads as with a column each."""
+    write_csv(tmp_path / "texts.csv", [["doc_id", "text"], ["d1", "you are an idiot"], ["d2", "fine"]])
+    write_csv(tmp_path / "roster.csv", [["doc_id", "annotator"], ["d1", "r1"], ["d2", "r2"]])
+    write_csv(tmp_path / "spans.csv", [["doc_id", "label", "begin", "end"], ["d1", "Insult", 11, 16], ["d2", "X", 0, 4]])
+    s = table_settings(tmp_path)
+    s.input["columns"] = {"key": "doc_id"}
+    corpus = read_corpus(s)
+    assert [(sp.annotator, sp.doc_id, sp.begin, sp.end) for sp in corpus.spans] == [("r1", "d1", 11, 16), ("r2", "d2", 0, 4)]
+    assert [(sub.annotator, sub.doc_id) for sub in corpus.submissions] == [("r1", "d1"), ("r2", "d2")]
+    assert [f.code for f in corpus.findings if f.severity != "info"] == []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,7 @@ class Table:
 def read_table(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str], spreadsheet_safe: bool = False) -> Table | None:
     """The ``needed`` columns of a CSV or Parquet table; ``None`` (and a finding) when unusable.
     ``spreadsheet_safe``: CSV cells were written by :func:`unitize.cells.cell` (read back with their values)."""
+    needed = list(dict.fromkeys(needed))  # two roles may name one column
     name, raw = read_input(path, base, corpus, role)
     if raw is None:
         return None
@@ -81,7 +83,7 @@ def read_table(path: Path, base: Path, corpus: Corpus, role: str, needed: list[s
         return None
     values: dict[str, list[Any]] = {c: [] for c in needed}
     chunks: dict[str, list[pa.Array]] = {c: [] for c in needed}
-    lines: list[int] = []
+    lines = array("q")
     for row in reader:
         lines.append(reader.line_num)
         for c in needed:
@@ -93,7 +95,7 @@ def read_table(path: Path, base: Path, corpus: Corpus, role: str, needed: list[s
                 values[c] = []
     for c in needed:
         chunks[c].append(pa.array(values[c], pa.string()))
-    return Table(name, {c: pa.chunked_array(chunks[c], pa.string()) for c in needed}, np.array(lines, dtype=np.int64))
+    return Table(name, {c: pa.chunked_array(chunks[c], pa.string()) for c in needed}, np.array(lines, dtype=np.int64))  # a copy
 
 
 #: CSV rows gathered as Python strings before they become Arrow arrays
