@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unitize.model import codes
-from unitize.model.codes import positions, sorted_codes
+from unitize.model.codes import positions, sorted_codes, value_codes
 
 WORDS = st.sampled_from(["ama", "ve", "ki", "için", "Ama", "", "ğ", "a b"])
 
@@ -54,3 +54,13 @@ def test_positions_look_rows_up_and_name_what_is_lacking() -> None:
     assert found.tolist() == [7, 5] and lacking == []
     empty, lacking = positions(pa.chunked_array([], pa.string()), {})
     assert empty.size == 0 and lacking == []
+
+
+def test_value_codes_name_every_row_through_one_dictionary():
+    """Unsorted codes: chunks with dictionaries of their own (or none) unified, a null row coded past the names."""
+    column = pa.chunked_array([pa.array(["b", "a", None]).dictionary_encode(), pa.array(["c", "b"]).dictionary_encode()])
+    names, codes = value_codes(column)
+    assert [names[c] if c < len(names) else None for c in codes.tolist()] == ["b", "a", None, "c", "b"]
+    assert codes.dtype == "int64" and codes.tolist()[2] == len(names)
+    names, codes = value_codes(pa.array(["x", "y", "x"]))
+    assert [names[c] for c in codes.tolist()] == ["x", "y", "x"]

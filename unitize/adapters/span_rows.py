@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..model import Corpus, Span, Submission
-from ..model.codes import look_up
+from ..model.codes import look_up, value_codes
 
 #: a streamed span table hands over whole documents, a batch once it holds this many spans
 BATCH_SPANS = 1 << 16
@@ -114,9 +114,9 @@ class SpanRows:
         return found[encoded.indices.to_numpy(zero_copy_only=False)]
 
     def _who_codes(self, who: pa.Array) -> np.ndarray:
-        encoded = pc.dictionary_encode(who)
-        lut = np.array([_code(self._who, name, self._who_names) for name in encoded.dictionary.to_pylist()], dtype=np.int64)
-        return lut[encoded.indices.to_numpy(zero_copy_only=False)] if lut.size else _empty()
+        names, codes = value_codes(who)
+        lut = np.array([_code(self._who, name, self._who_names) for name in names], dtype=np.int64)
+        return lut[codes] if lut.size else _empty()
 
     def owner(self, index: int) -> tuple[str, str]:
         """The (document, annotator) of assignment ``index``."""

@@ -16,12 +16,12 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..dataset.directory import Matrix, Setting
 from ..metrics import SegmentCell
 from ..metrics.placed import Placed
 from ..metrics.value import Value, nan
+from ..model.codes import value_codes
 from ..units.relations import Counts, look_up
 
 T = TypeVar("T")
@@ -143,14 +143,14 @@ def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], KeySegments
     out: dict[tuple[str, str], KeySegments] = {}
     if table is None or table.num_rows == 0:
         return out
-    groups, g = _codes(table.column("group"))
-    layers, lay = _codes(table.column("layer"))
+    groups, g = value_codes(table.column("group"))
+    layers, lay = value_codes(table.column("layer"))
     key = g * len(layers) + lay
     order = np.argsort(key, kind="stable")
     bounds = np.flatnonzero(np.diff(key[order])) + 1
-    docs, doc = _codes(table.column("doc_id"))
-    annotators, ann = _codes(table.column("annotator"))
-    labels, label = _codes(table.column("label"))  # no label: code len(labels)
+    docs, doc = value_codes(table.column("doc_id"))
+    annotators, ann = value_codes(table.column("annotator"))
+    labels, label = value_codes(table.column("label"))  # no label: code len(labels)
     u0 = table.column("unit_begin").to_numpy().astype(np.int64)
     u1 = table.column("unit_end").to_numpy().astype(np.int64)
     for ix in np.split(order, bounds):
@@ -161,18 +161,6 @@ def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], KeySegments
         lut = np.array([kept.index(x) for x in named], dtype=np.int64)
         out[(groups[k // len(layers)], layer)] = KeySegments(docs, doc[ix], annotators, ann[ix], kept, lut[label[ix]], u0[ix], u1[ix])
     return out
-
-
-def _codes(column: pa.ChunkedArray) -> tuple[list[str], np.ndarray]:
-    """A string column's distinct values (in no particular order; some may be unused) and per row the index of its value
-    among them (int64; a null row: the number of values). One dictionary for every chunk, no sort: the segment metrics
-    look names up, and sort only a layer's few labels."""
-    whole = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)  # chunks' dictionaries unified
-    if not pa.types.is_dictionary(whole.type):
-        whole = pc.dictionary_encode(whole)
-    names = whole.dictionary.to_pylist()
-    codes = whole.indices.fill_null(len(names)) if whole.indices.null_count else whole.indices
-    return names, codes.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 @dataclass

@@ -26,10 +26,12 @@ class Texts:
         self._texts: pa.Array | None = None
         self._rows: dict[str, int] | None = None
         self.ids: list[str] = []  # every document of documents.parquet, in its order
+        self._id_column: pa.ChunkedArray | None = None
         if path.is_file():
             texts = "text" in pq.read_schema(path).names
             table = pq.read_table(path, columns=["doc_id", "text"] if texts else ["doc_id"])
-            self.ids = table.column("doc_id").to_pylist()
+            self._id_column = table.column("doc_id")
+            self.ids = self._id_column.to_pylist()
             if texts:  # one array: a take from a column of several chunks joins them first, at every call
                 self._texts = table.column("text").cast(pa.large_string()).combine_chunks()
 
@@ -54,7 +56,9 @@ class Texts:
 
     def sorted_rows(self) -> np.ndarray:
         """The rows of :attr:`ids` in the order of their names (Arrow sorts UTF-8 as code points: as Python sorts)."""
-        return pc.array_sort_indices(pa.array(self.ids, pa.string())).to_numpy(zero_copy_only=False).astype(np.int64)
+        if self._id_column is None:
+            return np.zeros(0, np.int64)
+        return pc.array_sort_indices(self._id_column).to_numpy(zero_copy_only=False).astype(np.int64)
 
     def length_array(self) -> np.ndarray:
         """Per row of :attr:`ids`, its text's length in characters (code points; -1 without a text)."""

@@ -43,6 +43,20 @@ def sorted_codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndar
     return _used(values.to_pylist(), parts[0] if len(parts) == 1 else np.concatenate(parts))
 
 
+def value_codes(column: pa.ChunkedArray | pa.Array) -> tuple[list[str], np.ndarray]:
+    """A column's distinct values, in no particular order (some may be unused), and per row the index of its value
+    among them (int64; a null row: the number of values). One dictionary for every chunk and no sort: for a caller
+    that looks names up (:func:`sorted_codes` when their order matters)."""
+    import pyarrow.compute as pc
+
+    whole = column if isinstance(column, pa.Array) else column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if not pa.types.is_dictionary(whole.type):
+        whole = pc.dictionary_encode(whole)
+    names = whole.dictionary.to_pylist()
+    codes = whole.indices.fill_null(len(names)) if whole.indices.null_count else whole.indices
+    return names, codes.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
 def positions(column: pa.ChunkedArray | pa.Array, place: Mapping[str, int]) -> tuple[np.ndarray, list[str]]:
     """Per row, ``place`` of its string (−1 for a value ``place`` lacks), and the values it lacks that rows use
     (dictionary columns stay encoded: each dictionary is looked up once, not each row)."""
