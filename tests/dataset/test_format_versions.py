@@ -160,6 +160,51 @@ def test_tasks_are_small_and_any_executor_writes_the_same_bytes(tmp_path):
     assert write_partition is not None
 
 
+def test_a_partition_is_cut_from_its_documents_alone_and_made_when_taken(tmp_path, monkeypatch):
+    """A task's marks and universe equal those of a selection over every document (what a part was cut from
+    before its documents were found by bisection); the writer in this process holds few tasks at a time."""
+    import unitize.output.parts as parts
+    from unitize.output.parts import InProcess
+
+    settings = unitize.override(unitize.load_settings(EXAMPLES / "tdb-mini" / "study.toml"), partition_units=600,
+                                modes=("separate", "labels"))
+    result = unitize.unitize(unitize.read_corpus(settings), settings)
+    todo = result.part_tasks(tmp_path / "staging")
+    doc_ids = result.doc_ids()
+    cuts = partitions([len(result.corpus.documents[d].text or "") for d in doc_ids], 600)
+    assert len(todo) == len(cuts) == 3
+    for task, (d0, d1) in zip(todo, cuts):
+        source = task.source
+        assert source.universe == {g: {d: m for d, m in docs.items() if d in set(doc_ids[d0:d1])}
+                                   for g, docs in result.universe.items()}
+        for unit, res in result.results.items():
+            marks, keys = res.marks, res.marks.keys
+            for key, u0, per_label, got, got_u0 in [(marks.key, marks.u0, False, source.marks[unit].key, source.marks[unit].u0),
+                                                    (marks.label_key, marks.label_u0, True, source.marks[unit].label_key,
+                                                     source.marks[unit].label_u0)]:
+                sel = (keys.documents(key, per_label) >= d0) & (keys.documents(key, per_label) < d1)
+                assert np.array_equal(got, keys.renumbered(key[sel], d0, d1, per_label))
+                assert np.array_equal(got_u0, u0[sel] - (result.spaces[unit].base[d0] if d0 < len(doc_ids) else 0))
+    made = []
+    real = parts.PartTask
+    monkeypatch.setattr(parts, "PartTask", lambda *a: made.append(a[0]) or real(*a))
+    todo = result.part_tasks(tmp_path / "staging")
+    assert made == [] and todo[1].index == 1 and made == [1]
+    taken, held = [], []
+
+    def items():
+        for k in range(12):
+            taken.append(k)
+            yield k
+
+    def write(k):
+        held.append(len(taken) - len(held))  # items taken but not yet written, this one included
+        return -k
+
+    assert InProcess(2).map(write, items()) == [-k for k in range(12)]
+    assert max(held) <= 3
+
+
 def test_a_group_frame_is_built_once_per_unit_type(tmp_path, monkeypatch):
     import unitize.spans.matrices as matrices
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from ..layouts.item_cells import concat
 from ..model import Corpus, Finding
 from ..model.item_records import ItemRecords
 from ..model.report_rows import Findings
-from ..output.parts import PartSpec, PartTask, Slice, item_slices
+from ..output.parts import PartSpec, PartTasks, Slice, item_slices
 from ..schema import FORMAT_VERSION
 from . import NOT_APPLICABLE, GroupMatrix, ItemOptions, ItemResult, build, item_key, parse_options
 
@@ -98,14 +99,14 @@ class ItemsUnitized:
 
     # -- what the writer takes (unitize.output.RunResult) --
 
-    def part_tasks(self, staging: Path) -> list[PartTask[PartSpec]]:
+    def part_tasks(self, staging: Path) -> PartTasks[PartSpec]:
         """One task per part of at most :data:`~unitize.output.parts.PART_ROWS` consecutive rows of each dataset;
         a task reads its rows when it runs."""
         chosen = {layout.items_name(): layout for layout in self.item_layouts}
         specs: list[PartSpec] = [(name, self.schema(layout)) for name, layout in chosen.items()]
         rows = [(name, [_group_rows(layout, m) for m in self.result.groups]) for name, layout in chosen.items()]
-        return [PartTask(k, str(staging), specs, ItemPart(slices, chosen, self.result.groups, self.annotators))
-                for k, slices in enumerate(item_slices(rows))]
+        return PartTasks(str(staging), specs, [partial(ItemPart, slices, chosen, self.result.groups, self.annotators)
+                                               for slices in item_slices(rows)])
 
     def dense_rows(self, written: dict[str, int]) -> dict[str, int]:
         """Item matrices are written whole: every row is a dense row."""

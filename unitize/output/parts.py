@@ -29,10 +29,11 @@ process or on another machine that sees the staging directory.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, overload
 
 import numpy as np
 import pyarrow as pa
@@ -94,6 +95,33 @@ class PartTask(Generic[S]):
     #: per setting: (name, schema, …) as the source takes them
     specs: list[S]
     source: TableSource[S]
+
+
+class PartTasks(Sequence[PartTask[S]]):
+    """A run's tasks, each made when it is taken: a span run's task holds a copy of its documents' arrays, so
+    tasks made all at once would hold the run's arrays twice while they are written. An executor that ships
+    its tasks elsewhere takes them all (``list``); the writer in this process takes a few at a time
+    (:class:`InProcess`)."""
+
+    def __init__(self, staging: str, specs: list[S], sources: list[Callable[[], TableSource[S]]]):
+        self.staging = staging
+        self.specs = specs
+        self._sources = sources
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    @overload
+    def __getitem__(self, index: int) -> PartTask[S]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[PartTask[S]]: ...
+
+    def __getitem__(self, index: int | slice) -> PartTask[S] | list[PartTask[S]]:
+        if isinstance(index, slice):
+            return [self[k] for k in range(len(self))[index]]
+        k = range(len(self))[index]
+        return PartTask(k, self.staging, self.specs, self._sources[k]())
 
 
 class RowGroups:
@@ -194,12 +222,22 @@ class InProcess:
         self.workers = max(1, threads)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        """``[fn(x) for x in items]``, taking an item only when a thread is about to be free (at most one more
+        than the threads held at a time: :class:`PartTasks` makes each when it is taken)."""
         if self.workers == 1:
             return [fn(item) for item in items]
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import Future, ThreadPoolExecutor
 
+        done: list[R] = []
+        running: deque[Future[R]] = deque()
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
-            return list(pool.map(fn, items))
+            for item in items:
+                running.append(pool.submit(fn, item))
+                del item
+                if len(running) > self.workers:
+                    done.append(running.popleft().result())
+            done.extend(f.result() for f in running)
+        return done
 
 
 #: a run of consecutive rows of one dataset's group: (dataset name, group index, first row, end row)

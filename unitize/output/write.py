@@ -30,7 +30,7 @@ from ..runtime.memory import give_back
 from ..runtime.progress import Progress, Sized, no_progress
 from ..schema import FORMAT_VERSION
 from .directory import OutputDir
-from .parts import InProcess, PartTask, write_partition
+from .parts import InProcess, PartTasks, write_partition
 
 
 class RunResult(Protocol):
@@ -46,8 +46,8 @@ class RunResult(Protocol):
         """Counts a person (or a script) wants after a run (the manifest's ``summary``)."""
         ...
 
-    def part_tasks(self, staging: Path) -> list[PartTask[Any]]:
-        """One task per work partition of the unit matrices (:mod:`.parts`), writing below ``staging``."""
+    def part_tasks(self, staging: Path) -> PartTasks[Any]:
+        """One task per work partition of the unit matrices (:mod:`.parts`), writing below ``staging``, each made when taken."""
         ...
 
     def dense_rows(self, written: dict[str, int]) -> dict[str, int]:
@@ -114,14 +114,14 @@ def write_run(
     return manifest
 
 
-def _write_units(target: OutputDir, todo: list[PartTask[Any]], progress: Progress, executor: TaskMap) -> dict[str, int]:
+def _write_units(target: OutputDir, todo: PartTasks[Any], progress: Progress, executor: TaskMap) -> dict[str, int]:
     """Every part of every setting, written by ``executor``; the rows written per setting."""
     if isinstance(executor, InProcess):
         done = executor.map(write_partition, progress(Sized(todo, len(todo)), "writing unit matrices"))
     else:
         done = executor.map(write_partition, todo)
     rows: dict[str, int] = {}
-    for i, spec in enumerate(todo[0].specs):  # outputs listed by setting, then part
+    for i, spec in enumerate(todo.specs):  # outputs listed by setting, then part
         rows[spec[0]] = 0
         for parts in done:
             relative, n = parts[i]

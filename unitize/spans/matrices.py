@@ -16,7 +16,9 @@ from one. Pure NumPy and Arrow, no I/O.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -32,11 +34,11 @@ from ..layouts.base import AnnotatorSegments
 from ..layouts.frames import NOT_ANNOTATED, Frame, group_frame
 from ..model import Corpus, Finding, Universe, not_missing
 from ..model.report_rows import Findings
-from ..output.parts import PARTITION_UNITS, PartTask, partitions
+from ..output.parts import PARTITION_UNITS, PartTasks, partitions
 from ..output.tables import documents_table, tokens_table, universe_table
 from ..schema import FORMAT_VERSION, setting_name
 from ..units import relations
-from ..units.segments import Marks, UnitResult
+from ..units.segments import ByDocument, Marks, UnitResult
 from ..units.unitizers import Approach, Mode, UnitSpace
 from ..validate import Validation
 
@@ -230,13 +232,16 @@ class Unitized:
         """Per setting, the rows of its dense matrix (whatever the layout wrote)."""
         return {name: self.setting_rows(u, m) for name, _, u, _, m in self.settings_specs()}
 
-    def part_tasks(self, staging: Path) -> list[PartTask[SettingSpec]]:
-        """One task per work partition: runs of documents of about ``[output] partition_units`` characters."""
-        specs = self.settings_specs()
+    def part_tasks(self, staging: Path) -> PartTasks[SettingSpec]:
+        """One task per work partition: runs of documents of about ``[output] partition_units`` characters,
+        each task made when it is taken (:class:`~unitize.output.parts.PartTasks`), from its documents alone."""
         doc_ids = self.doc_ids()
         chars = [len(self.corpus.documents[d].text or "") for d in doc_ids]
-        limit = self.settings.partition_units or PARTITION_UNITS
-        return [PartTask(k, str(staging), specs, self.part(d0, d1)) for k, (d0, d1) in enumerate(partitions(chars, limit))]
+        runs = partitions(chars, self.settings.partition_units or PARTITION_UNITS)
+        labelled = "labels" in self.settings.modes
+        cut = _Cut({u: r.marks.by_document(labelled) for u, r in self.results.items()},
+                   {g: sorted(docs) for g, docs in self.universe.items()})
+        return PartTasks(str(staging), self.settings_specs(), [partial(self.part, d0, d1, cut=cut) for d0, d1 in runs])
 
     def side_tables(self) -> Iterator[tuple[str, pa.Table | pa.RecordBatchReader]]:
         """The segments of every unit type (with discourse data's relation counts: :mod:`unitize.units.relations`),
@@ -307,15 +312,18 @@ class Unitized:
         """The documents with a text, in the order of the unit spaces (sorted)."""
         return next(iter(self.spaces.values())).doc_ids
 
-    def part(self, d0: int, d1: int, whole: bool = False) -> MatrixSource:
+    def part(self, d0: int, d1: int, whole: bool = False, cut: _Cut | None = None) -> MatrixSource:
         """The matrices' source for documents ``d0 … d1-1`` of :meth:`doc_ids`: arrays and names only
-        (``whole``: every document, the arrays as they are)."""
+        (``whole``: every document, the arrays as they are; ``cut``: the run's marks and universe sorted by
+        document, made once for all its parts)."""
         if whole:
             return MatrixSource(self.groups, self.layers, self.layer_order, self.annotators, self.labels, self.layout,
                                 self.spaces, {u: r.marks for u, r in self.results.items()}, self.universe, self.expected,
                                 self._present(self.universe))
-        ids = set(self.doc_ids()[d0:d1])
-        universe = {g: {d: m for d, m in docs.items() if d in ids} for g, docs in self.universe.items()}
+        ids = self.doc_ids()[d0:d1]
+        labelled = "labels" in self.settings.modes
+        sorted_docs = cut.sorted_docs if cut is not None else {g: sorted(docs) for g, docs in self.universe.items()}
+        universe = {g: _within(self.universe[g], docs, ids) for g, docs in sorted_docs.items()}
         return MatrixSource(
             groups=self.groups,
             layers=self.layers,
@@ -324,7 +332,8 @@ class Unitized:
             labels=self.labels,
             layout=self.layout,
             spaces={u: s.part(d0, d1) for u, s in self.spaces.items()},
-            marks={u: r.marks.part(self.spaces[u], d0, d1, "labels" in self.settings.modes) for u, r in self.results.items()},
+            marks={u: r.marks.part(self.spaces[u], d0, d1, labelled, cut.marks[u] if cut is not None else None)
+                   for u, r in self.results.items()},
             universe=universe,
             expected=self.expected,
             present=self._present(universe),
@@ -339,3 +348,21 @@ class Unitized:
             wanted = frozenset(self.expected.get(group, ()))
             present[group] = {d: sorted(index[a] for a in not_missing(wanted, missing)) for d, missing in docs.items()}
         return present
+
+
+@dataclass(frozen=True)
+class _Cut:
+    """A run's marks (per unit type, :meth:`~unitize.units.segments.Marks.by_document`) and each group's
+    documents, sorted: a work partition finds its documents' share of both by bisection."""
+
+    marks: dict[str, tuple[ByDocument, ByDocument]]
+    sorted_docs: dict[str, list[str]]
+
+
+def _within(docs: dict[str, AbstractSet[str]], sorted_docs: list[str], ids: list[str]) -> dict[str, AbstractSet[str]]:
+    """The entries of a group's universe ``docs`` (its keys ``sorted_docs``) for the documents ``ids`` (sorted)."""
+    if not ids:
+        return {}
+    keep = set(ids)
+    run = sorted_docs[bisect_left(sorted_docs, ids[0]):bisect_right(sorted_docs, ids[-1])]
+    return {d: docs[d] for d in run if d in keep}

@@ -50,18 +50,46 @@ class Marks:
     label_u0: np.ndarray
     label_u1: np.ndarray
 
-    def part(self, space: UnitSpace, d0: int, d1: int, labelled: bool) -> Marks:
-        """The marks of documents ``d0 … d1-1`` of ``space``, keys and positions renumbered over them
-        (``labelled``: the per-label marks too, else left empty)."""
-        shift = int(space.base[d0]) if d0 < len(space.doc_ids) else 0
+    def by_document(self, labelled: bool) -> tuple[ByDocument, ByDocument]:
+        """The marks (and, ``labelled``, the per-label marks) ordered by document: what :meth:`part` cuts from."""
+        none = ByDocument(np.zeros(0, np.int32), np.zeros(0, np.int32))
+        return ByDocument.of(self.keys.documents(self.key)), (ByDocument.of(self.keys.documents(self.label_key, True)) if labelled else none)
 
-        def cut(key: np.ndarray, u0: np.ndarray, u1: np.ndarray, per_label: bool) -> tuple[np.ndarray, ...]:
-            sel, new = self.keys.restricted(key, d0, d1, per_label)
-            return new, (u0[sel] - shift).astype(np.int32), (u1[sel] - shift).astype(np.int32)
+    def part(self, space: UnitSpace, d0: int, d1: int, labelled: bool, order: tuple[ByDocument, ByDocument] | None = None) -> Marks:
+        """The marks of documents ``d0 … d1-1`` of ``space``, keys and positions renumbered over them
+        (``labelled``: the per-label marks too, else left empty). ``order``: :meth:`by_document`, made once for
+        every part of a run (else made here)."""
+        shift = int(space.base[d0]) if d0 < len(space.doc_ids) else 0
+        marks, label_marks = order or self.by_document(labelled)
+
+        def cut(key: np.ndarray, u0: np.ndarray, u1: np.ndarray, by: ByDocument, per_label: bool) -> tuple[np.ndarray, ...]:
+            sel = by.within(d0, d1)
+            return self.keys.renumbered(key[sel], d0, d1, per_label), (u0[sel] - shift).astype(np.int32), (u1[sel] - shift).astype(np.int32)
 
         none = np.zeros(0, dtype=np.int64)
-        return Marks(self.keys.with_docs(d1 - d0), *cut(self.key, self.u0, self.u1, False),
-                     *(cut(self.label_key, self.label_u0, self.label_u1, True) if labelled else (none, none, none)))
+        return Marks(self.keys.with_docs(d1 - d0), *cut(self.key, self.u0, self.u1, marks, False),
+                     *(cut(self.label_key, self.label_u0, self.label_u1, label_marks, True) if labelled else (none, none, none)))
+
+
+@dataclass(frozen=True)
+class ByDocument:
+    """Positions of sorted marks ordered by their document (key order within one), and those documents:
+    the marks of a run of documents are one slice of ``order``, found by bisection, not by going through
+    every mark (a run's work partitions would each go through all of them)."""
+
+    order: np.ndarray
+    docs: np.ndarray
+
+    @classmethod
+    def of(cls, docs: np.ndarray) -> ByDocument:
+        order = np.argsort(docs, kind="stable")
+        small = np.int32 if docs.size < 2**31 else np.int64
+        return cls(order.astype(small), docs[order].astype(np.int32))
+
+    def within(self, d0: int, d1: int) -> np.ndarray:
+        """Positions (ascending) of the marks of documents ``d0 … d1-1``."""
+        lo, hi = np.searchsorted(self.docs, [d0, d1])
+        return np.sort(self.order[lo:hi])
 
 
 @dataclass

@@ -100,14 +100,16 @@ class SegmentKey:
         """Per-label keys."""
         return key * self.labels + label
 
-    def restricted(self, key: np.ndarray, d0: int, d1: int, labelled: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """Which keys fall in documents ``d0 … d1-1``, and those keys renumbered over these documents
-        (the key of :meth:`with_docs` ``(d1 - d0)``); ``labelled``: per-label keys."""
+    def documents(self, key: np.ndarray, labelled: bool = False) -> np.ndarray:
+        """The document index of each key (``labelled``: per-label keys)."""
+        return key // self.labels % self.docs if labelled else key % self.docs
+
+    def renumbered(self, key: np.ndarray, d0: int, d1: int, labelled: bool = False) -> np.ndarray:
+        """Keys of documents ``d0 … d1-1`` renumbered over these documents (the key of :meth:`with_docs`
+        ``(d1 - d0)``); ``labelled``: per-label keys."""
         scale = self.labels if labelled else 1
         seg = key // scale
-        doc = seg % self.docs
-        sel = (doc >= d0) & (doc < d1)
-        return sel, (seg[sel] // self.docs * (d1 - d0) + (doc[sel] - d0)) * scale + key[sel] % scale
+        return (seg // self.docs * (d1 - d0) + (seg % self.docs - d0)) * scale + key % scale
 
     def with_docs(self, docs: int) -> SegmentKey:
         return SegmentKey(self.layers, self.annotators, docs, self.labels)
