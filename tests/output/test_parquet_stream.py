@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from unitize.output import directory
 from unitize.output.directory import ParquetStream
@@ -95,6 +96,30 @@ def test_tokens_built_in_pieces_are_the_tokens_built_whole(tmp_path: Path, monke
     assert [written.metadata.row_group(i).num_rows for i in range(written.metadata.num_row_groups)] == [300, 300, 92]
     manifest = json.loads((tmp_path / "7" / "manifest.json").read_text(encoding="utf-8"))
     assert [o["rows"] for o in manifest["outputs"] if o["path"] == "tokens.parquet"] == [written.metadata.num_rows]
+
+
+@pytest.mark.parametrize("example", ["tdb-mini", "crowd-mini"])
+def test_documents_and_universe_built_in_pieces_are_the_ones_built_whole(tmp_path: Path, monkeypatch, example: str) -> None:
+    # documents.parquet and universe.parquet come DOC_ROWS rows at a time (a crowd study has a row per text in
+    # each): the files are those the whole tables give, in the writer's row groups
+    from unitize.cli import main
+    from unitize.output import tables
+
+    study = Path(__file__).resolve().parents[2] / "unitize" / "examples" / example / "study.toml"
+    monkeypatch.setattr(directory, "ROW_GROUP_ROWS", 2)
+    files = {}
+    for rows in (1 << 30, 1, 3):
+        monkeypatch.setattr(tables.documents_table, "__defaults__", (rows,))
+        monkeypatch.setattr(tables.universe_table, "__defaults__", (rows,))
+        assert main(["convert", str(study), "--out", str(tmp_path / str(rows)), "-q"]) == 0
+        files[rows] = [(tmp_path / str(rows) / name).read_bytes() for name in ("documents.parquet", "universe.parquet")]
+    assert files[1] == files[3] == files[1 << 30]
+    for name in ("documents.parquet", "universe.parquet"):
+        written = pq.ParquetFile(tmp_path / "1" / name)
+        sizes = [written.metadata.row_group(i).num_rows for i in range(written.metadata.num_row_groups)]
+        assert len(sizes) > 1 and set(sizes[:-1]) == {2} and 0 < sizes[-1] <= 2
+    documents = pq.read_table(tmp_path / "1" / "documents.parquet")
+    assert documents.column("doc_id").to_pylist() == sorted(documents.column("doc_id").to_pylist())
 
 
 def test_a_few_rows_left_for_the_next_row_group_are_copied_not_sliced():

@@ -16,21 +16,59 @@ from ..model import Corpus, Universe, not_missing
 from ..schema import documents_schema, tokens_schema, universe_schema
 from ..units.unitizers import UnitSpace
 
+#: documents.parquet and universe.parquet are built this many rows at a time (their row groups are the writer's)
+DOC_ROWS = 1 << 16
 
-def universe_table(groups: Sequence[str], annotators: Sequence[str], universe: Universe, expected: dict[str, list[str]]) -> pa.Table:
-    """``universe.parquet``: per (group, doc_id) of the unit universe the annotators with a submission, in study order.
+
+def universe_table(groups: Sequence[str], annotators: Sequence[str], universe: Universe, expected: dict[str, list[str]],
+                   rows: int = DOC_ROWS) -> pa.RecordBatchReader:
+    """``universe.parquet``: per (group, doc_id) of the unit universe the annotators with a submission, in study order,
+    ``rows`` at a time (a crowd study has a row per text).
 
     ``universe[group][doc]`` are the annotators missing there, ``expected[group]`` the group's annotators."""
-    out_groups, docs, names = [], [], []
+    return pa.RecordBatchReader.from_batches(universe_schema(), _universe_batches(groups, annotators, universe, expected, max(rows, 1)))
+
+
+def _universe_batches(groups: Sequence[str], annotators: Sequence[str], universe: Universe, expected: dict[str, list[str]],
+                      rows: int) -> Iterator[pa.RecordBatch]:
     rank = {a: i for i, a in enumerate(annotators)}
     for group in sorted(g for g in groups if universe.get(g)):
         wanted = frozenset(expected.get(group, [])) & rank.keys()
-        for doc in sorted(universe[group]):
-            missing = universe[group][doc]
-            out_groups.append(group)
-            docs.append(doc)
-            names.append(sorted(not_missing(wanted, missing), key=rank.__getitem__))
-    return pa.Table.from_pydict({"group": out_groups, "doc_id": docs, "annotators": names}, schema=universe_schema())
+        docs = sorted(universe[group])
+        for first in range(0, len(docs), rows):
+            some = docs[first:first + rows]
+            names = [sorted(not_missing(wanted, universe[group][doc]), key=rank.__getitem__) for doc in some]
+            yield pa.RecordBatch.from_pydict({"group": [group] * len(some), "doc_id": some, "annotators": names}, schema=universe_schema())
+
+
+def documents_table(corpus: Corpus, words: UnitSpace | None, tokenizer: str, rows: int = DOC_ROWS) -> pa.RecordBatchReader:
+    """``documents.parquet``: per document its source, size, hash, decoding, unit counts and text
+    (``words``: the word unit space, when the run has word units), ``rows`` documents at a time."""
+    return pa.RecordBatchReader.from_batches(documents_schema(), _document_batches(corpus, words, tokenizer, max(rows, 1)))
+
+
+def _document_batches(corpus: Corpus, words: UnitSpace | None, tokenizer: str, rows: int) -> Iterator[pa.RecordBatch]:
+    doc_ids = sorted(corpus.documents)
+    tokens = dict(zip(words.doc_ids, words.n_units.tolist())) if words else {}
+    for first in range(0, len(doc_ids), rows):
+        some = doc_ids[first:first + rows]
+        docs = [corpus.documents[d] for d in some]
+        yield pa.RecordBatch.from_pydict(
+            {
+                "doc_id": some,
+                "source": [d.source for d in docs],
+                "bytes": [d.size for d in docs],
+                "sha256": [d.sha256 for d in docs],
+                "encoding": [d.encoding for d in docs],
+                "newline": [d.newline for d in docs],
+                "bom": [d.bom for d in docs],
+                "chars": [len(d.text) if d.text is not None else None for d in docs],
+                "tokens": [tokens.get(d.doc_id) for d in docs],
+                "tokenizer": [tokenizer if words and d.text is not None else None for d in docs],
+                "text": [d.text for d in docs],
+            },
+            schema=documents_schema(),
+        )
 
 
 #: tokens.parquet is built this many tokens at a time
@@ -61,27 +99,3 @@ def _token_batches(space: UnitSpace, rows: int) -> Iterator[pa.RecordBatch]:
             ],
             schema=tokens_schema(),
         )
-
-
-def documents_table(corpus: Corpus, words: UnitSpace | None, tokenizer: str) -> pa.Table:
-    """``documents.parquet``: per document its source, size, hash, decoding, unit counts and text
-    (``words``: the word unit space, when the run has word units)."""
-    doc_ids = sorted(corpus.documents)
-    tokens = dict(zip(words.doc_ids, words.n_units.tolist())) if words else {}
-    rows = [corpus.documents[d] for d in doc_ids]
-    return pa.Table.from_pydict(
-        {
-            "doc_id": doc_ids,
-            "source": [d.source for d in rows],
-            "bytes": [d.size for d in rows],
-            "sha256": [d.sha256 for d in rows],
-            "encoding": [d.encoding for d in rows],
-            "newline": [d.newline for d in rows],
-            "bom": [d.bom for d in rows],
-            "chars": [len(d.text) if d.text is not None else None for d in rows],
-            "tokens": [tokens.get(d.doc_id) for d in rows],
-            "tokenizer": [tokenizer if words and d.text is not None else None for d in rows],
-            "text": [d.text for d in rows],
-        },
-        schema=documents_schema(),
-    )
