@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -116,3 +118,19 @@ def test_segments_equal_the_naive_reference(elements, discontinuous):
             key=lambda r: (r[0], r[1], r[2]),
         )
         assert got == reference(corpus, unit, discontinuous)
+
+
+def test_label_marks_are_made_only_for_a_labels_mode_and_positions_kept_in_32_bits():
+    """The marks of the labels matrices are made when a setting has the labels mode (a crowd run without it
+    would carry them through every batch for nothing); the marks' unit positions are 32-bit integers."""
+    corpus = corpus_of([("a", "L1", "r1", "f", "x", [(0, 5)]), ("b", "L1", "r2", "f", "y", [(3, 9)]),
+                        ("a", "L2", "r3", "f", None, [(14, 4)])])
+    runs = {}
+    for modes in (("separate",), ("separate", "labels")):
+        runs[modes] = unitize_spans(corpus, Settings(format="brat", pairs=(("char", "interval"),), layers=LAYERS, modes=modes,
+                                                     tokenizer="whitespace", layout="wide"))
+    plain, labelled = runs[("separate",)].results["char"].marks, runs[("separate", "labels")].results["char"].marks
+    assert plain.label_key.size == plain.label_u0.size == 0
+    assert labelled.label_key.tolist() == [1, 5, 6] and labelled.label_u0.tolist() == [0, 3, 14] and labelled.label_u1.tolist() == [4, 11, 17]
+    assert plain.u0.dtype == plain.u1.dtype == labelled.label_u0.dtype == np.int32
+    assert plain.key.tolist() == labelled.key.tolist() and plain.u0.tolist() == [0, 3, 14] and plain.u1.tolist() == [4, 11, 17]

@@ -208,7 +208,8 @@ class _Run:
         findings = list(validation.findings) + live.dropped_findings()
         results: dict[str, UnitResult] = {}
         for unit in settings.units:
-            results[unit] = resolve_segments(unit, self.spaces[unit], corpus, live.frag, live.segs, live.names, self.doc_dictionary)
+            results[unit] = resolve_segments(unit, self.spaces[unit], corpus, live.frag, live.segs, live.names, self.doc_dictionary,
+                                             labelled="labels" in settings.modes)
             if corpus.traits.relations:  # counted here, a batch's groups at a time (they are whole)
                 results[unit].relations = relation_counts(results[unit].segments)
             findings.extend(results[unit].findings)

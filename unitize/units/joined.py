@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ..model.codes import positions
 from .relations import Counts
-from .segments import Marks, UnitResult
+from .segments import Marks, UnitResult, narrowed
 
 
 def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], groups: list[str], layers: list[str],
@@ -37,7 +37,7 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
         label = np.searchsorted(labels, own)[marks.label_key % scale] if own else marks.label_key
         columns["label_key"].append(keys.labelled(keys.encode(to_run[group], layer, annotator, doc), label))
         for name in ("u0", "u1", "label_u0", "label_u1"):  # unit positions: 32 bits where they fit (millions of them)
-            columns[name].append(_narrow(getattr(marks, name)))
+            columns[name].append(narrowed(getattr(marks, name)))
     merged = {name: np.concatenate(arrays) for name, arrays in columns.items()}
     shared = sum(len(g) for g in groups_of) > len(groups)  # a group over several batches
     if shared:
@@ -104,10 +104,3 @@ def _added(parts: Iterable[dict[str, Counts]]) -> dict[str, Counts]:
             for layers, n in counts.items():
                 into[layers] = into.get(layers, 0) + n
     return out
-
-
-def _narrow(positions: np.ndarray) -> np.ndarray:
-    """Unit positions as int32 when they fit (the run holds every segment's), else as they are."""
-    if positions.size and int(positions.min()) >= 0 and int(positions.max()) < 1 << 31:
-        return positions.astype(np.int32)
-    return positions

@@ -182,6 +182,7 @@ def resolve_segments(
     segs: Segments,
     names: FragmentNames,
     docs: pa.Array | None = None,
+    labelled: bool = True,
 ) -> UnitResult:
     """Fragments → segments → units → merged disjoint segments, for one unit type.
 
@@ -189,8 +190,8 @@ def resolve_segments(
     layer, annotator and document indices, element, begin, end); ``segs`` is their
     :func:`~unitize.units.unitizers.fragments_to_segments`; ``names`` the group, layer,
     annotator and label names the indices refer to; ``docs`` the space's document ids as the ``doc_id`` column's
-    dictionary (a run of many batches makes it once; default: made here). Findings: ``empty-segment``, ``word-snapped``,
-    ``segments-merged``.
+    dictionary (a run of many batches makes it once; default: made here); ``labelled``: the marks of the labels
+    matrices too (a run with a ``labels`` mode). Findings: ``empty-segment``, ``word-snapped``, ``segments-merged``.
     """
     spans = corpus.spans
     rep = frag["span"][segs.first_fragment]  # a representative span per segment
@@ -210,7 +211,8 @@ def resolve_segments(
     keys = SegmentKey(len(names["layers"]), len(names["annotators"]), len(space.doc_ids), max(len(names["labels"]), 1))
     key = keys.encode(frag["group"][first], frag["layer"][first], frag["annotator"][first], doc)
     merged = merge_overlaps(key[live], u0[live], u1[live])
-    label_key, label_u0, label_u1 = _labelled_marks(keys, merged, frag["label"][first][live])
+    none = np.zeros(0, np.int64)
+    label_key, label_u0, label_u1 = _labelled_marks(keys, merged, frag["label"][first][live]) if labelled else (none, none, none)
     frag_merged = _members(segs.fragment_segment, segs.begin.size, live, merged.cluster)
 
     # records and labels per merged segment, in fragment order
@@ -226,12 +228,19 @@ def resolve_segments(
     table = _segments_table(unit, docs, space, names, keys, merged, label_col, records, extended, snapped_m)
     return UnitResult(
         unit=unit,
-        marks=Marks(keys, merged.key, merged.u0, merged.u1, label_key, label_u0, label_u1),
+        marks=Marks(keys, merged.key, narrowed(merged.u0), narrowed(merged.u1), label_key, narrowed(label_u0), narrowed(label_u1)),
         segments=table,
         findings=findings,
         in_segments=int((frag_merged >= 0).sum()),
         excluded=excluded,
     )
+
+
+def narrowed(positions: np.ndarray) -> np.ndarray:
+    """Unit positions as int32 when they fit (a run holds every segment's: millions of them), else as they are."""
+    if positions.size and int(positions.min()) >= 0 and int(positions.max()) < 1 << 31:
+        return positions.astype(np.int32, copy=False)
+    return positions
 
 
 def _any_of(cluster: np.ndarray, flags: np.ndarray, m: int) -> np.ndarray:
