@@ -13,12 +13,14 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unitize.config import Settings
-from unitize.model import Corpus, Document, Span, Submission
+from unitize.errors import RunError
+from unitize.model import Corpus, Document, Span, SpanStream, Submission
 from unitize.spans.run import unitize_spans
 
 TEXT = "aa bb  cc dd\nee ff gg hh"
@@ -120,17 +122,31 @@ def test_segments_equal_the_naive_reference(elements, discontinuous):
         assert got == reference(corpus, unit, discontinuous)
 
 
-def test_label_marks_are_made_only_for_a_labels_mode_and_positions_kept_in_32_bits():
-    """The marks of the labels matrices are made when a setting has the labels mode (a crowd run without it
-    would carry them through every batch for nothing); the marks' unit positions are 32-bit integers."""
+def test_a_streamed_run_makes_label_marks_only_for_a_labels_mode_and_keeps_positions_in_32_bits():
+    """A corpus read as a stream (a conversion's) makes the labels matrices' marks only when a setting has the labels
+    mode (a crowd run would carry them through every batch for nothing); one read whole makes them always (its
+    result may be asked for any matrix). Asking a streamed run without them for a labels matrix is refused clearly.
+    The marks' unit positions are 32-bit integers."""
     corpus = corpus_of([("a", "L1", "r1", "f", "x", [(0, 5)]), ("b", "L1", "r2", "f", "y", [(3, 9)]),
                         ("a", "L2", "r3", "f", None, [(14, 4)])])
-    runs = {}
-    for modes in (("separate",), ("separate", "labels")):
-        runs[modes] = unitize_spans(corpus, Settings(format="brat", pairs=(("char", "interval"),), layers=LAYERS, modes=modes,
-                                                     tokenizer="whitespace", layout="wide"))
-    plain, labelled = runs[("separate",)].results["char"].marks, runs[("separate", "labels")].results["char"].marks
-    assert plain.label_key.size == plain.label_u0.size == 0
-    assert labelled.label_key.tolist() == [1, 5, 6] and labelled.label_u0.tolist() == [0, 3, 14] and labelled.label_u1.tolist() == [4, 11, 17]
-    assert plain.u0.dtype == plain.u1.dtype == labelled.label_u0.dtype == np.int32
-    assert plain.key.tolist() == labelled.key.tolist() and plain.u0.tolist() == [0, 3, 14] and plain.u1.tolist() == [4, 11, 17]
+
+    def streamed() -> Corpus:
+        batch = Corpus(format="brat", spans=corpus.spans, submissions=corpus.submissions)
+        return Corpus(format="brat", documents=corpus.documents, stream=SpanStream(["a", "b"], [lambda: batch]))
+
+    def run(source: Corpus, modes: tuple[str, ...]):
+        return unitize_spans(source, Settings(format="brat", pairs=(("char", "interval"),), layers=LAYERS, modes=modes,
+                                              tokenizer="whitespace", layout="wide"))
+
+    plain, labelled, whole = run(streamed(), ("separate",)), run(streamed(), ("separate", "labels")), run(corpus, ("separate",))
+    marks = {name: r.results["char"].marks for name, r in (("plain", plain), ("labelled", labelled), ("whole", whole))}
+    assert marks["plain"].label_key.size == marks["plain"].label_u0.size == 0 and not marks["plain"].labelled
+    for name in ("labelled", "whole"):
+        m = marks[name]
+        assert m.labelled and m.label_key.tolist() == [1, 5, 6]
+        assert m.label_u0.tolist() == [0, 3, 14] and m.label_u1.tolist() == [4, 11, 17]
+    assert marks["plain"].u0.dtype == marks["plain"].u1.dtype == marks["whole"].label_u0.dtype == np.int32
+    assert marks["plain"].key.tolist() == marks["whole"].key.tolist() and marks["plain"].u1.tolist() == [4, 11, 17]
+    assert next(whole.matrices("char", "interval", "labels")).equals(next(labelled.matrices("char", "interval", "labels")))
+    with pytest.raises(RunError, match="made no labels matrices"):
+        next(plain.matrices("char", "interval", "labels"))

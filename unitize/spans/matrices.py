@@ -121,6 +121,9 @@ class MatrixBuilder:
         """Per annotator, the ``(r0, r1, label)`` frame rows (inclusive) of a (group, layer)'s merged segments."""
         src = self.source
         marks, space = src.marks[unit], src.spaces[unit]
+        if labelled and not marks.labelled:
+            raise RunError("this run made no labels matrices: its settings have no labels mode and its corpus was read as "
+                           "a stream; add \"labels\" to [unitize] modes (or read the corpus whole) for them")
         keys = marks.keys
         scale = keys.labels if labelled else 1
         key, u0, u1 = (marks.label_key, marks.label_u0, marks.label_u1) if labelled else (marks.key, marks.u0, marks.u1)

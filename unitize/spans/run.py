@@ -69,7 +69,9 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
     spaces = build_spaces(header, settings.units, settings.tokenizer, progress, executor)
-    run = _Run(settings, annotators, sorted(set(settings.layers)), spaces, per_document(settings, header, annotators))
+    # the labels matrices' marks: for a labels mode, or a corpus read whole (its result may be asked for any matrix)
+    label_marks = "labels" in settings.modes or corpus.stream is None
+    run = _Run(settings, annotators, sorted(set(settings.layers)), spaces, per_document(settings, header, annotators), label_marks)
     parts = _parts(run, header, stream, progress)
     _check_layers(settings, header, set().union(*(p.layers_found for p in parts)))
     return run.combined(header, parts)
@@ -173,13 +175,15 @@ class _Part:
 @dataclass
 class _Run:
     """A span run's fixed context: the settings with the format's defaults, the study's annotators, the
-    selected layers, the unit spaces of every document and the validation's assignment rule."""
+    selected layers, the unit spaces of every document, the validation's assignment rule and whether the
+    labels matrices' marks are made."""
 
     settings: Settings
     annotators: list[str]
     layers: list[str]
     spaces: dict[str, UnitSpace]
     per_document: bool
+    label_marks: bool = True
 
     @cached_property
     def doc_dictionary(self) -> pa.Array:
@@ -209,7 +213,7 @@ class _Run:
         results: dict[str, UnitResult] = {}
         for unit in settings.units:
             results[unit] = resolve_segments(unit, self.spaces[unit], corpus, live.frag, live.segs, live.names, self.doc_dictionary,
-                                             labelled="labels" in settings.modes)
+                                             labelled=self.label_marks)
             if corpus.traits.relations:  # counted here, a batch's groups at a time (they are whole)
                 results[unit].relations = relation_counts(results[unit].segments)
             findings.extend(results[unit].findings)

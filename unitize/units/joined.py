@@ -49,7 +49,7 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
     tables = _unified(_in_run_order(segments, rank, layers) if shared else pa.concat_tables(segments))  # chunks as they are (maybe mapped files)
     return UnitResult(
         unit=unit,
-        marks=Marks(keys, **merged),
+        marks=Marks(keys, **merged, labelled=all(r.marks.labelled for r in results)),
         segments=tables,
         findings=[f for r in results for f in r.findings],
         in_segments=sum(r.in_segments for r in results),

@@ -40,7 +40,8 @@ class FragmentNames(TypedDict):
 class Marks:
     """The merged segments of one unit type as the matrix builders read them: inclusive unit ranges
     ``u0 … u1`` (positions in the unit space), sorted by their :class:`~unitize.units.unitizers.SegmentKey`
-    ``key`` then ``u0``; ``label_*`` the same per label (mode ``labels``), keys ``keys.labelled``."""
+    ``key`` then ``u0``; ``label_*`` the same per label (mode ``labels``), keys ``keys.labelled`` — made when
+    ``labelled`` (else empty)."""
 
     keys: SegmentKey
     key: np.ndarray
@@ -49,6 +50,7 @@ class Marks:
     label_key: np.ndarray
     label_u0: np.ndarray
     label_u1: np.ndarray
+    labelled: bool = True
 
     def by_document(self, labelled: bool) -> tuple[ByDocument, ByDocument]:
         """The marks (and, ``labelled``, the per-label marks) ordered by document: what :meth:`part` cuts from."""
@@ -67,8 +69,9 @@ class Marks:
             return self.keys.renumbered(key[sel], d0, d1, per_label), (u0[sel] - shift).astype(np.int32), (u1[sel] - shift).astype(np.int32)
 
         none = np.zeros(0, dtype=np.int64)
-        return Marks(self.keys.with_docs(d1 - d0), *cut(self.key, self.u0, self.u1, marks, False),
-                     *(cut(self.label_key, self.label_u0, self.label_u1, label_marks, True) if labelled else (none, none, none)))
+        key, u0, u1 = cut(self.key, self.u0, self.u1, marks, False)
+        label_key, label_u0, label_u1 = cut(self.label_key, self.label_u0, self.label_u1, label_marks, True) if labelled else (none, none, none)
+        return Marks(self.keys.with_docs(d1 - d0), key, u0, u1, label_key, label_u0, label_u1, labelled and self.labelled)
 
 
 @dataclass(frozen=True)
@@ -211,8 +214,7 @@ def resolve_segments(
     keys = SegmentKey(len(names["layers"]), len(names["annotators"]), len(space.doc_ids), max(len(names["labels"]), 1))
     key = keys.encode(frag["group"][first], frag["layer"][first], frag["annotator"][first], doc)
     merged = merge_overlaps(key[live], u0[live], u1[live])
-    none = np.zeros(0, np.int64)
-    label_key, label_u0, label_u1 = _labelled_marks(keys, merged, frag["label"][first][live]) if labelled else (none, none, none)
+    label_key, label_u0, label_u1 = _labelled_marks(keys, merged, frag["label"][first][live], labelled)
     frag_merged = _members(segs.fragment_segment, segs.begin.size, live, merged.cluster)
 
     # records and labels per merged segment, in fragment order
@@ -228,7 +230,8 @@ def resolve_segments(
     table = _segments_table(unit, docs, space, names, keys, merged, label_col, records, extended, snapped_m)
     return UnitResult(
         unit=unit,
-        marks=Marks(keys, merged.key, narrowed(merged.u0), narrowed(merged.u1), label_key, narrowed(label_u0), narrowed(label_u1)),
+        marks=Marks(keys, merged.key, narrowed(merged.u0), narrowed(merged.u1), label_key, narrowed(label_u0), narrowed(label_u1),
+                    labelled),
         segments=table,
         findings=findings,
         in_segments=int((frag_merged >= 0).sum()),
@@ -311,11 +314,14 @@ def _merge_findings(unit: str, spans: list[Span], size: np.ndarray, span_of: np.
     return findings
 
 
-def _labelled_marks(keys: SegmentKey, merged: Merged, label: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _labelled_marks(keys: SegmentKey, merged: Merged, label: np.ndarray, made: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The marks of a labels matrix: each merged segment once per label of its fragments, over the merged extent —
     so a unit's value is its segment's label (DESIGN §4: an annotator's intersecting segments of one layer are one
     segment, labelled with their labels joined), the one rule span F1, the alt-test, adjudication and the report
-    read (docs/convert.md, "One label per unit")."""
+    read (docs/convert.md, "One label per unit"). Empty unless ``made``."""
+    if not made:
+        none = np.zeros(0, np.int64)
+        return none, none, none
     scale = keys.labels
     pairs = np.unique(merged.cluster.astype(np.int64) * scale + label.astype(np.int64))
     cluster, lab = pairs // scale, pairs % scale
