@@ -134,7 +134,7 @@ def test_assignments_are_indices_and_come_back_with_their_span_counts():
     rows.add(np.array([0, 0]), ["Insult", None], np.array([0, 1]), np.array([0, 5]), np.array([4, 9]), np.array([2, 3]))
     rows.add(np.array([1]), ["Insult"], np.array([0]), np.array([-1]), np.array([-1]), np.array([4]))
     (batch,) = rows.batches(0)
-    assert batch.docs == ["c2", "c1", "c3"] and batch.annotators == ["w1", "w2"] and batch.labels == ["Insult", None]
+    assert batch.docs.to_pylist() == ["c2", "c1", "c3"] and batch.annotators == ["w1", "w2"] and batch.labels == ["Insult", None]
     assert batch.sources == ["roster.csv", "other.csv"]
     assert batch.assignments.tolist() == [[0, 0, 0, 2], [1, 1, 0, 1], [2, 0, 1, 0], [1, 0, 1, 0]]
     assert batch.spans.tolist() == [[0, 0, 0, 0, 4, 2], [0, 0, 1, 5, 9, 3], [1, 1, 0, -1, -1, 4]]

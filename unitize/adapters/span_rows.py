@@ -34,7 +34,7 @@ class RowBatch:
     group: str
     layer: str
     source: str
-    docs: list[str]
+    docs: pa.Array  # strings: a crowd study's batches name millions of documents, held until each batch is read
     annotators: list[str]
     labels: list[str | None]
     sources: list[str]
@@ -45,7 +45,7 @@ class RowBatch:
 
     def corpus(self, format_name: str) -> Corpus:
         """The batch's spans (an unreadable one with offsets -1, as the reader reported it) and submissions."""
-        docs, who, labels, group, layer, source = self.docs, self.annotators, self.labels, self.group, self.layer, self.source
+        docs, who, labels, group, layer, source = self.docs.to_pylist(), self.annotators, self.labels, self.group, self.layer, self.source
         return Corpus(
             format=format_name,
             spans=[Span(who[a], docs[d], group, f"line {line}", layer, 0, begin, end, labels[lab], {}, source, line)
@@ -169,7 +169,7 @@ class SpanRows:
             local = np.full(n, -1, dtype=np.int64)
             local[used] = np.arange(used.size)
             rows[:, 0], subs[:, 0] = local[rows[:, 0]], local[subs[:, 0]]
-            out.append(RowBatch(self.group, self.layer, self.source, names.take(pa.array(used)).to_pylist(), who, labels, sources, rows, subs))
+            out.append(RowBatch(self.group, self.layer, self.source, names.take(pa.array(used)), who, labels, sources, rows, subs))
         return out
 
 

@@ -86,6 +86,7 @@ def write_run(
     try:
         if executor is None or not getattr(executor, "parallel", True):
             executor = InProcess(threads)
+        give_back()  # what making the run freed (a span run's batches, joined), before the writing threads take theirs
         unit_rows = _write_units(target, result.part_tasks(target.staging), progress, executor)
         give_back()  # what the writing threads freed, before the side tables are written
         dense_rows = result.dense_rows(unit_rows)
