@@ -32,6 +32,7 @@ from ..model.findings import finding
 from ..model.report_rows import Findings, Packed
 from ..model.traits import FormatTraits
 from ..runtime.executors import Executor, cores, forked_pool, forks
+from ..runtime.memory import give_back
 from ..runtime.progress import Progress, Sized, no_progress
 from ..runtime.spool import scratch_prefix
 from ..units.joined import joined
@@ -117,6 +118,7 @@ def _parts(run: _Run, header: Corpus, stream: SpanStream, progress: Progress) ->
             for unit, result in part.results.items():
                 result.segments, mapped = spill.read_back(Path(folder), k, unit, docs)
                 result.mapped.append(mapped)
+    give_back()  # the batches' rows, let go as their processes took them, before the parts are joined
     return parts  # the files are gone; their mappings last as long as the tables
 
 
