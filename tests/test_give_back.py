@@ -28,3 +28,33 @@ def test_freed_holes_in_the_heap_go_back_to_the_system():
     after = _rss_mib()
     assert before - after > 150, (before, after)
     assert len(kept) == 300
+
+
+def test_a_run_gives_back_between_its_phases_and_after_each_partition_written_here(tmp_path, monkeypatch):
+    """Writing in this process: before the unit matrices, after each partition (a writing thread's arena keeps what it
+    freed, and grows with the partitions it wrote) and after the last; an executor writing elsewhere: its partitions
+    are its own business."""
+    from pathlib import Path
+
+    import unitize
+    from unitize.output import write
+
+    calls = []
+    monkeypatch.setattr(write, "give_back", lambda: calls.append(1))
+    study = Path(__file__).resolve().parents[1] / "unitize" / "examples" / "tdb-mini" / "study.toml"
+    settings = unitize.override(unitize.load_settings(study), partition_units=600)
+    result = unitize.unitize(unitize.read_corpus(settings), settings)
+    parts = len(result.part_tasks(tmp_path / "staging"))
+    assert parts == 3
+    unitize.write_output(result, tmp_path / "here")
+    assert len(calls) == parts + 2
+
+    class Elsewhere:
+        parallel = True
+
+        def map(self, fn, items):
+            return [fn(item) for item in items]
+
+    calls.clear()
+    unitize.write_output(result, tmp_path / "elsewhere", executor=Elsewhere())
+    assert len(calls) == 2

@@ -30,7 +30,7 @@ from ..runtime.memory import give_back
 from ..runtime.progress import Progress, Sized, no_progress
 from ..schema import FORMAT_VERSION
 from .directory import OutputDir
-from .parts import InProcess, PartTasks, write_partition
+from .parts import InProcess, PartTask, PartTasks, write_partition
 
 
 class RunResult(Protocol):
@@ -118,7 +118,7 @@ def write_run(
 def _write_units(target: OutputDir, todo: PartTasks[Any], progress: Progress, executor: TaskMap) -> dict[str, int]:
     """Every part of every setting, written by ``executor``; the rows written per setting."""
     if isinstance(executor, InProcess):
-        done = executor.map(write_partition, progress(Sized(todo, len(todo)), "writing unit matrices"))
+        done = executor.map(_written_here, progress(Sized(todo, len(todo)), "writing unit matrices"))
     else:
         done = executor.map(write_partition, todo)
     rows: dict[str, int] = {}
@@ -129,6 +129,15 @@ def _write_units(target: OutputDir, todo: PartTasks[Any], progress: Progress, ex
             target.record(relative, n)
             rows[spec[0]] += n
     return rows
+
+
+def _written_here(task: PartTask[Any]) -> list[tuple[str, int]]:
+    """A partition written in this process, what its thread freed given back to the system: a thread's allocator
+    arena would keep it, and each writing thread's arena grows with the partitions it wrote."""
+    try:
+        return write_partition(task)
+    finally:
+        give_back()
 
 
 def _versions() -> dict[str, str]:
