@@ -22,7 +22,9 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .. import layouts
 from ..config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
@@ -251,11 +253,13 @@ class _Run:
                 for doc, missing in docs.items():
                     same = ids[doc].doc_id if doc in ids else doc
                     held[same if same == doc else doc] = missing
+            p.universe = {}  # its ids were copies (unpickled): let go now, not once every part is joined
             expected.update(p.expected)
             runs.append(p.findings)
         validation = Validation(findings=[], universe=universe, annotators=expected)  # its findings: the result's
-        layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(spaces, validation, settings))
-        layouts.refuse_too_wide(layout, _group_cells(spaces, validation, len(annotators)), len(annotators))
+        units = _group_units(spaces, validation)
+        layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(units, settings))
+        layouts.refuse_too_wide(layout, {key: n * len(annotators) for key, n in units.items()}, len(annotators))
         results = {}
         for unit in settings.units:  # each part's result let go once joined: one unit type held twice at most
             results[unit] = joined(unit, [p.results.pop(unit) for p in parts], [p.groups for p in parts], groups,
@@ -305,24 +309,26 @@ def _layers_from_label(corpus: Corpus, settings: Settings) -> Corpus:
     return replace(corpus, spans=[replace(s, layer=s.label if s.label is not None else s.layer) for s in corpus.spans])
 
 
-def _dense_rows(spaces: dict[str, UnitSpace], validation: Validation, settings: Settings) -> int:
-    """Rows of the largest setting's dense matrix (every unit of every group's documents, per layer)."""
-    per_layer = 1 if set(settings.modes) == {"combined"} else len(set(settings.layers))
-    most = 0
-    for space in spaces.values():
-        units = dict(zip(space.doc_ids, space.n_units.tolist()))
-        most = max(most, sum(units.get(d, 0) for docs in validation.universe.values() for d in docs) * per_layer)
-    return most
-
-
-def _group_cells(spaces: dict[str, UnitSpace], validation: Validation, n_annotators: int) -> dict[tuple[str, str], int]:
-    """Cells (units × annotators) of each (unit type, group)'s dense matrix."""
+def _group_units(spaces: dict[str, UnitSpace], validation: Validation) -> dict[tuple[str, str], int]:
+    """Units of each (unit type, group)'s documents (a group's dense matrix has these rows per layer), the documents
+    found in the unit spaces' ids by Arrow (a crowd study's group has millions)."""
     out = {}
     for unit, space in spaces.items():
-        units = dict(zip(space.doc_ids, space.n_units.tolist()))
+        ids = pa.array(space.doc_ids, pa.string())
         for group, docs in validation.universe.items():
-            out[(unit, group)] = sum(units.get(d, 0) for d in docs) * n_annotators
+            at = pc.index_in(pa.array(list(docs), pa.string()), value_set=ids).to_numpy(zero_copy_only=False)
+            at = at[~np.isnan(at)].astype(np.int64) if at.dtype.kind == "f" else at
+            out[(unit, group)] = int(space.n_units[at].sum())
     return out
+
+
+def _dense_rows(units: dict[tuple[str, str], int], settings: Settings) -> int:
+    """Rows of the largest setting's dense matrix (every unit of every group's documents, per layer)."""
+    per_layer = 1 if set(settings.modes) == {"combined"} else len(set(settings.layers))
+    totals: dict[str, int] = {}
+    for (unit, _), n in units.items():
+        totals[unit] = totals.get(unit, 0) + n
+    return max(totals.values(), default=0) * per_layer
 
 
 def per_document(settings: Settings, corpus: Corpus, annotators: list[str]) -> bool:
