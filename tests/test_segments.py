@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pyarrow as pa
 import pytest
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -162,7 +162,8 @@ def test_units_per_group_count_each_documents_units_once_and_none_for_a_document
     documents = {"d1": Document("d1", "aa bb cc"), "d2": Document("d2", "dd ee"), "d3": Document("d3", "f")}
     spaces = build_spaces(Corpus(format="brat", documents=documents), ["char", "word"], "whitespace")
     universe = {"g1": {"d1": frozenset(), "d3": frozenset()}, "g2": {"d2": frozenset(), "gone": frozenset()}, "g3": {}}
-    units = _group_units(spaces, Validation(findings=[], universe=universe, annotators={}))
+    ids = pa.array(spaces["char"].doc_ids, pa.string())
+    units = _group_units(spaces, Validation(findings=[], universe=universe, annotators={}), ids)
     assert units == {("char", "g1"): 9, ("char", "g2"): 5, ("char", "g3"): 0,
                      ("word", "g1"): 4, ("word", "g2"): 2, ("word", "g3"): 0}
     layered = Settings(format="brat", layers=("L1", "L2"), modes=("separate",))

@@ -95,7 +95,7 @@ def read_table(path: Path, base: Path, corpus: Corpus, role: str, needed: list[s
                 values[c] = []
     for c in needed:
         chunks[c].append(pa.array(values[c], pa.string()))
-    return Table(name, {c: pa.chunked_array(chunks[c], pa.string()) for c in needed}, np.array(lines, dtype=np.int64))  # a copy
+    return Table(name, {c: pa.chunked_array(chunks[c], pa.string()) for c in needed}, np.frombuffer(lines, dtype=np.int64))
 
 
 #: CSV rows gathered as Python strings before they become Arrow arrays

@@ -22,7 +22,6 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -257,7 +256,7 @@ class _Run:
             expected.update(p.expected)
             runs.append(p.findings)
         validation = Validation(findings=[], universe=universe, annotators=expected)  # its findings: the result's
-        units = _group_units(spaces, validation)
+        units = _group_units(spaces, validation, self.doc_dictionary)
         layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=_dense_rows(units, settings))
         layouts.refuse_too_wide(layout, {key: n * len(annotators) for key, n in units.items()}, len(annotators))
         results = {}
@@ -309,15 +308,14 @@ def _layers_from_label(corpus: Corpus, settings: Settings) -> Corpus:
     return replace(corpus, spans=[replace(s, layer=s.label if s.label is not None else s.layer) for s in corpus.spans])
 
 
-def _group_units(spaces: dict[str, UnitSpace], validation: Validation) -> dict[tuple[str, str], int]:
-    """Units of each (unit type, group)'s documents (a group's dense matrix has these rows per layer), the documents
-    found in the unit spaces' ids by Arrow (a crowd study's group has millions)."""
+def _group_units(spaces: dict[str, UnitSpace], validation: Validation, ids: pa.Array) -> dict[tuple[str, str], int]:
+    """Units of each (unit type, group)'s documents (a group's dense matrix has these rows per layer). ``ids``: the
+    documents of the unit spaces (every space has them, in one order), where a group's are found by Arrow (a crowd
+    study's group has millions); a document of the universe without a text has no units."""
     out = {}
-    for unit, space in spaces.items():
-        ids = pa.array(space.doc_ids, pa.string())
-        for group, docs in validation.universe.items():
-            at = pc.index_in(pa.array(list(docs), pa.string()), value_set=ids).to_numpy(zero_copy_only=False)
-            at = at[~np.isnan(at)].astype(np.int64) if at.dtype.kind == "f" else at
+    for group, docs in validation.universe.items():
+        at = pc.drop_null(pc.index_in(pa.array(list(docs), pa.string()), value_set=ids)).to_numpy(zero_copy_only=False)
+        for unit, space in spaces.items():
             out[(unit, group)] = int(space.n_units[at].sum())
     return out
 
