@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import re
 import shlex
 from pathlib import Path
@@ -153,6 +154,20 @@ def test_set_changes_any_key(tmp_path, capsys):
     apply_set(data, 'input.columns={doc = "id"}')
     assert data == {"items": {"groups": {"severity": {"level": "ordinal"}}}, "input": {"columns": {"doc": "id"}}}
     assert toml_value("regex") == "regex" and toml_value("3") == 3
+
+
+def test_set_of_an_input_key_beside_format_and_no_study(tmp_path, capsys):
+    # --set input.KEY=... with --format and no study file: the [input] it makes is of the flag's format (it was read
+    # as a study naming no format: "[input] format is missing")
+    crowd = EXAMPLES / "crowd-mini"
+    out = tmp_path / "o"
+    columns = 'input.columns={doc = "comment_id", text = "comment_text", annotator = "worker", key = "annotation", label = "type", begin = "start"}'
+    argv = ["convert", "--format", "span-table", "--annotations", str(crowd / "spans.csv"), "--set", columns,
+            "--set", f"input.roster={str(crowd / 'annotations.csv')!r}", "--out", str(out), "-q"]
+    assert main([*argv, "--set", "input.texts='nope.csv'"]) == 2
+    assert "texts table not found" in capsys.readouterr().err
+    assert main([*argv, "--set", f"input.texts={str(crowd / 'comments.csv')!r}"]) == 0
+    assert json.loads((out / "manifest.json").read_text(encoding="utf-8"))["settings"]["format"] == "span-table"
 
 
 @pytest.mark.parametrize(

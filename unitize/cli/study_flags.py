@@ -171,6 +171,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
             apply_set(data, assignment)
         if args.format is None and "format" not in data.get("input", {}):
             raise ConfigError("give a study configuration (unitize convert study.toml) or --format and --annotations")
+        if args.format is not None and "input" in data:  # --set input.KEY=... beside --format: the flag names the format
+            data["input"].setdefault("format", args.format)
         settings = from_mapping(data, base=working_directory())  # names in the outputs are relative to it
     inp = input_flags(args, get_adapter(args.format or settings.format))
     items = dict(settings.items)
