@@ -86,15 +86,20 @@ def cells(setting: Setting, table: pa.Table | Stored, layer: np.ndarray, n_layer
     """A group's documents (sorted) and :func:`group_cells` of its rows: dense rows, or a sparse
     group as stored (:class:`~.sparse.Stored`) whose implicit rows are counted, not built.
 
-    A sparse group's rows may come without their documents (``documents`` False: no ``doc_id``
-    column read, as no span metric and no per-document statistics ask for them): the statistics
-    are the same, the per-document layout (``units``, ``presence``) is left out, and every layer
-    has every document of the group (a sparse layer holds each unit of each document)."""
+    ``documents``: the per-document layout (``units``, ``presence``) is wanted, as span metrics
+    need it. A sparse group's statistics need no document but for ``by_doc``, and neither does
+    its layout while no annotator lacks a value: every layer holds each unit of each document
+    of the group, and every annotator codes them all. Its rows' ``doc_id`` is then not read
+    (:meth:`~.sparse.Stored.documents` reads it when asked)."""
     if isinstance(table, Stored):
-        if not documents:
+        if not by_doc and not (documents and table.missing(setting.annotators)):
             implicit = table.implicit_by_layer(layer)
             g = group_cells(setting, table.table, layer, n_layers, None, 1, False, implicit[:, None])
-            g.docs = np.full(n_layers, len(table.docs), np.int64)
+            n_docs = len(table.docs)
+            g.docs = np.full(n_layers, n_docs, np.int64)
+            if documents:
+                g.units = np.tile(table.units.astype(np.int64), (n_layers, 1))
+                g.presence = np.ones((n_layers, n_docs, len(setting.annotators)), bool)
             return table.docs, g
         doc = table.documents()
         return table.docs, group_cells(setting, table.table, layer, n_layers, doc, len(table.docs), by_doc, table.implicit(layer, doc))

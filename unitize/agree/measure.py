@@ -145,7 +145,7 @@ def _layers(setting: Setting, layer: str) -> list[str]:
 def cells_of(setting: Setting, group: str, table: pa.Table, layers: list[str], codes: np.ndarray, fast: bool, by_doc: bool,
              documents: bool = True) -> Iterator[_Cell]:
     """The cells of one group: each layer, and for separate layers all layers together (the RAT's "both").
-    ``documents`` False: a sparse group's rows were read without their documents (:func:`columns.cells`)."""
+    ``documents``: the documents' layout is wanted (span metrics; :func:`columns.cells`)."""
     per = []
     if fast:  # statistics of every layer straight from the columns; the matrix only if a span metric asks
         doc_names, g = columns.cells(setting, table, codes, len(layers), by_doc, documents)  # a sparse group: implicit units counted
@@ -362,11 +362,15 @@ def _group_results(data: OutputData, setting: Setting, groups: Sequence[str] | N
     source = GroupSegments(data, setting, metrics, shared)
     fast = columns.fast(setting, data.schema(setting))
     spans = asks_segments(metrics)
-    # a sparse group's documents are read only when span metrics or per-document rows need them
-    documents = not setting.layout.implicit_rows or spans or options.by_doc
-    needed = None if not fast else ["group", "layer", *(["doc_id"] if documents else []), *(["unit"] if spans else []), *setting.annotators]
-    # large crowd groups come reduced; a sparse group as stored, its implicit units counted
     per_doc = _wants_doc_stats(metrics, options)
+    sparse = setting.layout.implicit_rows
+    # the documents' layout: what span metrics place the segments on (:func:`columns.cells`)
+    documents = not sparse or spans or options.by_doc
+    # a sparse group's rows come without their documents unless per-document statistics need them (its layout
+    # reads them only where an annotator lacks a value), and without the unit index: a matrix reads its rows again
+    needed = None if not fast else ["group", "layer", *(["doc_id"] if not sparse or per_doc else []), *(["unit"] if spans and not sparse else []),
+                                    *setting.annotators]
+    # large crowd groups come reduced; a sparse group as stored, its implicit units counted
     tables: Iterable[batches.GroupRows] = batches.group_tables(data, setting, groups, needed, per_doc, implicit=fast)
     if progress is not None:  # a bar per setting over its groups
         tables = progress(Sized(tables, len([g for g in data.groups(setting) if groups is None or g in groups])), desc or f"agree {setting.name}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from itertools import compress
 from typing import Any, TypeVar
 
 import numpy as np
@@ -199,10 +200,16 @@ def _continuum(m: Continuum) -> tuple[np.ndarray, list[str], int, str | None]:
     return offset, annotators, int(n.sum()), None
 
 
-def _unit_positions(seg: KeySegments, docs: list[str], offset: np.ndarray, approach: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Segments of used documents as (row index, begin, end) on the continuum; boundary: the end units."""
+def _doc_places(seg: KeySegments, docs: list[str]) -> np.ndarray:
+    """Per document of the segments (:attr:`KeySegments.docs`), its index in ``docs`` (−1: not among them)."""
     index = {d: i for i, d in enumerate(docs)}
-    di = np.array([index.get(d, -1) for d in seg.docs], dtype=np.int64)[seg.doc] if seg.doc.size else seg.doc
+    return np.array([index.get(d, -1) for d in seg.docs], dtype=np.int64)
+
+
+def _unit_positions(seg: KeySegments, places: np.ndarray, offset: np.ndarray, approach: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Segments of used documents as (row index, begin, end) on the continuum (``places``: :func:`_doc_places`);
+    boundary: the end units."""
+    di = places[seg.doc] if seg.doc.size else seg.doc
     use = di >= 0
     use[use] = offset[di[use]] >= 0
     rows = np.nonzero(use)[0]
@@ -232,7 +239,7 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
     if length == 0:
         return nan("empty continuum: the documents have no units", units_used=0)
     used = offset >= 0
-    docs, starts = tuple(d for d, c in zip(m.docs, used.tolist()) if c), offset[used]
+    docs, starts = tuple(compress(m.docs, used.tolist())), offset[used]
     coded = m.presence[used][:, np.asarray(m.presence.any(axis=0))]
     presence = None if coded.all() else coded
     marked = "+".join(layers)  # 0/1 data: one value, "marked", in every layer (as the stacked 0/1 matrices)
@@ -254,7 +261,9 @@ def _place_layer(segs: Segments, m: Continuum, layer: str, offset: np.ndarray, a
         rows, b, e = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
         names, label, who = ["marked"], np.zeros(0, np.int64), np.zeros(0, np.int64)
     else:
-        rows, b, e = _unit_positions(seg, m.docs, offset, approach)
+        # a group's segments name the same documents in every layer: looked up once for its layers and settings
+        places = segs.per_group(m.group, ("doc places", tuple(m.docs)), partial(_doc_places, seg, m.docs))
+        rows, b, e = _unit_positions(seg, places, offset, approach)
         names, label = (seg.labels, seg.label[rows]) if m.setting.value == "label" else (["marked"], np.zeros(rows.size, np.int64))
         index = {a: k for k, a in enumerate(annotators)}
         who = np.array([index.get(a, -1) for a in seg.annotators], dtype=np.int64)[seg.annotator[rows]]

@@ -163,7 +163,8 @@ class OutputData:
                 raise DataError(f"sparse rows of group {group!r} name {', '.join(map(repr, unknown[:3]))}, "
                                 "not a layer of the setting")
         dense = lambda: self._read_group(setting, group, columns)  # noqa: E731
-        return Stored(group, table, docs, units, layers, dense), codes
+        column = lambda name: self._stored_rows(setting, group, [name]).column(name)  # noqa: E731
+        return Stored(group, table, docs, units, layers, dense, column), codes
 
     def _read_part(self, setting: Setting, k: int, ids: list[int], group: str, columns: list[str] | None) -> pa.Table:
         """A group's rows in some row groups of part ``k`` (:meth:`.parts.PartFiles.read`); with selected

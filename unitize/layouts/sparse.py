@@ -110,10 +110,19 @@ class Stored:
     units: np.ndarray  # (D,) int64
     layers: list[str]
     dense: Callable[[], pa.Table]  # the group's dense rows (read again and densified), for a matrix
+    #: a column of the stored rows, read apart (one not among the columns asked for), in the rows' order
+    column: Callable[[str], pa.ChunkedArray] | None = None
 
     def documents(self, names: pa.Array | pa.ChunkedArray | None = None) -> np.ndarray:
-        """Per stored row (or per document name of ``names``), the index of its document in ``docs``."""
-        names = self.table.column("doc_id") if names is None else names
+        """Per stored row (or per document name of ``names``), the index of its document in ``docs`` (the rows'
+        ``doc_id`` read now if they came without it)."""
+        if names is None:
+            if "doc_id" in self.table.column_names:
+                names = self.table.column("doc_id")
+            elif self.column is not None:
+                names = self.column("doc_id")
+            else:
+                raise ValueError(f"the stored rows of group {self.group!r} were read without their documents")
         if not len(names):
             return np.zeros(0, np.int64)
         codes, unknown = positions(names, {d: i for i, d in enumerate(self.docs)})
@@ -130,6 +139,10 @@ class Stored:
         if np.any(out < 0):
             raise DataError(f"group {self.group!r}: more sparse rows than units in a document (documents.parquet)")
         return out
+
+    def missing(self, annotators: Sequence[str]) -> bool:
+        """Whether some stored row lacks a value of one of ``annotators`` (someone did not code a document)."""
+        return any(self.table.column(a).null_count for a in annotators)
 
     def implicit_by_layer(self, layer: np.ndarray) -> np.ndarray:
         """(layers,): the implicit rows of each layer — its documents' units less its stored rows."""
