@@ -35,7 +35,9 @@ class GroupSegments:
         self.kept = shared.setdefault(unit, {})  # spanboot's, across cells
         self.held = shared.setdefault(f"{unit}:group", {})  # a group's placed segments, across the unit's settings
         self.relations = data.traits.relations and setting.kind == "units" and bool(unit)
-        self.spans = data.segment_file(unit, SPAN_COLUMNS) if asks_segments(metrics) and setting.kind == "units" and unit else None
+        self.labelled = setting.value == "label"  # other values name a segment after its layer: its label is not read
+        columns = SPAN_COLUMNS if self.labelled else tuple(c for c in SPAN_COLUMNS if c != "label")
+        self.spans = data.segment_file(unit, columns) if asks_segments(metrics) and setting.kind == "units" and unit else None
         self.counted: dict[str, Counts] = shared.setdefault(f"{unit}:relations", {})
         self.records = data.segment_file(unit, relations.COLUMNS) if self.relations else None  # its footer read, no rows
         self.stored = relations.from_metadata(self.records.schema) if self.records is not None else None
@@ -47,7 +49,7 @@ class GroupSegments:
             return None
         spans = self.spans
         # read when a span metric asks
-        return Segments((lambda: spans.group(group)) if spans is not None else None, self.kept, counts, group, self.held)
+        return Segments((lambda: spans.group(group)) if spans is not None else None, self.kept, counts, group, self.held, self.labelled)
 
     def _counts(self, group: str) -> Counts:
         if self.stored is not None:

@@ -73,12 +73,15 @@ class Segments:
     groups: alpha-U's bootstrap per category, spanboot). ``group`` names the group the segments are of, and
     ``held`` is where :meth:`per_group` keeps what is derived from them: the settings of one unit type measured
     group by group together share it (:func:`~.measure.measured`), so a group's segments are read and placed once
-    for all of them.
+    for all of them. ``labelled`` False: the table has no ``label`` column (read for a setting whose values are not
+    labels), every segment then named after its layer.
     """
 
     def __init__(self, table: pa.Table | Callable[[], pa.Table] | None, shared: dict[Any, Any] | None = None,
-                 counts: Counts | None = None, group: str | None = None, held: dict[Any, Any] | None = None):
+                 counts: Counts | None = None, group: str | None = None, held: dict[Any, Any] | None = None,
+                 labelled: bool = True):
         self._table = table
+        self.labelled = labelled
         self._counts = counts
         self._by_key: dict[tuple[str, str], KeySegments] | None = None
         self._memo: dict[Any, Any] = {}
@@ -115,7 +118,7 @@ class Segments:
     def by_key(self) -> dict[tuple[str, str], KeySegments]:
         if self._by_key is None:
             build = lambda: _segment_arrays(self.table)  # noqa: E731
-            self._by_key = build() if self.group is None else self.per_group(self.group, ("segment arrays",), build)
+            self._by_key = build() if self.group is None else self.per_group(self.group, ("segment arrays", self.labelled), build)
         return self._by_key
 
     def relations(self, layers: Sequence[str]) -> int | None:
@@ -151,7 +154,8 @@ def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], KeySegments
     bounds = np.flatnonzero(np.diff(key[order])) + 1
     docs, doc = value_codes(table.column("doc_id"))
     annotators, ann = value_codes(table.column("annotator"))
-    labels, label = value_codes(table.column("label"))  # no label: code len(labels)
+    # no label (or no label column): code len(labels)
+    labels, label = value_codes(table.column("label")) if "label" in table.column_names else ([], np.zeros(table.num_rows, np.int64))
     u0 = table.column("unit_begin").to_numpy().astype(np.int64)
     u1 = table.column("unit_end").to_numpy().astype(np.int64)
     for ix in np.split(order, bounds):
@@ -262,7 +266,7 @@ def _place_layer(segs: Segments, m: Continuum, layer: str, offset: np.ndarray, a
         names, label, who = ["marked"], np.zeros(0, np.int64), np.zeros(0, np.int64)
     else:
         # a group's segments name the same documents in every layer: looked up once for its layers and settings
-        places = segs.per_group(m.group, ("doc places", tuple(m.docs)), partial(_doc_places, seg, m.docs))
+        places = segs.per_group(m.group, ("doc places", segs.labelled, tuple(m.docs)), partial(_doc_places, seg, m.docs))
         rows, b, e = _unit_positions(seg, places, offset, approach)
         names, label = (seg.labels, seg.label[rows]) if m.setting.value == "label" else (["marked"], np.zeros(rows.size, np.int64))
         index = {a: k for k, a in enumerate(annotators)}

@@ -221,11 +221,26 @@ class Stretch:
         idx = np.searchsorted(gl, ul, side="left")  # the first gap at least that long (equal lengths follow it)
         fitting = summed[idx] - (ul - 1) * at_least[idx]  # Σ over gaps ≥ l of (gap − l + 1)
         n_c = int(uc.sum())
-        numerator = sum(c * ((n_c - 1) * (u * (u - 1) * (2 * u - 1) // 3) + u * u * f)
-                        for u, c, f in zip(ul.tolist(), uc.tolist(), fitting.tolist()))
-        denominator = m * L * (m * L - 1) - sum(c * u * (u - 1) for u, c in zip(ul.tolist(), uc.tolist()))
+        numerator, squares = _unit_sums(ul, uc, fitting, n_c)
+        denominator = m * L * (m * L - 1) - squares
         expected = 2 * numerator / (L * denominator) if numerator else 0.0
         return CategoryDisagreement(observed=2 * self.observed / (m * (m - 1) * L * L), expected=expected)
+
+
+#: sums that might come near this are summed in Python integers (int64 holds 2⁶³ − 1)
+SAFE = float(1 << 60)
+
+
+def _unit_sums(ul: np.ndarray, uc: np.ndarray, fitting: np.ndarray, n_c: int) -> tuple[int, int]:
+    """Σ c ((N_c − 1)(2l³ − 3l² + l)/3 + l² fitting) and Σ c l (l − 1) over the unit lengths ``ul`` (``uc`` units each),
+    exactly: in int64 when a floating-point bound says they fit, else in Python integers."""
+    uf = ul.astype(np.float64)
+    bound = float(np.sum(uc * (n_c * 2 * uf**3 + uf * uf * np.abs(fitting.astype(np.float64)))))
+    if bound < SAFE and (ul.size == 0 or int(ul.max()) < 1 << 20):
+        terms = uc * ((n_c - 1) * (ul * (ul - 1) * (2 * ul - 1) // 3) + ul * ul * fitting)
+        return int(terms.sum()), int((uc * ul * (ul - 1)).sum())
+    numerator = sum(c * ((n_c - 1) * (u * (u - 1) * (2 * u - 1) // 3) + u * u * f) for u, c, f in zip(ul.tolist(), uc.tolist(), fitting.tolist()))
+    return numerator, sum(c * u * (u - 1) for u, c in zip(ul.tolist(), uc.tolist()))
 
 
 def stretches(units: Sequence[Units], length: int, starts: np.ndarray | None = None) -> list[Stretch]:
@@ -285,7 +300,8 @@ def _annotated_units(who: np.ndarray, begin: np.ndarray, end: np.ndarray, length
     """Units of positive length sorted by annotator, then position; each annotator's disjoint, inside ``[0, length)``."""
     who, begin, end = (np.asarray(x, dtype=np.int64).reshape(-1) for x in (who, begin, end))
     keep = end > begin
-    who, begin, end = who[keep], begin[keep], end[keep]
+    if not keep.all():
+        who, begin, end = who[keep], begin[keep], end[keep]
     top = (int(who.max(initial=0)) + 1) * (length + 1)
     order = np.argsort(who * (length + 1) + begin, kind="stable") if top < 1 << 62 else np.lexsort((begin, who))  # one key if it fits
     who, begin, end = who[order], begin[order], end[order]
