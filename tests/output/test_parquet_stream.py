@@ -139,3 +139,58 @@ def test_a_few_rows_left_for_the_next_row_group_are_copied_not_sliced():
     assert many.to_pydict() == table.slice(500).to_pydict()
     assert many.column("x").chunks[0].buffers()[1].address == source.address
     assert rest_of(table, 1000).num_rows == 0
+
+
+def test_a_dictionary_column_cut_by_group_is_written_on_one_dictionary(tmp_path: Path) -> None:
+    # a units part holds a chunk per group, each with a dictionary of its own (the group's name, its layers, its
+    # labels): pyarrow falls back to plain pages for the rest of the column chunk when a chunk's dictionary differs,
+    # and every reader then hashes the column's values one by one into a dictionary again
+    schema = pa.schema([("group", pa.dictionary(pa.int32(), pa.string())), ("label", pa.dictionary(pa.int32(), pa.string()))])
+    n = 30_000
+
+    def chunk(group: str, labels: list[str], codes: np.ndarray, missing: np.ndarray) -> pa.Table:
+        return pa.table({"group": pa.DictionaryArray.from_arrays(pa.array(np.zeros(codes.size, np.int32)), pa.array([group])),
+                         "label": pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32), mask=missing), pa.array(labels))},
+                        schema=schema)
+
+    rng = np.random.default_rng(7)
+    cut = pa.concat_tables([
+        chunk("ve", ["O", "B-Arg1", "unused"], rng.integers(0, 2, n), rng.random(n) < 0.1),  # a dictionary value no row uses
+        chunk("ama", ["I-Arg2", "O"], rng.integers(0, 2, n), np.zeros(n, bool)),  # unsorted
+        chunk("ancak", ["B-Arg1"], np.zeros(n, np.int64), np.zeros(n, bool)),
+    ])
+    assert cut.column("group").num_chunks == 3
+    stream = ParquetStream(tmp_path / "cut.parquet", schema)
+    stream.write(cut)
+    stream.close()
+    one = ParquetStream(tmp_path / "one.parquet", schema)  # the same rows, cut elsewhere
+    one.add(cut.slice(0, 12_345))
+    one.add(cut.slice(12_345))
+    one.close()
+    assert (tmp_path / "cut.parquet").read_bytes() == (tmp_path / "one.parquet").read_bytes()
+    back = pq.read_table(tmp_path / "cut.parquet")
+    assert back.column("group").cast(pa.string()).to_pylist() == ["ve"] * n + ["ama"] * n + ["ancak"] * n
+    assert back.column("label").cast(pa.string()).equals(cut.column("label").cast(pa.string()))
+    assert back.column("label").null_count == cut.column("label").null_count > 0
+    assert back.column("label").chunk(0).dictionary.to_pylist() == ["B-Arg1", "I-Arg2", "O"]  # the used values, sorted
+    meta = pq.ParquetFile(tmp_path / "cut.parquet").metadata.row_group(0)
+    for j in range(2):  # dictionary pages: a few bytes a row at most (a plain page holds each value, 4 bytes and more)
+        assert meta.column(j).total_uncompressed_size < 3 * n, meta.column(j)
+
+
+def test_a_dictionary_column_on_one_dictionary_keeps_it_in_every_row_group(tmp_path: Path, monkeypatch) -> None:
+    # the long layout's annotator column names every annotator in each chunk: each row group keeps that dictionary,
+    # so a reader's chunks agree (Arrow's group_by refuses differing dictionaries), unused names and order included
+    monkeypatch.setattr(directory, "ROW_GROUP_ROWS", 100)
+    schema = pa.schema([("annotator", pa.dictionary(pa.int32(), pa.string()))])
+    names = pa.array(["w3", "w1", "w2"])
+    pieces = [pa.table({"annotator": pa.DictionaryArray.from_arrays(pa.array(np.full(70, k, np.int32)), names)}, schema=schema)
+              for k in (0, 1, 0)]
+    stream = ParquetStream(tmp_path / "a.parquet", schema)
+    for piece in pieces:
+        stream.add(piece)
+    stream.close()
+    back = pq.read_table(tmp_path / "a.parquet")
+    assert back.column("annotator").num_chunks == 3  # row groups of 100, 100 and 10 rows
+    assert all(c.dictionary.to_pylist() == ["w3", "w1", "w2"] for c in back.column("annotator").chunks)
+    assert back.group_by("annotator").aggregate([("annotator", "count")]).to_pydict() == {"annotator": ["w3", "w1"], "annotator_count": [140, 70]}

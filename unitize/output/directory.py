@@ -22,7 +22,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..cells import rows as neutral_rows
@@ -97,7 +99,7 @@ class ParquetStream:
         if table.num_rows:
             table = table.cast(self.schema) if table.schema != self.schema else table
             for start in range(0, table.num_rows, ROW_GROUP_ROWS):
-                self._writer.write_table(_list_columns_whole(table.slice(start, ROW_GROUP_ROWS)), ROW_GROUP_ROWS)
+                self._writer.write_table(_row_group(table.slice(start, ROW_GROUP_ROWS)), ROW_GROUP_ROWS)
             self.rows += table.num_rows
 
     def add(self, piece: pa.Table) -> None:
@@ -108,7 +110,7 @@ class ParquetStream:
         self._held_rows += piece.num_rows
         while self._held_rows >= ROW_GROUP_ROWS:
             held = pa.concat_tables(self._held)
-            self._writer.write_table(_list_columns_whole(held.slice(0, ROW_GROUP_ROWS)), ROW_GROUP_ROWS)
+            self._writer.write_table(_row_group(held.slice(0, ROW_GROUP_ROWS)), ROW_GROUP_ROWS)
             self.rows += ROW_GROUP_ROWS
             rest = rest_of(held, ROW_GROUP_ROWS)
             self._held, self._held_rows = ([rest] if rest.num_rows else []), rest.num_rows
@@ -116,7 +118,7 @@ class ParquetStream:
     def end(self) -> None:
         """The end of a table given in pieces: the rows held written, its last row group."""
         if self._held:
-            self._writer.write_table(_list_columns_whole(pa.concat_tables(self._held)), ROW_GROUP_ROWS)
+            self._writer.write_table(_row_group(pa.concat_tables(self._held)), ROW_GROUP_ROWS)
             self.rows += self._held_rows
         self._held, self._held_rows = [], 0
 
@@ -131,13 +133,42 @@ class ParquetStream:
             self._writer.close()
 
 
-def _list_columns_whole(table: pa.Table) -> pa.Table:
-    """``table`` (one row group's rows) with each list column in one chunk: the pages pyarrow writes of a list column
-    follow its chunks (those of other columns do not), so the file's bytes are those of the rows however they were cut."""
+def _row_group(table: pa.Table) -> pa.Table:
+    """``table`` (one row group's rows) as written: each list column in one chunk (the pages pyarrow writes of a list
+    column follow its chunks, those of other columns do not), and each dictionary column whose chunks have different
+    dictionaries on one dictionary (:func:`_one_dictionary`); so the file's bytes are those of the rows however they
+    were cut."""
     for i, column in enumerate(table.columns):
-        if column.num_chunks > 1 and (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
+        if pa.types.is_dictionary(column.type) and column.num_chunks > 1 and _differ(column):
+            table = table.set_column(i, table.field(i), _one_dictionary(column))
+        elif column.num_chunks > 1 and (pa.types.is_list(column.type) or pa.types.is_large_list(column.type)):
             table = table.set_column(i, table.field(i), column.combine_chunks())
     return table
+
+
+def _differ(column: pa.ChunkedArray) -> bool:
+    first = column.chunk(0).dictionary
+    return any(not c.dictionary.equals(first) for c in column.chunks[1:])
+
+
+def _one_dictionary(column: pa.ChunkedArray) -> pa.Array:
+    """A dictionary column whose chunks have different dictionaries (one per group, say) as one array whose dictionary
+    is the values its rows use, sorted. Written as it came, the Parquet writer would fall back to plain pages for the
+    rest of the column chunk at the first chunk with another dictionary, and every reader would then decode the
+    column value by value, hashing each into a dictionary again. (Chunks of one dictionary are written as they are:
+    the file keeps it, in every row group.)"""
+    whole = column.unify_dictionaries().combine_chunks()
+    values = whole.dictionary
+    if values.null_count:  # not a dictionary of names: as it is
+        return whole
+    codes = np.asarray(pc.fill_null(whole.indices, -1), dtype=np.int64)
+    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(values)))
+    names = values.take(pa.array(used)).to_pylist()
+    order = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
+    lut = np.zeros(len(values), np.int32)
+    lut[used[order]] = np.arange(order.size, dtype=np.int32)
+    indices = pa.array(lut[np.maximum(codes, 0)], pa.int32(), mask=(codes < 0) if whole.null_count else None)
+    return pa.DictionaryArray.from_arrays(indices.cast(whole.indices.type), values.take(pa.array(used[order])))
 
 
 class OutputDir:
