@@ -76,7 +76,8 @@ def test_an_annotator_without_the_document_casts_no_vote(tmp_path: Path) -> None
     assert [t["coders"][i] for i in d] == [2] * 6 and [t["gold"][i] for i in d] == ["1", "0", "0", "0", "0", "0"]
 
 
-@pytest.mark.parametrize("labels", [0, 1, 3, 63, 64, 70])  # 64 and 70: too many labels for one integer's bits
+# up to 20: the label sets counted by their bits; 21 to 63: sorted as one integer; 64 and 70: too many labels for one integer's bits
+@pytest.mark.parametrize("labels", [0, 1, 3, 20, 21, 63, 64, 70])
 def test_the_distinct_label_sets_of_a_gold_are_numpys_unique_rows(labels: int) -> None:
     import numpy as np
 
@@ -84,7 +85,7 @@ def test_the_distinct_label_sets_of_a_gold_are_numpys_unique_rows(labels: int) -
     from unitize.model.codes import dictionary
 
     rng = np.random.default_rng(labels)
-    for units in (0, 1, 50):
+    for units in (0, 1, 50, 2_000):
         chosen = rng.random((units, labels)) < (0.9 if labels > 60 else 0.4)
         chosen[: units // 2] = chosen[units // 2: units // 2 * 2]  # rows repeated
         rows, inverse = distinct_rows(chosen)

@@ -138,6 +138,11 @@ def distinct_rows(chosen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return rows, np.asarray(inverse).reshape(-1)
     bits = np.left_shift(np.int64(1), np.arange(labels, dtype=np.int64))
     key = chosen.astype(np.int64) @ bits if labels else np.zeros(units, np.int64)
+    if labels <= 20:  # few keys possible (2**labels): counted in one pass, not sorted
+        found = np.flatnonzero(np.bincount(key, minlength=1))
+        lut = np.zeros(int(found[-1]) + 1 if found.size else 1, np.int64)
+        lut[found] = np.arange(found.size)
+        return (found[:, None] & bits) != 0, lut[key]
     found, inverse = np.unique(key, return_inverse=True)
     return (found[:, None] & bits) != 0, np.asarray(inverse).reshape(-1)
 

@@ -36,11 +36,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..layouts.sparse import Stored
-from ..model.codes import sorted_codes
+from ..model.codes import sorted_codes, text_codes
 from .batches import batches
 from .directory import ITEM_LAYER, OutputData, Setting
 from .matrix import layer_rows
@@ -122,14 +121,6 @@ def value_order(found: Iterable[str], empty: str | None) -> list[str]:
     return ordered
 
 
-def _strings(column: pa.ChunkedArray, setting: Setting) -> pa.ChunkedArray:
-    """Values as text, null where missing; an item label that did not apply counts as missing."""
-    text = pc.cast(column.cast(column.type.value_type) if pa.types.is_dictionary(column.type) else column, pa.string())
-    if setting.not_applicable is not None:
-        text = pc.if_else(pc.equal(text, setting.not_applicable), pa.scalar(None, pa.string()), text)
-    return text
-
-
 def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str | None = None) -> Cells:
     """The cells of one (setting, group, layer)'s rows (wide or long, units or items)."""
     items = setting.kind == "items"
@@ -149,15 +140,15 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
         position = {a: i for i, a in enumerate(ordered)}
         rank = np.array([position[a] for a in annotators], dtype=np.int64)
         annotators, ann = ordered, rank[ann] if ann.size else ann
-        columns = [(_strings(table.column("value"), setting), row, ann)]
+        columns = [(text_codes(table.column("value"), setting.not_applicable), row, ann)]
     else:
         annotators = [a for a in setting.annotators if a in table.column_names]
-        columns = [(_strings(table.column(a), setting), row, np.full(len(row), k, np.int64)) for k, a in enumerate(annotators)]
-    found = value_order((v for text, _, _ in columns for v in pc.unique(text).to_pylist() if v is not None), empty)
-    domain = pa.array(found, pa.string())
+        columns = [(text_codes(table.column(a), setting.not_applicable), row, np.full(len(row), k, np.int64)) for k, a in enumerate(annotators)]
+    found = value_order((v for (_, names), _, _ in columns for v in names), empty)
+    position = {v: i for i, v in enumerate(found)}
     rows, anns, codes = [], [], []
-    for text, r, a in columns:
-        code = pc.fill_null(pc.index_in(text, value_set=domain), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    for (local, names), r, a in columns:  # an item label that did not apply counts as missing
+        code = np.append(np.array([position[v] for v in names], np.int64), -1)[local]  # local −1 (missing): the last
         keep = code >= 0
         if not keep.all():
             r, a, code = r[keep], a[keep], code[keep]

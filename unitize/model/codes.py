@@ -136,3 +136,32 @@ def look_up(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.n
         return np.zeros(keys.shape, np.int64), np.zeros(keys.shape, bool)
     at = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
     return at, sorted_keys[at] == keys
+
+
+def text_codes(column: pa.ChunkedArray, missing: str | None = None) -> tuple[np.ndarray, list[str]]:
+    """Per row a code into the column's distinct values as text (−1: null, or the value ``missing``), and those values
+    (in no particular order). A column of small non-negative integers (the 0/1 marks of a wide table) is counted, with
+    no text made per row; any other is cast to text and dictionary-encoded."""
+    import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
+
+    if pa.types.is_integer(column.type) and len(column) > column.null_count:
+        values = np.asarray(pc.fill_null(column, 0).to_numpy(), dtype=np.int64)
+        null = np.asarray(pc.is_null(column).to_numpy(zero_copy_only=False)) if column.null_count else None
+        if int(values.min()) >= 0 and int(values.max()) < 1 << 16:
+            present = np.flatnonzero(np.bincount(values if null is None else values[~null], minlength=1))
+            names = [str(v) for v in present.tolist()]
+            if missing in names:
+                present = np.delete(present, names.index(missing))
+                names.remove(missing)
+            lut = np.full(int(values.max()) + 1, -1, np.int64)
+            lut[present] = np.arange(present.size)
+            codes = lut[values]
+            if null is not None:
+                codes[null] = -1
+            return codes, names
+    text = column.cast(column.type.value_type) if pa.types.is_dictionary(column.type) else column
+    text = pc.cast(text, pa.string())
+    if missing is not None:
+        text = pc.if_else(pc.equal(text, missing), pa.scalar(None, pa.string()), text)
+    encoded = pc.dictionary_encode(text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text)
+    return np.asarray(pc.fill_null(encoded.indices, -1).to_numpy(), dtype=np.int64), encoded.dictionary.to_pylist()
