@@ -1,11 +1,14 @@
 """Arrow string columns as integer codes (unitize.model.codes): sorted_codes gives the same names and codes by its
 small-dictionary path (Python) and its Arrow path, for plain and dictionary chunks whose dictionaries differ or
-hold unused values; positions looks each row up in a given mapping and names the values it lacks."""
+hold unused values; positions looks each row up in a given mapping and names the values it lacks; text_codes codes
+a column by its values as text."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,3 +67,29 @@ def test_value_codes_name_every_row_through_one_dictionary():
     assert codes.dtype == "int64" and codes.tolist()[2] == len(names)
     names, codes = value_codes(pa.array(["x", "y", "x"]))
     assert [names[c] for c in codes.tolist()] == ["x", "y", "x"]
+
+
+def _texts(codes, names):
+    return [names[c] if c >= 0 else None for c in codes.tolist()]
+
+
+@pytest.mark.parametrize("column, missing, expected", [
+    (pa.chunked_array([pa.array([0, 1, None, 1], pa.uint8()), pa.array([3, 0], pa.uint8())]), None, ["0", "1", None, "1", "3", "0"]),
+    (pa.chunked_array([pa.array([0, 1, 2], pa.uint8())]), "2", ["0", "1", None]),  # the value that did not apply: missing
+    (pa.chunked_array([pa.array([70_000, 1], pa.int64())]), None, ["70000", "1"]),  # too large to count: as text
+    (pa.chunked_array([pa.array([None, None], pa.uint8())]), None, [None, None]),
+    (pa.chunked_array([], pa.uint8()), None, []),
+    (pa.chunked_array([pa.array(["B", None, "O"]), pa.array(["n/a", "B"])]), "n/a", ["B", None, "O", None, "B"]),
+    (pa.chunked_array([pa.DictionaryArray.from_arrays(pa.array([1, 0, None], pa.int32()), pa.array(["O", "B-X"])),
+                       pa.DictionaryArray.from_arrays(pa.array([0], pa.int32()), pa.array(["I-X"]))]), None, ["B-X", "O", None, "I-X"]),
+])
+def test_text_codes_give_each_row_its_value_as_text(column, missing, expected):
+    """What casting the column to text and coding it gave (a wide table's 0/1 marks are counted, not cast per row)."""
+    from unitize.model.codes import text_codes
+
+    codes, names = text_codes(column, missing)
+    assert codes.dtype == np.int64 and len(set(names)) == len(names)
+    assert _texts(codes, names) == expected
+    assert missing not in names
+    as_text = pc.cast(column.cast(column.type.value_type) if pa.types.is_dictionary(column.type) else column, pa.string())
+    assert sorted(names) == sorted(v for v in pc.unique(as_text).to_pylist() if v is not None and v != missing)
