@@ -24,7 +24,6 @@ from typing import Any, TextIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..cells import rows as neutral_rows
@@ -157,6 +156,8 @@ def _one_dictionary(column: pa.ChunkedArray) -> pa.Array:
     rest of the column chunk at the first chunk with another dictionary, and every reader would then decode the
     column value by value, hashing each into a dictionary again. (Chunks of one dictionary are written as they are:
     the file keeps it, in every row group.)"""
+    import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
+
     whole = column.unify_dictionaries().combine_chunks()
     values = whole.dictionary
     if values.null_count:  # not a dictionary of names: as it is
