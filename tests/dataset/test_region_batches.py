@@ -96,3 +96,34 @@ def test_texts_of_a_documents_file_in_several_row_groups(tmp_path: Path) -> None
     assert texts.of(["d5", "d3", "nope", "d1", "d3"]) == {"d5": "", "d3": "çğü", "nope": None, "d1": "a b"}
     assert texts.text("d2") is None and texts.text("d4") == "xxxxx"
     assert texts.lengths() == {"d1": 3, "d2": None, "d3": 3, "d4": 5, "d5": 0}
+
+
+def test_a_wide_tables_cells_are_interleaved_as_the_stable_sort_orders_them():
+    """(unit, annotator, code) by unit, annotators in column order: a wide table's columns (one row per unit, in
+    order) interleaved equal the concatenated columns sorted by unit; other rows (a long table's) are sorted."""
+    import numpy as np
+
+    from unitize.dataset.regions import _in_unit_order
+
+    rng = np.random.default_rng(3)
+
+    def sorted_by_unit(coded, rows, anns):
+        keep = [c >= 0 for c in coded]
+        row = np.concatenate([r[k] for r, k in zip(rows, keep)])
+        order = np.argsort(row, kind="stable")
+        return (row[order], np.concatenate([a[k] for a, k in zip(anns, keep)])[order],
+                np.concatenate([c[k] for c, k in zip(coded, keep)])[order])
+
+    for units, m in ((0, 3), (1, 2), (500, 3), (500, 1)):
+        row = np.arange(units, dtype=np.int64) * 2  # units in order, not every index used
+        coded = [np.where(rng.random(units) < 0.2, -1, rng.integers(0, 4, units)) for _ in range(m)]
+        anns = [np.full(units, k, np.int64) for k in range(m)]
+        got = _in_unit_order(coded, [row] * m, anns)
+        expected = sorted_by_unit(coded, [row] * m, anns)
+        assert all(np.array_equal(g, e) and g.dtype == np.int64 for g, e in zip(got, expected))
+    shuffled = rng.permutation(300).astype(np.int64)  # rows out of unit order: sorted, not interleaved
+    coded = [rng.integers(-1, 3, 300) for _ in range(3)]
+    anns = [np.full(300, k, np.int64) for k in range(3)]
+    got = _in_unit_order(coded, [shuffled] * 3, anns)
+    assert all(np.array_equal(g, e) for g, e in zip(got, sorted_by_unit(coded, [shuffled] * 3, anns)))
+    assert np.all(got[0][1:] >= got[0][:-1])

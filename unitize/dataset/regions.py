@@ -146,17 +146,9 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
         columns = [(text_codes(table.column(a), setting.not_applicable), row, np.full(len(row), k, np.int64)) for k, a in enumerate(annotators)]
     found = value_order((v for (_, names), _, _ in columns for v in names), empty)
     position = {v: i for i, v in enumerate(found)}
-    rows, anns, codes = [], [], []
-    for (local, names), r, a in columns:  # an item label that did not apply counts as missing
-        code = np.append(np.array([position[v] for v in names], np.int64), -1)[local]  # local −1 (missing): the last
-        keep = code >= 0
-        if not keep.all():
-            r, a, code = r[keep], a[keep], code[keep]
-        rows.append(r)
-        anns.append(a)
-        codes.append(code)
-    cell_row, cell_ann, cell_code = (x[0] if len(x) == 1 else np.concatenate(x) if x else np.zeros(0, np.int64) for x in (rows, anns, codes))
-    order = np.argsort(cell_row, kind="stable")  # annotators in column (wide) or stored (long) order within a unit
+    # an item label that did not apply counts as missing; local −1 (missing) takes the last code, −1
+    coded = [np.append(np.array([position[v] for v in names], np.int64), -1)[local] for (local, names), _, _ in columns]
+    cell_row, cell_ann, cell_code = _in_unit_order(coded, [r for _, r, _ in columns], [a for _, _, a in columns])
     if items:
         row_doc, row_unit = uniq, np.zeros(len(uniq), np.int64)
         begin = end = np.full(len(uniq), -1, np.int64)
@@ -166,10 +158,25 @@ def cells(setting: Setting, group: str, layer: str, table: pa.Table, empty: str 
         begin = table.column("begin").to_numpy()[first].astype(np.int64)
         end = table.column("end").to_numpy()[first].astype(np.int64)
     return Cells(
-        setting, group, layer, docs, row_doc, row_unit, begin, end, annotators, found,
-        cell_row[order], cell_ann[order], cell_code[order],
+        setting, group, layer, docs, row_doc, row_unit, begin, end, annotators, found, cell_row, cell_ann, cell_code,
         empty=0 if empty is not None and found and found[0] == empty else None,
     )
+
+
+def _in_unit_order(coded: list[np.ndarray], rows: list[np.ndarray], anns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells of each column (``coded``: a value code per table row, −1 none; ``rows``: the row's unit;
+    ``anns``: its annotator) as (unit, annotator, code), by unit, annotators in column (wide) or stored (long)
+    order within a unit. A wide table's columns, one row per unit in unit order, are interleaved, not sorted."""
+    one = rows[0] if rows else np.zeros(0, np.int64)
+    if len(coded) > 1 and all(r is one for r in rows) and bool(np.all(one[1:] > one[:-1])):
+        grid = np.stack(coded, axis=1)
+        keep = grid >= 0  # a 2-D mask takes row by row: unit, then column
+        return np.broadcast_to(one[:, None], grid.shape)[keep], np.broadcast_to(np.arange(len(coded)), grid.shape)[keep], grid[keep]
+    parts = [(r, a, c) if bool((c >= 0).all()) else (r[c >= 0], a[c >= 0], c[c >= 0]) for c, r, a in zip(coded, rows, anns)]
+    row, ann, code = (x[0] if len(x) == 1 else np.concatenate(x) if x else np.zeros(0, np.int64) for x in
+                      ([p[0] for p in parts], [p[1] for p in parts], [p[2] for p in parts]))
+    order = np.argsort(row, kind="stable")
+    return row[order], ann[order], code[order]
 
 
 def _distinct(key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
