@@ -333,6 +333,24 @@ def test_every_documents_disagreement_at_once_is_each_ones_to_the_bit(study, saf
     assert [(d.observed, d.expected) for d in got] == [(d.observed, d.expected) for d in (p.disagreement() for p in parts)]
 
 
+@settings(max_examples=300, deadline=None)
+@given(unitizations(max_docs=6, values="x"))
+def test_a_stretchs_sums_in_int64_are_its_sums_in_python_integers(study):
+    """:meth:`Stretch.disagreement` sums its units in int64 where a bound says they fit: the same values as in Python
+    integers (``SAFE`` 0 sends every stretch there)."""
+    from unitize.metrics import alphau
+
+    units, length, starts = study
+    per = [(np.array([b for b, _, _ in u], dtype=np.int64), np.array([e for _, e, _ in u], dtype=np.int64)) for u in units]
+    fast = [s.disagreement() for s in stretches(per, length, np.array(starts, dtype=np.int64))]
+    old, alphau.SAFE = alphau.SAFE, 0.0
+    try:
+        exact = [s.disagreement() for s in stretches(per, length, np.array(starts, dtype=np.int64))]
+    finally:
+        alphau.SAFE = old
+    assert [(d.observed, d.expected) for d in fast] == [(d.observed, d.expected) for d in exact]
+
+
 def test_long_units_go_through_the_exact_method():
     """A unit of 2²⁰ positions or more would overflow int64 in the cubic term: such documents are summed in Python integers."""
     from unitize.metrics.alphau_bulk import disagreements

@@ -227,8 +227,10 @@ class Stretch:
         return CategoryDisagreement(observed=2 * self.observed / (m * (m - 1) * L * L), expected=expected)
 
 
-#: sums that might come near this are summed in Python integers (int64 holds 2⁶³ − 1)
+#: integer sums that might come near this are summed in Python integers, not int64 (which holds 2⁶³ − 1) …
 SAFE = float(1 << 60)
+#: … and so are those of a unit this long or longer (its l³ alone comes near)
+LONG = 1 << 20
 
 
 def _unit_sums(ul: np.ndarray, uc: np.ndarray, fitting: np.ndarray, n_c: int) -> tuple[int, int]:
@@ -236,7 +238,7 @@ def _unit_sums(ul: np.ndarray, uc: np.ndarray, fitting: np.ndarray, n_c: int) ->
     exactly: in int64 when a floating-point bound says they fit, else in Python integers."""
     uf = ul.astype(np.float64)
     bound = float(np.sum(uc * (n_c * 2 * uf**3 + uf * uf * np.abs(fitting.astype(np.float64)))))
-    if bound < SAFE and (ul.size == 0 or int(ul.max()) < 1 << 20):
+    if bound < SAFE and (ul.size == 0 or int(ul.max()) < LONG):
         terms = uc * ((n_c - 1) * (ul * (ul - 1) * (2 * ul - 1) // 3) + ul * ul * fitting)
         return int(terms.sum()), int((uc * ul * (ul - 1)).sum())
     numerator = sum(c * ((n_c - 1) * (u * (u - 1) * (2 * u - 1) // 3) + u * u * f) for u, c, f in zip(ul.tolist(), uc.tolist(), fitting.tolist()))

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .alphau import CategoryDisagreement, Stretch
+from .alphau import LONG, SAFE, CategoryDisagreement, Stretch
 
-#: a stretch whose sums might come near this goes through :meth:`Stretch.disagreement` (int64 holds 2⁶³ − 1)
-SAFE = float(1 << 60)
+# a stretch whose sums might come near SAFE (or with a unit of LONG units or more) goes through
+# :meth:`Stretch.disagreement`; a test lowers this module's SAFE to send some there
 
 
 def disagreements(parts: Sequence[Stretch]) -> list[CategoryDisagreement]:
@@ -44,7 +44,7 @@ def disagreements(parts: Sequence[Stretch]) -> list[CategoryDisagreement]:
     uf, ff, cf, ncf = u.astype(np.float64), fitting.astype(np.float64), c.astype(np.float64), n_c[unit_doc].astype(np.float64)
     rough = np.bincount(unit_doc, weights=cf * (ncf * 2 * uf**3 + uf * uf * np.abs(ff)), minlength=n)  # a bound on each sum
     risky = (rough >= SAFE) | ((float(m) * length.astype(np.float64)) ** 2 >= SAFE)
-    if u.size and int(u.max()) >= 1 << 20:
+    if u.size and int(u.max()) >= LONG:
         risky[:] = True
     terms = c * ((n_c[unit_doc] - 1) * (u * (u - 1) * (2 * u - 1) // 3) + u * u * fitting)
     numerator = np.zeros(n, np.int64)
