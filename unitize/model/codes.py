@@ -140,28 +140,34 @@ def look_up(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.n
 
 def text_codes(column: pa.ChunkedArray, missing: str | None = None) -> tuple[np.ndarray, list[str]]:
     """Per row a code into the column's distinct values as text (−1: null, or the value ``missing``), and those values
-    (in no particular order). A column of small non-negative integers (the 0/1 marks of a wide table) is counted, with
-    no text made per row; any other is cast to text and dictionary-encoded."""
+    (in no particular order). A column of small non-negative integers (the 0/1 marks of a wide table) is counted, a
+    string or dictionary column coded as stored (:func:`value_codes`): no text made per row; any other is cast to text."""
     import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
 
     if pa.types.is_integer(column.type) and len(column) > column.null_count:
         values = np.asarray(pc.fill_null(column, 0).to_numpy(), dtype=np.int64)
-        null = np.asarray(pc.is_null(column).to_numpy(zero_copy_only=False)) if column.null_count else None
         if int(values.min()) >= 0 and int(values.max()) < 1 << 16:
-            present = np.flatnonzero(np.bincount(values if null is None else values[~null], minlength=1))
-            names = [str(v) for v in present.tolist()]
-            if missing in names:
-                present = np.delete(present, names.index(missing))
-                names.remove(missing)
-            lut = np.full(int(values.max()) + 1, -1, np.int64)
+            present = np.flatnonzero(np.bincount(values[np.asarray(column.is_valid())] if column.null_count else values))
+            lut = np.zeros(int(values.max()) + 1, np.int64)
             lut[present] = np.arange(present.size)
             codes = lut[values]
-            if null is not None:
-                codes[null] = -1
-            return codes, names
-    text = column.cast(column.type.value_type) if pa.types.is_dictionary(column.type) else column
-    text = pc.cast(text, pa.string())
+            if column.null_count:
+                codes[np.asarray(column.is_null())] = present.size  # a null row: the number of values, as value_codes
+            return _named(codes, [str(v) for v in present.tolist()], missing)
+    encoded = pa.types.is_dictionary(column.type)
+    value_type = column.type.value_type if encoded else column.type
+    if not (pa.types.is_string(value_type) or pa.types.is_large_string(value_type)):
+        column = pc.cast(column.cast(value_type) if encoded else column, pa.string())
+    names, codes = value_codes(column)
+    return _named(codes, names, missing)
+
+
+def _named(codes: np.ndarray, names: list[str], missing: str | None) -> tuple[np.ndarray, list[str]]:
+    """``codes`` into ``names`` (a null row: ``len(names)``) as codes into the names some row uses but ``missing``,
+    −1 for a null or ``missing`` row."""
+    used = np.bincount(codes, minlength=len(names) + 1)[: len(names)] > 0
     if missing is not None:
-        text = pc.if_else(pc.equal(text, missing), pa.scalar(None, pa.string()), text)
-    encoded = pc.dictionary_encode(text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text)
-    return np.asarray(pc.fill_null(encoded.indices, -1).to_numpy(), dtype=np.int64), encoded.dictionary.to_pylist()
+        used &= np.array([n != missing for n in names], bool)
+    lut = np.full(len(names) + 1, -1, np.int64)
+    lut[np.flatnonzero(used)] = np.arange(int(used.sum()))
+    return lut[codes], [n for n, u in zip(names, used.tolist()) if u]
