@@ -167,14 +167,16 @@ def _in_unit_order(coded: list[np.ndarray], rows: list[np.ndarray], anns: list[n
     """The cells of each column (``coded``: a value code per table row, −1 none; ``rows``: the row's unit;
     ``anns``: its annotator) as (unit, annotator, code), by unit, annotators in column (wide) or stored (long)
     order within a unit. A wide table's columns, one row per unit in unit order, are interleaved, not sorted."""
-    one = rows[0] if rows else np.zeros(0, np.int64)
+    if not coded:
+        none = np.zeros(0, np.int64)
+        return none, none, none
+    one = rows[0]
     if len(coded) > 1 and all(r is one for r in rows) and bool(np.all(one[1:] > one[:-1])):
         grid = np.stack(coded, axis=1)
         keep = grid >= 0  # a 2-D mask takes row by row: unit, then column
         return np.broadcast_to(one[:, None], grid.shape)[keep], np.broadcast_to(np.arange(len(coded)), grid.shape)[keep], grid[keep]
-    parts = [(r, a, c) if bool((c >= 0).all()) else (r[c >= 0], a[c >= 0], c[c >= 0]) for c, r, a in zip(coded, rows, anns)]
-    row, ann, code = (x[0] if len(x) == 1 else np.concatenate(x) if x else np.zeros(0, np.int64) for x in
-                      ([p[0] for p in parts], [p[1] for p in parts], [p[2] for p in parts]))
+    kept = [(r, a, c) if bool((c >= 0).all()) else (r[c >= 0], a[c >= 0], c[c >= 0]) for c, r, a in zip(coded, rows, anns)]
+    row, ann, code = (x[0] if len(x) == 1 else np.concatenate(x) for x in zip(*kept))
     order = np.argsort(row, kind="stable")
     return row[order], ann[order], code[order]
 
