@@ -138,6 +138,26 @@ def test_assignments_are_indices_and_come_back_with_their_span_counts():
     assert batch.sources == ["roster.csv", "other.csv"]
     assert batch.assignments.tolist() == [[0, 0, 0, 2], [1, 1, 0, 1], [2, 0, 1, 0], [1, 0, 1, 0]]
     assert batch.spans.tolist() == [[0, 0, 0, 0, 4, 2], [0, 0, 1, 5, 9, 3], [1, 1, 0, -1, -1, 4]]
+    assert batch.spans.dtype == batch.assignments.dtype == np.int32  # codes, offsets and lines fit: 24 bytes a span
+
+
+def test_the_rows_laid_into_batches_keep_file_order_and_their_documents_codes_are_the_batchs_own():
+    """Rows come in blocks (a call of ``add`` each); a batch's rows are its documents' rows in file order, their
+    document codes re-coded over the batch's documents (in the order first met), the same as filtering every row."""
+    import pyarrow as pa
+
+    rows = span_rows.SpanRows("g", "span")
+    docs = ["d3", "d1", "d4", "d2"]  # met in this order: codes 0 … 3; sorted, a batch closed at 2 spans: d1 d2 | d3 | d4
+    owner = rows.assign(pa.array(docs, pa.string()), pa.array(["w"] * 4, pa.string()), "roster.csv")
+    rows.add(owner[[0, 2, 1]], ["x"], np.zeros(3, np.int64), np.array([0, 1, 2]), np.array([1, 2, 3]), np.array([10, 11, 12]))
+    rows.add(owner[[3, 0]], ["x"], np.zeros(2, np.int64), np.array([3, 4]), np.array([4, 1 << 40]), np.array([13, 14]))
+    first, second, third = rows.batches(2)
+    assert [b.docs.to_pylist() for b in (first, second, third)] == [["d1", "d2"], ["d3"], ["d4"]]
+    assert first.spans.tolist() == [[0, 0, 0, 2, 3, 12], [1, 0, 0, 3, 4, 13]]
+    assert second.spans.tolist() == [[0, 0, 0, 0, 1, 10], [0, 0, 0, 4, 1 << 40, 14]]  # two blocks, in file order
+    assert third.spans.tolist() == [[0, 0, 0, 1, 2, 11]]
+    assert first.spans.dtype == np.int64  # an offset beyond 32 bits in a block: the batches hold 64-bit rows
+    assert [b.assignments.tolist() for b in (first, second, third)] == [[[0, 0, 0, 1], [1, 0, 0, 1]], [[0, 0, 0, 2]], [[0, 0, 0, 1]]]
 
 
 def part(groups: list[str], universe: dict) -> SimpleNamespace:

@@ -130,7 +130,7 @@ class SpanRows:
             return
         codes = np.array([_code(self._labels, name) for name in labels], dtype=np.int64)
         self._span_rows += np.bincount(owners, minlength=self._span_rows.size)
-        self._spans.append(np.column_stack([self._doc[owners], self._annotator[owners], codes[label], begin, end, lines]).astype(np.int64))
+        self._spans.append(_narrow(np.column_stack([self._doc[owners], self._annotator[owners], codes[label], begin, end, lines])))
 
     @property
     def annotators(self) -> list[str]:
@@ -149,28 +149,60 @@ class SpanRows:
 
     def batches(self, size: int | None = None) -> list[RowBatch]:
         """The rows as batches of whole documents in sorted order, each closed once it holds ``size`` spans
-        (default :data:`BATCH_SPANS`; 0: one batch of every document). The rows are let go."""
+        (default :data:`BATCH_SPANS`; 0: one batch of every document). The rows are let go, a block at a time as
+        they are laid into their batches: the rows are held once (not once more in the batches)."""
         size = BATCH_SPANS if size is None else size
-        spans = np.concatenate(self._spans) if self._spans else np.zeros((0, 6), np.int64)
-        assigned = np.column_stack([self._doc, self._annotator, self._source, self._span_rows])
-        names = self._doc_names
+        blocks, names, n = self._spans, self._doc_names, len(self._doc_names)
+        assigned = _narrow(np.column_stack([self._doc, self._annotator, self._source, self._span_rows]))
         self._spans, self._keys, self._key_index = [], _empty(), _empty()
-        n = len(names)
         order = pc.array_sort_indices(names).to_numpy(zero_copy_only=False) if n else _empty()  # UTF-8 sorts as code points
-        per_doc = np.bincount(spans[:, 0], minlength=n)[order] if n else _empty()
+        per_doc = np.zeros(n, dtype=np.int64)
+        for block in blocks:
+            per_doc += np.bincount(block[:, 0], minlength=n)
         batch_of = np.zeros(n, dtype=np.int64)
-        batch_of[order] = _cuts(per_doc, size)
+        batch_of[order] = _cuts(per_doc[order], size)
         n_batches = int(batch_of.max()) + 1 if n else 0
+        # a batch's documents in code order, re-coded over themselves (0, 1, … within the batch)
+        by_batch = np.argsort(batch_of, kind="stable")
+        first = np.searchsorted(batch_of[by_batch], np.arange(n_batches))
+        local = np.empty(n, dtype=np.int64)
+        local[by_batch] = np.arange(n) - first[batch_of[by_batch]]
+        spans = _laid_out(blocks, batch_of, local, n_batches, 6)
+        subs = _laid_out([assigned], batch_of, local, n_batches, 4)
         who, labels, sources = list(self._who), list(self._labels), list(self._sources)
-        out = []
-        for b in range(n_batches):
-            rows, subs = spans[batch_of[spans[:, 0]] == b], assigned[batch_of[assigned[:, 0]] == b]
-            used = np.flatnonzero(batch_of == b)  # the batch's documents, re-coded over themselves
-            local = np.full(n, -1, dtype=np.int64)
-            local[used] = np.arange(used.size)
-            rows[:, 0], subs[:, 0] = local[rows[:, 0]], local[subs[:, 0]]
-            out.append(RowBatch(self.group, self.layer, self.source, names.take(pa.array(used)), who, labels, sources, rows, subs))
-        return out
+        bounds = np.r_[first, n]
+        return [RowBatch(self.group, self.layer, self.source, names.take(pa.array(by_batch[bounds[b]:bounds[b + 1]])), who, labels, sources,
+                         spans[b], subs[b]) for b in range(n_batches)]
+
+
+def _narrow(rows: np.ndarray) -> np.ndarray:
+    """Integer rows as int32 where every value fits (codes, offsets and line numbers do), else int64."""
+    small = not rows.size or (int(rows.min()) >= -(1 << 31) and int(rows.max()) < 1 << 31)
+    return rows.astype(np.int32 if small else np.int64)
+
+
+def _laid_out(blocks: list[np.ndarray], batch_of: np.ndarray, local: np.ndarray, n_batches: int, width: int) -> list[np.ndarray]:
+    """Rows (blocks in order, each row's document code first) as one array per batch of their documents, in the
+    blocks' order, the document codes the batch's own (``local``). Each block is let go once laid."""
+    dtype = np.result_type(np.int32, *(b.dtype for b in blocks))
+    counts = np.zeros(n_batches, dtype=np.int64)
+    for block in blocks:
+        counts += np.bincount(batch_of[block[:, 0]], minlength=n_batches)
+    out = [np.empty((int(c), width), dtype=dtype) for c in counts]
+    filled = np.zeros(n_batches, dtype=np.int64)
+    while blocks:
+        block = blocks.pop(0)
+        batch = batch_of[block[:, 0]]
+        rows = block[np.argsort(batch, kind="stable")]
+        del block
+        rows[:, 0] = local[rows[:, 0]]
+        at = 0
+        for b, c in enumerate(np.bincount(batch, minlength=n_batches).tolist()):
+            if c:
+                out[b][filled[b]:filled[b] + c] = rows[at:at + c]
+                filled[b] += c
+                at += c
+    return out
 
 
 def _cuts(per_doc: np.ndarray, size: int) -> np.ndarray:

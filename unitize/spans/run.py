@@ -66,6 +66,7 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     """
     settings = _format_defaults(settings, corpus)
     header, stream = _batches(corpus)
+    give_back()  # what reading freed (a span table's columns, its rows' temporaries), before the spaces are built
     annotators = list(_configured_annotators(settings) or stream.annotators)
     clash = RESERVED & set(annotators)
     if clash:
