@@ -176,12 +176,12 @@ def test_crowd_kit_methods_on_item_labels(method: str, labels: Path, tmp_path: P
 def test_a_model_method_fits_on_the_whole_group_where_votes_go_a_piece_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The long item table read a piece of whole items at a time (majority) but whole for dawid-skene, which fits
     the annotators on every item of the group: pieces of one row change nothing."""
-    from unitize.dataset import regions
+    from unitize.dataset import pieces as pieces_module
 
     work = convert("labels-mini", tmp_path / "labels", "long")
     whole = {m: (adjudicate(work, m, setting="items-long").gold, (work / "adjudication" / "units.parquet").read_bytes())
              for m in ("majority", "dawid-skene")}
-    monkeypatch.setattr(regions, "PIECE_ROWS", 1)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 1)
     for method, (gold, units) in whole.items():
         assert adjudicate(work, method, setting="items-long").gold == gold
         assert (work / "adjudication" / "units.parquet").read_bytes() == units

@@ -95,7 +95,7 @@ def test_candidates_of_a_combined_setting_are_scored_on_its_stored_values_in_pie
     """A bit-mask (combined) setting of one layer scores the candidates as its separate setting does: the gold and the
     candidates' cells compared as stored (``1``), not one as stored and the other as named (``Entity``: no unit agreed,
     no span matched). Read an item of cells at a time, the rows are the same."""
-    from unitize.dataset import regions
+    from unitize.dataset import pieces as pieces_module
 
     out = tmp_path / "out"
     assert main(["convert", str(MODELS), "--out", str(out), "--units", "word", "--modes", "separate,combined", "--layout", "long", "-q"]) == 0
@@ -103,9 +103,9 @@ def test_candidates_of_a_combined_setting_are_scored_on_its_stored_values_in_pie
     for setting in ("word-interval", "word-interval-combined"):
         rows = adjudicate(out, setting=setting).candidates
         figures[setting] = [(r["candidate"], r["units"], r["agreeing"], r["gold_spans"], r["candidate_spans"], r["matched_spans"]) for r in rows]
-        monkeypatch.setattr(regions, "PIECE_ROWS", 1)
+        monkeypatch.setattr(pieces_module, "PIECE_ROWS", 1)
         assert adjudicate(out, setting=setting).candidates == rows
-        monkeypatch.setattr(regions, "PIECE_ROWS", 1 << 19)
+        monkeypatch.setattr(pieces_module, "PIECE_ROWS", 1 << 19)
     assert figures["word-interval"] == figures["word-interval-combined"] == [("gpt-run1", 109, 105, 29, 28, 27), ("gpt-run2", 109, 106, 29, 27, 26)]
 
 

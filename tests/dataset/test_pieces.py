@@ -1,4 +1,4 @@
-"""A setting read a piece of whole documents at a time (unitize.dataset.regions.layer_pieces): the pieces of a
+"""A setting read a piece of whole documents at a time (unitize.dataset.pieces.layer_pieces): the pieces of a
 (group, layer), one after another, are its cells read whole — the same documents in the same order, the same units
 and the same values —, only the groups asked for, an item group of a long table in pieces of whole items, and :data:`PIECE_ROWS` the piece size; the
 disagreement regions exported from the pieces (``unitize export --to disagreements``) are the whole's, byte for byte."""
@@ -11,9 +11,10 @@ import pytest
 
 from tests.conftest import EXAMPLE, ROOT
 from unitize.cli import main
-from unitize.dataset import regions
+from unitize.dataset import pieces as pieces_module
 from unitize.dataset.directory import OutputData
-from unitize.dataset.regions import Cells, layer_pieces, setting_cells
+from unitize.dataset.pieces import layer_pieces
+from unitize.dataset.regions import Cells, setting_cells
 
 CROWD = ROOT / "unitize" / "examples" / "crowd-mini" / "study.toml"
 LABELS = ROOT / "unitize" / "examples" / "labels-mini" / "study.toml"
@@ -35,6 +36,14 @@ def convert_crowd(out: Path) -> Path:
 @pytest.fixture(scope="module")
 def tdb_long(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return convert_tdb_long(tmp_path_factory.mktemp("pieces") / "out")
+
+
+@pytest.fixture(scope="module")
+def tdb_sparse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tdb-mini in the sparse layout, labels mode too: a group's dense rows are rebuilt from its stored rows."""
+    out = tmp_path_factory.mktemp("sparse") / "out"
+    assert main(["convert", str(EXAMPLE / "study.toml"), "--out", str(out), "--layout", "sparse", "--modes", "separate,labels", "-q"]) == 0
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -77,13 +86,31 @@ def test_the_pieces_of_a_layer_are_its_cells_read_whole(tdb_long: Path) -> None:
     assert sum(len(units(c)) for c in setting_cells(data, data.setting("word-interval"))) == 2768
 
 
+def test_a_sparse_group_in_runs_of_documents_is_its_dense_rows_read_whole(tdb_sparse: Path) -> None:
+    """A sparse group of more units than the limit: its dense rows rebuilt a run of whole documents at a time (here a
+    document a run) are the rows of the group's dense table, in its order, with the same values."""
+    data = OutputData(tdb_sparse)
+    for setting in data.settings:
+        assert setting.layout.name == "sparse"
+        whole = {(c.group, c.layer): c for c in setting_cells(data, setting)}
+        found = [(g, layer, list(p)) for g, layer, p in layer_pieces(data, setting, 7)]
+        assert [(g, layer) for g, layer, _ in found] == list(whole)
+        assert [len(p) for *_, p in found] == [1, 1, 1, 1, 2, 2, 2, 2]  # a run per document: each has more than 7 units
+        for g, layer, pieces in found:
+            c = whole[(g, layer)]
+            assert [d for piece in pieces for d in piece.docs] == c.docs
+            assert [u for piece in pieces for u in units(piece)] == units(c)
+        assert all(len(list(p)) == 1 for *_, p in layer_pieces(data, setting))  # 512 Ki units: every group whole
+    assert sum(len(units(c)) for c in setting_cells(data, data.setting("word-interval"))) == 2768
+
+
 def test_only_the_groups_asked_for_and_pieces_of_piece_rows_by_default(tdb_long: Path, monkeypatch) -> None:
     data = OutputData(tdb_long)
     setting = data.setting("word-interval-labels")
     assert [(g, layer) for g, layer, _ in layer_pieces(data, setting, groups=["ve", "ki"])] == [
         ("ki", "Arg1"), ("ki", "Arg2"), ("ve", "Arg1"), ("ve", "Arg2")]
     assert all(len(list(p)) == 1 for *_, p in layer_pieces(data, setting))  # 512 Ki rows: every group whole
-    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 7)
     assert [len(list(p)) for *_, p in layer_pieces(data, setting, groups=["ki"])] == [2, 2]
 
 
@@ -121,7 +148,7 @@ def test_disagreements_exported_in_pieces_are_the_whole_groups_byte_for_byte(
     assert main(["export", str(out), "--to", "disagreements", "--dest", str(tmp_path / "whole"), "-q"]) == 0
     data = OutputData(out)
     assert [len(list(p)) for *_, p in layer_pieces(data, data.setting("word-interval"), limit)] == pieces
-    monkeypatch.setattr(regions, "PIECE_ROWS", limit)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", limit)
     assert main(["export", str(out), "--to", "disagreements", "--dest", str(tmp_path / "pieces"), "-q"]) == 0
     whole, found = tree(tmp_path / "whole"), tree(tmp_path / "pieces")
     assert found.keys() == whole.keys() and all(found[k] == whole[k] for k in whole)
@@ -132,7 +159,7 @@ def test_disagreements_exported_in_pieces_are_the_whole_groups_byte_for_byte(
 def test_the_groups_asked_for_exported_in_pieces(tdb_long: Path, tmp_path: Path, monkeypatch) -> None:
     command = ["export", str(tdb_long), "--to", "disagreements", "--settings", "word-interval-labels", "--groups", "ki,ve", "-q"]
     assert main([*command, "--dest", str(tmp_path / "whole")]) == 0
-    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 7)
     assert main([*command, "--dest", str(tmp_path / "pieces")]) == 0
     assert tree(tmp_path / "pieces") == tree(tmp_path / "whole")
     lines = (tmp_path / "whole" / "word-interval-labels.csv").read_text(encoding="utf-8").splitlines()[1:]

@@ -12,10 +12,11 @@ import pyarrow.parquet as pq
 
 from tests.dataset.test_pieces import crowd, labels_mini, tdb_long  # noqa: F401  (module-scoped fixtures)
 from unitize.adjudicate import adjudicate
+from unitize.dataset import pieces as pieces_module
 from unitize.dataset import regions
 from unitize.dataset.directory import OutputData
+from unitize.dataset.pieces import layer_pieces
 from unitize.dataset.region_rows import ordered, region_batches
-from unitize.dataset.regions import layer_pieces
 from unitize.dataset.texts import Texts
 
 
@@ -31,18 +32,18 @@ def whole(data: OutputData, setting: str) -> list[tuple]:
 
 def test_a_group_of_one_layer_comes_out_after_every_piece(crowd: Path, monkeypatch) -> None:  # noqa: F811
     data = OutputData(crowd)
-    monkeypatch.setattr(regions, "PIECE_ROWS", 7)  # five pieces, a comment each
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 7)  # five pieces, a comment each
     batches = list(region_batches(data, data.setting("word-interval")))
     assert [len(b) for b in batches] == [2, 2, 1, 1]  # the four pieces with a region, each let out at once
     assert [sorted({r.doc for r in b}) for b in batches] == [["1001"], ["1003"], ["1004"], ["1005"]]
-    monkeypatch.setattr(regions, "PIECE_ROWS", 1 << 19)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 1 << 19)
     assert [len(b) for b in region_batches(data, data.setting("word-interval"))] == [6]  # one piece: one batch
     assert [key(r) for b in batches for r in b] == whole(data, "word-interval")
 
 
 def test_a_group_of_two_layers_comes_out_once_its_last_layer_is_read(tdb_long: Path, monkeypatch) -> None:  # noqa: F811
     data = OutputData(tdb_long)
-    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 7)
     for setting in ("word-interval", "char-boundary-labels"):
         batches = list(region_batches(data, data.setting(setting)))
         groups = [{r.group for r in b} for b in batches]
@@ -54,7 +55,7 @@ def test_a_group_of_two_layers_comes_out_once_its_last_layer_is_read(tdb_long: P
 
 def test_item_regions_of_a_long_table_come_out_a_piece_at_a_time(labels_mini: Path, monkeypatch) -> None:  # noqa: F811
     data = OutputData(labels_mini)
-    monkeypatch.setattr(regions, "PIECE_ROWS", 1)  # an item a piece
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 1)  # an item a piece
     batches = list(region_batches(data, data.setting("items-long")))
     assert all(len(b) == 1 for b in batches) and len(batches) == 12  # the 12 items whose labels differ
     assert [key(r) for b in batches for r in b] == whole(data, "items-long") == whole(data, "items")

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import ROOT
 from unitize.cli import main
-from unitize.dataset import regions
+from unitize.dataset import pieces as pieces_module
 from unitize.dataset.directory import OutputData
 from unitize.estimate import estimate
 
@@ -247,7 +247,7 @@ def test_a_crowd_group_read_in_pieces_gives_the_same_files(tmp_path: Path, monke
     """A long table's group read a piece of whole documents at a time (memory bounded by a piece) gives every file of
     OUT/estimate byte for byte as the group read whole: each figure adds up over documents."""
     from tests.dataset.test_pieces import convert_crowd
-    from unitize.dataset import regions
+    from unitize.dataset import pieces as pieces_module
     from unitize.dataset.directory import OutputData
 
     out = convert_crowd(tmp_path / "out")  # four workers: two humans, two runs of a model
@@ -261,7 +261,7 @@ def test_a_crowd_group_read_in_pieces_gives_the_same_files(tmp_path: Path, monke
         return {p.name: p.read_bytes() for p in sorted((out / "estimate").iterdir())}
 
     whole = files()
-    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 7)
     assert files() == whole
     assert len(rows(out / "estimate" / "prompts.csv")) == 1 and len(rows(out / "estimate" / "stability.csv")) == 1
     assert len(rows(out / "estimate" / "estimates.csv")) > 0
@@ -299,7 +299,7 @@ def test_item_labels_stored_long_estimated_an_item_at_a_time_are_the_whole_group
         return {p.name: p.read_bytes() for p in sorted((out / "estimate").iterdir())}
 
     whole = files()
-    monkeypatch.setattr(regions, "PIECE_ROWS", 1)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 1)
     assert files() == whole
     stability = rows(out / "estimate" / "stability.csv")
     assert [(r["family"], r["observations"], r["flipped"]) for r in stability] == [("m", "6", "3")]  # as the wide layout's

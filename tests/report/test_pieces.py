@@ -1,4 +1,4 @@
-"""A crowd group read in pieces of whole documents (unitize.dataset.regions.layer_pieces) gives the report of the
+"""A crowd group read in pieces of whole documents (unitize.dataset.pieces.layer_pieces) gives the report of the
 whole group: the same matrices added up over the pieces, the same files byte for byte."""
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import pytest
 from tests.conftest import EXAMPLE
 from tests.report.test_regions_and_rankings import long, setting, wide
 from unitize.cli import main
-from unitize.dataset import regions
+from unitize.dataset import pieces as pieces_module
 from unitize.dataset.directory import OutputData
-from unitize.dataset.regions import cells, layer_pieces
+from unitize.dataset.pieces import layer_pieces
+from unitize.dataset.regions import cells
 from unitize.report import where
 from unitize.report.jsontext import Raw, dumps, plain
 from unitize.report.where import Confusion, Pairs, confusion, pair_matrix
@@ -95,7 +96,7 @@ def test_a_report_read_in_tiny_pieces_is_the_whole_groups_byte_for_byte(tdb_long
     setting_ = next(s for s in data.settings if s.value == "label")
     found = [(g, layer, len(list(p))) for g, layer, p in layer_pieces(data, setting_, 7)]
     assert {layer for _, layer, _ in found} == {"Arg1", "Arg2"} and any(n > 1 for *_, n in found)  # batched, both layers
-    monkeypatch.setattr(regions, "PIECE_ROWS", 7)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 7)
     monkeypatch.setattr(sys.modules["unitize.report.build"], "SEGMENT_ROWS", 5)  # a document's segments spooled in several slices, joined in order
     assert main(["report", str(tdb_long), "--dest", str(tmp_path / "pieces"), "-q"]) == 0
     whole, pieces = files(tmp_path / "whole"), files(tmp_path / "pieces")
@@ -112,7 +113,7 @@ def test_an_item_group_of_a_long_table_reported_an_item_at_a_time_is_the_whole_g
     assert main(["convert", str(study), "--out", str(out), "--layouts", "long", "-q"]) == 0
     assert [s.name for s in OutputData(out).settings] == ["items-long"]
     assert main(["report", str(out), "--dest", str(tmp_path / "whole"), "-q"]) == 0
-    monkeypatch.setattr(regions, "PIECE_ROWS", 1)
+    monkeypatch.setattr(pieces_module, "PIECE_ROWS", 1)
     assert main(["report", str(out), "--dest", str(tmp_path / "pieces"), "-q"]) == 0
     whole, pieces = files(tmp_path / "whole"), files(tmp_path / "pieces")
     assert whole.keys() == pieces.keys() and all(whole[k] == pieces[k] for k in whole)

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import EXAMPLE
 from unitize.cli import main
 from unitize.dataset.directory import OutputData
-from unitize.dataset.regions import layer_pieces
+from unitize.dataset.pieces import layer_pieces
 from unitize.report.build import Report, build
 from unitize.report.jsontext import dumps, plain
 

@@ -30,7 +30,8 @@ import pyarrow.parquet as pq
 from .._version import __version__
 from ..dataset import adjudication as files
 from ..dataset.directory import OutputData, Setting
-from ..dataset.regions import layer_pieces, multi_groups, not_annotated, setting_cells
+from ..dataset.pieces import layer_pieces
+from ..dataset.regions import multi_groups, not_annotated, setting_cells
 from ..dataset.roles import annotators_of
 from ..dataset.roles import resolve as resolve_roles
 from ..errors import OutputError, RunError, UnitizeError
@@ -205,7 +206,7 @@ def adjudicate(out: Path | str, method: str = "majority", *, setting: str | None
 
 def _adjudicate(data: OutputData, setting: Setting, method: Method, min_share: float | None, below: float, staging: Path) -> Adjudication:
     """Count, decide and queue every (group, layer) of ``setting``; write the units, spans and review files into ``staging``.
-    A crowd group is read a piece of whole documents (items) at a time (:func:`~unitize.dataset.regions.layer_pieces`):
+    A crowd group is read a piece of whole documents (items) at a time (:func:`~unitize.dataset.pieces.layer_pieces`):
     memory holds a piece's cells, votes and review rows, not the group's; its units' rows are written as one table's.
     A model method (dawid-skene, mace) reads each group whole: it fits the annotators on all of the group's items."""
     items = setting.kind == "items"

@@ -8,7 +8,7 @@ documents the candidate coded), ``candidate_spans``, ``matched_spans`` and ``spa
 candidate).
 
 The candidates' cells are read a piece of whole documents (items) at a time
-(:func:`~unitize.dataset.regions.layer_pieces`), the gold of a (group, layer) as three Arrow columns: memory
+(:func:`~unitize.dataset.pieces.layer_pieces`), the gold of a (group, layer) as three Arrow columns: memory
 holds a piece and one (group, layer)'s gold, never a Python object per unit.
 """
 
@@ -24,7 +24,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..dataset.directory import OutputData, Setting
-from ..dataset.regions import Cells, layer_pieces, not_annotated
+from ..dataset.pieces import layer_pieces
+from ..dataset.regions import Cells, not_annotated
 from ..model.codes import look_up
 
 #: the columns of candidates.csv

@@ -18,8 +18,9 @@ import numpy as np
 
 from ..dataset import adjudication as files
 from ..dataset.directory import OutputData, Setting
+from ..dataset.pieces import Pieces
 from ..dataset.region_rows import COLUMNS, InOrder, RegionFiles, RegionRows
-from ..dataset.regions import Pieces, Region, regions, runs
+from ..dataset.regions import Region, regions, runs
 from .votes import Decision
 
 TIED, LOW, UNRESOLVED = "tied", "low confidence", "no gold"

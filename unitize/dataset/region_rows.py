@@ -21,7 +21,8 @@ import pyarrow.compute as pc
 
 from ..output import csv_text, text_stream
 from .directory import OutputData, Setting
-from .regions import Pieces, Region, layer_pieces, regions
+from .pieces import Pieces, layer_pieces
+from .regions import Region, regions
 from .texts import Texts
 
 #: the columns of a region's CSV row (the JSON lines add ``marks``: annotator -> [[label, begin, end], ...])
@@ -84,7 +85,7 @@ class InOrder(Generic[T]):
 
 def region_batches(data: OutputData, setting: Setting, groups: list[str] | None = None) -> Iterator[list[Region]]:
     """A setting's disagreement regions in adjudication order, a batch at a time (:class:`InOrder`); a crowd group
-    is read a piece of whole documents at a time (:func:`.regions.layer_pieces`), a sparse group as its stored rows."""
+    is read a piece of whole documents at a time (:func:`.pieces.layer_pieces`), a sparse group as its stored rows."""
     order: InOrder[Region] = InOrder(data)
     for _, _, pieces in layer_pieces(data, setting, groups=groups, implicit=True):
         for c in pieces:

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..cells import value as cell_value
 from ..dataset.directory import OutputData
-from ..dataset.regions import layer_pieces
+from ..dataset.pieces import layer_pieces
 from ..dataset.roles import Roles, resolve
 from ..errors import RunError
 from ..metrics import ppi

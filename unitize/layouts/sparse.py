@@ -171,9 +171,11 @@ def group_universe(setting: StoredSetting, universe: UniverseCounts, group: str)
 
 
 def dense_group(setting: StoredSetting, layers: Sequence[str], universe: UniverseCounts, group: str, table: pa.Table,
-                columns: Sequence[str] | None = None) -> pa.Table:
-    """One group's dense wide rows from its sparse ``table`` (the columns ``columns``, default all of the file's)."""
-    docs, n = group_universe(setting, universe, group)
+                columns: Sequence[str] | None = None, documents: tuple[list[str], np.ndarray] | None = None) -> pa.Table:
+    """One group's dense wide rows from its sparse ``table`` (the columns ``columns``, default all of the file's).
+    ``documents``: some of the group's documents and their units (:func:`group_universe`'s, a run of them), whose
+    rows alone ``table`` holds; default all."""
+    docs, n = group_universe(setting, universe, group) if documents is None else documents
     total, n_l = int(n.sum()), len(layers)
     row_base = cumulative(n)
     names = list(columns) if columns is not None else table.column_names

@@ -20,7 +20,8 @@ import pyarrow.compute as pc
 from ..dataset.adjudication import read_adjudication
 from ..dataset.directory import OutputData, Setting
 from ..dataset.parts import release
-from ..dataset.regions import Cells, Region, layer_pieces, regions
+from ..dataset.pieces import layer_pieces
+from ..dataset.regions import Cells, Region, regions
 from ..dataset.texts import Texts
 from ..runtime.progress import Progress, no_progress
 from . import study as _study
@@ -184,7 +185,7 @@ def _docs_of(data: OutputData, setting: Setting) -> list[str]:
 def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, docs: DocPages, doc_index: dict[str, int],
                    doc_groups: list[tuple[np.ndarray, np.ndarray]], values: _study.SummaryValues) -> dict[str, Any]:
     """One unit setting: regions into the document payloads; per-document stats, rankings and matrices. A crowd
-    group is read a piece of whole documents at a time (:func:`~unitize.dataset.regions.layer_pieces`), so memory
+    group is read a piece of whole documents at a time (:func:`~unitize.dataset.pieces.layer_pieces`), so memory
     holds one piece's cells, not the group's; its matrices are added up over the pieces."""
     found = DocStats()
     group_layers: dict[str, list[str]] = {}
