@@ -130,7 +130,7 @@ class SpanRows:
             return
         codes = np.array([_code(self._labels, name) for name in labels], dtype=np.int64)
         self._span_rows += np.bincount(owners, minlength=self._span_rows.size)
-        self._spans.append(_narrow(np.column_stack([self._doc[owners], self._annotator[owners], codes[label], begin, end, lines])))
+        self._spans.append(_stacked([self._doc[owners], self._annotator[owners], codes[label], begin, end, lines]))
 
     @property
     def annotators(self) -> list[str]:
@@ -153,7 +153,7 @@ class SpanRows:
         they are laid into their batches: the rows are held once (not once more in the batches)."""
         size = BATCH_SPANS if size is None else size
         blocks, names, n = self._spans, self._doc_names, len(self._doc_names)
-        assigned = _narrow(np.column_stack([self._doc, self._annotator, self._source, self._span_rows]))
+        assigned = _stacked([self._doc, self._annotator, self._source, self._span_rows])
         self._spans, self._keys, self._key_index = [], _empty(), _empty()
         order = pc.array_sort_indices(names).to_numpy(zero_copy_only=False) if n else _empty()  # UTF-8 sorts as code points
         per_doc = np.zeros(n, dtype=np.int64)
@@ -175,10 +175,13 @@ class SpanRows:
                          spans[b], subs[b]) for b in range(n_batches)]
 
 
-def _narrow(rows: np.ndarray) -> np.ndarray:
-    """Integer rows as int32 where every value fits (codes, offsets and line numbers do), else int64."""
-    small = not rows.size or (int(rows.min()) >= -(1 << 31) and int(rows.max()) < 1 << 31)
-    return rows.astype(np.int32 if small else np.int64)
+def _stacked(columns: list[np.ndarray]) -> np.ndarray:
+    """Integer columns as the columns of one array, int32 where every value fits (no 64-bit copy made first)."""
+    small = all(not c.size or (int(c.min()) >= -(1 << 31) and int(c.max()) < 1 << 31) for c in columns)
+    out = np.empty((columns[0].size, len(columns)), dtype=np.int32 if small else np.int64)
+    for i, c in enumerate(columns):
+        out[:, i] = c
+    return out
 
 
 def _laid_out(blocks: list[np.ndarray], batch_of: np.ndarray, local: np.ndarray, n_batches: int, width: int) -> list[np.ndarray]:
