@@ -28,14 +28,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..model import Corpus, Document, SpanStream
+from ..model.documents import TextTable
 from ..model.findings import finding
 from ..runtime.progress import Progress, no_progress
 from . import Adapter, AdapterError, Option
 from ._safe import SPREADSHEET_SAFE_HELP
-from ._spans import GROUP, SPAN_TRAITS, malformed, text_document
+from ._spans import GROUP, SPAN_TRAITS, malformed
 from .span_rows import RowBatch, SpanRows
 from .suggest import TABLE_SUFFIXES, find, read_sample, tables
-from .table_columns import CSV_ROWS, TEXT, Table, as_offsets, as_text, read_table, to_text
+from .table_columns import TEXT, Table, as_offsets, as_text, read_table, to_text
 
 #: column mapping defaults: role -> column name
 COLUMNS = {"doc": "doc_id", "text": "text", "annotator": "annotator", "key": "key", "label": "label", "begin": "begin", "end": "end"}
@@ -101,16 +102,14 @@ class _Tables:
         table = read_table(path, self.base, corpus, "text", [col["doc"], col["text"]], self.spreadsheet_safe)
         if table is None:
             return
-        docs, texts = as_text(table.columns[col["doc"]]), table.columns[col["text"]]
-        for start in range(0, table.num_rows, CSV_ROWS):
-            stop = min(start + CSV_ROWS, table.num_rows)
-            for line, doc, text in zip(table.lines_of(start, stop).tolist(), docs.slice(start, stop - start).to_pylist(),
-                                       texts.slice(start, stop - start).to_pylist()):
-                if doc in corpus.documents:
-                    corpus.findings.append(finding("duplicate-text", f"a second text row for document {doc}", "the first row used",
-                                                   file=table.name, record=f"line {line}", doc=doc))
-                    continue
-                corpus.documents[doc] = text_document(doc, to_text(text), table.name)
+        docs = as_text(table.columns[col["doc"]])
+        first = _first(pc.dictionary_encode(docs).indices.to_numpy(zero_copy_only=False))
+        for r in np.flatnonzero(~first).tolist():  # a document's first row is its text
+            doc = docs[r].as_py()
+            corpus.findings.append(finding("duplicate-text", f"a second text row for document {doc}", "the first row used",
+                                           file=table.name, record=f"line {int(table.lines_of(r, r + 1)[0])}", doc=doc))
+        kept = pa.array(np.flatnonzero(first))
+        corpus.documents = TextTable(docs.take(kept), as_text(table.columns[col["text"]]).take(kept), table.name)
 
     def read_roster(self, path: Path) -> None:
         col, corpus = self.col, self.corpus

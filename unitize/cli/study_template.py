@@ -11,6 +11,7 @@ explains itself and every line is one ``#`` away from being used.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -70,7 +71,7 @@ def inspect(corpus: Corpus) -> Inspection:
     found.annotators = sorted({s.annotator for s in corpus.spans} | {s.annotator for s in corpus.submissions})
     found.candidates = sorted(corpus.candidates & set(found.annotators))
     found.documents = len(corpus.documents) or len({s.doc_id for s in corpus.submissions})
-    found.language = guess_language([d.text for d in list(corpus.documents.values())[:LANGUAGE_SAMPLE] if d.text])
+    found.language = guess_language([d.text for d in itertools.islice(corpus.documents.values(), LANGUAGE_SAMPLE) if d.text])
     found.groups = sorted({s.group for s in corpus.spans} | {s.group for s in corpus.submissions})
     for s in corpus.spans:
         found.labels.setdefault(s.layer, Counter())[s.label if s.label is not None else "*"] += 1

@@ -6,7 +6,7 @@ reads only these types (DESIGN.md §2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -239,7 +239,7 @@ class Corpus:
     """
 
     format: str
-    documents: dict[str, Document] = field(default_factory=dict)
+    documents: MutableMapping[str, Document] = field(default_factory=dict)  # a dict, or a TextTable (model.documents)
     spans: list[Span] = field(default_factory=list)
     submissions: list[Submission] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)

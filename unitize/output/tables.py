@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..model import Corpus, Universe, not_missing
+from ..model.documents import fields
 from ..schema import documents_schema, tokens_schema, universe_schema
 from ..units.unitizers import UnitSpace
 
@@ -50,25 +51,15 @@ def documents_table(corpus: Corpus, words: UnitSpace | None, tokenizer: str, row
 def _document_batches(corpus: Corpus, words: UnitSpace | None, tokenizer: str, rows: int) -> Iterator[pa.RecordBatch]:
     doc_ids = sorted(corpus.documents)
     tokens = dict(zip(words.doc_ids, words.n_units.tolist())) if words else {}
+    schema = documents_schema()
     for first in range(0, len(doc_ids), rows):
         some = doc_ids[first:first + rows]
-        docs = [corpus.documents[d] for d in some]
-        yield pa.RecordBatch.from_pydict(
-            {
-                "doc_id": some,
-                "source": [d.source for d in docs],
-                "bytes": [d.size for d in docs],
-                "sha256": [d.sha256 for d in docs],
-                "encoding": [d.encoding for d in docs],
-                "newline": [d.newline for d in docs],
-                "bom": [d.bom for d in docs],
-                "chars": [len(d.text) if d.text is not None else None for d in docs],
-                "tokens": [tokens.get(d.doc_id) for d in docs],
-                "tokenizer": [tokenizer if words and d.text is not None else None for d in docs],
-                "text": [d.text for d in docs],
-            },
-            schema=documents_schema(),
-        )
+        columns = fields(corpus.documents, some)
+        text = columns["text"]
+        has_text = [t is not None for t in text] if isinstance(text, list) else text.is_valid().to_pylist()
+        columns["tokens"] = [tokens.get(d) for d in some]
+        columns["tokenizer"] = [tokenizer if words and t else None for t in has_text]
+        yield pa.RecordBatch.from_pydict({"doc_id": some, **columns}, schema=schema)
 
 
 #: tokens.parquet is built this many tokens at a time

@@ -14,8 +14,9 @@ the same, byte for byte, however the corpus was cut.
 
 from __future__ import annotations
 
+import itertools
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
@@ -29,6 +30,7 @@ from .. import layouts
 from ..config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Settings
 from ..errors import RunError
 from ..model import Corpus, Document, Finding, InputFile, SpanStream, Submission, Universe
+from ..model.documents import held_once, stored_id
 from ..model.findings import finding
 from ..model.report_rows import Findings, Packed
 from ..model.traits import FormatTraits
@@ -152,9 +154,11 @@ def _spilled_part(work: Callable[[Callable[[], Corpus]], _Part], folder: Path, b
     return part
 
 
-def _batch_part(run: _Run, documents: dict[str, Document], traits: FormatTraits, read: Callable[[], Corpus]) -> _Part:
+def _batch_part(run: _Run, documents: MutableMapping[str, Document], traits: FormatTraits, read: Callable[[], Corpus]) -> _Part:
     """One batch of a streamed corpus, read and resolved (with the header's documents and traits)."""
-    batch = replace(read(), documents=documents, traits=traits)
+    batch = read()
+    named = itertools.chain((s.doc_id for s in batch.submissions), (s.doc_id for s in batch.spans))
+    batch = replace(batch, documents=held_once(documents, named), traits=traits)
     return run.part(_layers_from_label(batch, run.settings))
 
 
@@ -251,8 +255,7 @@ class _Run:
             for group, docs in p.universe.items():
                 held = universe.setdefault(group, {})
                 for doc, missing in docs.items():
-                    same = ids[doc].doc_id if doc in ids else doc
-                    held[same if same == doc else doc] = missing
+                    held[stored_id(ids, doc)] = missing
             p.universe = {}  # its ids were copies (unpickled): let go now, not once every part is joined
             expected.update(p.expected)
             runs.append(p.findings)

@@ -7,12 +7,15 @@ run, whatever the number of annotators and groups). Pure NumPy over the texts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import overload
 
 import numpy as np
 
 from ..errors import RunError
-from ..model import Corpus
+from ..model import Corpus, Document
+from ..model.documents import lengths as text_lengths
+from ..model.documents import texts, with_text
 from ..runtime.executors import Executor, forked_pool
 from ..runtime.progress import Progress, Sized, no_progress
 from .tokenize import get_tokenizer
@@ -67,9 +70,8 @@ def build_spaces(
     Tokenization runs per chunk of documents (:func:`chunks`) through ``executor`` (default: here,
     in order); the chunks and so the unit spaces are the same for every executor.
     """
-    texts = {d: doc.text for d, doc in corpus.documents.items() if doc.text is not None}
-    doc_ids = sorted(texts)
-    lengths = np.array([len(texts[d]) for d in doc_ids], dtype=np.int64)
+    doc_ids = with_text(corpus.documents)
+    lengths = text_lengths(corpus.documents, doc_ids)
     char_base = cumulative(lengths)
     spaces: dict[str, UnitSpace] = {}
     units = set(units)
@@ -83,7 +85,7 @@ def build_spaces(
             n_tok, starts, ends = _laid(tokens, cut, char_base, small)
         else:
             cut = chunks(lengths)
-            tasks = [(tokenizer, [texts[d] for d in doc_ids[c]]) for c in cut]
+            tasks = _Tasks(tokenizer, corpus.documents, doc_ids, cut)  # each chunk's texts made when it is taken
             long_spacy = tokenizer.startswith("spacy:") and int(lengths.sum()) >= OWN_PROCESS_CHARS
             if executor is not None and executor.parallel:
                 get_tokenizer(tokenizer)  # a bad spec fails here, before any worker starts
@@ -96,6 +98,28 @@ def build_spaces(
                 n_tok, starts, ends = _laid((tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")), cut, char_base, small)
         spaces["word"] = UnitSpace("word", doc_ids, n_tok, cumulative(n_tok), char_base, starts, ends)
     return spaces
+
+
+class _Tasks(Sequence[tuple[str, list[str]]]):
+    """The tokenization tasks, ``(tokenizer spec, texts)`` a chunk each, each made when it is taken: the texts of a
+    crowd corpus (a table's, held as one array) are not all made Python strings at once."""
+
+    def __init__(self, spec: str, documents: Mapping[str, Document], doc_ids: list[str], cut: list[slice]):
+        self._spec, self._documents, self._doc_ids, self._cut = spec, documents, doc_ids, cut
+
+    def __len__(self) -> int:
+        return len(self._cut)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[str, list[str]]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[str, list[str]]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[str, list[str]] | list[tuple[str, list[str]]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return self._spec, texts(self._documents, self._doc_ids[self._cut[index]])
 
 
 def _laid(results: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], cut: list[slice], char_base: np.ndarray,

@@ -22,7 +22,12 @@ def check_spans(corpus: Corpus, *, boundaries: bool = False) -> tuple[list[Findi
     """
     findings: list[Finding] = []
     docs = corpus.documents
-    fate = [check_span(span, docs.get(span.doc_id), findings, boundaries=boundaries) for span in corpus.spans]
+    held: dict[str, Document | None] = {}  # each document looked up once (a text table makes one when asked)
+    fate = []
+    for span in corpus.spans:
+        if span.doc_id not in held:
+            held[span.doc_id] = docs.get(span.doc_id)
+        fate.append(check_span(span, held[span.doc_id], findings, boundaries=boundaries))
     return findings, fate
 
 

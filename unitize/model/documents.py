@@ -1,0 +1,158 @@
+"""Documents whose texts came from a table, held as columns (:class:`TextTable`), and the few questions a run
+asks of any corpus's documents without making a :class:`~unitize.model.Document` of each.
+
+A crowd study's texts table has a row per text (ToxicSpans 16,100; the 10× benchmark 2 M): a ``Document`` of
+each costs some 470 bytes (the object, its text as a Python string, its SHA-256 as hex text, the dict entry),
+the columns here about 210 (the text as UTF-8 in one Arrow array, the digest as 32 bytes, an index entry). A
+:class:`TextTable` is a mapping of document id to ``Document`` like the ``dict`` every other adapter fills: a
+document is made when asked for, with the same fields a text read from a table always had (its UTF-8 size and
+hash, encoding ``utf-8``, the table as its source). The run's own questions — which documents have a text,
+their lengths, their texts a run at a time, the id object a document is stored under, the fields of
+``documents.parquet`` — are answered from the columns (:func:`with_text`, :func:`lengths`, :func:`texts`,
+:func:`stored_id`, :func:`fields`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from .corpus import Document
+
+
+class TextTable(MutableMapping[str, Document]):
+    """Documents with a text from one table (``source``), as columns; a document added one by one (one the spans
+    name without a text row) is kept as it is, after them."""
+
+    def __init__(self, ids: pa.Array, texts: pa.Array, source: str):
+        import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
+
+        if len(ids) != len(texts):
+            raise ValueError("a text table needs one text per document id")
+        self._ids: list[str] = ids.to_pylist()
+        self._row = {d: i for i, d in enumerate(self._ids)}
+        if len(self._row) != len(self._ids):
+            raise ValueError("a text table's document ids are distinct")
+        self._texts = texts.cast(pa.large_string())
+        self._sizes = np.asarray(pc.binary_length(self._texts).to_numpy(zero_copy_only=False), dtype=np.int64)
+        self._sha = b"".join(hashlib.sha256(memoryview(t)).digest() for t in _utf8(self._texts))
+        self._source = source
+        self._other: dict[str, Document] = {}
+
+    def __getitem__(self, doc_id: str) -> Document:
+        i = self._row.get(doc_id)
+        if i is None:
+            return self._other[doc_id]
+        return Document(doc_id=self._ids[i], text=self._texts[i].as_py(), source=self._source, encoding="utf-8",
+                        size=int(self._sizes[i]), sha256=self._sha[32 * i:32 * i + 32].hex())
+
+    def __setitem__(self, doc_id: str, document: Document) -> None:
+        if doc_id in self._row:
+            raise KeyError(f"document {doc_id!r} has its text in the table already")
+        self._other[doc_id] = document
+
+    def __delitem__(self, doc_id: str) -> None:
+        if doc_id in self._row:
+            raise KeyError(f"document {doc_id!r} of a text table cannot be removed")
+        del self._other[doc_id]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._ids
+        yield from self._other
+
+    def __len__(self) -> int:
+        return len(self._ids) + len(self._other)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._row or doc_id in self._other
+
+    def __repr__(self) -> str:
+        return f"TextTable({len(self._ids)} texts from {self._source!r}, {len(self._other)} more)"
+
+    def rows(self, ids: Sequence[str]) -> np.ndarray | None:
+        """Each document's row in the table, or None when one of them is not a row (added one by one)."""
+        row = self._row
+        if not all(d in row for d in ids):
+            return None
+        return np.fromiter((row[d] for d in ids), dtype=np.int64, count=len(ids))
+
+
+def _utf8(texts: pa.Array) -> Iterator[memoryview]:
+    """Each text's UTF-8 bytes, as views of the array's data (no string made)."""
+    offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64)[texts.offset:texts.offset + len(texts) + 1]
+    buffer = texts.buffers()[2]
+    data = memoryview(buffer) if buffer is not None else memoryview(b"")
+    for begin, end in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
+        yield data[begin:end]
+
+
+def with_text(documents: Mapping[str, Document]) -> list[str]:
+    """The documents that have a text, sorted (the order of the unit spaces)."""
+    if isinstance(documents, TextTable):
+        return sorted([*documents._ids, *(d for d, doc in documents._other.items() if doc.text is not None)])
+    return sorted(d for d, doc in documents.items() if doc.text is not None)
+
+
+def lengths(documents: Mapping[str, Document], ids: Sequence[str]) -> np.ndarray:
+    """The length in code points of each document's text (0 without one)."""
+    rows = documents.rows(ids) if isinstance(documents, TextTable) else None
+    if rows is not None:
+        import pyarrow.compute as pc
+
+        assert isinstance(documents, TextTable)
+        return np.asarray(pc.utf8_length(documents._texts.take(pa.array(rows))).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return np.fromiter((len(documents[d].text or "") for d in ids), dtype=np.int64, count=len(ids))
+
+
+def texts(documents: Mapping[str, Document], ids: Sequence[str]) -> list[str]:
+    """The texts of documents that have one, in the order of ``ids``."""
+    rows = documents.rows(ids) if isinstance(documents, TextTable) else None
+    if rows is not None:
+        assert isinstance(documents, TextTable)
+        return documents._texts.take(pa.array(rows)).to_pylist()
+    return [documents[d].text or "" for d in ids]
+
+
+def stored_id(documents: Mapping[str, Document], doc_id: str) -> str:
+    """The id object a document is stored under (one string for every copy a batch process sent back), or ``doc_id``
+    itself for a document not held."""
+    if isinstance(documents, TextTable):
+        i = documents._row.get(doc_id)
+        if i is not None:
+            return documents._ids[i]
+        documents = documents._other
+    held = documents.get(doc_id)
+    return held.doc_id if held is not None else doc_id
+
+
+#: the fields of a document that ``documents.parquet`` holds, in its order (with ``chars`` and the ``text``)
+FIELDS = ("source", "bytes", "sha256", "encoding", "newline", "bom", "chars", "text")
+
+
+def fields(documents: Mapping[str, Document], ids: Sequence[str]) -> dict[str, list | pa.Array]:
+    """Per field of :data:`FIELDS`, each document's value (``chars``: the text's length, None without a text)."""
+    rows = documents.rows(ids) if isinstance(documents, TextTable) else None
+    if rows is None:
+        docs = [documents[d] for d in ids]
+        return {"source": [d.source for d in docs], "bytes": [d.size for d in docs], "sha256": [d.sha256 for d in docs],
+                "encoding": [d.encoding for d in docs], "newline": [d.newline for d in docs], "bom": [d.bom for d in docs],
+                "chars": [len(d.text) if d.text is not None else None for d in docs], "text": [d.text for d in docs]}
+    import pyarrow.compute as pc
+
+    assert isinstance(documents, TextTable)
+    n, sha = len(ids), documents._sha
+    text = documents._texts.take(pa.array(rows))
+    return {"source": [documents._source] * n, "bytes": pa.array(documents._sizes[rows]),
+            "sha256": [sha[32 * i:32 * i + 32].hex() for i in rows.tolist()], "encoding": ["utf-8"] * n, "newline": [None] * n,
+            "bom": [False] * n, "chars": pc.utf8_length(text), "text": text}
+
+
+def held_once(documents: MutableMapping[str, Document], ids: Iterable[str]) -> MutableMapping[str, Document]:
+    """The documents ``ids`` (those held) for a batch of a run: a text table's made once each, here (the batch's
+    validation asks for each document more than once); a dict as it is."""
+    if not isinstance(documents, TextTable):
+        return documents
+    return {d: documents[d] for d in sorted(set(ids)) if d in documents}
