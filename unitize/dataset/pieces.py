@@ -50,9 +50,11 @@ def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None, g
     """Every (group, layer) of a setting (all, or of ``groups``), groups sorted, layers in the manifest's order, with
     its cells a piece of whole documents (items) at a time: a group of a long table holding more than ``limit`` rows
     (:data:`PIECE_ROWS`) in batches of about ``limit`` rows (:func:`.batches.batches`, a layer at a time: such a
-    units group is read once per layer), any other group whole, in one piece. The pieces come in document (stored
-    item) order; regions never cross documents: the pieces' regions are the whole's. With ``implicit``, a sparse
-    group's cells are its stored rows, its other units counted in :attr:`Cells.implicit`, not built."""
+    units group is read once per layer), a sparse group of more cells (units × annotators) than ``limit`` a run of
+    whole documents of about that many cells at a time, its dense rows rebuilt for them alone, any other group whole,
+    in one piece. The pieces come in document (stored item) order; regions never cross documents: the pieces'
+    regions are the whole's. With ``implicit``, a sparse group's cells are its stored rows, its other units counted
+    in :attr:`Cells.implicit`, not built."""
     limit = PIECE_ROWS if limit is None else limit
     items = setting.kind == "items"
     empty = None if items else not_annotated(setting)
@@ -67,9 +69,10 @@ def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None, g
             continue
         if setting.layout.implicit_rows and empty is not None:
             docs, n = group_universe(setting, data.universe, group)
-            if int(n.sum()) > limit:  # the dense rows rebuilt a run of documents at a time, not the group's at once
+            units = max(limit // max(len(setting.annotators), 1), 1)  # a unit holds a cell per annotator
+            if int(n.sum()) > units:  # the dense rows rebuilt a run of documents at a time, not the group's at once
                 layers = data.layer_order(setting.layers)
-                for layer, runs in _sparse_layers(data, setting, group, layers, docs, n, limit, empty):
+                for layer, runs in _sparse_layers(data, setting, group, layers, docs, n, units, empty):
                     yield group, layer, Pieces(runs, layer, layers)
                 continue
         if setting.layout.columnar or data.parts(setting).rows(group) <= limit:
