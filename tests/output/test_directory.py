@@ -165,10 +165,10 @@ def test_a_failed_run_leaves_the_previous_output_and_nothing_beside_it(tmp_path,
 
     write_table = OutputDir.write_table
 
-    def full(self, relative, table):  # the disk fills up while documents.parquet is written
+    def full(self, relative, table, written=None):  # the disk fills up while documents.parquet is written
         if relative == "documents.parquet":
             raise OSError(28, "No space left on device")
-        return write_table(self, relative, table)
+        return write_table(self, relative, table, written)
 
     monkeypatch.setattr(OutputDir, "write_table", full)
     assert convert(out, "--units", "word") == 2

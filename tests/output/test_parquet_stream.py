@@ -194,3 +194,33 @@ def test_a_dictionary_column_on_one_dictionary_keeps_it_in_every_row_group(tmp_p
     assert back.column("annotator").num_chunks == 3  # row groups of 100, 100 and 10 rows
     assert all(c.dictionary.to_pylist() == ["w3", "w1", "w2"] for c in back.column("annotator").chunks)
     assert back.group_by("annotator").aggregate([("annotator", "count")]).to_pydict() == {"annotator": ["w3", "w1"], "annotator_count": [140, 70]}
+
+
+def test_a_whole_table_calls_written_after_each_row_group(tmp_path: Path, monkeypatch) -> None:
+    """A streamed run's segments lie in mapped scratch files: the writer is told after each row group (their pages are
+    then let go), and the file is the one written without being told."""
+    monkeypatch.setattr(directory, "ROW_GROUP_ROWS", 16)
+    rows_written: list[int] = []
+    told = ParquetStream(tmp_path / "told.parquet", SCHEMA)
+    told.write(table(0, 40), lambda: rows_written.append(told.rows))
+    told.close()
+    plain = ParquetStream(tmp_path / "plain.parquet", SCHEMA)
+    plain.write(table(0, 40))
+    plain.close()
+    assert len(rows_written) == 3 == pq.ParquetFile(tmp_path / "told.parquet").metadata.num_row_groups
+    assert (tmp_path / "told.parquet").read_bytes() == (tmp_path / "plain.parquet").read_bytes()
+
+
+def test_a_streamed_runs_segments_let_their_pages_go_as_they_are_written(tmp_path: Path) -> None:
+    """Unitized.side_tables hands each unit type's segments with the result's let_go (called after each row group),
+    the other tables with nothing to call."""
+    import unitize
+    from tests.conftest import EXAMPLE
+
+    settings = unitize.load_settings(EXAMPLE / "study.toml")
+    result = unitize.unitize(unitize.read_corpus(settings), settings)
+    side = [(relative, written) for relative, _, written in result.side_tables()]
+    assert [r for r, _ in side] == ["segments/char.parquet", "segments/word.parquet", "documents.parquet", "universe.parquet",
+                                    "tokens.parquet"]
+    assert [w == result.results[u].let_go for u, (_, w) in zip(("char", "word"), side)] == [True, True]
+    assert [w for _, w in side[2:]] == [None, None, None]

@@ -112,7 +112,7 @@ class ItemsUnitized:
         """Item matrices are written whole: every row is a dense row."""
         return dict(written)
 
-    def side_tables(self) -> Iterator[tuple[str, pa.Table]]:
+    def side_tables(self) -> Iterator[tuple[str, pa.Table, None]]:
         """Flat labels have no segments, documents or tokens."""
         return iter(())
 

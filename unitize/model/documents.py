@@ -72,6 +72,12 @@ class TextTable(MutableMapping[str, Document]):
     def __repr__(self) -> str:
         return f"TextTable({len(self._ids)} texts from {self._source!r}, {len(self._other)} more)"
 
+    def lengths(self) -> np.ndarray:
+        """Each row's text length in code points."""
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.utf8_length(self._texts).to_numpy(zero_copy_only=False), dtype=np.int64)
+
     def rows(self, ids: Sequence[str]) -> np.ndarray | None:
         """Each document's row in the table, or None when one of them is not a row (added one by one)."""
         row = self._row
@@ -100,10 +106,8 @@ def lengths(documents: Mapping[str, Document], ids: Sequence[str]) -> np.ndarray
     """The length in code points of each document's text (0 without one)."""
     rows = documents.rows(ids) if isinstance(documents, TextTable) else None
     if rows is not None:
-        import pyarrow.compute as pc
-
         assert isinstance(documents, TextTable)
-        return np.asarray(pc.utf8_length(documents._texts.take(pa.array(rows))).to_numpy(zero_copy_only=False), dtype=np.int64)
+        return documents.lengths()[rows]
     return np.fromiter((len(documents[d].text or "") for d in ids), dtype=np.int64, count=len(ids))
 
 

@@ -92,13 +92,15 @@ class ParquetStream:
         self._held: list[pa.Table] = []
         self._held_rows = 0
 
-    def write(self, table: pa.Table) -> None:
-        """A whole table (after the end of a table given in pieces)."""
+    def write(self, table: pa.Table, written: Callable[[], None] | None = None) -> None:
+        """A whole table (after the end of a table given in pieces); ``written`` is called after each row group."""
         self.end()
         if table.num_rows:
             table = table.cast(self.schema) if table.schema != self.schema else table
             for start in range(0, table.num_rows, ROW_GROUP_ROWS):
                 self._writer.write_table(_row_group(table.slice(start, ROW_GROUP_ROWS)), ROW_GROUP_ROWS)
+                if written is not None:
+                    written()
             self.rows += table.num_rows
 
     def add(self, piece: pa.Table) -> None:
@@ -216,14 +218,15 @@ class OutputDir:
         )
         pause(f"written:{relative}")
 
-    def write_table(self, relative: str, table: pa.Table | pa.RecordBatchReader) -> None:
-        """A table, whole or as a reader of its batches (written as they come, in the row groups of the whole table)."""
+    def write_table(self, relative: str, table: pa.Table | pa.RecordBatchReader, written: Callable[[], None] | None = None) -> None:
+        """A table, whole or as a reader of its batches (written as they come, in the row groups of the whole table);
+        ``written``: called after each row group of a whole table."""
         stream = ParquetStream(self.file(relative), table.schema)
         if isinstance(table, pa.RecordBatchReader):
             for batch in table:
                 stream.add(pa.Table.from_batches([batch]))
         else:
-            stream.write(table)
+            stream.write(table, written)
         stream.close()
         self.record(relative, stream.rows)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import platform
 import socket
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -54,9 +54,10 @@ class RunResult(Protocol):
         """Per setting, the rows of its dense matrix (``written``: the rows each setting's parts hold)."""
         ...
 
-    def side_tables(self) -> Iterable[tuple[str, pa.Table | pa.RecordBatchReader]]:
+    def side_tables(self) -> Iterable[tuple[str, pa.Table | pa.RecordBatchReader, Callable[[], None] | None]]:
         """The run's other tables, by relative path (segments, documents, universe, tokens); a large one may come as
-        a reader of its batches."""
+        a reader of its batches. The third: called after each row group written (None: nothing to call), for a
+        table that lies in mapped files to drop the pages written."""
         ...
 
     def nothing_kept(self) -> str | None:
@@ -90,8 +91,8 @@ def write_run(
         unit_rows = _write_units(target, result.part_tasks(target.staging), progress, executor)
         give_back()  # what the writing threads freed, before the side tables are written
         dense_rows = result.dense_rows(unit_rows)
-        for relative, table in result.side_tables():
-            target.write_table(relative, table)
+        for relative, table, written in result.side_tables():
+            target.write_table(relative, table, written)
         target.write_lines("report.jsonl", result.findings.lines())
         manifest: dict[str, Any] = {  # JSON, as manifest.json holds it
             "format_version": FORMAT_VERSION,
