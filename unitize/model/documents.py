@@ -72,18 +72,44 @@ class TextTable(MutableMapping[str, Document]):
     def __repr__(self) -> str:
         return f"TextTable({len(self._ids)} texts from {self._source!r}, {len(self._other)} more)"
 
-    def lengths(self) -> np.ndarray:
-        """Each row's text length in code points."""
-        import pyarrow.compute as pc
-
-        return np.asarray(pc.utf8_length(self._texts).to_numpy(zero_copy_only=False), dtype=np.int64)
-
     def rows(self, ids: Sequence[str]) -> np.ndarray | None:
         """Each document's row in the table, or None when one of them is not a row (added one by one)."""
         row = self._row
         if not all(d in row for d in ids):
             return None
         return np.fromiter((row[d] for d in ids), dtype=np.int64, count=len(ids))
+
+    def with_text(self) -> list[str]:
+        """The documents that have a text, sorted."""
+        return sorted([*self._ids, *(d for d, doc in self._other.items() if doc.text is not None)])
+
+    def lengths(self, rows: np.ndarray) -> np.ndarray:
+        """The text length in code points of each row."""
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.utf8_length(self._texts).to_numpy(zero_copy_only=False), dtype=np.int64)[rows]
+
+    def texts(self, rows: np.ndarray) -> list[str]:
+        """The texts of the rows."""
+        return self._texts.take(pa.array(rows)).to_pylist()
+
+    def stored_id(self, doc_id: str) -> str | None:
+        """The id object document ``doc_id`` is stored under (None: not held)."""
+        i = self._row.get(doc_id)
+        if i is not None:
+            return self._ids[i]
+        held = self._other.get(doc_id)
+        return held.doc_id if held is not None else None
+
+    def fields(self, rows: np.ndarray) -> dict[str, list | pa.Array]:
+        """:func:`fields` of the rows."""
+        import pyarrow.compute as pc
+
+        n, sha = rows.size, self._sha
+        text = self._texts.take(pa.array(rows))
+        return {"source": [self._source] * n, "bytes": pa.array(self._sizes[rows]),
+                "sha256": [sha[32 * i:32 * i + 32].hex() for i in rows.tolist()], "encoding": ["utf-8"] * n,
+                "newline": [None] * n, "bom": [False] * n, "chars": pc.utf8_length(text), "text": text}
 
 
 def _utf8(texts: pa.Array) -> Iterator[memoryview]:
@@ -98,25 +124,23 @@ def _utf8(texts: pa.Array) -> Iterator[memoryview]:
 def with_text(documents: Mapping[str, Document]) -> list[str]:
     """The documents that have a text, sorted (the order of the unit spaces)."""
     if isinstance(documents, TextTable):
-        return sorted([*documents._ids, *(d for d, doc in documents._other.items() if doc.text is not None)])
+        return documents.with_text()
     return sorted(d for d, doc in documents.items() if doc.text is not None)
 
 
 def lengths(documents: Mapping[str, Document], ids: Sequence[str]) -> np.ndarray:
     """The length in code points of each document's text (0 without one)."""
     rows = documents.rows(ids) if isinstance(documents, TextTable) else None
-    if rows is not None:
-        assert isinstance(documents, TextTable)
-        return documents.lengths()[rows]
+    if isinstance(documents, TextTable) and rows is not None:
+        return documents.lengths(rows)
     return np.fromiter((len(documents[d].text or "") for d in ids), dtype=np.int64, count=len(ids))
 
 
 def texts(documents: Mapping[str, Document], ids: Sequence[str]) -> list[str]:
     """The texts of documents that have one, in the order of ``ids``."""
     rows = documents.rows(ids) if isinstance(documents, TextTable) else None
-    if rows is not None:
-        assert isinstance(documents, TextTable)
-        return documents._texts.take(pa.array(rows)).to_pylist()
+    if isinstance(documents, TextTable) and rows is not None:
+        return documents.texts(rows)
     return [documents[d].text or "" for d in ids]
 
 
@@ -124,34 +148,21 @@ def stored_id(documents: Mapping[str, Document], doc_id: str) -> str:
     """The id object a document is stored under (one string for every copy a batch process sent back), or ``doc_id``
     itself for a document not held."""
     if isinstance(documents, TextTable):
-        i = documents._row.get(doc_id)
-        if i is not None:
-            return documents._ids[i]
-        documents = documents._other
+        return documents.stored_id(doc_id) or doc_id
     held = documents.get(doc_id)
     return held.doc_id if held is not None else doc_id
 
 
-#: the fields of a document that ``documents.parquet`` holds, in its order (with ``chars`` and the ``text``)
-FIELDS = ("source", "bytes", "sha256", "encoding", "newline", "bom", "chars", "text")
-
-
 def fields(documents: Mapping[str, Document], ids: Sequence[str]) -> dict[str, list | pa.Array]:
-    """Per field of :data:`FIELDS`, each document's value (``chars``: the text's length, None without a text)."""
+    """What ``documents.parquet`` holds of each document: its ``source``, ``bytes``, ``sha256``, ``encoding``,
+    ``newline``, ``bom``, ``chars`` (the text's length, None without a text) and ``text``."""
     rows = documents.rows(ids) if isinstance(documents, TextTable) else None
-    if rows is None:
-        docs = [documents[d] for d in ids]
-        return {"source": [d.source for d in docs], "bytes": [d.size for d in docs], "sha256": [d.sha256 for d in docs],
-                "encoding": [d.encoding for d in docs], "newline": [d.newline for d in docs], "bom": [d.bom for d in docs],
-                "chars": [len(d.text) if d.text is not None else None for d in docs], "text": [d.text for d in docs]}
-    import pyarrow.compute as pc
-
-    assert isinstance(documents, TextTable)
-    n, sha = len(ids), documents._sha
-    text = documents._texts.take(pa.array(rows))
-    return {"source": [documents._source] * n, "bytes": pa.array(documents._sizes[rows]),
-            "sha256": [sha[32 * i:32 * i + 32].hex() for i in rows.tolist()], "encoding": ["utf-8"] * n, "newline": [None] * n,
-            "bom": [False] * n, "chars": pc.utf8_length(text), "text": text}
+    if isinstance(documents, TextTable) and rows is not None:
+        return documents.fields(rows)
+    docs = [documents[d] for d in ids]
+    return {"source": [d.source for d in docs], "bytes": [d.size for d in docs], "sha256": [d.sha256 for d in docs],
+            "encoding": [d.encoding for d in docs], "newline": [d.newline for d in docs], "bom": [d.bom for d in docs],
+            "chars": [len(d.text) if d.text is not None else None for d in docs], "text": [d.text for d in docs]}
 
 
 def held_once(documents: MutableMapping[str, Document], ids: Iterable[str]) -> MutableMapping[str, Document]:
