@@ -102,10 +102,12 @@ def test_a_sparse_group_in_runs_of_documents_is_its_dense_rows_read_whole(tdb_sp
             assert [u for piece in pieces for u in units(piece)] == units(c)
         assert all(len(list(p)) == 1 for *_, p in layer_pieces(data, setting))  # 512 Ki cells: every group whole
     assert sum(len(units(c)) for c in setting_cells(data, data.setting("word-interval"))) == 2768
-    # the limit counts cells: group ki has 234 + 247 word units and three annotators, 1,443 cells
+    # the limit counts cells: group ki has 234 + 247 word units and three annotators, 1,443 cells; a run closes at
+    # the document that fills it (234 units: 702 cells)
     words = data.setting("word-interval")
     assert [len(list(p)) for *_, p in layer_pieces(data, words, 1443, groups=["ki"])] == [1, 1]
-    assert [len(list(p)) for *_, p in layer_pieces(data, words, 1442, groups=["ki"])] == [2, 2]
+    assert [len(list(p)) for *_, p in layer_pieces(data, words, 705, groups=["ki"])] == [1, 1]
+    assert [len(list(p)) for *_, p in layer_pieces(data, words, 704, groups=["ki"])] == [2, 2]
 
 
 def test_only_the_groups_asked_for_and_pieces_of_piece_rows_by_default(tdb_long: Path, monkeypatch) -> None:

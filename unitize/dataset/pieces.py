@@ -17,6 +17,7 @@ import pyarrow as pa
 from ..errors import DataError
 from ..layouts.sparse import Stored, dense_group, group_universe
 from ..model.codes import positions, sorted_codes
+from ..output.parts import partitions
 from .batches import batches
 from .directory import ITEM_LAYER, OutputData, Setting
 from .matrix import layer_rows
@@ -87,8 +88,8 @@ def layer_pieces(data: OutputData, setting: Setting, limit: int | None = None, g
 
 def _sparse_layers(data: OutputData, setting: Setting, group: str, layers: list[str], docs: list[str], n: np.ndarray, limit: int,
                    empty: str) -> Iterator[tuple[str, Iterator[Cells]]]:
-    """Each layer of a sparse group with its cells a run of whole documents of about ``limit`` units at a time (a
-    document with more is a run of its own): the dense rows of a run's documents alone are rebuilt from their stored
+    """Each layer of a sparse group with its cells a run of whole documents of about ``limit`` units at a time (a run
+    closes at the document that fills it): the dense rows of a run's documents alone are rebuilt from their stored
     rows, the same rows the whole group's dense table holds for them."""
     stored = data._stored_rows(setting, group, None)
     li, unknown_layers = positions(stored.column("layer"), {x: i for i, x in enumerate(layers)})
@@ -96,7 +97,7 @@ def _sparse_layers(data: OutputData, setting: Setting, group: str, layers: list[
     if unknown_docs or unknown_layers:
         raise DataError(f"sparse rows of group {group!r} name {', '.join(map(repr, (unknown_docs + unknown_layers)[:3]))}, "
                         "not in universe.parquet or the setting's layers")
-    runs = _document_runs(n, limit)
+    runs = [(d0, d1) for d0, d1 in partitions(n.tolist(), limit) if n[d0:d1].any()]  # runs of documents with units
     for i, layer in enumerate(layers):
         rows = np.flatnonzero(li == i)
         rows = rows[np.argsort(di[rows], kind="stable")]  # the layer's rows by document
@@ -109,23 +110,10 @@ def _layer_runs(data: OutputData, setting: Setting, group: str, layer: str, stor
     document, ``row_doc`` their documents)."""
     for d0, d1 in runs:
         lo, hi = np.searchsorted(row_doc, [d0, d1]).tolist()
-        yield dense_cells(data, setting, group, layer, stored.take(pa.array(rows[lo:hi], pa.int64())), docs[d0:d1], n[d0:d1], empty)
+        yield _dense_cells(data, setting, group, layer, stored.take(pa.array(rows[lo:hi], pa.int64())), docs[d0:d1], n[d0:d1], empty)
 
 
-def _document_runs(n: np.ndarray, limit: int) -> list[tuple[int, int]]:
-    """Consecutive runs ``(d0, d1)`` of the documents with units, each closed once it holds ``limit`` units."""
-    held = np.cumsum(n)
-    out, start = [], 0
-    while start < n.size:
-        base = int(held[start - 1]) if start else 0
-        stop = max(int(np.searchsorted(held, base + limit, side="right")), start + 1)
-        if held[stop - 1] > base:
-            out.append((start, stop))
-        start = stop
-    return out
-
-
-def dense_cells(data: OutputData, setting: Setting, group: str, layer: str, rows: pa.Table, docs: list[str], n: np.ndarray,
+def _dense_cells(data: OutputData, setting: Setting, group: str, layer: str, rows: pa.Table, docs: list[str], n: np.ndarray,
                 empty: str) -> Cells:
     """The cells of one layer of a sparse group's documents ``docs`` (``n`` units each) from their stored ``rows``."""
     return cells(setting, group, layer, dense_group(setting, [layer], data.universe, group, rows, None, (docs, n)), empty)
