@@ -1,8 +1,9 @@
 """A span table's spans and assignments held as arrays, made into a corpus a batch of documents at a time.
 
 A crowd study (ToxicSpans: 16,100 texts, 3,579 workers) is one group of many documents; a
-:class:`~unitize.model.Span` per row costs some 300 bytes, the arrays here 48, and an assignment
-(a roster row) three integers — its document's name is one Arrow string for all its assignments.
+:class:`~unitize.model.Span` per row costs some 300 bytes, the arrays here 24 (32-bit integers where every
+value fits), and an assignment (a roster row) four integers — its document's name is one Arrow string for all its
+assignments.
 :class:`SpanRows` takes the rows a reader kept, a column at a time: the (document, annotator)
 assignments (:meth:`SpanRows.assign`) and the spans (:meth:`SpanRows.add`), in file order;
 :meth:`SpanRows.batches` cuts the documents, in sorted order, into batches of about
