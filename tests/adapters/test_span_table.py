@@ -289,3 +289,19 @@ def test_two_roles_may_name_one_column(tmp_path: Path) -> None:
     assert [(sp.annotator, sp.doc_id, sp.begin, sp.end) for sp in corpus.spans] == [("r1", "d1", 11, 16), ("r2", "d2", 0, 4)]
     assert [(sub.annotator, sub.doc_id) for sub in corpus.submissions] == [("r1", "d1"), ("r2", "d2")]
     assert [f.code for f in corpus.findings if f.severity != "info"] == []
+
+
+def test_a_second_text_row_of_a_document_is_reported_and_its_first_text_kept(tmp_path: Path) -> None:
+    """The texts table's first row of a document is its text (held in the corpus's TextTable); each later row is a
+    duplicate-text finding naming its line; a document the spans name without a text row has no text."""
+    write_csv(tmp_path / "texts.csv", [["doc_id", "text"], ["d2", "fine, thanks"], ["d1", "you are an idiot"], ["d2", "other"],
+                                       ["d1", "again"], [7, 42]])
+    write_csv(tmp_path / "roster.csv", [["key", "doc_id", "annotator"], [1, "d1", "r1"], [2, "d2", "r1"], [3, "d3", "r1"]])
+    write_csv(tmp_path / "spans.csv", [["key", "label", "begin", "end"], [1, "Insult", 11, 16]])
+    corpus = read_corpus(table_settings(tmp_path))
+    assert [(f.code, f.record, f.doc, f.message) for f in corpus.findings] == [
+        ("duplicate-text", "line 4", "d2", "a second text row for document d2"), ("duplicate-text", "line 5", "d1", "a second text row for document d1")]
+    assert type(corpus.documents).__name__ == "TextTable"
+    assert list(corpus.documents) == ["d2", "d1", "7", "d3"]  # the table's order, then the document without a text row
+    assert [corpus.documents[d].text for d in ("d1", "d2", "7", "d3")] == ["you are an idiot", "fine, thanks", "42", None]
+    assert corpus.documents["d1"].source == "texts.csv" and corpus.documents["d1"].size == 16
