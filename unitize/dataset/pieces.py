@@ -14,9 +14,8 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DataError
-from ..layouts.sparse import Stored, dense_group, group_universe
-from ..model.codes import positions, sorted_codes
+from ..layouts.sparse import Stored, dense_group, group_universe, placed
+from ..model.codes import sorted_codes
 from ..output.parts import partitions
 from .batches import batches
 from .directory import ITEM_LAYER, OutputData, Setting
@@ -92,11 +91,7 @@ def _sparse_layers(data: OutputData, setting: Setting, group: str, layers: list[
     closes at the document that fills it): the dense rows of a run's documents alone are rebuilt from their stored
     rows, the same rows the whole group's dense table holds for them."""
     stored = data._stored_rows(setting, group, None)
-    li, unknown_layers = positions(stored.column("layer"), {x: i for i, x in enumerate(layers)})
-    di, unknown_docs = positions(stored.column("doc_id"), {d: i for i, d in enumerate(docs)})
-    if unknown_docs or unknown_layers:
-        raise DataError(f"sparse rows of group {group!r} name {', '.join(map(repr, (unknown_docs + unknown_layers)[:3]))}, "
-                        "not in universe.parquet or the setting's layers")
+    di, li = placed(stored, group, docs, layers)
     runs = [(d0, d1) for d0, d1 in partitions(n.tolist(), limit) if n[d0:d1].any()]  # runs of documents with units
     for i, layer in enumerate(layers):
         rows = np.flatnonzero(li == i)

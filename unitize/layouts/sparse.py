@@ -170,6 +170,18 @@ def group_universe(setting: StoredSetting, universe: UniverseCounts, group: str)
     return docs, np.array([units[d] for d in docs], dtype=np.int64)
 
 
+def placed(table: pa.Table, group: str, docs: Sequence[str], layers: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per sparse row of ``group``, its document's index in ``docs`` and its layer's in ``layers``; a row naming
+    another is refused."""
+    di, unknown_docs = positions(table.column("doc_id"), {d: i for i, d in enumerate(docs)})
+    li, unknown_layers = positions(table.column("layer"), {x: i for i, x in enumerate(layers)})
+    unknown = unknown_docs + unknown_layers
+    if unknown:
+        raise DataError(f"sparse rows of group {group!r} name {', '.join(map(repr, unknown[:3]))}, not in universe.parquet "
+                        "or the setting's layers")
+    return di, li
+
+
 def dense_group(setting: StoredSetting, layers: Sequence[str], universe: UniverseCounts, group: str, table: pa.Table,
                 columns: Sequence[str] | None = None, documents: tuple[list[str], np.ndarray] | None = None) -> pa.Table:
     """One group's dense wide rows from its sparse ``table`` (the columns ``columns``, default all of the file's).
@@ -179,13 +191,7 @@ def dense_group(setting: StoredSetting, layers: Sequence[str], universe: Univers
     total, n_l = int(n.sum()), len(layers)
     row_base = cumulative(n)
     names = list(columns) if columns is not None else table.column_names
-    # where each sparse row goes
-    di, unknown_docs = positions(table.column("doc_id"), {d: i for i, d in enumerate(docs)})
-    li, unknown_layers = positions(table.column("layer"), {x: i for i, x in enumerate(layers)})
-    unknown = unknown_docs + unknown_layers
-    if unknown:
-        raise DataError(f"sparse rows of group {group!r} name {', '.join(map(repr, unknown[:3]))}, not in universe.parquet "
-                        "or the setting's layers")
+    di, li = placed(table, group, docs, layers)  # where each sparse row goes
     unit = table.column("unit").to_numpy() if table.num_rows else np.zeros(0, np.int64)
     at = li * total + row_base[di] + unit
     rows = total * n_l

@@ -130,16 +130,14 @@ def with_text(documents: Mapping[str, Document]) -> list[str]:
 
 def lengths(documents: Mapping[str, Document], ids: Sequence[str]) -> np.ndarray:
     """The length in code points of each document's text (0 without one)."""
-    rows = documents.rows(ids) if isinstance(documents, TextTable) else None
-    if isinstance(documents, TextTable) and rows is not None:
+    if isinstance(documents, TextTable) and (rows := documents.rows(ids)) is not None:
         return documents.lengths(rows)
     return np.fromiter((len(documents[d].text or "") for d in ids), dtype=np.int64, count=len(ids))
 
 
 def texts(documents: Mapping[str, Document], ids: Sequence[str]) -> list[str]:
     """The texts of documents that have one, in the order of ``ids``."""
-    rows = documents.rows(ids) if isinstance(documents, TextTable) else None
-    if isinstance(documents, TextTable) and rows is not None:
+    if isinstance(documents, TextTable) and (rows := documents.rows(ids)) is not None:
         return documents.texts(rows)
     return [documents[d].text or "" for d in ids]
 
@@ -156,8 +154,7 @@ def stored_id(documents: Mapping[str, Document], doc_id: str) -> str:
 def fields(documents: Mapping[str, Document], ids: Sequence[str]) -> dict[str, list | pa.Array]:
     """What ``documents.parquet`` holds of each document: its ``source``, ``bytes``, ``sha256``, ``encoding``,
     ``newline``, ``bom``, ``chars`` (the text's length, None without a text) and ``text``."""
-    rows = documents.rows(ids) if isinstance(documents, TextTable) else None
-    if isinstance(documents, TextTable) and rows is not None:
+    if isinstance(documents, TextTable) and (rows := documents.rows(ids)) is not None:
         return documents.fields(rows)
     docs = [documents[d] for d in ids]
     return {"source": [d.source for d in docs], "bytes": [d.size for d in docs], "sha256": [d.sha256 for d in docs],
