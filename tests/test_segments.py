@@ -155,7 +155,7 @@ def test_a_streamed_run_makes_label_marks_only_for_a_labels_mode_and_keeps_posit
 def test_units_per_group_count_each_documents_units_once_and_none_for_a_document_without_a_space():
     """What the layout is chosen and a too-wide matrix refused from: per (unit type, group), the units of its
     documents (a document of the universe the unit spaces do not hold counts none)."""
-    from unitize.spans.run import _dense_rows, _group_units
+    from unitize.spans.join import dense_rows, group_units
     from unitize.units.spaces import build_spaces
     from unitize.validate import Validation
 
@@ -163,8 +163,8 @@ def test_units_per_group_count_each_documents_units_once_and_none_for_a_document
     spaces = build_spaces(Corpus(format="brat", documents=documents), ["char", "word"], "whitespace")
     universe = {"g1": {"d1": frozenset(), "d3": frozenset()}, "g2": {"d2": frozenset(), "gone": frozenset()}, "g3": {}}
     ids = pa.array(spaces["char"].doc_ids, pa.string())
-    units = _group_units(spaces, Validation(findings=[], universe=universe, annotators={}), ids)
+    units = group_units(spaces, Validation(findings=[], universe=universe, annotators={}), ids)
     assert units == {("char", "g1"): 9, ("char", "g2"): 5, ("char", "g3"): 0,
                      ("word", "g1"): 4, ("word", "g2"): 2, ("word", "g3"): 0}
     layered = Settings(format="brat", layers=("L1", "L2"), modes=("separate",))
-    assert _dense_rows(units, layered) == 28 and _dense_rows(units, Settings(format="brat", modes=("combined",))) == 14
+    assert dense_rows(units, layered) == 28 and dense_rows(units, Settings(format="brat", modes=("combined",))) == 14

@@ -16,7 +16,7 @@ from tests.test_span_stream import written
 from unitize.adapters.span_rows import _cuts
 from unitize.config import Settings, load_toml
 from unitize.run import read_corpus
-from unitize.spans.run import _run_groups
+from unitize.spans.join import run_groups
 
 
 def write_csv(path: Path, rows: list[list]) -> Path:
@@ -161,17 +161,17 @@ def test_the_rows_laid_into_batches_keep_file_order_and_their_documents_codes_ar
 
 
 def part(groups: list[str], universe: dict) -> SimpleNamespace:
-    """What _run_groups reads of a part."""
+    """What run_groups reads of a part."""
     return SimpleNamespace(groups=groups, universe=universe)
 
 
 def test_a_group_goes_on_into_the_next_batch_only_with_later_documents():
-    assert _run_groups([part(["a", "b"], {"a": {"d1": set()}, "b": {"d1": set(), "d2": set()}}),
+    assert run_groups([part(["a", "b"], {"a": {"d1": set()}, "b": {"d1": set(), "d2": set()}}),
                         part(["b", "c"], {"b": {"d3": set()}, "c": {"d1": set()}}), part(["c"], {"c": {"d2": set()}})]) == ["a", "b", "c"]
     with pytest.raises(RuntimeError, match="documents in ascending order"):
-        _run_groups([part(["b"], {"b": {"d3": set()}}), part(["b"], {"b": {"d2": set()}})])
+        run_groups([part(["b"], {"b": {"d3": set()}}), part(["b"], {"b": {"d2": set()}})])
     with pytest.raises(RuntimeError, match="groups in ascending order"):
-        _run_groups([part(["b"], {"b": {"d1": set()}}), part(["a"], {"a": {"d2": set()}})])
+        run_groups([part(["b"], {"b": {"d1": set()}}), part(["a"], {"a": {"d2": set()}})])
 
 
 def test_a_streamed_corpus_is_unitized_once_and_a_second_time_is_refused():

@@ -4,7 +4,7 @@ A batch is resolved in a process of its own (:func:`unitize.spans.run._parts`); 
 uncompressed Arrow IPC files that the run's process maps back, so that neither process sends them through a pipe
 nor holds them twice. The ``doc_id`` column goes as its indices alone: its dictionary is every document of the run
 (2 M of them at the 10x crowd run, 30 MB a batch), one array the run made before the processes forked
-(``_Run.doc_dictionary``), which every batch's table shares again once mapped back.
+(``RunContext.doc_dictionary`` in :mod:`unitize.spans.batch`), which every batch's table shares again once mapped back.
 """
 
 from __future__ import annotations
