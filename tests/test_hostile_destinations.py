@@ -129,11 +129,13 @@ def test_scratch_files_of_a_killed_process_are_swept(tmp_path: Path) -> None:
     (tmp_path / f"unitize-segments-{pid}-xyz").mkdir()
     (tmp_path / f"unitize-report-{pid}-pages").mkdir()  # a killed report's pages (report.pages.DocPages)
     (tmp_path / f"unitize-report-{pid}-pages" / "pages").write_bytes(b"[1]")
+    (tmp_path / f"unitize-mapped-{pid}-abc.bin").write_bytes(b"x")  # killed between mapping and removing (runtime.mapped)
     (tmp_path / f"unitize-spool-{os.getpid()}-mine.arrow").write_bytes(b"x")
     (tmp_path / "unitize-spool-notapid.arrow").write_bytes(b"x")
-    assert sorted(sweep(str(tmp_path))) == [f"unitize-report-{pid}-pages", f"unitize-segments-{pid}-xyz", f"unitize-spool-{pid}-abc.arrow"]
+    assert sorted(sweep(str(tmp_path))) == [f"unitize-mapped-{pid}-abc.bin", f"unitize-report-{pid}-pages", f"unitize-segments-{pid}-xyz",
+                                            f"unitize-spool-{pid}-abc.arrow"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"unitize-spool-{os.getpid()}-mine.arrow", "unitize-spool-notapid.arrow"]
-    assert {scratch_prefix(kind).split("-")[1] for kind in SCRATCH_KINDS} == {"spool", "segments", "gold", "report"}
+    assert {scratch_prefix(kind).split("-")[1] for kind in SCRATCH_KINDS} == {"spool", "segments", "gold", "report", "mapped"}
     with pytest.raises(ValueError, match="the sweep would not remove it"):
         scratch_prefix("elsewhere")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import random
 
 import pytest
@@ -57,3 +58,21 @@ def test_no_findings():
     assert empty.runs == [] and not empty and len(empty) == 0 and empty == []
     assert list(empty.lines()) == [] and empty.top_codes() == [] and empty.errors() == []
     assert empty.by_severity() == {"error": 0, "warning": 0, "info": 0} and empty.by_code() == {}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_findings_with_their_blocks_mapped_are_the_same_findings(monkeypatch, seed):
+    from unitize.runtime import mapped as mapped_module
+
+    monkeypatch.setattr(report_rows, "BLOCK", 3)
+    rng = random.Random(seed)
+    parts = [made(rng, rng.randrange(0, 30)) for _ in range(4)]
+    on_heap = Findings([Packed.of(p) for p in parts])
+    assert Findings([Packed.of(p) for p in parts]).mapped().runs[0].blocks[0].__class__ is bytes  # small: stays
+    monkeypatch.setattr(mapped_module, "MAP_BYTES", 0)
+    held = Findings([Packed.of(p) for p in parts]).mapped()
+    assert all(isinstance(b, memoryview) for r in held.runs for b in r.blocks)
+    assert list(held.lines()) == list(on_heap.lines()) and held == on_heap and held.by_code() == on_heap.by_code()
+    back = pickle.loads(pickle.dumps(held))  # sent as bytes
+    assert all(isinstance(b, bytes) for r in back.runs for b in r.blocks) and list(back.lines()) == list(on_heap.lines())
+    assert Findings([]).mapped().runs == []

@@ -213,7 +213,8 @@ def test_a_whole_table_calls_written_after_each_row_group(tmp_path: Path, monkey
 
 def test_a_streamed_runs_segments_let_their_pages_go_as_they_are_written(tmp_path: Path) -> None:
     """Unitized.side_tables hands each unit type's segments with the result's let_go (called after each row group),
-    the other tables with nothing to call."""
+    the documents and the tokens (which read the mapped texts and token extents) with let_go_all, the universe with
+    nothing to call."""
     import unitize
     from tests.conftest import EXAMPLE
 
@@ -223,4 +224,6 @@ def test_a_streamed_runs_segments_let_their_pages_go_as_they_are_written(tmp_pat
     assert [r for r, _ in side] == ["segments/char.parquet", "segments/word.parquet", "documents.parquet", "universe.parquet",
                                     "tokens.parquet"]
     assert [w == result.results[u].let_go for u, (_, w) in zip(("char", "word"), side)] == [True, True]
-    assert [w for _, w in side[2:]] == [None, None, None]
+    from unitize.runtime.mapped import let_go_all
+
+    assert [w for _, w in side[2:]] == [let_go_all, None, let_go_all]

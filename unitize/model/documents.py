@@ -3,7 +3,9 @@ asks of any corpus's documents without making a :class:`~unitize.model.Document`
 
 A crowd study's texts table has a row per text (ToxicSpans 16,100; the 10× benchmark 2 M): a ``Document`` of
 each costs some 470 bytes (the object, its text as a Python string, its SHA-256 as hex text, the dict entry),
-the columns here about 210 (the text as UTF-8 in one Arrow array, the digest as 32 bytes, an index entry). A
+the columns here about 210 (the text as UTF-8 in one Arrow array, the digest as 32 bytes, an index entry), and
+past :data:`~unitize.runtime.mapped.MAP_BYTES` the texts, sizes and digests lie in a mapped scratch file, resident
+only while a phase reads them (:mod:`unitize.runtime.mapped`). A
 :class:`TextTable` is a mapping of document id to ``Document`` like the ``dict`` every other adapter fills: a
 document is made when asked for, with the same fields a text read from a table always had (its UTF-8 size and
 hash, encoding ``utf-8``, the table as its source). The run's own questions — which documents have a text,
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequenc
 import numpy as np
 import pyarrow as pa
 
+from ..runtime.mapped import mapped
 from .corpus import Document
 
 
@@ -36,9 +39,11 @@ class TextTable(MutableMapping[str, Document]):
         self._row = {d: i for i, d in enumerate(self._ids)}
         if len(self._row) != len(self._ids):
             raise ValueError("a text table's document ids are distinct")
-        self._texts = texts.cast(pa.large_string())
-        self._sizes = np.asarray(pc.binary_length(self._texts).to_numpy(zero_copy_only=False), dtype=np.int64)
-        self._sha = b"".join(hashlib.sha256(memoryview(t)).digest() for t in _utf8(self._texts))
+        utf8 = texts.cast(pa.large_string())
+        sizes = np.asarray(pc.binary_length(utf8).to_numpy(zero_copy_only=False), dtype=np.int64)
+        sha = np.frombuffer(b"".join(hashlib.sha256(memoryview(t)).digest() for t in _utf8(utf8)), dtype=np.uint8)
+        # read now and then, from tokenizing to writing: in a mapped scratch file once they are large
+        (self._texts, self._sizes, self._sha), self._pages = mapped([utf8, sizes, sha])
         self._source = source
         self._other: dict[str, Document] = {}
 
@@ -47,7 +52,7 @@ class TextTable(MutableMapping[str, Document]):
         if i is None:
             return self._other[doc_id]
         return Document(doc_id=self._ids[i], text=self._texts[i].as_py(), source=self._source, encoding="utf-8",
-                        size=int(self._sizes[i]), sha256=self._sha[32 * i:32 * i + 32].hex())
+                        size=int(self._sizes[i]), sha256=self._sha[32 * i:32 * i + 32].tobytes().hex())
 
     def __setitem__(self, doc_id: str, document: Document) -> None:
         if doc_id in self._row:
@@ -108,7 +113,7 @@ class TextTable(MutableMapping[str, Document]):
         n, sha = rows.size, self._sha
         text = self._texts.take(pa.array(rows))
         return {"source": [self._source] * n, "bytes": pa.array(self._sizes[rows]),
-                "sha256": [sha[32 * i:32 * i + 32].hex() for i in rows.tolist()], "encoding": ["utf-8"] * n,
+                "sha256": [sha[32 * i:32 * i + 32].tobytes().hex() for i in rows.tolist()], "encoding": ["utf-8"] * n,
                 "newline": [None] * n, "bom": [False] * n, "chars": pc.utf8_length(text), "text": text}
 
 

@@ -11,6 +11,7 @@ block per run at a time, and its counts, errors and first finding of each code n
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 import pickle
 import zlib
@@ -19,11 +20,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from ..runtime.mapped import mapped
 from .corpus import Finding
 from .findings import ERROR, INFO, WARNING, ranked_codes, sort_key
 
 #: findings per compressed block of a run: what a merge holds of each run at a time
-BLOCK = 4096
+BLOCK = 1024
 
 
 def report_line(f: Finding) -> str:
@@ -36,7 +40,7 @@ class Packed:
     """One sorted run of findings: blocks of (sort keys, report lines), pickled and compressed, and their
     counts by (code, severity), the error findings and the first finding of each code (in the run's order)."""
 
-    blocks: list[bytes] = field(default_factory=list)
+    blocks: list[bytes | memoryview] = field(default_factory=list)  # views: of a mapped file (Findings.mapped)
     count: int = 0
     by_code: Counter[tuple[str, str]] = field(default_factory=Counter)
     errors: list[Finding] = field(default_factory=list)
@@ -58,6 +62,10 @@ class Packed:
                 run.errors.append(f)
         return run
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled with its blocks as bytes (a view of a mapped file is not sent)."""
+        return {**self.__dict__, "blocks": [bytes(b) for b in self.blocks]}
+
     def keyed(self) -> Iterator[tuple[tuple[Any, ...], str]]:
         """(sort key, report line) of every finding, in order, a block at a time."""
         for blob in self.blocks:
@@ -76,6 +84,21 @@ class Findings:
     @classmethod
     def of(cls, findings: Iterable[Finding]) -> Findings:
         return cls([Packed.of(findings)])
+
+    def mapped(self) -> Findings:
+        """These findings, their compressed blocks moved to a mapped scratch file once they are large: a crowd run
+        holds them from its batches to its report (:mod:`unitize.runtime.mapped`)."""
+        blocks = [np.frombuffer(b, dtype=np.uint8) for r in self.runs for b in r.blocks]
+        if not blocks:
+            return self
+        (held,), pages = mapped([np.concatenate(blocks)])
+        if pages.mapping is None:
+            return self
+        ends = np.cumsum([len(b) for b in blocks]).tolist()
+        views = iter(zip([0, *ends], ends))
+        for r in self.runs:
+            r.blocks = [held.data[begin:end] for begin, end in itertools.islice(views, len(r.blocks))]
+        return self
 
     def lines(self) -> Iterator[str]:
         """Every finding's ``report.jsonl`` line, in the report's order."""

@@ -220,11 +220,14 @@ class OutputDir:
 
     def write_table(self, relative: str, table: pa.Table | pa.RecordBatchReader, written: Callable[[], None] | None = None) -> None:
         """A table, whole or as a reader of its batches (written as they come, in the row groups of the whole table);
-        ``written``: called after each row group of a whole table."""
+        ``written``: called after each row group of a whole table, after each batch of a reader."""
         stream = ParquetStream(self.file(relative), table.schema)
         if isinstance(table, pa.RecordBatchReader):
             for batch in table:
                 stream.add(pa.Table.from_batches([batch]))
+                del batch
+                if written is not None:
+                    written()
         else:
             stream.write(table, written)
         stream.close()

@@ -87,8 +87,12 @@ def write_run(
     try:
         if executor is None or not getattr(executor, "parallel", True):
             executor = InProcess(threads)
-        give_back()  # what making the run freed (a span run's batches, joined), before the writing threads take theirs
-        unit_rows = _write_units(target, result.part_tasks(target.staging), progress, executor)
+        todo = result.part_tasks(target.staging)
+        # what making the run and its partitions freed or read (a span run's batches joined, its texts' lengths),
+        # before the writing threads take theirs
+        give_back()
+        unit_rows = _write_units(target, todo, progress, executor)
+        del todo
         give_back()  # what the writing threads freed, before the side tables are written
         dense_rows = result.dense_rows(unit_rows)
         for relative, table, written in result.side_tables():

@@ -148,7 +148,7 @@ class Spool:
 
 
 #: the kinds of scratch files and folders unitize makes in the temporary directory, named ``unitize-<kind>-<pid>-…``
-SCRATCH_KINDS = ("spool", "segments", "gold", "report")
+SCRATCH_KINDS = ("spool", "segments", "gold", "report", "mapped")
 _SCRATCH = re.compile(rf"unitize-(?:{'|'.join(SCRATCH_KINDS)})-([0-9]+)-")
 _swept: list[bool] = []
 

@@ -59,7 +59,7 @@ def combined(run: RunContext, header: Corpus, parts: list[Part]) -> Unitized:
         results[unit] = joined(unit, [p.results.pop(unit) for p in parts], [p.groups for p in parts], groups,
                                run.layers, [p.labels for p in parts], labels)
         results[unit].let_go()  # the mapped pages joining read: not needed again until the segments are written
-    findings = Findings([*runs, Packed.of(labels_ignored(settings, corpus, labels))])
+    findings = Findings([*runs, Packed.of(labels_ignored(settings, corpus, labels))]).mapped()
     return Unitized(
         settings=settings,
         corpus=corpus,

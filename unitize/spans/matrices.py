@@ -37,6 +37,7 @@ from ..model.documents import lengths as text_lengths
 from ..model.report_rows import Findings
 from ..output.parts import PARTITION_UNITS, PartTasks, partitions
 from ..output.tables import documents_table, tokens_table, universe_table
+from ..runtime.mapped import let_go_all
 from ..schema import FORMAT_VERSION, setting_name
 from ..units import relations
 from ..units.segments import ByDocument, Marks, UnitResult
@@ -250,7 +251,8 @@ class Unitized:
     def side_tables(self) -> Iterator[tuple[str, pa.Table | pa.RecordBatchReader, Callable[[], None] | None]]:
         """The segments of every unit type (with discourse data's relation counts: :mod:`unitize.units.relations`),
         the documents, the unit universe and the tokens. A streamed run's segments lie in mapped files: the pages
-        of each row group written are let go (at 2 M crowd texts, writing them peaked 480 MiB higher when they were held to the end of the file)."""
+        of each row group written are let go (at 2 M crowd texts, writing them peaked 480 MiB higher when they were held to the end of the file);
+        so are those read of the texts and the tokens' extents (:mod:`unitize.runtime.mapped`)."""
         for unit, res in self.results.items():
             segments = res.segments
             if res.relations is not None:
@@ -258,10 +260,10 @@ class Unitized:
             yield f"segments/{unit}.parquet", segments, res.let_go
             del segments
             res.let_go()
-        yield "documents.parquet", documents_table(self.corpus, self.spaces.get("word"), self.settings.tokenizer), None
+        yield "documents.parquet", documents_table(self.corpus, self.spaces.get("word"), self.settings.tokenizer), let_go_all
         yield "universe.parquet", universe_table(self.groups, self.annotators, self.universe, self.expected), None
         if "word" in self.spaces:
-            yield "tokens.parquet", tokens_table(self.spaces["word"]), None
+            yield "tokens.parquet", tokens_table(self.spaces["word"]), let_go_all
 
     def nothing_kept(self) -> str | None:
         """What was read, when no record reached the matrices (the run then writes nothing); else None."""

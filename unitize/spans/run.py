@@ -65,6 +65,7 @@ def unitize_spans(corpus: Corpus, settings: Settings, progress: Progress = no_pr
     if clash:
         raise RunError(f"annotator name(s) {', '.join(sorted(clash))} clash with unit-matrix column names")
     spaces = build_spaces(header, settings.units, settings.tokenizer, progress, executor)
+    give_back()  # the texts' pages tokenizing read, before the batch processes fork
     # the labels matrices' marks: for a labels mode, or a corpus read whole (its result may be asked for any matrix)
     label_marks = "labels" in settings.modes or corpus.stream is None
     run = RunContext(settings, annotators, sorted(set(settings.layers)), spaces, per_document(settings, header, annotators), label_marks)

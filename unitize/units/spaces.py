@@ -17,6 +17,7 @@ from ..model import Corpus, Document
 from ..model.documents import lengths as text_lengths
 from ..model.documents import texts, with_text
 from ..runtime.executors import Executor, forked_pool
+from ..runtime.mapped import mapped
 from ..runtime.progress import Progress, Sized, no_progress
 from .tokenize import get_tokenizer
 from .unitizers import UnitSpace, cumulative
@@ -96,6 +97,8 @@ def build_spaces(
                                                 cut, char_base, small)
             else:
                 n_tok, starts, ends = _laid((tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")), cut, char_base, small)
+        # read by each work partition and written once: in a mapped scratch file once they are large
+        (starts, ends), _ = mapped([starts, ends])
         spaces["word"] = UnitSpace("word", doc_ids, n_tok, cumulative(n_tok), char_base, starts, ends)
     return spaces
 

@@ -1,0 +1,112 @@
+"""Arrays a run keeps to its end but reads only now and then, out of the heap: in a scratch file, mapped back.
+
+A crowd span run keeps every text (tokenized once, written to ``documents.parquet`` once) and every word token's
+character extents (read by each work partition, written to ``tokens.parquet`` once) from reading to writing. On
+the heap they count in the run's memory all that time, and in each batch process it forks. Mapped from a file, a
+page is resident only from when it is read to the next :func:`let_go_all` (which
+:func:`unitize.runtime.memory.give_back` calls at the end of each phase): the kernel reads it again from its page
+cache when it is next touched. A run holds them once; the file is removed as soon as it is mapped (the mapping
+keeps it until the arrays are gone), so nothing is left behind, and ``TMPDIR`` needs their size.
+
+Arrays smaller than :data:`MAP_BYTES` together stay on the heap, as they do where the system cannot drop a
+mapping's pages.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import tempfile
+import weakref
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .spool import scratch_prefix
+
+#: arrays of at least this many bytes together are mapped from a scratch file; smaller ones stay on the heap
+MAP_BYTES = 8 << 20
+
+#: every mapping this process holds: one lives as long as an array lies in it (the arrays keep it), not longer
+_live: weakref.WeakSet[mmap.mmap] = weakref.WeakSet()
+
+
+class Pages:
+    """The mapping some arrays lie in (none: they are on the heap). Pickled (to another process), it is
+    no mapping: the arrays pickled with it are copies."""
+
+    def __init__(self, mapping: mmap.mmap | None = None):
+        self.mapping = mapping
+        if mapping is not None:
+            _live.add(mapping)
+
+    def let_go(self) -> None:
+        """Drop the mapping's resident pages (read again from the file when next touched)."""
+        if self.mapping is not None:
+            _let_go(self.mapping)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.mapping = None
+
+
+def let_go_all() -> None:
+    """Drop the resident pages of every mapping this process holds (what a phase read of them)."""
+    for mapping in list(_live):
+        _let_go(mapping)
+
+
+def _let_go(mapping: mmap.mmap) -> None:
+    if not mapping.closed:
+        mapping.madvise(mmap.MADV_DONTNEED)
+
+
+def mapped(arrays: Sequence[pa.Array | np.ndarray], at_least: int | None = None) -> tuple[list[Any], Pages]:
+    """``arrays`` (Arrow arrays or one-dimensional NumPy arrays) as arrays of the same types and values that lie
+    in a mapped scratch file (NumPy ones read-only), and their mapping; as they are, and no mapping, when together
+    they hold fewer than ``at_least`` bytes (default :data:`MAP_BYTES`)."""
+    limit = MAP_BYTES if at_least is None else at_least
+    if not arrays or sum(a.nbytes for a in arrays) < limit or not hasattr(mmap, "MADV_DONTNEED") or os.name == "nt":
+        return list(arrays), Pages()
+    fd, path = tempfile.mkstemp(prefix=scratch_prefix("mapped"), suffix=".bin")
+    os.close(fd)
+    try:
+        places = _write(path, arrays)
+        with open(path, "rb") as fh:
+            mapping = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    finally:
+        os.unlink(path)
+    return [_read(mapping, a, place) for a, place in zip(arrays, places)], Pages(mapping)
+
+
+#: where each array starts in the file: a multiple of this (Arrow's alignment, and any NumPy dtype's)
+_ALIGN = 64
+
+
+def _write(path: str, arrays: Sequence[pa.Array | np.ndarray]) -> list[tuple[int, int]]:
+    """The arrays one after another (NumPy ones as their bytes, Arrow ones as an IPC stream each); where each lies."""
+    places = []
+    with pa.OSFile(path, "wb") as sink:
+        for a in arrays:
+            sink.write(b"\0" * (-sink.tell() % _ALIGN))
+            start = sink.tell()
+            if isinstance(a, np.ndarray):
+                sink.write(pa.py_buffer(np.ascontiguousarray(a)))
+            else:
+                batch = pa.record_batch([a], names=["values"])
+                with pa.ipc.new_stream(sink, batch.schema) as writer:
+                    writer.write_batch(batch)
+            places.append((start, sink.tell()))
+    return places
+
+
+def _read(mapping: mmap.mmap, like: pa.Array | np.ndarray, place: tuple[int, int]) -> Any:
+    """The array written at ``place``, of ``like``'s type, lying in ``mapping``."""
+    start, end = place
+    if isinstance(like, np.ndarray):
+        return np.frombuffer(mapping, dtype=like.dtype, count=like.size, offset=start)
+    return pa.ipc.open_stream(pa.py_buffer(mapping).slice(start, end - start)).read_next_batch().column(0)
