@@ -139,6 +139,9 @@ def test_a_run_with_its_arrays_mapped_writes_the_same_files(tmp_path: Path, scra
     starts = result.spaces["word"].starts
     assert starts is not None and not starts.flags.writeable and isinstance(starts.base.obj, mmap.mmap)  # the token extents
     assert len(result.findings) > 0 and all(isinstance(b, memoryview) for r in result.findings.runs for b in r.blocks)
+    from unitize.model.assigned import Assigned
+
+    assert isinstance(result.universe["all"], Assigned) and result.universe == on_heap.universe  # the crowd group as columns
     files = written(result, tmp_path / "mapped")
     assert sorted(files) == sorted(heap_files) and [n for n in files if files[n] != heap_files[n]] == []
     assert len(result.findings.runs) > 2 and list(scratch.iterdir()) == []

@@ -6,7 +6,7 @@ reads only these types (DESIGN.md §2).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -192,7 +192,7 @@ def not_missing(wanted: frozenset[str], missing: AbstractSet[str]) -> frozenset[
 
 
 #: per group, per document of its unit universe: the annotators missing there (a set, or an :class:`Absent`)
-Universe = dict[str, dict[str, AbstractSet[str]]]
+Universe = dict[str, Mapping[str, AbstractSet[str]]]
 
 
 @dataclass(frozen=True)

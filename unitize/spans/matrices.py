@@ -17,7 +17,7 @@ from one. Pure NumPy and Arrow, no I/O.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from functools import partial
@@ -146,8 +146,9 @@ class MatrixBuilder:
         """Per annotator: a mask over ``docs`` where the annotator is missing (null)."""
         expected = set(self.source.expected.get(group, []))
         missing_by_doc = self.source.universe.get(group, {})
+        missing = [missing_by_doc[d] for d in docs]  # each looked up once (a crowd group's is made when asked for)
         return {
-            a: np.ones(len(docs), dtype=bool) if a not in expected else np.array([a in missing_by_doc[d] for d in docs], dtype=bool)
+            a: np.ones(len(docs), dtype=bool) if a not in expected else np.array([a in m for m in missing], dtype=bool)
             for a in self.source.annotators
         }
 
@@ -330,7 +331,7 @@ class Unitized:
         ids = self.doc_ids()[d0:d1]
         labelled = "labels" in self.settings.modes
         sorted_docs = cut.sorted_docs if cut is not None else {g: sorted(docs) for g, docs in self.universe.items()}
-        universe = {g: _within(self.universe[g], docs, ids) for g, docs in sorted_docs.items()}
+        universe: Universe = {g: _within(self.universe[g], docs, ids) for g, docs in sorted_docs.items()}
         return MatrixSource(
             groups=self.groups,
             layers=self.layers,
@@ -366,7 +367,7 @@ class _Cut:
     sorted_docs: dict[str, list[str]]
 
 
-def _within(docs: dict[str, AbstractSet[str]], sorted_docs: list[str], ids: list[str]) -> dict[str, AbstractSet[str]]:
+def _within(docs: Mapping[str, AbstractSet[str]], sorted_docs: list[str], ids: list[str]) -> dict[str, AbstractSet[str]]:
     """The entries of a group's universe ``docs`` (its keys ``sorted_docs``) for the documents ``ids`` (sorted)."""
     if not ids:
         return {}

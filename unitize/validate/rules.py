@@ -71,7 +71,7 @@ def apply_rules(
     if not per_document:
         _refuse_crowd(by_key, studied)
 
-    universe: Universe = defaultdict(dict)
+    universe: defaultdict[str, dict[str, AbstractSet[str]]] = defaultdict(dict)
     excluded: dict[tuple[str, str], str] = {}
     docs = corpus.documents
     for (group, doc_id), subs in sorted(by_key.items()):

@@ -1,0 +1,98 @@
+"""A group's unit universe under a per-document assignment, held as columns (:class:`Assigned`).
+
+A crowd span study is one group of every text, and under a per-document assignment each text's entry in the unit
+universe is an :class:`~unitize.model.corpus.Absent` (the study but the few annotators present): a dict entry, the
+object and a tuple of names, some 150 bytes a text (29 MiB at 200,000 texts). Here a text costs 28 bytes: the
+documents sorted, and the annotators present at each as codes into the study's sorted names. It is the mapping of
+document to missing annotators the dict was, an ``Absent`` made when one is asked for; :func:`assigned` makes one
+of a group's entries when they are all ``Absent`` of one study, and leaves any other group a dict.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
+
+import numpy as np
+
+from .corpus import Absent
+
+
+class Assigned(Mapping[str, AbstractSet[str]]):
+    """Per document of a group's unit universe, the annotators of ``study`` missing there, as those ``present``
+    (``docs`` sorted and distinct, ``present[i]`` the names present at ``docs[i]``)."""
+
+    def __init__(self, study: frozenset[str], docs: list[str], present: list[tuple[str, ...]]):
+        if any(a >= b for a, b in zip(docs, docs[1:])):
+            raise ValueError("an Assigned universe's documents are sorted and distinct")
+        self._docs = docs
+        self._study = study
+        self._names = sorted(study)
+        code = {a: i for i, a in enumerate(self._names)}
+        self._offsets = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter((len(p) for p in present), dtype=np.int64, count=len(docs)), out=self._offsets[1:])
+        small = np.int16 if len(self._names) < 1 << 15 else np.int32
+        self._codes = np.fromiter((code[a] for p in present for a in p), dtype=small, count=int(self._offsets[-1]))
+
+    def _row(self, doc: object) -> int | None:
+        if not isinstance(doc, str):
+            return None
+        i = bisect_left(self._docs, doc)
+        return i if i < len(self._docs) and self._docs[i] == doc else None
+
+    def __getitem__(self, doc: str) -> Absent:
+        i = self._row(doc)
+        if i is None:
+            raise KeyError(doc)
+        names = self._names
+        return Absent(self._study, [names[c] for c in self._codes[self._offsets[i]:self._offsets[i + 1]].tolist()])
+
+    def __contains__(self, doc: object) -> bool:
+        return self._row(doc) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._docs)
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __repr__(self) -> str:
+        return f"Assigned({len(self._docs)} documents of a study of {len(self._study)} annotators)"
+
+
+def assigned(entries: Iterable[tuple[str, AbstractSet[str]]]) -> Mapping[str, AbstractSet[str]]:
+    """A group's unit universe from its (document, missing annotators) entries: an :class:`Assigned` when every entry
+    is an :class:`Absent` of one study and no document comes twice, else the dict of the entries (a later entry of a
+    document replacing an earlier one)."""
+    docs: list[str] = []
+    present: list[tuple[str, ...]] = []
+    study: frozenset[str] | None = None
+    same: dict[int, frozenset[str]] = {}  # study objects found equal to ``study`` (each batch unpickled its own), by id
+    rest: dict[str, AbstractSet[str]] | None = None
+    for doc, missing in entries:
+        if rest is None and isinstance(missing, Absent):
+            if study is None:
+                study = missing.study
+            if id(missing.study) in same or missing.study is study or missing.study == study:
+                same.setdefault(id(missing.study), missing.study)
+                docs.append(doc)
+                present.append(missing.present)
+                continue
+        if rest is None:  # not all of one study's Absent: a dict of what came before, and the rest
+            rest = _as_dict(study, docs, present)
+        rest[doc] = missing
+    if rest is not None:
+        return rest
+    if study is None:
+        return {}
+    order = sorted(range(len(docs)), key=docs.__getitem__)
+    in_order = [docs[i] for i in order]
+    if any(a == b for a, b in zip(in_order, in_order[1:])):
+        return _as_dict(study, docs, present)
+    return Assigned(study, in_order, [present[i] for i in order])
+
+
+def _as_dict(study: frozenset[str] | None, docs: list[str], present: list[tuple[str, ...]]) -> dict[str, AbstractSet[str]]:
+    """The entries so far, in their order, as a dict."""
+    return {d: Absent(study, p) for d, p in zip(docs, present)} if study is not None else {}
