@@ -31,9 +31,9 @@ def test_freed_holes_in_the_heap_go_back_to_the_system():
 
 
 def test_a_run_gives_back_between_its_phases_and_after_each_partition_written_here(tmp_path, monkeypatch):
-    """Writing in this process: before the unit matrices, after each partition (a writing thread's arena keeps what it
-    freed, and grows with the partitions it wrote) and after the last; an executor writing elsewhere: its partitions
-    are its own business."""
+    """Writing in this process: before the partitions are made and once they are, after each partition (a writing
+    thread's arena keeps what it freed, and grows with the partitions it wrote) and after the last; an executor
+    writing elsewhere: its partitions are its own business."""
     from pathlib import Path
 
     import unitize
@@ -47,7 +47,7 @@ def test_a_run_gives_back_between_its_phases_and_after_each_partition_written_he
     parts = len(result.part_tasks(tmp_path / "staging"))
     assert parts == 3
     unitize.write_output(result, tmp_path / "here")
-    assert len(calls) == parts + 2
+    assert len(calls) == parts + 3
 
     class Elsewhere:
         parallel = True
@@ -57,7 +57,7 @@ def test_a_run_gives_back_between_its_phases_and_after_each_partition_written_he
 
     calls.clear()
     unitize.write_output(result, tmp_path / "elsewhere", executor=Elsewhere())
-    assert len(calls) == 2
+    assert len(calls) == 3
 
 
 def test_a_span_table_read_gives_back_after_each_table_and_in_the_rosters_steps(tmp_path, monkeypatch):

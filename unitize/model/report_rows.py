@@ -89,15 +89,12 @@ class Findings:
         """These findings, their compressed blocks moved to a mapped scratch file once they are large: a crowd run
         holds them from its batches to its report (:mod:`unitize.runtime.mapped`)."""
         blocks = [np.frombuffer(b, dtype=np.uint8) for r in self.runs for b in r.blocks]
-        if not blocks:
-            return self
-        (held,), pages = mapped([np.concatenate(blocks)])
+        held, pages = mapped(blocks)  # each block where it lies in the file (not one copy of them all first)
         if pages.mapping is None:
             return self
-        ends = np.cumsum([len(b) for b in blocks]).tolist()
-        views = iter(zip([0, *ends], ends))
+        views = iter(held)
         for r in self.runs:
-            r.blocks = [held.data[begin:end] for begin, end in itertools.islice(views, len(r.blocks))]
+            r.blocks = [view.data for view in itertools.islice(views, len(r.blocks))]
         return self
 
     def lines(self) -> Iterator[str]:

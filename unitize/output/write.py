@@ -87,10 +87,9 @@ def write_run(
     try:
         if executor is None or not getattr(executor, "parallel", True):
             executor = InProcess(threads)
+        give_back()  # what making the run freed (a span run's batches, joined), before its partitions are made
         todo = result.part_tasks(target.staging)
-        # what making the run and its partitions freed or read (a span run's batches joined, its texts' lengths),
-        # before the writing threads take theirs
-        give_back()
+        give_back()  # what making the partitions freed or read (a span run's texts' lengths), before the writing threads start
         unit_rows = _write_units(target, todo, progress, executor)
         del todo
         give_back()  # what the writing threads freed, before the side tables are written
