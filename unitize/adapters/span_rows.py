@@ -72,11 +72,12 @@ class SpanRows:
     _who_names: list[str] = field(default_factory=list)
     _labels: dict[str | None, int] = field(default_factory=dict)
     _sources: dict[str, int] = field(default_factory=dict)
-    #: per assignment, in the order first met: document, annotator and source codes, and its span rows
-    _doc: np.ndarray = field(default_factory=_empty)
-    _annotator: np.ndarray = field(default_factory=_empty)
-    _source: np.ndarray = field(default_factory=_empty)
-    _span_rows: np.ndarray = field(default_factory=_empty)
+    #: per assignment, in the order first met: document, annotator and source codes, and its span rows (32-bit: a
+    #: crowd study has millions of assignments, and no code or count of one comes near 2**31)
+    _doc: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    _annotator: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    _source: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    _span_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     #: every assignment's key (document code << 32 | annotator code), sorted, and the assignment of each
     _keys: np.ndarray = field(default_factory=_empty)
     _key_index: np.ndarray = field(default_factory=_empty)
@@ -94,10 +95,10 @@ class SpanRows:
         new = np.flatnonzero(~known)
         new = new[np.argsort(first[new], kind="stable")]  # in the order first met
         index[new] = self._doc.size + np.arange(new.size)
-        self._doc = np.concatenate([self._doc, pairs[new] >> 32])
-        self._annotator = np.concatenate([self._annotator, pairs[new] & 0xFFFFFFFF])
-        self._source = np.concatenate([self._source, np.full(new.size, _code(self._sources, source), np.int64)])
-        self._span_rows = np.concatenate([self._span_rows, np.zeros(new.size, np.int64)])
+        self._doc = np.concatenate([self._doc, (pairs[new] >> 32).astype(np.int32)])
+        self._annotator = np.concatenate([self._annotator, (pairs[new] & 0xFFFFFFFF).astype(np.int32)])
+        self._source = np.concatenate([self._source, np.full(new.size, _code(self._sources, source), np.int32)])
+        self._span_rows = np.concatenate([self._span_rows, np.zeros(new.size, np.int32)])
         keys, indices = np.concatenate([self._keys, pairs[new]]), np.concatenate([self._key_index, index[new]])
         order = np.argsort(keys, kind="stable")
         self._keys, self._key_index = keys[order], indices[order]
