@@ -61,6 +61,8 @@ def test_small_arrays_stay_on_the_heap() -> None:
     assert out[0] is ints and pages.mapping is None
     pages.let_go()  # nothing to let go
     assert mapped([], at_least=0)[0] == [] and mapped([], at_least=0)[1].mapping is None
+    empty = np.zeros(0, np.int64)
+    assert mapped([empty], at_least=0)[0][0] is empty  # nothing to map (an empty file cannot be)
 
 
 def test_mapped_arrays_and_their_pages_pickle_as_copies() -> None:

@@ -1,7 +1,8 @@
 """Arrays a run keeps to its end but reads only now and then, out of the heap: in a scratch file, mapped back.
 
-A crowd span run keeps every text (tokenized once, written to ``documents.parquet`` once) and every word token's
-character extents (read by each work partition, written to ``tokens.parquet`` once) from reading to writing. On
+A crowd span run keeps every text (tokenized once, written to ``documents.parquet`` once), every word token's
+character extents (read by each work partition, written to ``tokens.parquet`` once) and its findings, packed (read
+once, to write ``report.jsonl``), from reading to writing. On
 the heap they count in the run's memory all that time, and in each batch process it forks. Mapped from a file, a
 page is resident only from when it is read to the next :func:`let_go_all` (which
 :func:`unitize.runtime.memory.give_back` calls at the end of each phase): the kernel reads it again from its page
@@ -70,7 +71,8 @@ def mapped(arrays: Sequence[pa.Array | np.ndarray], at_least: int | None = None)
     in a mapped scratch file (NumPy ones read-only), and their mapping; as they are, and no mapping, when together
     they hold fewer than ``at_least`` bytes (default :data:`MAP_BYTES`)."""
     limit = MAP_BYTES if at_least is None else at_least
-    if not arrays or sum(a.nbytes for a in arrays) < limit or not hasattr(mmap, "MADV_DONTNEED") or os.name == "nt":
+    size = sum(a.nbytes for a in arrays)
+    if not size or size < limit or not hasattr(mmap, "MADV_DONTNEED") or os.name == "nt":  # (an empty file cannot be mapped)
         return list(arrays), Pages()
     fd, path = tempfile.mkstemp(prefix=scratch_prefix("mapped"), suffix=".bin")
     os.close(fd)
