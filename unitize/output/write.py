@@ -89,7 +89,7 @@ def write_run(
             executor = InProcess(threads)
         give_back()  # what making the run freed (a span run's batches, joined), before its partitions are made
         todo = result.part_tasks(target.staging)
-        give_back()  # what making the partitions freed or read (a span run's texts' lengths), before the writing threads start
+        give_back()  # what making the partitions freed (a span run's marks sorted by document), before the writing threads start
         unit_rows = _write_units(target, todo, progress, executor)
         del todo
         give_back()  # what the writing threads freed, before the side tables are written

@@ -33,7 +33,6 @@ from ..layouts import WIDE, GroupMarks, Layout
 from ..layouts.base import AnnotatorSegments
 from ..layouts.frames import NOT_ANNOTATED, Frame, group_frame
 from ..model import Corpus, Finding, Universe, not_missing
-from ..model.documents import lengths as text_lengths
 from ..model.report_rows import Findings
 from ..output.parts import PARTITION_UNITS, PartTasks, partitions
 from ..output.tables import documents_table, tokens_table, universe_table
@@ -241,8 +240,7 @@ class Unitized:
     def part_tasks(self, staging: Path) -> PartTasks[SettingSpec]:
         """One task per work partition: runs of documents of about ``[output] partition_units`` characters,
         each task made when it is taken (:class:`~unitize.output.parts.PartTasks`), from its documents alone."""
-        doc_ids = self.doc_ids()
-        chars = text_lengths(self.corpus.documents, doc_ids).tolist()
+        chars = next(iter(self.spaces.values())).doc_chars().tolist()  # the documents' lengths, as the spaces hold them
         runs = partitions(chars, self.settings.partition_units or PARTITION_UNITS)
         labelled = "labels" in self.settings.modes
         cut = _Cut({u: r.marks.by_document(labelled) for u, r in self.results.items()},

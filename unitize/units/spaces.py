@@ -77,7 +77,7 @@ def build_spaces(
     spaces: dict[str, UnitSpace] = {}
     units = set(units)
     if "char" in units:
-        spaces["char"] = UnitSpace("char", doc_ids, lengths, char_base, char_base)
+        spaces["char"] = UnitSpace("char", doc_ids, lengths, char_base, char_base, int(lengths.sum()))
     if "word" in units:
         small = np.int32 if int(lengths.sum()) < (1 << 31) - 2 else np.int64
         if tokenizer == "given":
@@ -99,7 +99,7 @@ def build_spaces(
                 n_tok, starts, ends = _laid((tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")), cut, char_base, small)
         # read by each work partition and written once: in a mapped scratch file once they are large
         (starts, ends), _ = mapped([starts, ends])
-        spaces["word"] = UnitSpace("word", doc_ids, n_tok, cumulative(n_tok), char_base, starts, ends)
+        spaces["word"] = UnitSpace("word", doc_ids, n_tok, cumulative(n_tok), char_base, int(lengths.sum()), starts, ends)
     return spaces
 
 

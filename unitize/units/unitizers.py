@@ -26,9 +26,9 @@ class UnitSpace:
     """The coding units of every document with a text, laid end to end.
 
     Document ``d`` has ``n_units[d]`` units at global positions
-    ``base[d] …``; its characters start at global position ``char_base[d]``.
-    For word units ``starts``/``ends`` are the global character extents of
-    every token.
+    ``base[d] …``; its characters start at global position ``char_base[d]``,
+    and ``chars_total`` is where the last one's end. For word units
+    ``starts``/``ends`` are the global character extents of every token.
     """
 
     unit: str
@@ -36,8 +36,13 @@ class UnitSpace:
     n_units: np.ndarray
     base: np.ndarray
     char_base: np.ndarray
+    chars_total: int
     starts: np.ndarray | None = None
     ends: np.ndarray | None = None
+
+    def doc_chars(self) -> np.ndarray:
+        """Each document's length in characters (code points)."""
+        return np.diff(self.char_base, append=self.chars_total)
 
     def local_extent(self, doc: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Document-local character ``[begin, end)`` of global units ``u`` of documents ``doc``."""
@@ -57,10 +62,10 @@ class UnitSpace:
         """The unit space of documents ``d0 … d1-1``, positions from 0."""
         u0 = int(self.base[d0]) if d0 < len(self.doc_ids) else int(self.n_units.sum())
         u1 = u0 + int(self.n_units[d0:d1].sum())
-        c0 = int(self.char_base[d0]) if d0 < len(self.doc_ids) else 0
+        c0, c1 = (int(self.char_base[d]) if d < len(self.doc_ids) else self.chars_total for d in (d0, d1))
         cut = (lambda a: (a[u0:u1] - c0).astype(np.int32)) if self.starts is not None else (lambda a: None)
         return UnitSpace(self.unit, self.doc_ids[d0:d1], self.n_units[d0:d1], self.base[d0:d1] - u0,
-                         self.char_base[d0:d1] - c0, cut(self.starts), cut(self.ends))
+                         self.char_base[d0:d1] - c0, c1 - c0, cut(self.starts), cut(self.ends))
 
 
 def cumulative(n: np.ndarray) -> np.ndarray:
