@@ -187,3 +187,33 @@ def test_a_streamed_corpus_is_unitized_once_and_a_second_time_is_refused():
         unitize(corpus, settings)
     again = unitize(read_corpus(settings, stream=True), settings)
     assert again.summary() == first.summary()
+
+
+def test_a_roster_codes_only_the_rows_that_can_be_assignments(tmp_path):
+    """The roster's documents and annotators are coded once, over the rows that can be assignments: a document named
+    only by a repeated key's row or by an annotator not selected is no document of the run; a second row of a pair
+    is reported with its spans; a roster whose keys are all distinct is read as it is (no copy of its columns)."""
+    import pyarrow as pa
+
+    from unitize.adapters import span_table
+
+    write_csv(tmp_path / "texts.csv", [["doc_id", "text"], ["c1", "you idiot"], ["c2", "fine"]])
+    write_csv(tmp_path / "roster.csv", [["key", "doc_id", "annotator"], [1, "c1", "w1"], [2, "c1", "w2"], [1, "c9", "w3"],
+                                        [3, "c8", "w4"], [4, "c1", "w1"], [5, "c2", "w3"]])
+    write_csv(tmp_path / "spans.csv", [["key", "label", "begin", "end"], [1, "Insult", 4, 9], [4, "Insult", 0, 3], [4, "Insult", 0, 9],
+                                       [3, "Insult", 0, 1], [5, "Other", 0, 4]])
+    corpus = span_table.read(annotations=tmp_path / "spans.csv", texts=tmp_path / "texts.csv", roster="roster.csv", layer="toxic",
+                             annotators=["w1", "w2", "w3"], spreadsheet_safe=False, base=tmp_path)
+    assert sorted(corpus.documents) == ["c1", "c2"]
+    assert sorted((s.doc_id, s.annotator) for s in corpus.submissions) == [("c1", "w1"), ("c1", "w2"), ("c2", "w3")]
+    assert sorted((s.doc_id, s.annotator, s.begin, s.end, s.label) for s in corpus.spans) == [
+        ("c1", "w1", 4, 9, "Insult"), ("c2", "w3", 0, 4, "Other")]
+    duplicates = [(f.record, f.message, f.action) for f in corpus.findings if f.code == "duplicate-record"]
+    assert duplicates == [
+        ("line 4", "roster key 1 appears twice", "this roster row and its spans left out (the first is used)"),
+        ("line 6", "roster annotator w1 has a second assignment for document c1", "this roster row and its 2 span(s) left out (the first row is used)"),
+    ]
+    assert corpus.skipped_by_selection == 1 and corpus.not_selected == {"w4"}
+    every = np.arange(3)
+    column = pa.array(["a", "b", "c"])
+    assert span_table._taken(column, every) is column and span_table._taken(column, every[1:]).to_pylist() == ["b", "c"]

@@ -87,8 +87,15 @@ class SpanRows:
     def assign(self, docs: pa.Array, who: pa.Array, source: str) -> np.ndarray:
         """Per row of ``docs`` and ``who`` (strings, no nulls), the index of the (document, annotator) assignment; one is
         made, in the order first met, for a pair not yet known."""
-        d, a = self._doc_codes(docs), self._who_codes(who)
-        key = d << 32 | a
+        return self.assign_pairs(self.pairs(docs, who), source)
+
+    def pairs(self, docs: pa.Array, who: pa.Array) -> np.ndarray:
+        """Per row of ``docs`` and ``who`` (strings, no nulls), its (document, annotator) pair as one integer (document
+        code << 32 | annotator code); a name not met before is coded, in the order first met."""
+        return self._doc_codes(docs) << 32 | self._who_codes(who)
+
+    def assign_pairs(self, key: np.ndarray, source: str) -> np.ndarray:
+        """:meth:`assign` of rows already coded by :meth:`pairs`."""
         pairs, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         at, known = look_up(self._keys, pairs)
         index = np.where(known, self._key_index[at] if self._keys.size else 0, -1)

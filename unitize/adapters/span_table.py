@@ -98,7 +98,7 @@ class _Tables:
     #: the roster's keys (distinct), and per key the index of its assignment in ``rows``, or -1 (a duplicate row, or an
     #: annotator not selected)
     keys: pa.Array = field(default_factory=lambda: pa.array([], pa.string()))
-    key_owner: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    key_owner: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     #: duplicate roster rows: key's code -> [finding, spans left out]
     duplicates: dict[int, list] = field(default_factory=dict)
 
@@ -124,19 +124,24 @@ class _Tables:
             return
         key, doc, who = (as_text(table.columns[col[role]]) for role in ("key", "doc", "annotator"))
         encoded = pc.dictionary_encode(key)
-        self.keys, code = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        self.keys, code = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
         del encoded
         give_back()  # the encoding's hash table: a key per row
-        first_key = _first(code)  # a key's first row decides; another row of it is a duplicate
+        # a key's first row decides; another row of it is a duplicate (none when every key is distinct: no sort then)
+        first_key = _first(code) if len(self.keys) < code.size else np.ones(code.size, dtype=bool)
         selected = self._selected(who)
         candidate = np.flatnonzero(selected & first_key)
-        pair = _pair_codes(doc.take(candidate), who.take(candidate))
+        # documents and annotators coded once, over the rows that can be assignments (in the order first met, as the
+        # assignments are made: a row left out is a second row of an earlier pair)
+        pair = self.rows.pairs(_taken(doc, candidate), _taken(who, candidate))
         first_pair = _first(pair)
         assigned, second = candidate[first_pair], candidate[~first_pair]  # an annotator's second row for a document
+        owned = pair[first_pair]
         del pair, first_pair
-        give_back()  # the pairs' encodings and sorts, before the assignments are made
-        self.key_owner = np.full(len(self.keys), -1, np.int64)
-        self.key_owner[code[assigned]] = self.rows.assign(doc.take(assigned), who.take(assigned), table.name)
+        give_back()  # the names' encodings and the pairs' sort, before the assignments are made
+        self.key_owner = np.full(len(self.keys), -1, np.int32)
+        self.key_owner[code[assigned]] = self.rows.assign_pairs(owned, table.name)
+        del owned
         twice = np.flatnonzero(selected & ~first_key)
         for r in np.union1d(twice, second).tolist():
             k, d, w = key[r].as_py(), doc[r].as_py(), who[r].as_py()
@@ -238,10 +243,9 @@ def _first(codes: np.ndarray) -> np.ndarray:
     return first
 
 
-def _pair_codes(docs: pa.Array, who: pa.Array) -> np.ndarray:
-    """Per row, one integer for its (document, annotator) pair."""
-    d, a = (pc.dictionary_encode(x).indices.to_numpy(zero_copy_only=False).astype(np.int64) for x in (docs, who))
-    return d << 32 | a
+def _taken(values: pa.Array, rows: np.ndarray) -> pa.Array:
+    """The values of ``rows`` (ascending, distinct): the array itself when they are all of its rows (no copy)."""
+    return values if rows.size == len(values) else values.take(pa.array(rows))
 
 
 def suggest(folder: Path, given: dict[str, Any]) -> dict[str, Any]:
