@@ -143,3 +143,38 @@ def test_batches_share_the_runs_document_dictionary():
     assert mixed.column("doc_id").to_pylist() == ["d1", "d3", "d3", "d1"]
     assert mixed.equals(pa.concat_tables([back, other]).unify_dictionaries())
     assert len({c.dictionary.buffers()[2].address for c in mixed.column("doc_id").chunks}) == 1
+
+
+def test_joining_batches_holds_each_mark_once_and_gives_what_concatenating_and_sorting_gave():
+    """The batches' marks are copied into the run's arrays one batch at a time, each batch's let go once copied; the
+    run's marks are the batches' renumbered into the run's labels, in (key, u0) order, of the types concatenating gave
+    (unit positions in 32 bits where every batch's fit, keys in 64)."""
+    from collections import Counter
+
+    import numpy as np
+    import pyarrow as pa
+
+    from unitize.units.joined import joined
+    from unitize.units.segments import Marks, UnitResult
+    from unitize.units.unitizers import SegmentKey
+
+    keys = SegmentKey(layers=1, annotators=2, docs=4)
+    table = pa.table({"group": ["g"], "layer": ["L"]})
+
+    def batch(docs, annotators, u0, u1, labels):
+        key = np.array([keys.encode(0, 0, a, d) for d, a in zip(docs, annotators)], np.int64)
+        u0, u1 = np.array(u0, np.int32), np.array(u1, np.int32)
+        label_key = key * 2 + np.array(labels)
+        marks = Marks(SegmentKey(layers=1, annotators=2, docs=4, labels=2), key, u0, u1, label_key, u0, u1)
+        return UnitResult(unit="char", marks=marks, segments=table, findings=[], in_segments=len(docs), excluded=Counter())
+
+    first = batch([0, 1], [1, 0], [7, 2], [9, 3], [0, 0])  # keys 4, 1
+    second = batch([2, 3, 2], [0, 1, 0], [5, 1, 0], [6, 2, 0], [0, 0, 0])  # keys 2, 7, 2: one key twice (u0 5, 0)
+    result = joined("char", [first, second], [["g"], ["g"]], ["g"], ["L"], [["A"], ["B"]], ["A", "B"])
+    marks = result.marks
+    assert marks.key.tolist() == [1, 2, 2, 4, 7] and marks.key.dtype == np.int64
+    assert marks.u0.tolist() == [2, 0, 5, 7, 1] and marks.u1.tolist() == [3, 0, 6, 9, 2] and marks.u0.dtype == np.int32
+    # the second batch's label 0 is the run's "B" (1)
+    assert marks.label_key.tolist() == [2, 5, 5, 8, 15] and marks.label_u0.tolist() == [2, 0, 5, 7, 1]
+    assert all(getattr(r.marks, name).size == 0 for r in (first, second) for name in ("key", "u0", "u1", "label_key", "label_u0", "label_u1"))
+    assert result.in_segments == 5 and result.segments.num_rows == 2

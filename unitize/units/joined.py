@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ..model.codes import positions
 from .relations import Counts
-from .segments import Marks, UnitResult, narrowed
+from .segments import Marks, UnitResult, narrowed_type
 
 
 def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], groups: list[str], layers: list[str],
@@ -26,19 +26,27 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
         return results[0]
     keys = replace(results[0].marks.keys, labels=max(len(labels), 1))
     rank = {g: i for i, g in enumerate(groups)}
-    columns: dict[str, list[np.ndarray]] = {name: [] for name in ("key", "u0", "u1", "label_key", "label_u0", "label_u1")}
+    labelled = all(r.marks.labelled for r in results)
+    merged = _room([r.marks for r in results])
+    at = dict.fromkeys(merged, 0)
     for res, own_groups, own in zip(results, groups_of, labels_of):
         marks = res.marks
         to_run = np.array([rank[g] for g in own_groups], dtype=np.int64)
         group, layer, annotator, doc = marks.keys.split(marks.key)
-        columns["key"].append(keys.encode(to_run[group], layer, annotator, doc))
+        parts = {"key": keys.encode(to_run[group], layer, annotator, doc)}
         scale = marks.keys.labels
         group, layer, annotator, doc = marks.keys.split(marks.label_key // scale)
         label = np.searchsorted(labels, own)[marks.label_key % scale] if own else marks.label_key
-        columns["label_key"].append(keys.labelled(keys.encode(to_run[group], layer, annotator, doc), label))
-        for name in ("u0", "u1", "label_u0", "label_u1"):  # unit positions: 32 bits where they fit (millions of them)
-            columns[name].append(narrowed(getattr(marks, name)))
-    merged = {name: np.concatenate(arrays) for name, arrays in columns.items()}
+        parts["label_key"] = keys.labelled(keys.encode(to_run[group], layer, annotator, doc), label)
+        del group, layer, annotator, doc, label
+        for name in merged:
+            part = parts.pop(name) if name in parts else getattr(marks, name)
+            merged[name][at[name]:at[name] + part.size] = part
+            at[name] += part.size
+        # the batch's marks let go once copied: the run's are held once, not once per batch beside them
+        none = [np.zeros(0, merged[name].dtype) for name in merged]
+        res.marks = Marks(marks.keys, none[0], none[1], none[2], none[3], none[4], none[5], labelled=marks.labelled)
+        del marks, part
     shared = sum(len(g) for g in groups_of) > len(groups)  # a group over several batches
     if shared:
         for prefix in ("", "label_"):
@@ -49,7 +57,7 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
     tables = _unified(_in_run_order(segments, rank, layers) if shared else pa.concat_tables(segments))  # chunks as they are (maybe mapped files)
     return UnitResult(
         unit=unit,
-        marks=Marks(keys, **merged, labelled=all(r.marks.labelled for r in results)),
+        marks=Marks(keys, **merged, labelled=labelled),
         segments=tables,
         findings=[f for r in results for f in r.findings],
         in_segments=sum(r.in_segments for r in results),
@@ -57,6 +65,17 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
         mapped=[m for r in results for m in r.mapped],
         relations=None if any(r.relations is None for r in results) else _added(r.relations or {} for r in results),
     )
+
+
+def _room(marks: list[Marks]) -> dict[str, np.ndarray]:
+    """Empty arrays for the batches' marks one after the other, each of the type concatenating them gives: keys of 64
+    bits, unit positions of 32 where every batch's fit (:func:`~unitize.units.segments.narrowed`)."""
+    room = {}
+    for name in ("key", "u0", "u1", "label_key", "label_u0", "label_u1"):
+        arrays = [getattr(m, name) for m in marks]
+        types = [np.int64] if name.endswith("key") else [narrowed_type(a) for a in arrays]
+        room[name] = np.empty(sum(a.size for a in arrays), dtype=np.result_type(*types))
+    return room
 
 
 def _unified(table: pa.Table) -> pa.Table:

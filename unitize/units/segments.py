@@ -241,9 +241,14 @@ def resolve_segments(
 
 def narrowed(positions: np.ndarray) -> np.ndarray:
     """Unit positions as int32 when they fit (a run holds every segment's: millions of them), else as they are."""
+    return positions.astype(narrowed_type(positions), copy=False)
+
+
+def narrowed_type(positions: np.ndarray) -> np.dtype:
+    """The type :func:`narrowed` gives ``positions``."""
     if positions.size and int(positions.min()) >= 0 and int(positions.max()) < 1 << 31:
-        return positions.astype(np.int32, copy=False)
-    return positions
+        return np.dtype(np.int32)
+    return positions.dtype
 
 
 def _any_of(cluster: np.ndarray, flags: np.ndarray, m: int) -> np.ndarray:
