@@ -11,7 +11,7 @@ of a group's entries when they are all ``Absent`` of one study, and leaves any o
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 
 import numpy as np
@@ -34,6 +34,13 @@ class Assigned(Mapping[str, AbstractSet[str]]):
         np.cumsum(np.fromiter((len(p) for p in present), dtype=np.int64, count=len(docs)), out=self._offsets[1:])
         small = np.int16 if len(self._names) < 1 << 15 else np.int32
         self._codes = np.fromiter((code[a] for p in present for a in p), dtype=small, count=int(self._offsets[-1]))
+
+    @classmethod
+    def _of(cls, study: frozenset[str], docs: list[str], offsets: np.ndarray, codes: np.ndarray) -> Assigned:
+        """An universe of its columns as they are (``docs`` sorted and distinct)."""
+        made = cls.__new__(cls)
+        made._docs, made._study, made._names, made._offsets, made._codes = docs, study, sorted(study), offsets, codes
+        return made
 
     def _row(self, doc: object) -> int | None:
         if not isinstance(doc, str):
@@ -96,3 +103,24 @@ def assigned(entries: Iterable[tuple[str, AbstractSet[str]]]) -> Mapping[str, Ab
 def _as_dict(study: frozenset[str] | None, docs: list[str], present: list[tuple[str, ...]]) -> dict[str, AbstractSet[str]]:
     """The entries so far, in their order, as a dict."""
     return {d: Absent(study, p) for d, p in zip(docs, present)} if study is not None else {}
+
+
+#: one batch's piece of a group's unit universe: its :func:`assigned` mapping, or its entries (document, missing)
+Piece = Mapping[str, AbstractSet[str]] | list[tuple[str, AbstractSet[str]]]
+
+
+def joined_universe(pieces: list[Piece], stored: Callable[[str], str]) -> Mapping[str, AbstractSet[str]]:
+    """A group's unit universe from its batches' pieces, in batch order, each document's id the one ``stored`` gives
+    (one string for every batch's copy). The pieces' columns one after the other when each is an :class:`Assigned`
+    of one study and each holds later documents than the one before (a crowd study read a batch of documents at a
+    time: no entry made per text); else :func:`assigned` of their entries in order."""
+    columns = [p for p in pieces if len(p)]
+    if columns and all(isinstance(p, Assigned) for p in columns):
+        parts: list[Assigned] = [p for p in columns if isinstance(p, Assigned)]
+        study = parts[0]._study
+        if all(p._study == study for p in parts) and all(a._docs[-1] < b._docs[0] for a, b in zip(parts, parts[1:])):
+            docs = [stored(d) for p in parts for d in p._docs]
+            starts = np.cumsum([0] + [int(p._offsets[-1]) for p in parts])
+            offsets = np.concatenate([[0]] + [p._offsets[1:] + start for p, start in zip(parts, starts.tolist())]).astype(np.int64)
+            return Assigned._of(study, docs, offsets, np.concatenate([p._codes for p in parts]))
+    return assigned(entry for p in pieces for entry in (p if isinstance(p, list) else ((stored(d), m) for d, m in p.items())))

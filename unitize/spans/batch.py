@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from ..config import Settings
 from ..model import Corpus, Finding, InputFile, Submission, Universe
+from ..model.assigned import assigned
 from ..model.report_rows import Packed
 from ..units.relations import relation_counts
 from ..units.segments import UnitResult, resolve_segments
@@ -88,6 +89,7 @@ class RunContext:
         return Part(
             groups=live.names["groups"], labels=live.names["labels"], layers_found={s.layer for s in corpus.spans},
             read_findings=corpus.findings, submissions=corpus.submissions, inputs=corpus.inputs, findings=Packed.of(findings),
-            universe=validation.universe, expected=validation.annotators,
+            universe={group: assigned(docs.items()) for group, docs in validation.universe.items()},  # columns: sent back small
+            expected=validation.annotators,
             results=results, counts=live.counts(results),
         )

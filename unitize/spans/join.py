@@ -4,8 +4,8 @@ in order, the layout chosen from the units of each group's documents, the labels
 
 from __future__ import annotations
 
-from collections.abc import Set as AbstractSet
 from dataclasses import replace
+from functools import partial
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -14,7 +14,7 @@ from .. import layouts
 from ..config import Settings
 from ..errors import RunError
 from ..model import Corpus, Finding, Universe
-from ..model.assigned import assigned
+from ..model.assigned import Assigned, Piece, joined_universe
 from ..model.documents import stored_id
 from ..model.findings import finding
 from ..model.report_rows import Findings, Packed
@@ -41,19 +41,17 @@ def combined(run: RunContext, header: Corpus, parts: list[Part]) -> Unitized:
     labels = sorted(set().union(*(p.labels for p in parts)))
     if "labels" in settings.modes and len(labels) > MAX_LABELS:
         raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(run.layers)} have {len(labels)}")
-    entries: dict[str, tuple[list[str], list[AbstractSet[str]]]] = {}
+    pieces: dict[str, list[Piece]] = {}
     expected: dict[str, list[str]] = {}
     ids = header.documents
     for p in parts:  # a group over several batches: its documents added up, each id the header's string (not a copy per batch)
         for group, docs in p.universe.items():
-            held, missing = entries.setdefault(group, ([], []))
-            held.extend(stored_id(ids, doc) for doc in docs)
-            missing.extend(docs.values())
+            pieces.setdefault(group, []).append(docs if isinstance(docs, Assigned) else [(stored_id(ids, d), m) for d, m in docs.items()])
         p.universe = {}  # its ids were copies (unpickled): let go now, not once every part is joined
         expected.update(p.expected)
         runs.append(p.findings)
     # a crowd study's group under a per-document assignment held as columns (model.assigned), not an entry per text
-    universe: Universe = {group: assigned(zip(*entries.pop(group))) for group in list(entries)}
+    universe: Universe = {group: joined_universe(pieces.pop(group), partial(stored_id, ids)) for group in list(pieces)}
     validation = Validation(findings=[], universe=universe, annotators=expected)  # its findings: the result's
     units = group_units(spaces, validation, run.doc_dictionary)
     layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=dense_rows(units, settings))
