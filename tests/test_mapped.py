@@ -19,7 +19,7 @@ from unitize.config import Settings
 from unitize.model.documents import TextTable
 from unitize.run import read_corpus, unitize, write_output
 from unitize.runtime import mapped as mapped_module
-from unitize.runtime.mapped import Pages, let_go_all, mapped
+from unitize.runtime.mapped import Appended, Pages, let_go_all, mapped
 from unitize.runtime.memory import give_back
 
 
@@ -63,6 +63,29 @@ def test_small_arrays_stay_on_the_heap() -> None:
     assert mapped([], at_least=0)[0] == [] and mapped([], at_least=0)[1].mapping is None
     empty = np.zeros(0, np.int64)
     assert mapped([empty], at_least=0)[0][0] is empty  # nothing to map (an empty file cannot be)
+
+
+def test_an_array_appended_a_chunk_at_a_time_goes_to_its_file_once_large(scratch: Path) -> None:
+    """Chunks added to an :class:`Appended` are the concatenation of them: on the heap while small, else written to a
+    scratch file as they come (gone from TMPDIR at once) and mapped back, read-only."""
+    chunks = [np.arange(n, dtype=np.int64) * 3 + n for n in (5, 0, 1000, 7)]
+    small = Appended(np.int32)
+    for c in chunks:
+        small.add(c)
+    on_heap, pages = small.array()
+    assert pages.mapping is None and on_heap.dtype == np.int32 and on_heap.tolist() == np.concatenate(chunks).tolist()
+    large = Appended(np.int32, at_least=1000)  # the third chunk takes it past 1,000 bytes: a file from there on
+    for c in chunks:
+        large.add(c)
+        assert list(scratch.iterdir()) == []
+    held, pages = large.array()
+    assert isinstance(pages.mapping, mmap.mmap) and isinstance(held.base.obj, mmap.mmap) and not held.flags.writeable
+    assert held.dtype == np.int32 and held.tolist() == np.concatenate(chunks).tolist()
+    nothing = Appended(np.int64, at_least=0)
+    nothing.add(np.zeros(0, np.int64))
+    empty, pages = nothing.array()
+    assert empty.dtype == np.int64 and empty.size == 0 and pages.mapping is None and list(scratch.iterdir()) == []
+    assert Appended(np.int16).array()[0].dtype == np.int16
 
 
 def test_mapped_arrays_and_their_pages_pickle_as_copies() -> None:

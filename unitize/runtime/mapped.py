@@ -55,6 +55,66 @@ class Pages:
         self.mapping = None
 
 
+class Appended:
+    """One NumPy array of ``dtype`` made of chunks as they come (:meth:`add`): on the heap while they hold fewer than
+    ``at_least`` bytes (default :data:`MAP_BYTES`), then in a scratch file, each chunk written as it comes — the whole
+    is never on the heap, nor the chunks beside it —, mapped back by :meth:`array`."""
+
+    def __init__(self, dtype: Any, at_least: int | None = None):
+        self.dtype = np.dtype(dtype)
+        self._limit = MAP_BYTES if at_least is None else at_least
+        self._chunks: list[np.ndarray] = []
+        self._held = 0
+        self._size = 0
+        self._fd: int | None = None
+
+    def add(self, chunk: np.ndarray) -> None:
+        chunk = np.ascontiguousarray(chunk, dtype=self.dtype)
+        self._size += chunk.size
+        if self._fd is not None:
+            _write_all(self._fd, chunk)
+            return
+        self._chunks.append(chunk)
+        self._held += chunk.nbytes
+        if self._held >= self._limit and _can_map():
+            fd, path = tempfile.mkstemp(prefix=scratch_prefix("mapped"), suffix=".bin")
+            os.unlink(path)  # the open file lives on until mapped and let go: nothing is left behind
+            self._fd = fd
+            for held in self._chunks:
+                _write_all(fd, held)
+            self._chunks, self._held = [], 0
+
+    def array(self) -> tuple[np.ndarray, Pages]:
+        """The chunks added, one after another, and the mapping they lie in (none: on the heap)."""
+        if self._fd is None:
+            whole = np.concatenate(self._chunks) if self._chunks else np.zeros(0, self.dtype)
+            self._chunks = []
+            return whole, Pages()
+        fd, self._fd = self._fd, None
+        try:
+            if not self._size:  # nothing written (an empty file cannot be mapped)
+                return np.zeros(0, self.dtype), Pages()
+            mapping = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+        finally:
+            os.close(fd)
+        return np.frombuffer(mapping, dtype=self.dtype, count=self._size), Pages(mapping)
+
+    def __del__(self) -> None:
+        if self._fd is not None:  # never mapped (an error on the way): its file goes with it
+            os.close(self._fd)
+
+
+def _write_all(fd: int, chunk: np.ndarray) -> None:
+    view = chunk.data.cast("B")
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _can_map() -> bool:
+    """Whether the system can drop a mapping's resident pages (else arrays stay on the heap)."""
+    return hasattr(mmap, "MADV_DONTNEED") and os.name != "nt"
+
+
 def let_go_all() -> None:
     """Drop the resident pages of every mapping this process holds (what a phase read of them)."""
     for mapping in list(_live):
@@ -72,7 +132,7 @@ def mapped(arrays: Sequence[pa.Array | np.ndarray], at_least: int | None = None)
     they hold fewer than ``at_least`` bytes (default :data:`MAP_BYTES`)."""
     limit = MAP_BYTES if at_least is None else at_least
     size = sum(a.nbytes for a in arrays)
-    if not size or size < limit or not hasattr(mmap, "MADV_DONTNEED") or os.name == "nt":  # (an empty file cannot be mapped)
+    if not size or size < limit or not _can_map():  # (an empty file cannot be mapped)
         return list(arrays), Pages()
     fd, path = tempfile.mkstemp(prefix=scratch_prefix("mapped"), suffix=".bin")
     os.close(fd)

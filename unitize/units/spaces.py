@@ -17,7 +17,7 @@ from ..model import Corpus, Document
 from ..model.documents import lengths as text_lengths
 from ..model.documents import texts, with_text
 from ..runtime.executors import Executor, forked_pool
-from ..runtime.mapped import mapped
+from ..runtime.mapped import Appended
 from ..runtime.progress import Progress, Sized, no_progress
 from .tokenize import get_tokenizer
 from .unitizers import UnitSpace, cumulative
@@ -97,8 +97,6 @@ def build_spaces(
                                                 cut, char_base, small)
             else:
                 n_tok, starts, ends = _laid((tokenize_chunk(t) for t in progress(Sized(tasks, len(tasks)), "tokenizing")), cut, char_base, small)
-        # read by each work partition and written once: in a mapped scratch file once they are large
-        (starts, ends), _ = mapped([starts, ends])
         spaces["word"] = UnitSpace("word", doc_ids, n_tok, cumulative(n_tok), char_base, int(lengths.sum()), starts, ends)
     return spaces
 
@@ -128,17 +126,18 @@ class _Tasks(Sequence[tuple[str, list[str]]]):
 def _laid(results: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]], cut: list[slice], char_base: np.ndarray,
           small: type[np.integer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Tokens per document, and every token's global character extent (``small``: 32 bits where they fit, a crowd corpus
-    has millions), from each chunk's (document-local starts, ends, tokens per document) as it comes: a chunk's 64-bit
-    arrays are let go once it is laid, so memory holds the small arrays, not the chunks' results as well."""
-    counts, starts, ends = [], [], []
+    has millions), from each chunk's (document-local starts, ends, tokens per document) as it comes: a chunk is let go
+    once it is laid, and the extents, read by each work partition and written once, go to a mapped scratch file as they
+    come once they are large (:class:`~unitize.runtime.mapped.Appended`): the whole is never on the heap."""
+    counts, starts, ends = [], Appended(small), Appended(small)
     for c, (s, e, n) in zip(cut, results, strict=True):
         shift = np.repeat(char_base[c].astype(small), n)
-        starts.append(s.astype(small) + shift)
-        ends.append(e.astype(small) + shift)
+        starts.add(s.astype(small) + shift)
+        ends.add(e.astype(small) + shift)
         counts.append(n)
     if not counts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(counts), np.concatenate(starts), np.concatenate(ends)
+    return np.concatenate(counts), starts.array()[0], ends.array()[0]
 
 
 def _given_tokens(corpus: Corpus, doc_id: str) -> tuple[np.ndarray, np.ndarray]:
