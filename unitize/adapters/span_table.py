@@ -107,14 +107,14 @@ class _Tables:
         table = read_table(path, self.base, corpus, "text", [col["doc"], col["text"]], self.spreadsheet_safe)
         if table is None:
             return
-        docs = as_text(table.columns[col["doc"]])
+        docs, texts = table.as_text([col["doc"], col["text"]])
         first = _first(pc.dictionary_encode(docs).indices.to_numpy(zero_copy_only=False))
         for r in np.flatnonzero(~first).tolist():  # a document's first row is its text
             doc = docs[r].as_py()
             corpus.findings.append(finding("duplicate-text", f"a second text row for document {doc}", "the first row used",
                                            file=table.name, record=f"line {int(table.lines_of(r, r + 1)[0])}", doc=doc))
-        kept = pa.array(np.flatnonzero(first))
-        corpus.documents = TextTable(docs.take(kept), as_text(table.columns[col["text"]]).take(kept), table.name)
+        kept = np.flatnonzero(first)
+        corpus.documents = TextTable(_taken(docs, kept), _taken(texts, kept), table.name)
 
     def read_roster(self, path: Path) -> None:
         col, corpus = self.col, self.corpus
