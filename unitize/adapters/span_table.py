@@ -122,7 +122,7 @@ class _Tables:
         table = read_table(path, self.base, corpus, "roster", [col["key"], col["doc"], col["annotator"]], self.spreadsheet_safe)
         if table is None:
             return
-        key, doc, who = (as_text(table.columns[col[role]]) for role in ("key", "doc", "annotator"))
+        key, doc, who = table.as_text([col["key"], col["doc"], col["annotator"]])
         encoded = pc.dictionary_encode(key)
         self.keys, code = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
         del encoded
@@ -181,7 +181,7 @@ class _Tables:
         unknown = np.zeros(table.num_rows, dtype=bool)
         if rostered:
             key = as_text(table.columns[col["key"]])
-            code = pc.fill_null(pc.index_in(key, value_set=self.keys), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+            code = self._roster_codes(key)
             unknown = code < 0
             owner = np.where(unknown, -1, self.key_owner[np.maximum(code, 0)] if self.key_owner.size else -1)
             if self.duplicates:
@@ -211,6 +211,15 @@ class _Tables:
         labels = pc.dictionary_encode(as_text(table.columns[col["label"]]).take(kept))
         names = [name.strip() or None for name in labels.dictionary.to_pylist()]
         self.rows.add(owner[kept], names, labels.indices.to_numpy(zero_copy_only=False).astype(np.int64), begin[kept], end[kept], lines[kept])
+
+    def _roster_codes(self, key: pa.Array) -> np.ndarray:
+        """Each span row's roster key code (-1: a key the roster does not have): the roster's keys looked up among the
+        slice's distinct ones — a hash of a slice's keys each time, not of the roster's millions."""
+        encoded = pc.dictionary_encode(key)
+        found = pc.index_in(self.keys, value_set=encoded.dictionary)
+        code_of = np.full(len(encoded.dictionary), -1, np.int64)
+        code_of[pc.drop_null(found).to_numpy(zero_copy_only=False)] = np.flatnonzero(pc.is_valid(found).to_numpy(zero_copy_only=False))
+        return code_of[encoded.indices.to_numpy(zero_copy_only=False)]
 
     def finish(self, stream: bool) -> Corpus:
         """The spans and submissions (one per document and annotator) — or, ``stream``, the batches that make them —,
