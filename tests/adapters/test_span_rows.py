@@ -217,3 +217,32 @@ def test_a_roster_codes_only_the_rows_that_can_be_assignments(tmp_path):
     every = np.arange(3)
     column = pa.array(["a", "b", "c"])
     assert span_table._taken(column, every) is column and span_table._taken(column, every[1:]).to_pylist() == ["b", "c"]
+
+
+def test_span_rows_find_their_roster_keys_among_a_slices_distinct_keys():
+    """A slice of span rows finds each row's roster key by looking the roster's keys up among the slice's distinct
+    ones; a key the roster lacks is -1."""
+    import pyarrow as pa
+
+    from unitize.adapters import span_table
+
+    tables = span_table._Tables(None, {}, Path("."), False, None, span_rows.SpanRows("g", "span"))
+    tables.keys = pa.array(["k1", "k2", "k3", ""])
+    assert tables._roster_codes(pa.array(["k3", "zz", "k1", "k3", ""])).tolist() == [2, -1, 0, 2, 3]
+    assert tables._roster_codes(pa.array([], pa.string())).tolist() == []
+    tables.keys = pa.array([], pa.string())
+    assert tables._roster_codes(pa.array(["k1"])).tolist() == [-1]
+
+
+def test_a_batch_finds_its_documents_in_the_unit_spaces_sorted_ids():
+    """A batch process finds its documents' places in the unit spaces by bisection in their sorted ids (no dict of
+    every document of the run); a document without a text has none."""
+    from unitize.spans.batch import RunContext
+    from unitize.units.unitizers import UnitSpace
+
+    ids = ["a", "b", "d", "é"]
+    n = np.ones(4, np.int64)
+    space = UnitSpace("char", ids, n, np.arange(4), np.arange(4), 4)
+    run = RunContext(None, ["w1"], ["span"], {"char": space}, True)
+    assert run.doc_index(["d", "é", "c", "a", "d", "zz"]) == {"a": 0, "d": 2, "é": 3}
+    assert run.doc_index([]) == {}
