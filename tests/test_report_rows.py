@@ -76,3 +76,28 @@ def test_findings_with_their_blocks_mapped_are_the_same_findings(monkeypatch, se
     back = pickle.loads(pickle.dumps(held))  # sent as bytes
     assert all(isinstance(b, bytes) for r in back.runs for b in r.blocks) and list(back.lines()) == list(on_heap.lines())
     assert Findings([]).mapped().runs == []
+
+
+@pytest.mark.parametrize("limit", [0, 1 << 30])
+def test_runs_spooled_as_they_come_are_the_same_findings(monkeypatch, limit):
+    """The batches' runs, their blocks spooled as each comes (to a mapped scratch file once large, else kept on the
+    heap), are the same findings; mapping the run's findings afterwards leaves the spooled runs where they lie."""
+    from unitize.model.report_rows import RunSpool
+    from unitize.runtime import mapped as mapped_module
+
+    monkeypatch.setattr(report_rows, "BLOCK", 3)
+    monkeypatch.setattr(mapped_module, "MAP_BYTES", limit)
+    rng = random.Random(7)
+    parts = [made(rng, n) for n in (10, 0, 7, 25)]
+    on_heap = Findings([Packed.of(p) for p in parts])
+    runs, spool = [Packed.of(p) for p in parts], RunSpool()
+    for run in runs:
+        spool.add(run)
+        assert run.blocks == []
+    spool.done()
+    assert [len(r.blocks) for r in runs] == [4, 0, 3, 9] and all(isinstance(b, memoryview) for r in runs for b in r.blocks)
+    header, spooled = Packed.of(made(rng, 5)), [list(r.blocks) for r in runs]
+    Findings([header, *runs]).mapped()
+    assert isinstance(header.blocks[0], memoryview if limit == 0 else bytes)
+    assert all(a is b for r, was in zip(runs, spooled) for a, b in zip(r.blocks, was, strict=True))  # not moved again
+    assert list(Findings(runs).lines()) == list(on_heap.lines()) and Findings(runs) == on_heap

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime.mapped import mapped
+from ..runtime.mapped import Appended, mapped
 from .corpus import Finding
 from .findings import ERROR, INFO, WARNING, ranked_codes, sort_key
 
@@ -73,6 +73,37 @@ class Packed:
             yield from zip(keys, lines)
 
 
+class RunSpool:
+    """Packed runs' blocks gathered as the runs come (a crowd run's batches', one at a time), written to a scratch file
+    once they are large (:class:`~unitize.runtime.mapped.Appended`) and each run's blocks made views of its mapping
+    by :meth:`done`: they are never all on the heap between the batches and the report."""
+
+    def __init__(self) -> None:
+        self._spool = Appended(np.uint8)
+        self._runs: list[tuple[Packed, list[int]]] = []
+
+    def add(self, run: Packed) -> None:
+        """A run's blocks, taken (the run holds none until :meth:`done`)."""
+        sizes = []
+        for block in run.blocks:
+            self._spool.add(np.frombuffer(block, dtype=np.uint8))
+            sizes.append(len(block))
+        run.blocks = []
+        self._runs.append((run, sizes))
+
+    def done(self) -> None:
+        """Every run added given its blocks back, as views of where they lie."""
+        whole, _ = self._spool.array()  # the views keep its mapping
+        at = 0
+        for run, sizes in self._runs:
+            blocks: list[bytes | memoryview] = []
+            for n in sizes:
+                blocks.append(whole[at:at + n].data)
+                at += n
+            run.blocks = blocks
+        self._runs = []
+
+
 class Findings:
     """The findings of a run, as packed runs: iterated and written in the report's order, counted without decoding.
 
@@ -88,12 +119,13 @@ class Findings:
     def mapped(self) -> Findings:
         """These findings, their compressed blocks moved to a mapped scratch file once they are large: a crowd run
         holds them from its batches to its report (:mod:`unitize.runtime.mapped`)."""
-        blocks = [np.frombuffer(b, dtype=np.uint8) for r in self.runs for b in r.blocks]
+        runs = [r for r in self.runs if any(isinstance(b, bytes) for b in r.blocks)]  # a spooled run's lie in a file
+        blocks = [np.frombuffer(b, dtype=np.uint8) for r in runs for b in r.blocks]
         held, pages = mapped(blocks)  # each block where it lies in the file (not one copy of them all first)
         if pages.mapping is None:
             return self
         views = iter(held)
-        for r in self.runs:
+        for r in runs:
             r.blocks = [view.data for view in itertools.islice(views, len(r.blocks))]
         return self
 

@@ -28,6 +28,7 @@ from ..config import ASSIGNMENT_AUTO, ASSIGNMENT_PER_DOCUMENT, CROWD_ABOVE, Sett
 from ..errors import RunError
 from ..model import Corpus, Document, SpanStream
 from ..model.documents import held_once
+from ..model.report_rows import RunSpool
 from ..model.traits import FormatTraits
 from ..runtime.executors import Executor, cores, forked_pool, forks
 from ..runtime.memory import give_back
@@ -105,8 +106,11 @@ def _parts(run: RunContext, header: Corpus, stream: SpanStream, progress: Progre
         assert pool is not None
         with pool:
             try:
-                count = len(stream.batches)
-                parts = list(progress(Sized(pool.map(_held, enumerate(stream.handed())), count), "reading annotations"))
+                count, parts, findings = len(stream.batches), [], RunSpool()
+                for part in progress(Sized(pool.map(_held, enumerate(stream.handed())), count), "reading annotations"):
+                    findings.add(part.findings)  # to a scratch file as they come, not all held until the report
+                    parts.append(part)
+                findings.done()
             except BrokenProcessPool:
                 raise RunError(f"a process reading a batch of groups ended abruptly (killed, or out of memory?); "
                                f"[input] workers = 1 reads one batch at a time ({workers} did)") from None
