@@ -33,9 +33,6 @@ from .screen import escaped_output
 
 #: command name -> its module (``HELP``, ``add_arguments(parser)``, ``run(args) -> exit code``, optional
 #: ``EXAMPLES``: the end of its --help), in help order
-#: commands that read or write no table at scale: they load no Arrow (nor choose its memory pool)
-LIGHT_COMMANDS = frozenset({"examples", "init", "info", "formats"})
-
 COMMANDS = {
     "examples": examples,
     "init": init,
@@ -51,6 +48,10 @@ COMMANDS = {
     "adjudicate": adjudicate,
     "estimate": estimate,
 }
+
+#: commands that read or write no table at scale: they load no Arrow (nor choose its memory pool)
+LIGHT_COMMANDS = frozenset({"examples", "init", "info", "formats"})
+
 #: a command whose standard output was closed by its reader ends as if killed by SIGPIPE, as shell tools do
 EXIT_PIPE = 128 + 13
 
