@@ -10,12 +10,12 @@ of a group's entries when they are all ``Absent`` of one study, and leaves any o
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 
 import numpy as np
 
+from .codes import position
 from .corpus import Absent
 
 
@@ -43,10 +43,7 @@ class Assigned(Mapping[str, AbstractSet[str]]):
         return made
 
     def _row(self, doc: object) -> int | None:
-        if not isinstance(doc, str):
-            return None
-        i = bisect_left(self._docs, doc)
-        return i if i < len(self._docs) and self._docs[i] == doc else None
+        return position(self._docs, doc)
 
     def __getitem__(self, doc: str) -> Absent:
         i = self._row(doc)

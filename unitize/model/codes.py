@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -136,6 +137,14 @@ def look_up(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.n
         return np.zeros(keys.shape, np.int64), np.zeros(keys.shape, bool)
     at = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
     return at, sorted_keys[at] == keys
+
+
+def position(sorted_names: Sequence[str], name: object) -> int | None:
+    """The position of ``name`` in ``sorted_names`` (ascending, distinct), by bisection; None when it is not there."""
+    if not isinstance(name, str):
+        return None
+    i = bisect_left(sorted_names, name)
+    return i if i < len(sorted_names) and sorted_names[i] == name else None
 
 
 def text_codes(column: pa.ChunkedArray, missing: str | None = None) -> tuple[np.ndarray, list[str]]:

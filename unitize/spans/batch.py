@@ -4,7 +4,6 @@ packed findings and counts, never its spans. :mod:`unitize.spans.join` makes the
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -14,6 +13,7 @@ import pyarrow as pa
 from ..config import Settings
 from ..model import Corpus, Finding, InputFile, Submission, Universe
 from ..model.assigned import assigned
+from ..model.codes import position
 from ..model.report_rows import Packed
 from ..units.relations import relation_counts
 from ..units.segments import UnitResult, resolve_segments
@@ -65,12 +65,7 @@ class RunContext:
         """Each of ``docs`` that has a text: its index in the unit spaces, found by bisection in their ids (sorted) — a
         batch's documents, not a dict of every document of the run in each batch process (2 M at the 10x crowd run)."""
         ids = next(iter(self.spaces.values())).doc_ids
-        found = {}
-        for doc in set(docs):
-            i = bisect_left(ids, doc)
-            if i < len(ids) and ids[i] == doc:
-                found[doc] = i
-        return found
+        return {doc: i for doc in set(docs) if (i := position(ids, doc)) is not None}
 
     def part(self, corpus: Corpus) -> Part:
         """Validate and resolve one corpus (a whole one, or a batch of whole groups)."""

@@ -44,8 +44,8 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
             merged[name][at[name]:at[name] + part.size] = part
             at[name] += part.size
         # the batch's marks let go once copied: the run's are held once, not once per batch beside them
-        none = [np.zeros(0, merged[name].dtype) for name in merged]
-        res.marks = Marks(marks.keys, none[0], none[1], none[2], none[3], none[4], none[5], labelled=marks.labelled)
+        none = np.zeros(0, np.int64)
+        res.marks = Marks(marks.keys, none, none, none, none, none, none, labelled=marks.labelled)
         del marks, part
     shared = sum(len(g) for g in groups_of) > len(groups)  # a group over several batches
     if shared:
