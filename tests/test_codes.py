@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unitize.model import codes
-from unitize.model.codes import positions, sorted_codes, value_codes
+from unitize.model.codes import places, positions, sorted_codes, value_codes
 
 WORDS = st.sampled_from(["ama", "ve", "ki", "için", "Ama", "", "ğ", "a b"])
 
@@ -93,3 +93,23 @@ def test_text_codes_give_each_row_its_value_as_text(column, missing, expected):
     assert missing not in names
     as_text = pc.cast(column.cast(column.type.value_type) if pa.types.is_dictionary(column.type) else column, pa.string())
     assert sorted(names) == sorted(v for v in pc.unique(as_text).to_pylist() if v is not None and v != missing)
+
+
+def test_places_finds_a_few_names_among_many() -> None:
+    """places: per wanted string its index among names (any order), -1 when absent or null; the wanted plain, large,
+    chunked or dictionary-encoded; repeated ones each found."""
+    names = pa.array(["t10", "t2", "ü", "", "a b"])
+    wanted = ["ü", "t2", "nope", "", "t2", None, "a b"]
+    expected = [2, 1, -1, 3, 1, -1, 4]
+    assert places(names, pa.array(wanted)).tolist() == expected
+    assert places(names, pa.array(wanted, pa.large_string())).tolist() == expected
+    assert places(names, pa.chunked_array([wanted[:3], wanted[3:]])).tolist() == expected
+    assert places(names, pa.array(wanted).dictionary_encode()).tolist() == expected
+    assert places(names, pa.array([], pa.string())).tolist() == [] and places(pa.array([], pa.string()), pa.array(["x"])).tolist() == [-1]
+
+
+@given(st.lists(WORDS, unique=True), st.lists(WORDS))
+@settings(max_examples=60, deadline=None)
+def test_places_is_a_dict_lookup(names: list[str], wanted: list[str]) -> None:
+    index = {n: i for i, n in enumerate(names)}
+    assert places(pa.array(names, pa.string()), pa.array(wanted, pa.string())).tolist() == [index.get(w, -1) for w in wanted]

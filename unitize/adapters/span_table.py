@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..model import Corpus, Document, SpanStream
+from ..model.codes import places
 from ..model.documents import TextTable
 from ..model.findings import finding
 from ..runtime.memory import give_back
@@ -214,12 +215,8 @@ class _Tables:
 
     def _roster_codes(self, key: pa.Array) -> np.ndarray:
         """Each span row's roster key code (-1: a key the roster does not have): the roster's keys looked up among the
-        slice's distinct ones — a hash of a slice's keys each time, not of the roster's millions."""
-        encoded = pc.dictionary_encode(key)
-        found = pc.index_in(self.keys, value_set=encoded.dictionary)
-        code_of = np.full(len(encoded.dictionary), -1, np.int64)
-        code_of[pc.drop_null(found).to_numpy(zero_copy_only=False)] = np.flatnonzero(pc.is_valid(found).to_numpy(zero_copy_only=False))
-        return code_of[encoded.indices.to_numpy(zero_copy_only=False)]
+        slice's distinct ones (:func:`~unitize.model.codes.places`), not a hash of the roster's millions."""
+        return places(self.keys, key)
 
     def finish(self, stream: bool) -> Corpus:
         """The spans and submissions (one per document and annotator) — or, ``stream``, the batches that make them —,

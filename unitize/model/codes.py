@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -137,6 +137,36 @@ def look_up(sorted_keys: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.n
         return np.zeros(keys.shape, np.int64), np.zeros(keys.shape, bool)
     at = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
     return at, sorted_keys[at] == keys
+
+
+def places(names: pa.Array | pa.ChunkedArray, wanted: pa.Array | pa.ChunkedArray, names_sorted: bool = False) -> np.ndarray:
+    """Per ``wanted`` string, the index of that string in ``names`` (distinct), or -1 when it is not there (or null):
+    ``names`` looked up among the wanted ones' distinct values — a hash of those each call, not of ``names``, so a
+    few wanted at a time among millions of names cost one pass over them and no index of them held. With
+    ``names_sorted`` (ascending) the pass is over the names between the least and the greatest wanted (found by
+    bisection): wanted names that lie close together in that order cost little more than themselves."""
+    import pyarrow.compute as pc
+
+    if names_sorted and len(names) and len(wanted):
+        least, greatest = pc.min_max(wanted).values()
+        if not least.is_valid:  # every wanted one null
+            return np.full(len(wanted), -1, np.int64)
+        first = bisect_left(names, least.as_py(), key=_as_py)
+        stop = bisect_right(names, greatest.as_py(), lo=first, key=_as_py)
+        found = places(names.slice(first, stop - first), wanted)
+        return np.where(found >= 0, found + first, -1)
+    encoded = pc.dictionary_encode(wanted)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks() if encoded.num_chunks != 1 else encoded.chunk(0)
+    distinct = encoded.dictionary if encoded.dictionary.type == names.type else encoded.dictionary.cast(names.type)
+    found = pc.index_in(names, value_set=distinct)
+    place_of = np.full(len(encoded.dictionary) + 1, -1, np.int64)  # the last: a null wanted
+    place_of[pc.drop_null(found).to_numpy(zero_copy_only=False)] = np.flatnonzero(pc.is_valid(found).to_numpy(zero_copy_only=False))
+    return place_of[encoded.indices.fill_null(len(encoded.dictionary)).to_numpy(zero_copy_only=False)]
+
+
+def _as_py(scalar: pa.Scalar) -> object:
+    return scalar.as_py()
 
 
 def position(sorted_names: Sequence[str], name: object) -> int | None:
