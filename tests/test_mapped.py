@@ -19,7 +19,7 @@ from unitize.config import Settings
 from unitize.model.documents import TextTable
 from unitize.run import read_corpus, unitize, write_output
 from unitize.runtime import mapped as mapped_module
-from unitize.runtime.mapped import Appended, Pages, let_go_all, mapped
+from unitize.runtime.mapped import Appended, Pages, let_go_all, mapped, mapped_strings
 from unitize.runtime.memory import give_back
 
 
@@ -86,6 +86,24 @@ def test_an_array_appended_a_chunk_at_a_time_goes_to_its_file_once_large(scratch
     empty, pages = nothing.array()
     assert empty.dtype == np.int64 and empty.size == 0 and pages.mapping is None and list(scratch.iterdir()) == []
     assert Appended(np.int16).array()[0].dtype == np.int16
+
+
+def test_strings_appended_a_chunk_at_a_time_are_the_strings(scratch: Path) -> None:
+    """mapped_strings: string chunks (plain, large, sliced, with nulls, empty) as one large_string array equal to
+    their concatenation; past the bound, its text and offsets in mappings (TMPDIR empty), let go and read again."""
+    chunks = [pa.array(["naïve", None, "👍"]), pa.array([], pa.string()), pa.array(["dropped", "x" * 3000, "", None, "ç"], pa.large_string()).slice(1),
+              pa.array([None, None]), pa.array(["a"])]
+    expected = [v for c in chunks for v in c.to_pylist()]
+    on_heap, pages = mapped_strings(chunks)
+    assert on_heap.type == pa.large_string() and on_heap.to_pylist() == expected and pages.mapping is None
+    held, pages = mapped_strings(iter(chunks), at_least=100)
+    held.validate(full=True)
+    assert held.to_pylist() == expected and held.null_count == 4 and isinstance(pages.mapping, mmap.mmap) and len(pages.also) == 1
+    assert list(scratch.iterdir()) == []
+    pages.let_go()
+    assert held.take(pa.array([2, 0, 6])).to_pylist() == ["👍", "naïve", "ç"]
+    none, _ = mapped_strings([pa.array(["", ""])], at_least=0)
+    assert none.to_pylist() == ["", ""] and mapped_strings([])[0].to_pylist() == []
 
 
 def test_mapped_arrays_and_their_pages_pickle_as_copies() -> None:

@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 from tests.dataset.test_pieces import crowd, labels_mini, tdb_long  # noqa: F401  (module-scoped fixtures)
 from unitize.adjudicate import adjudicate
@@ -97,6 +99,26 @@ def test_texts_of_a_documents_file_in_several_row_groups(tmp_path: Path) -> None
     assert texts.of(["d5", "d3", "nope", "d1", "d3"]) == {"d5": "", "d3": "çğü", "nope": None, "d1": "a b"}
     assert texts.text("d2") is None and texts.text("d4") == "xxxxx"
     assert texts.lengths() == {"d1": 3, "d2": None, "d3": 3, "d4": 5, "d5": 0}
+    assert texts.at(np.array([3, -1, 1, 0])) == ["xxxxx", None, None, "a b"] and texts.sorted_rows().tolist() == [0, 1, 2, 3, 4]
+
+
+def test_texts_read_in_slices_into_a_mapped_file_are_the_column(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """dataset.texts.Texts: the text column read two rows at a time into a mapped scratch file, looked up by name and
+    by row as on the heap, and again after its pages were let go."""
+    from unitize.dataset import texts as texts_module
+    from unitize.runtime import mapped as mapped_module
+
+    out = tmp_path / "out"
+    out.mkdir()
+    column = ["z" * 40, None, "çğü", "", "👍 ok"]
+    pq.write_table(pa.table({"doc_id": ["e", "b", "a", "d", "c"], "text": column}), out / "documents.parquet", row_group_size=3)
+    monkeypatch.setattr(texts_module, "READ_ROWS", 2)
+    monkeypatch.setattr(mapped_module, "MAP_BYTES", 1)
+    texts = Texts(SimpleNamespace(path=out))  # type: ignore[arg-type]
+    assert texts._pages.mapping is not None and len(texts) == 5 and texts.ids == ["e", "b", "a", "d", "c"]
+    assert texts.of(["c", "e", "x"]) == {"c": "👍 ok", "e": "z" * 40, "x": None} and texts.sorted_rows().tolist() == [2, 1, 4, 3, 0]
+    texts.let_go()
+    assert texts.at(np.arange(5)) == column and texts.length_array().tolist() == [40, -1, 3, 0, 4]
 
 
 def test_a_wide_tables_cells_are_interleaved_as_the_stable_sort_orders_them():

@@ -139,7 +139,10 @@ class RegionRows:
         for at in range(0, len(batch), RECORDS):
             chunk = batch[at:at + RECORDS]
             docs = list(dict.fromkeys(r.doc for r in chunk))
-            texts = self._texts.of(docs) if self._texts is not None else {}
+            texts = {}
+            if self._texts is not None:
+                texts = self._texts.of(docs)
+                self._texts.let_go()  # a mapped column's pages read for these: let go
             segments = None
             if self._segments is not None:
                 groups = pa.array(list(dict.fromkeys(r.group for r in chunk)), pa.string())

@@ -2,8 +2,11 @@
 
 A file of regions (the review queue, ``export --to disagreements``) needs the texts of the documents
 whose regions it is writing, a report each document's text as its page is written. :class:`Texts`
-holds the column as Arrow (no Python string per document) and hands out a batch's texts as a
-mapping, so writing a batch at a time holds one batch's strings, not the corpus's.
+holds the column as one Arrow array (no Python string per document), read a row group at a time into a
+mapped scratch file once it is large (:func:`~unitize.runtime.mapped.mapped_strings`: resident only while a
+batch is read, let go by :meth:`Texts.let_go`), and hands out a batch's texts, so writing a batch at a time
+holds one batch's strings, not the corpus's. Documents are looked up by name among the ids without an index of
+them (:func:`~unitize.model.codes.places`), or by row.
 """
 
 from __future__ import annotations
@@ -15,7 +18,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..model.codes import places
+from ..runtime.mapped import Pages, mapped_strings
 from .directory import OutputData
+
+#: rows of documents.parquet read at a time
+READ_ROWS = 1 << 16
 
 
 class Texts:
@@ -24,46 +32,58 @@ class Texts:
     def __init__(self, data: OutputData):
         path = data.path / "documents.parquet"
         self._texts: pa.Array | None = None
-        self._rows: dict[str, int] | None = None
-        self.ids: list[str] = []  # every document of documents.parquet, in its order
-        self._id_column: pa.ChunkedArray | None = None
+        self._pages = Pages()
+        self.id_array = pa.array([], pa.string())  # every document of documents.parquet, in its order
+        self._sorted = True  # ... and whether that is their names' order (as a run writes them)
         if path.is_file():
-            texts = "text" in pq.read_schema(path).names
-            table = pq.read_table(path, columns=["doc_id", "text"] if texts else ["doc_id"])
-            self._id_column = table.column("doc_id")
-            self.ids = self._id_column.to_pylist()
-            if texts:  # one array: a take from a column of several chunks joins them first, at every call
-                self._texts = table.column("text").cast(pa.large_string()).combine_chunks()
+            file = pq.ParquetFile(path)
+            ids = file.read(columns=["doc_id"]).column("doc_id")
+            self.id_array = ids.combine_chunks() if ids.num_chunks != 1 else ids.chunk(0)
+            self._sorted = len(self.id_array) < 2 or pc.all(pc.less(self.id_array[:-1], self.id_array[1:])).as_py() is True
+            if "text" in file.schema_arrow.names:  # one array: a take from a column of several chunks joins them first
+                batches = file.iter_batches(batch_size=READ_ROWS, columns=["text"])
+                self._texts, self._pages = mapped_strings(batch.column(0) for batch in batches)
+
+    def __len__(self) -> int:
+        return len(self.id_array)
+
+    @property
+    def ids(self) -> list[str]:
+        """Every document of documents.parquet, in its order (a Python string each: for a few)."""
+        return self.id_array.to_pylist()
 
     def of(self, docs: Iterable[str]) -> dict[str, str | None]:
         """doc_id -> text for ``docs`` (None for a document without a text or not in ``documents.parquet``)."""
         wanted = list(dict.fromkeys(docs))
         if self._texts is None or not wanted:
             return dict.fromkeys(wanted)
-        rows = [self._row(d) for d in wanted]
-        found = pc.take(self._texts, pa.array(rows, pa.int64())).to_pylist()
-        return dict(zip(wanted, found))
+        return dict(zip(wanted, self.at(places(self.id_array, pa.array(wanted, self.id_array.type), self._sorted))))
+
+    def at(self, rows: np.ndarray) -> list[str | None]:
+        """The texts of rows of documents.parquet (None: without a text, or a row -1)."""
+        if self._texts is None:
+            return [None] * len(rows)
+        rows = np.asarray(rows, dtype=np.int64)
+        return self._texts.take(pa.array(rows, mask=rows < 0)).to_pylist()
 
     def text(self, doc: str) -> str | None:
         """One document's text (None: without one, or not in ``documents.parquet``)."""
         return self.of([doc])[doc]
 
-    def _row(self, doc: str) -> int | None:
-        """The row of ``doc`` in ``documents.parquet`` (None: not there)."""
-        if self._rows is None:
-            self._rows = {d: i for i, d in enumerate(self.ids)}
-        return self._rows.get(doc)
+    def let_go(self) -> None:
+        """Drop the texts' resident pages (a mapped column: read again when next asked for)."""
+        self._pages.let_go()
 
     def sorted_rows(self) -> np.ndarray:
         """The rows of :attr:`ids` in the order of their names (Arrow sorts UTF-8 as code points: as Python sorts)."""
-        if self._id_column is None:
-            return np.zeros(0, np.int64)
-        return pc.array_sort_indices(self._id_column).to_numpy(zero_copy_only=False).astype(np.int64)
+        if self._sorted:
+            return np.arange(len(self.id_array), dtype=np.int64)
+        return pc.array_sort_indices(self.id_array).to_numpy(zero_copy_only=False).astype(np.int64)
 
     def length_array(self) -> np.ndarray:
         """Per row of :attr:`ids`, its text's length in characters (code points; -1 without a text)."""
         if self._texts is None:
-            return np.full(len(self.ids), -1, np.int64)
+            return np.full(len(self.id_array), -1, np.int64)
         return pc.fill_null(pc.utf8_length(self._texts), -1).to_numpy(zero_copy_only=False).astype(np.int64)
 
     def lengths(self) -> dict[str, int | None]:

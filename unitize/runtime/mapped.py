@@ -19,7 +19,7 @@ import mmap
 import os
 import tempfile
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,8 +38,9 @@ class Pages:
     """The mapping some arrays lie in (none: they are on the heap). Pickled (to another process), it is
     no mapping: the arrays pickled with it are copies."""
 
-    def __init__(self, mapping: mmap.mmap | None = None):
+    def __init__(self, mapping: mmap.mmap | None = None, also: Sequence[Pages] = ()):
         self.mapping = mapping
+        self.also = list(also)  # other mappings the same arrays lie in (let go with this one)
         if mapping is not None:
             _live.add(mapping)
 
@@ -47,12 +48,14 @@ class Pages:
         """Drop the mapping's resident pages (read again from the file when next touched)."""
         if self.mapping is not None:
             _let_go(self.mapping)
+        for other in self.also:
+            other.let_go()
 
     def __getstate__(self) -> dict[str, Any]:
         return {}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.mapping = None
+        self.mapping, self.also = None, []
 
 
 class Appended:
@@ -102,6 +105,31 @@ class Appended:
     def __del__(self) -> None:
         if self._fd is not None:  # never mapped (an error on the way): its file goes with it
             os.close(self._fd)
+
+
+def mapped_strings(chunks: Iterable[pa.Array], at_least: int | None = None) -> tuple[pa.Array, Pages]:
+    """String arrays, one after another, as one ``large_string`` array (nulls kept) whose text, offsets and validity
+    are appended a chunk at a time (:class:`Appended`): once they pass ``at_least`` bytes they lie in scratch files,
+    mapped back, and the whole is never on the heap, nor a chunk's copy beside it."""
+    text, ends, valid = Appended(np.uint8, at_least), Appended(np.int64, at_least), Appended(np.bool_, at_least)
+    ends.add(np.zeros(1, np.int64))
+    size = count = nulls = 0
+    for chunk in chunks:
+        chunk = chunk.cast(pa.large_string())
+        if not len(chunk):
+            continue
+        buffers = chunk.buffers()
+        offsets = np.frombuffer(buffers[1], np.int64)[chunk.offset:chunk.offset + len(chunk) + 1]
+        first, last = int(offsets[0]), int(offsets[-1])
+        if last > first:
+            text.add(np.frombuffer(buffers[2], np.uint8)[first:last])
+        ends.add(offsets[1:] - (first - size))
+        valid.add(chunk.is_valid().to_numpy(zero_copy_only=False))
+        size, count, nulls = size + last - first, count + len(chunk), nulls + chunk.null_count
+    (data, data_pages), (offsets, offset_pages), (ok, _) = text.array(), ends.array(), valid.array()
+    bitmap = pa.py_buffer(np.packbits(ok, bitorder="little")) if nulls else None
+    array = pa.Array.from_buffers(pa.large_string(), count, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], nulls)
+    return array, Pages(data_pages.mapping, also=[offset_pages])
 
 
 def _write_all(fd: int, chunk: np.ndarray) -> None:
