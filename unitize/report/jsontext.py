@@ -8,7 +8,7 @@ found (:class:`Raw`) and :func:`dumps` splices the text in: the result is what `
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -24,13 +24,30 @@ def plain(value: Any) -> str:
 def dumps(value: Any) -> str:
     """JSON text of a value whose dicts (with string keys) and lists may hold :class:`Raw` text: the values of such a
     dict and the items of a list holding some (or holding dicts) are written here, anything else by :func:`plain`."""
+    return "".join(pieces(value))
+
+
+def pieces(value: Any) -> Iterator[str]:
+    """:func:`dumps`'s text in pieces, one after another (a writer need not hold the whole): each :class:`Raw` text
+    and each value :func:`plain` writes is one piece, and so is each bracket, comma and key between them — a
+    JSON string never spans two pieces."""
     if isinstance(value, Raw):
-        return str(value)
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return "{" + ",".join(f"{plain(k)}:{dumps(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list) and any(isinstance(v, (Raw, dict)) for v in value):
-        return "[" + ",".join(dumps(v) for v in value) + "]"
-    return plain(value)
+        yield str(value)
+    elif isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        yield "{"
+        for i, (k, v) in enumerate(value.items()):
+            yield f"{',' if i else ''}{plain(k)}:"
+            yield from pieces(v)
+        yield "}"
+    elif isinstance(value, list) and any(isinstance(v, (Raw, dict)) for v in value):
+        yield "["
+        for i, v in enumerate(value):
+            if i:
+                yield ","
+            yield from pieces(v)
+        yield "]"
+    else:
+        yield plain(value)
 
 
 #: items of a long list made Python objects at once by :func:`in_slices`

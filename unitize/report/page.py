@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from ..dataset.directory import OutputData
 from ..output import REPORT_MARKER, is_report, refuse_foreign, staged_folder
 from ..runtime.progress import Progress, no_progress
 from .build import Report
-from .jsontext import dumps
+from .jsontext import pieces
 from .study import plots, study_name
 
 #: the first line of every report's index.html: how an earlier report is recognised (declared in unitize.output)
@@ -33,9 +33,27 @@ def static(name: str) -> str:
 def script(payload: Any, kind: str, index: int | None = None) -> str:
     """A data file: ``unitizeReport.load(kind, index, {...});`` (JSON, :func:`.jsontext.dumps`, is valid JavaScript;
     ``</`` escaped)."""
-    body = dumps(payload).replace("</", "<\\/")
-    body = body.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f"unitizeReport.load({json.dumps(kind)},{json.dumps(index)},{body});\n"
+    return "".join(script_pieces(payload, kind, index))
+
+
+def script_pieces(payload: Any, kind: str, index: int | None = None) -> Iterator[str]:
+    """:func:`script`'s text in pieces (:func:`.jsontext.pieces`, each escaped: a JSON string, where ``</`` and the
+    line separators can be, never spans two), for a file too large to hold as one string."""
+    yield f"unitizeReport.load({json.dumps(kind)},{json.dumps(index)},"
+    for piece in pieces(payload):
+        yield _js_safe(piece)
+    yield ");\n"
+
+
+def _js_safe(json_text: str) -> str:
+    """JSON text as JavaScript inside an HTML page's script file: ``</`` and U+2028/U+2029 escaped."""
+    return json_text.replace("</", "<\\/").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def write_script(path: Path, payload: Any, kind: str, index: int | None = None) -> None:
+    """Write :func:`script`'s text to ``path`` a piece at a time."""
+    with path.open("w", encoding="utf-8") as fh:
+        fh.writelines(script_pieces(payload, kind, index))
 
 
 #: a bundle of document pages holds documents until it passes this size (a crowd study: a few files, not one per post)
@@ -87,9 +105,9 @@ def write_report(built: Report, final: Path, data: OutputData, progress: Progres
                                staging / "data" / "docs")
         overview = dict(built.overview, out=str(data.path.name))
         overview["docs"] = {**overview.get("docs", {}), "bundles": starts}
-        (staging / "data" / "overview.js").write_text(script(overview, "overview"), encoding="utf-8")
+        write_script(staging / "data" / "overview.js", overview, "overview")  # a crowd study's: a hundred megabytes
         for i, group in enumerate(built.items):
-            (staging / "data" / "items" / f"{i}.js").write_text(script(group, "items", i), encoding="utf-8")
+            write_script(staging / "data" / "items" / f"{i}.js", group, "items", i)
         found = plots(data)
         if found:
             (staging / "plots").mkdir()
