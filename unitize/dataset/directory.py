@@ -279,6 +279,16 @@ class OutputData:
             self._segments[unit] = self._selected(decode(pq.ParquetFile(path).read())) if path.is_file() else None
         return self._segments[unit]
 
+    def segment_slices(self, unit: str, columns: Sequence[str], rows: int) -> Iterator[pa.Table]:
+        """``segments/<unit>.parquet``'s ``columns`` (plain strings) of the selected annotators, read ``rows`` rows at a
+        time, in the file's order (nothing when absent): a crowd study's segments are never held whole."""
+        path = self.path / "segments" / f"{unit}.parquet"
+        if not path.is_file():
+            return
+        read = list(dict.fromkeys([*columns, "annotator"]))
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=rows, columns=read):
+            yield self._selected(decode(pa.Table.from_batches([batch]))).select(list(columns))
+
     def _selected(self, table: pa.Table) -> pa.Table:
         """The rows of the selected annotators (all rows without a selection)."""
         if self.selected is None or not table.num_rows:

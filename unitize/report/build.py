@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..dataset.adjudication import read_adjudication
@@ -23,11 +24,12 @@ from ..dataset.parts import release
 from ..dataset.pieces import layer_pieces
 from ..dataset.regions import Cells, Region, regions
 from ..dataset.texts import Texts
+from ..model.codes import places
 from ..runtime.progress import Progress, no_progress
 from . import study as _study
 from .jsontext import Raw, in_slices, plain
 from .pages import DocPages
-from .where import Confusion, Distribution, DocStats, Pairs, doc_stats, rank_docs, rank_groups, share
+from .where import Confusion, Distribution, DocStats, Pairs, doc_stats, per_group, rank_docs, rank_groups, share
 
 #: the review queue rows the report shows (all of them are in OUT/adjudication/review.csv)
 REVIEW_ROWS = 2000
@@ -60,28 +62,31 @@ class Report:
     items: list[dict[str, Any]]  # one payload per item group, in overview["items"] order
 
 
-def _segments(data: OutputData, unit: str, names: Names, doc_index: dict[str, int], pages: DocPages) -> None:
+def _segments(data: OutputData, unit: str, names: Names, ids: pa.Array, pages: DocPages) -> None:
     """Each document's segments of one unit type into its page: [group, layer, annotator, label, begin, end] as
     indices into ``names`` and characters, in the file's order. Only those columns are read, a slice of
-    :data:`SEGMENT_ROWS` rows at a time (:meth:`OutputData.segments`)."""
-    columns = ("doc_id", "group", "layer", "annotator", "label", "begin", "end")
-    table = data.segments(unit, columns=columns)
-    if table is None:
-        return
-    for at in range(0, table.num_rows, SEGMENT_ROWS):
-        cols = [table.column(c).slice(at, SEGMENT_ROWS).to_pylist() for c in columns]
-        found: dict[int, list[list[int]]] = {}
-        for d, g, layer, a, label, b, e in zip(*cols):
-            if d in doc_index:
-                found.setdefault(doc_index[d], []).append(
-                    [names.idx("groups", g), names.idx("layers", layer), names.idx("annotators", a),
-                     names.idx("labels", label) if label is not None else -1, b, e])
-        for di, rows in found.items():
-            pages.segments(di, unit, plain(rows)[1:-1])
+    :data:`SEGMENT_ROWS` rows at a time, from a block of :data:`LOOKUP_ROWS` rows read at a time
+    (:meth:`OutputData.segment_slices`) whose documents are found among the sorted ``ids`` at once."""
+    columns = ("group", "layer", "annotator", "label", "begin", "end")
+    for block in data.segment_slices(unit, ("doc_id", *columns), LOOKUP_ROWS):
+        doc_of = places(ids, block.column("doc_id"), names_sorted=True)
+        for at in range(0, block.num_rows, SEGMENT_ROWS):
+            cols = [block.column(c).slice(at, SEGMENT_ROWS).to_pylist() for c in columns]
+            found: dict[int, list[list[int]]] = {}
+            for di, g, layer, a, label, b, e in zip(doc_of[at:at + SEGMENT_ROWS].tolist(), *cols):
+                if di >= 0:
+                    found.setdefault(di, []).append(
+                        [names.idx("groups", g), names.idx("layers", layer), names.idx("annotators", a),
+                         names.idx("labels", label) if label is not None else -1, b, e])
+            for di, rows in found.items():
+                pages.segments(di, unit, plain(rows)[1:-1])
 
 
 #: segment rows made Python lists at once
 SEGMENT_ROWS = 1 << 16
+
+#: segment rows read, and their documents looked up (a pass over every document id), at once
+LOOKUP_ROWS = 1 << 20
 
 
 def _present(c: Cells) -> list[tuple[int, int]]:
@@ -96,10 +101,10 @@ def _present(c: Cells) -> list[tuple[int, int]]:
     return list(zip((pairs // k).tolist(), (pairs % k).tolist()))
 
 
-def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[str, str], values: _study.SummaryValues,
+def _group_rows(setting: Setting, totals: dict[str, np.ndarray], worst: dict[str, int], values: _study.SummaryValues,
                 layers: dict[str, list[str]]) -> list[dict[str, Any]]:
     rows = []
-    for group, tot in per_group.items():
+    for group, tot in totals.items():
         mine = {lay: v for (s, g, lay), v in values.items() if s == setting.name and g == group}
         every = "+".join(layers.get(group, []))
         layer = every if every in mine else (next(iter(mine)) if len(mine) == 1 else None)
@@ -110,16 +115,17 @@ def _group_rows(setting: Setting, per_group: dict[str, np.ndarray], worst: dict[
 
 
 def build(data: OutputData, progress: Progress = no_progress) -> Report:
-    texts = Texts(data)  # held as Arrow; each document's text is looked up as its page is read
-    if texts.ids:
+    texts = Texts(data)  # held as Arrow (mapped once large); each document's text is read as its page is written
+    order: np.ndarray | None = None
+    if len(texts):
         order = texts.sorted_rows()
-        ids, chars = [texts.ids[i] for i in order.tolist()], texts.length_array()[order]
+        ids, chars = texts.id_array.take(pa.array(order)), texts.length_array()[order]
+        texts.let_go()
     else:
-        ids = sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)})
+        ids = pa.array(sorted({d for s in data.settings if s.kind == "units" for d in _docs_of(data, s)}), pa.string())
         chars = np.full(len(ids), -1, np.int64)
-    doc_index = {d: i for i, d in enumerate(ids)}
     names = Names(layers=list(data.layers), annotators=list(data.manifest.get("summary", {}).get("annotators") or []))
-    docs = DocPages(ids, texts)  # each document's page kept in a scratch file until written
+    docs = DocPages(ids, texts, order)  # each document's page kept in a scratch file until written
     res = _study.results(data)
     values = _study.summary_values(res)
     overview: dict[str, Any] = {
@@ -133,7 +139,7 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
     item_setting = next((s for s in data.settings if s.kind == "items" and s.layout.columnar), None) or next(
         (s for s in data.settings if s.kind == "items"), None)
     for unit in sorted({s.unit for s in data.settings if s.kind == "units" and s.unit}):
-        _segments(data, unit, names, doc_index, docs)
+        _segments(data, unit, names, ids, docs)
     for si, setting in enumerate(progress(data.settings, "report: settings")):
         if setting.kind == "items":
             overview["settings"].append({"name": setting.name, "kind": "items"})
@@ -143,10 +149,11 @@ def build(data: OutputData, progress: Progress = no_progress) -> Report:
                     overview["items"].append(summary)
                     items.append({"rows": rows})
             continue
-        entry = _units_setting(data, setting, si, names, docs, doc_index, doc_groups, values)
+        entry = _units_setting(data, setting, si, names, docs, ids, doc_groups, values)
         overview["settings"].append(entry)
     overview["names"] = {"groups": names.groups, "layers": names.layers, "annotators": names.annotators, "labels": names.labels}
-    overview["docs"] = {"ids": ids, "chars": in_slices(lambda a, b: [None if n < 0 else n for n in chars[a:b].tolist()], len(ids)),
+    overview["docs"] = {"ids": in_slices(lambda a, b: ids.slice(a, b - a).to_pylist(), len(ids)),
+                        "chars": in_slices(lambda a, b: [None if n < 0 else n for n in chars[a:b].tolist()], len(ids)),
                         "groups": _groups_per_doc(doc_groups, len(ids))}
     overview["plots"] = [p.name for p in _study.plots(data)]
     return Report(overview, docs, items)
@@ -182,7 +189,7 @@ def _docs_of(data: OutputData, setting: Setting) -> list[str]:
     return [d for _, table in data.stored_tables(setting) for d in pc.unique(table.column("doc_id")).to_pylist()]
 
 
-def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, docs: DocPages, doc_index: dict[str, int],
+def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, docs: DocPages, ids: pa.Array,
                    doc_groups: list[tuple[np.ndarray, np.ndarray]], values: _study.SummaryValues) -> dict[str, Any]:
     """One unit setting: regions into the document payloads; per-document stats, rankings and matrices. A crowd
     group is read a piece of whole documents at a time (:func:`~unitize.dataset.pieces.layer_pieces`), so memory
@@ -195,10 +202,12 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
         group_layers.setdefault(group, []).append(layer)
         pair_counts, label_counts = Pairs(setting), Confusion(setting)
         for c in pieces:
-            local = np.array([doc_index.get(d, -1) for d in c.docs], dtype=np.int64)
+            local = places(ids, pa.array(c.docs, pa.string()), names_sorted=True)
+            index = dict(zip(c.docs, local.tolist()))
             for r in regions(c):
                 runs = [[names.idx("annotators", a), v, b, e, int(empty)] for a, rs in r.runs.items() for v, b, e, empty in rs]
-                docs.region(doc_index[r.doc], str(si), plain([gi, li, r.begin, r.end, runs]))
+                if index[r.doc] >= 0:
+                    docs.region(index[r.doc], str(si), plain([gi, li, r.begin, r.end, runs]))
             found.add(gi, local, doc_stats(c))
             for k, a in _present(c):
                 if (di := int(local[k])) >= 0:
@@ -217,15 +226,9 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
     doc_groups.append((group_of, doc_of))
     by_doc = np.zeros((len(docs), 3), np.int64)
     np.add.at(by_doc, doc_of, sums)
-    per_group: dict[str, np.ndarray] = {}
-    worst: dict[str, tuple] = {}
-    for k in first_found.tolist():  # the (group, document)s in the order they were first found
-        gi, di, row = int(group_of[k]), int(doc_of[k]), sums[k]
-        group = names.groups[gi]
-        per_group[group] = per_group.get(group, 0) + row
-        key = (share(int(row[0]), int(row[1])) or 0.0, int(row[2]))
-        if group not in worst or key > worst[group][0]:
-            worst[group] = (key, di)
+    groups = per_group(group_of, doc_of, sums, first_found)
+    totals = {names.groups[gi]: total for gi, total, _ in groups}
+    worst = {names.groups[gi]: di for gi, _, di in groups}
     ranked = rank_docs(by_doc, docs.ids, names_sorted=True)
     present = np.zeros(len(docs), bool)
     present[doc_of] = True
@@ -234,7 +237,7 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
         "name": setting.name, "kind": "units", "unit": setting.unit, "approach": setting.approach, "mode": setting.mode,
         "value": setting.value, "doc_stats": in_slices(lambda a, b: stats[a:b].tolist(), len(stats)),
         "doc_order": in_slices(lambda a, b: order[a:b].tolist(), len(order)),
-        "groups": _group_rows(setting, per_group, {g: w[1] for g, w in worst.items()}, values, group_layers),
+        "groups": _group_rows(setting, totals, worst, values, group_layers),
         "pairs": pairs, "confusion": confusions,
     }
 

@@ -1,23 +1,29 @@
-"""The documents' pages, spooled to a scratch file as their parts are found: memory holds an index, not the text.
+"""The documents' pages, spooled to scratch files as their parts are found: memory holds a bounded buffer, not the
+pages nor an index of every part.
 
 A document's page (its text, its segments per unit type, its regions per setting, the annotators present) is added to
 setting by setting and written only once every setting is read. Held as Python strings, the pages of a crowd span
-study grew with the corpus (200,000 texts: about half a gigabyte). :class:`DocPages` writes each part's JSON
-text to a scratch file as it comes and keeps four integers per part (20 bytes); iterating it gives each document's payload in
-document order, its parts in the order they came: the dicts :func:`.page.script` writes, the same text, byte for byte.
+study grew with the corpus (200,000 texts: about half a gigabyte); so did an index of their parts held in memory
+(twelve parts per text, 20 bytes each: half a gigabyte more at 2 M texts). :class:`DocPages` writes each part's JSON
+text to one scratch file as it comes, and its place (document, kind, start, length) to another, filed by bucket of
+:data:`BUCKET_DOCS` consecutive documents; reading the pages reads one bucket's places at a time, sorts them by
+document, and lets the pages of the text file and of the texts go after each bucket. Iterating gives each
+document's payload in document order, its parts in the order they came: the dicts :func:`.page.script` writes,
+the same text, byte for byte.
 """
 
 from __future__ import annotations
 
 import mmap
+import os
 import tempfile
 import weakref
-from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from ..dataset.texts import Texts
 from ..runtime.spool import scratch_prefix
@@ -25,20 +31,34 @@ from .jsontext import Raw
 
 SEGMENTS, REGION, PRESENT = 0, 1, 2
 
+#: documents whose parts' places are read together (one bucket's places in memory at a time)
+BUCKET_DOCS = 1 << 16
+
+#: places held in memory before they are filed to the scratch file
+HELD_BYTES = 2 << 20
+
+#: a part's place: its document, its kind (an index into the kinds met), where its text starts in the text file (an
+#: annotator: the annotator) and its length (-1: an annotator)
+PLACE = np.dtype([("doc", "<i4"), ("part", "<i4"), ("start", "<i8"), ("length", "<i4")])
+
 
 class DocPages:
-    """The pages of documents ``ids`` (indices into it), their parts kept in a scratch file until the pages are
-    read (iterated, in ``ids`` order, as often as asked), each with its text from ``texts`` (looked up as the page
-    is read; None without them); the file goes with the object."""
+    """The pages of documents ``ids`` (sorted names; indices into them), their parts kept in scratch files until the
+    pages are read (iterated, in ``ids`` order, as often as asked), each with its text from ``texts`` (row
+    ``rows[i]`` of them for document ``i``, or looked up by name without ``rows``; None without texts); the files
+    go with the object."""
 
-    def __init__(self, ids: list[str], texts: Texts | None = None):
-        self.ids, self._texts = ids, texts
+    def __init__(self, ids: Sequence[str] | pa.Array, texts: Texts | None = None, rows: np.ndarray | None = None,
+                 bucket: int = BUCKET_DOCS):
+        self.ids, self._texts, self._rows, self._bucket = ids, texts, rows, bucket
         self._folder = tempfile.TemporaryDirectory(prefix=scratch_prefix("report"))
         self._file = open(Path(self._folder.name) / "pages", "w+b")  # noqa: SIM115 (kept open for the object's life)
-        self._gone = weakref.finalize(self, _remove, self._file, self._folder)
-        self._size = 0
-        # per part: its document, its kind, where its text starts in the file (an annotator: the value) and its length
-        self._doc, self._part, self._start, self._length = array("i"), array("i"), array("q"), array("i")
+        self._placed = open(Path(self._folder.name) / "places", "w+b")  # noqa: SIM115
+        self._gone = weakref.finalize(self, _remove, self._file, self._placed, self._folder)
+        self._size = self._filed = 0
+        self._held: dict[int, list[tuple[int, int, int, int]]] = {}  # per bucket: places not filed yet
+        self._held_count = 0
+        self._chunks: dict[int, list[tuple[int, int]]] = {}  # per bucket: (start, bytes) of its places in the file
         self._parts: dict[tuple[int, Any], int] = {}  # (kind, key) -> its index in _kinds
         self._kinds: list[tuple[int, Any]] = []
 
@@ -70,31 +90,63 @@ class DocPages:
             self._size += length
         else:
             start, length = value, -1
-        self._doc.append(doc)
-        self._part.append(index)
-        self._start.append(start)
-        self._length.append(length)
+        self._held.setdefault(doc // self._bucket, []).append((doc, index, start, length))
+        self._held_count += 1
+        if self._held_count * PLACE.itemsize >= HELD_BYTES:
+            self._file_places()
+
+    def _file_places(self) -> None:
+        """Write the places held to the places file, each bucket's as a chunk of its own."""
+        for bucket, held in self._held.items():
+            data = np.array(held, dtype=PLACE).tobytes()
+            self._placed.write(data)
+            self._chunks.setdefault(bucket, []).append((self._filed, len(data)))
+            self._filed += len(data)
+        self._held, self._held_count = {}, 0
+
+    def _places(self, bucket: int) -> np.ndarray:
+        """One bucket's places, in the order they came."""
+        chunks = [np.frombuffer(os.pread(self._placed.fileno(), size, start), dtype=PLACE)
+                  for start, size in self._chunks.get(bucket, [])]
+        chunks.append(np.array(self._held.get(bucket, []), dtype=PLACE))
+        return np.concatenate(chunks)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         self._file.flush()
-        doc = np.frombuffer(self._doc, dtype=np.int32) if len(self._doc) else np.zeros(0, np.int32)
-        order = np.argsort(doc, kind="stable")  # a document's parts in the order they came
-        bounds = np.searchsorted(doc[order], np.arange(len(self.ids) + 1))
+        self._placed.flush()
         mapped = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if self._size else None
         try:
-            for i, name in enumerate(self.ids):
-                yield self._page(name, order[bounds[i]:bounds[i + 1]].tolist(), mapped)
+            for first in range(0, len(self.ids), self._bucket):
+                last = min(first + self._bucket, len(self.ids))
+                places = self._places(first // self._bucket)
+                places = places[np.argsort(places["doc"], kind="stable")]  # a document's parts in the order they came
+                bounds = np.searchsorted(places["doc"], np.arange(first, last + 1))
+                names = _names(self.ids, first, last)
+                texts = self._bucket_texts(first, last, names)
+                for i in range(last - first):
+                    yield self._page(names[i], texts[i], places[bounds[i]:bounds[i + 1]], mapped)
+                if mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
+                    mapped.madvise(mmap.MADV_DONTNEED)  # this bucket's parts were read: their pages go
+                if self._texts is not None:
+                    self._texts.let_go()
         finally:
             if mapped is not None:
                 mapped.close()
 
-    def _page(self, name: str, parts: list[int], mapped: mmap.mmap | None) -> dict[str, Any]:
+    def _bucket_texts(self, first: int, last: int, names: list[str]) -> list[str | None]:
+        if self._texts is None:
+            return [None] * (last - first)
+        if self._rows is not None:
+            return self._texts.at(self._rows[first:last])
+        found = self._texts.of(names)
+        return [found[n] for n in names]
+
+    def _page(self, name: str, text: str | None, places: np.ndarray, mapped: mmap.mmap | None) -> dict[str, Any]:
         segments: dict[str, list[str]] = {}
         regions: dict[str, list[Raw]] = {}
         present: dict[str, dict[str, list[int]]] = {}
-        for j in parts:
-            kind, key = self._kinds[self._part[j]]
-            start, length = self._start[j], self._length[j]
+        for part, start, length in zip(places["part"].tolist(), places["start"].tolist(), places["length"].tolist()):
+            kind, key = self._kinds[part]
             if kind == PRESENT:
                 unit, group = key
                 listed = present.setdefault(unit, {}).setdefault(group, [])
@@ -102,20 +154,26 @@ class DocPages:
                     listed.append(start)
                 continue
             assert mapped is not None
-            part = mapped[start:start + length].decode("utf-8")
+            found = mapped[start:start + length].decode("utf-8")
             if kind == SEGMENTS:
-                segments.setdefault(key, []).append(part)
+                segments.setdefault(key, []).append(found)
             else:
-                regions.setdefault(key, []).append(Raw(part))
-        text = self._texts.text(name) if self._texts is not None else None
+                regions.setdefault(key, []).append(Raw(found))
         return {"id": name, "text": text, "segs": {u: Raw("[" + ",".join(rows) + "]") for u, rows in segments.items()},
                 "regions": regions, "present": present}
 
     def close(self) -> None:
-        """Remove the scratch file now (else when the object goes)."""
+        """Remove the scratch files now (else when the object goes)."""
         self._gone()
 
 
-def _remove(file: Any, folder: tempfile.TemporaryDirectory) -> None:
+def _names(ids: Sequence[str] | pa.Array, first: int, last: int) -> list[str]:
+    if isinstance(ids, (pa.Array, pa.ChunkedArray)):
+        return ids.slice(first, last - first).to_pylist()
+    return list(ids[first:last])
+
+
+def _remove(file: Any, placed: Any, folder: tempfile.TemporaryDirectory) -> None:
     file.close()
+    placed.close()
     folder.cleanup()

@@ -77,6 +77,23 @@ class DocStats:
         return keys // stride, keys % stride, sums, np.argsort(first, kind="stable")
 
 
+def per_group(group_of: np.ndarray, doc_of: np.ndarray, sums: np.ndarray, first_found: np.ndarray) -> list[tuple[int, np.ndarray, int]]:
+    """From :meth:`DocStats.table`: per group, in the order groups were first found, its index, its rows summed and
+    its worst document — the highest disagreement share (0 with nothing comparable), then the most regions, then
+    the first found."""
+    if not group_of.size:
+        return []
+    found_at = np.empty(group_of.size, np.int64)
+    found_at[first_found] = np.arange(group_of.size)
+    comparable = sums[:, 0]
+    shares = np.divide(sums[:, 1], comparable, out=np.zeros(comparable.size), where=comparable > 0)
+    order = np.lexsort((found_at, -sums[:, 2], -shares, group_of))  # per group, its worst document first
+    starts = np.flatnonzero(np.r_[True, group_of[order][1:] != group_of[order][:-1]])
+    totals = np.add.reduceat(sums[order], starts, axis=0)
+    first_of_group = np.minimum.reduceat(found_at[order], starts)
+    return [(int(group_of[order[s]]), totals[i], int(doc_of[order[s]])) for i, s in sorted(enumerate(starts.tolist()), key=lambda p: first_of_group[p[0]])]
+
+
 def share(comparable: int, disagreeing: int) -> float | None:
     return disagreeing / comparable if comparable else None
 
