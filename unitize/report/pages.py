@@ -18,6 +18,7 @@ import mmap
 import os
 import tempfile
 import weakref
+from array import array
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ class DocPages:
         self._placed = open(Path(self._folder.name) / "places", "w+b")  # noqa: SIM115
         self._gone = weakref.finalize(self, _remove, self._file, self._placed, self._folder)
         self._size = self._filed = 0
-        self._held: dict[int, list[tuple[int, int, int, int]]] = {}  # per bucket: places not filed yet
+        self._held: dict[int, array[int]] = {}  # per bucket: places not filed yet (four numbers each)
         self._held_count = 0
         self._chunks: dict[int, list[tuple[int, int]]] = {}  # per bucket: (start, bytes) of its places in the file
         self._parts: dict[tuple[int, Any], int] = {}  # (kind, key) -> its index in _kinds
@@ -90,7 +91,10 @@ class DocPages:
             self._size += length
         else:
             start, length = value, -1
-        self._held.setdefault(doc // self._bucket, []).append((doc, index, start, length))
+        held = self._held.get(doc // self._bucket)
+        if held is None:
+            held = self._held[doc // self._bucket] = array("q")
+        held.extend((doc, index, start, length))
         self._held_count += 1
         if self._held_count * PLACE.itemsize >= HELD_BYTES:
             self._file_places()
@@ -98,7 +102,7 @@ class DocPages:
     def _file_places(self) -> None:
         """Write the places held to the places file, each bucket's as a chunk of its own."""
         for bucket, held in self._held.items():
-            data = np.array(held, dtype=PLACE).tobytes()
+            data = _as_places(held).tobytes()
             self._placed.write(data)
             self._chunks.setdefault(bucket, []).append((self._filed, len(data)))
             self._filed += len(data)
@@ -108,7 +112,7 @@ class DocPages:
         """One bucket's places, in the order they came."""
         chunks = [np.frombuffer(os.pread(self._placed.fileno(), size, start), dtype=PLACE)
                   for start, size in self._chunks.get(bucket, [])]
-        chunks.append(np.array(self._held.get(bucket, []), dtype=PLACE))
+        chunks.append(_as_places(self._held.get(bucket, array("q"))))
         return np.concatenate(chunks)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
@@ -165,6 +169,14 @@ class DocPages:
     def close(self) -> None:
         """Remove the scratch files now (else when the object goes)."""
         self._gone()
+
+
+def _as_places(held: array[int]) -> np.ndarray:
+    numbers = np.frombuffer(held, np.int64).reshape(-1, 4) if len(held) else np.zeros((0, 4), np.int64)
+    places = np.empty(len(numbers), PLACE)
+    for i, name in enumerate(("doc", "part", "start", "length")):
+        places[name] = numbers[:, i]
+    return places
 
 
 def _names(ids: Sequence[str] | pa.Array, first: int, last: int) -> list[str]:
