@@ -227,3 +227,24 @@ def test_a_streamed_runs_segments_let_their_pages_go_as_they_are_written(tmp_pat
     from unitize.runtime.mapped import let_go_all
 
     assert [w for _, w in side[2:]] == [let_go_all, None, let_go_all]
+
+
+def test_a_row_groups_document_ids_keep_only_the_ids_it_uses(tmp_path: Path, monkeypatch) -> None:
+    """A doc_id column on the run's dictionary (two million ids at the 10x crowd scale) is written on the ids each row
+    group uses, in the dictionary's order, when they are fewer than half of it; a row group using most keeps it, and
+    other dictionary columns keep theirs. The values read back are those written."""
+    monkeypatch.setattr(directory, "ROW_GROUP_ROWS", 6)
+    monkeypatch.setattr(directory, "COMPACT_VALUES", 4)
+    docs = pa.array([f"d{i:02d}" for i in range(10)])
+    schema = pa.schema([("doc_id", pa.dictionary(pa.int32(), pa.string())), ("layer", pa.dictionary(pa.int32(), pa.string()))])
+    codes = [7, 7, 2, 2, 2, 9, 0, 1, 2, 3, 4, 5, 6, 8, 8]  # row groups: {2, 7, 9}, {0..5} and {6, 8}
+    layers = pa.array(list("abcdefghij"))
+    written = pa.table({"doc_id": pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), docs),
+                        "layer": pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32()), layers)}, schema=schema)
+    stream = ParquetStream(tmp_path / "u.parquet", schema)
+    stream.write(written)
+    stream.close()
+    back = pq.read_table(tmp_path / "u.parquet")
+    assert [c.dictionary.to_pylist() for c in back.column("doc_id").chunks] == [["d02", "d07", "d09"], docs.to_pylist(), ["d06", "d08"]]
+    assert all(c.dictionary.to_pylist() == layers.to_pylist() for c in back.column("layer").chunks)
+    assert back.column("doc_id").to_pylist() == [f"d{c:02d}" for c in codes] and back.column("layer").to_pylist() == written.column("layer").to_pylist()
