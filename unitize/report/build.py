@@ -223,20 +223,24 @@ def _units_setting(data: OutputData, setting: Setting, si: int, names: Names, do
         if setting.value == "label":
             confusions.append({"group": gi, "layer": li, **label_counts.matrix()})
     group_of, doc_of, sums, first_found = found.table()
-    doc_groups.append((group_of, doc_of))
-    by_doc = np.zeros((len(docs), 3), np.int64)
-    np.add.at(by_doc, doc_of, sums)
+    del found  # its pieces' arrays: the table is all that is needed of them
+    doc_groups.append((group_of.astype(np.int32), doc_of.astype(np.int32)))
     groups = per_group(group_of, doc_of, sums, first_found)
+    del first_found
     totals = {names.groups[gi]: total for gi, total, _ in groups}
     worst = {names.groups[gi]: di for gi, _, di in groups}
+    by_doc = np.zeros((len(docs), 3), np.int64)
+    np.add.at(by_doc, doc_of, sums)
     ranked = rank_docs(by_doc, docs.ids, names_sorted=True)
+    del by_doc
     present = np.zeros(len(docs), bool)
     present[doc_of] = True
-    stats, order = np.column_stack([group_of, doc_of, sums]), ranked[present[ranked]]
+    order = ranked[present[ranked]]
+    del ranked, present
+    stats = in_slices(lambda a, b: np.column_stack([group_of[a:b], doc_of[a:b], sums[a:b]]).tolist(), len(group_of))
     return {
         "name": setting.name, "kind": "units", "unit": setting.unit, "approach": setting.approach, "mode": setting.mode,
-        "value": setting.value, "doc_stats": in_slices(lambda a, b: stats[a:b].tolist(), len(stats)),
-        "doc_order": in_slices(lambda a, b: order[a:b].tolist(), len(order)),
+        "value": setting.value, "doc_stats": stats, "doc_order": in_slices(lambda a, b: order[a:b].tolist(), len(order)),
         "groups": _group_rows(setting, totals, worst, values, group_layers),
         "pairs": pairs, "confusion": confusions,
     }

@@ -57,5 +57,10 @@ SLICE = 1 << 16
 def in_slices(items: Callable[[int, int], list[Any]], n: int, size: int = SLICE) -> Raw:
     """JSON text of a list of ``n`` items, made a slice at a time (``items(start, stop)``: that slice's items), as
     :func:`plain` writes the whole list: a list per document of a crowd study is never all Python objects at once."""
-    parts = (plain(items(a, min(a + size, n)))[1:-1] for a in range(0, n, size))
-    return Raw("[" + ",".join(parts) + "]")
+    parts = ["["]
+    for a in range(0, n, size):
+        if a:
+            parts.append(",")
+        parts.append(plain(items(a, min(a + size, n)))[1:-1])
+    parts.append("]")
+    return Raw("".join(parts))  # one join: the text is made once, beside its parts (not copied again for the brackets)
