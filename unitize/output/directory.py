@@ -155,27 +155,16 @@ COMPACT_VALUES = 1 << 16
 
 
 def _compact(column: pa.ChunkedArray) -> pa.ChunkedArray | pa.Array:
-    """A row group's document ids on one dictionary (the run's, two million ids, say) on the ids its rows use, in the
-    dictionary's order, when they are fewer than half of it; else as it is. Written whole, that dictionary is stored
-    again in every row group, and a reader decodes and hashes all of it for each (324 MiB of Arrow memory to read
-    the ids of two row groups of a crowd study's segments)."""
-    import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
-
+    """A row group's document ids on the run's dictionary (two million, say) on the ids its rows use, in its order,
+    when they are fewer than half of it. Written whole, it is stored in every row group, and a reader decodes and
+    hashes all of it for each (324 MiB of Arrow memory for the ids of two row groups of a crowd study's segments)."""
     whole = column.combine_chunks() if column.num_chunks > 1 else column.chunk(0)
-    values = whole.dictionary
-    codes = np.asarray(pc.fill_null(whole.indices, -1), dtype=np.int64)
-    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(values)))
-    if 2 * used.size >= len(values):
-        return column
-    lut = np.zeros(len(values), np.int32)
-    lut[used] = np.arange(used.size, dtype=np.int32)
-    indices = pa.array(lut[np.maximum(codes, 0)], pa.int32(), mask=(codes < 0) if whole.null_count else None)
-    return pa.DictionaryArray.from_arrays(indices.cast(whole.indices.type), values.take(pa.array(used)))
+    used = _used(whole)
+    return _on(whole, used) if 2 * used.size < len(whole.dictionary) else column
 
 
 def _differ(column: pa.ChunkedArray) -> bool:
-    first = column.chunk(0).dictionary
-    return any(not c.dictionary.equals(first) for c in column.chunks[1:])
+    return any(not c.dictionary.equals(column.chunk(0).dictionary) for c in column.chunks[1:])
 
 
 def _one_dictionary(column: pa.ChunkedArray) -> pa.Array:
@@ -183,21 +172,32 @@ def _one_dictionary(column: pa.ChunkedArray) -> pa.Array:
     is the values its rows use, sorted. Written as it came, the Parquet writer would fall back to plain pages for the
     rest of the column chunk at the first chunk with another dictionary, and every reader would then decode the
     column value by value, hashing each into a dictionary again. (Chunks of one dictionary are written as they are,
-    the file keeping it in every row group, unless it is large and mostly unused: :func:`_compact`.)"""
+    in every row group, unless it is large and mostly unused: :func:`_compact`.)"""
+    whole = column.unify_dictionaries().combine_chunks()
+    if whole.dictionary.null_count:  # not a dictionary of names: as it is
+        return whole
+    used = _used(whole)
+    names = whole.dictionary.take(pa.array(used)).to_pylist()
+    return _on(whole, used[sorted(range(len(names)), key=names.__getitem__)])
+
+
+def _used(whole: pa.DictionaryArray) -> np.ndarray:
+    """The dictionary values some row uses (their indices, ascending)."""
     import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
 
-    whole = column.unify_dictionaries().combine_chunks()
-    values = whole.dictionary
-    if values.null_count:  # not a dictionary of names: as it is
-        return whole
     codes = np.asarray(pc.fill_null(whole.indices, -1), dtype=np.int64)
-    used = np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(values)))
-    names = values.take(pa.array(used)).to_pylist()
-    order = np.array(sorted(range(len(names)), key=names.__getitem__), dtype=np.int64)
-    lut = np.zeros(len(values), np.int32)
-    lut[used[order]] = np.arange(order.size, dtype=np.int32)
+    return np.flatnonzero(np.bincount(codes[codes >= 0], minlength=len(whole.dictionary)))
+
+
+def _on(whole: pa.DictionaryArray, kept: np.ndarray) -> pa.DictionaryArray:
+    """``whole`` on the dictionary values ``kept`` (indices into its dictionary, in their new order; every used one)."""
+    import pyarrow.compute as pc
+
+    codes = np.asarray(pc.fill_null(whole.indices, -1), dtype=np.int64)
+    lut = np.zeros(len(whole.dictionary), np.int32)
+    lut[kept] = np.arange(kept.size, dtype=np.int32)
     indices = pa.array(lut[np.maximum(codes, 0)], pa.int32(), mask=(codes < 0) if whole.null_count else None)
-    return pa.DictionaryArray.from_arrays(indices.cast(whole.indices.type), values.take(pa.array(used[order])))
+    return pa.DictionaryArray.from_arrays(indices.cast(whole.indices.type), whole.dictionary.take(pa.array(kept)))
 
 
 class OutputDir:
