@@ -227,6 +227,14 @@ def test_pages_filed_by_bucket_are_the_pages_held_together() -> None:
     assert [p["id"] for p in found] == ["a", "b", "c", "d", "e"] and found[1]["text"] == "text of row 8"
     assert found[4]["regions"] == {"0": [Raw(plain([4, 0])), Raw(plain([4, 2])), Raw(plain([4, 2]))]}
     assert found[3]["segs"] == {"word": Raw("[[3,0],[3,1]]")} and found[4]["present"] == {"char": {"0": [1]}}
+    assert next(iter(bucketed))["id"] == "a"  # the first bucket's places read: the file's position is theirs
+    module.HELD_BYTES = 4 * PLACE.itemsize
+    try:  # parts added after a read are filed after the ones before it
+        for pages in (whole, bucketed):
+            fill(pages)
+    finally:
+        module.HELD_BYTES = held
+    assert [dumps(p) for p in bucketed] == [dumps(p) for p in whole] != expected
     bucketed.close()
 
 

@@ -15,7 +15,6 @@ the same text, byte for byte.
 from __future__ import annotations
 
 import mmap
-import os
 import tempfile
 import weakref
 from array import array
@@ -101,6 +100,7 @@ class DocPages:
 
     def _file_places(self) -> None:
         """Write the places held to the places file, each bucket's as a chunk of its own."""
+        self._placed.seek(self._filed)  # (a read of the pages may have moved it)
         for bucket, held in self._held.items():
             data = _as_places(held).tobytes()
             self._placed.write(data)
@@ -110,8 +110,10 @@ class DocPages:
 
     def _places(self, bucket: int) -> np.ndarray:
         """One bucket's places, in the order they came."""
-        chunks = [np.frombuffer(os.pread(self._placed.fileno(), size, start), dtype=PLACE)
-                  for start, size in self._chunks.get(bucket, [])]
+        chunks = []
+        for start, size in self._chunks.get(bucket, []):
+            self._placed.seek(start)
+            chunks.append(np.frombuffer(self._placed.read(size), dtype=PLACE))
         chunks.append(_as_places(self._held.get(bucket, array("q"))))
         return np.concatenate(chunks)
 
