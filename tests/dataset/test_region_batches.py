@@ -119,6 +119,9 @@ def test_texts_read_in_slices_into_a_mapped_file_are_the_column(tmp_path: Path, 
     assert texts.of(["c", "e", "x"]) == {"c": "👍 ok", "e": "z" * 40, "x": None} and texts.sorted_rows().tolist() == [2, 1, 4, 3, 0]
     texts.let_go()
     assert texts.at(np.arange(5)) == column and texts.length_array().tolist() == [40, -1, 3, 0, 4]
+    ids = pa.array(["e", "b", "a", "d", "c"]).dictionary_encode()  # ids stored as a dictionary by another tool
+    pq.write_table(pa.table({"doc_id": ids, "text": column}), out / "documents.parquet")
+    assert Texts(SimpleNamespace(path=out)).of(["a", "x", "e"]) == {"a": "çğü", "x": None, "e": "z" * 40}  # type: ignore[arg-type]
 
 
 def test_a_wide_tables_cells_are_interleaved_as_the_stable_sort_orders_them():

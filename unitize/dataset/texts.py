@@ -38,6 +38,7 @@ class Texts:
         if path.is_file():
             file = pq.ParquetFile(path)
             ids = file.read(columns=["doc_id"]).column("doc_id")
+            ids = ids.cast(pa.string()) if ids.type != pa.string() else ids  # (a file written by another tool)
             self.id_array = ids.combine_chunks() if ids.num_chunks != 1 else ids.chunk(0)
             self._sorted = len(self.id_array) < 2 or pc.all(pc.less(self.id_array[:-1], self.id_array[1:])).as_py() is True
             if "text" in file.schema_arrow.names:  # one array: a take from a column of several chunks joins them first
