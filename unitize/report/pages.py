@@ -45,8 +45,7 @@ PLACE = np.dtype([("doc", "<i4"), ("part", "<i4"), ("start", "<i8"), ("length", 
 class DocPages:
     """The pages of documents ``ids`` (sorted names; indices into them), their parts kept in scratch files until the
     pages are read (iterated, in ``ids`` order, as often as asked), each with its text from ``texts`` (row
-    ``rows[i]`` of them for document ``i``, or looked up by name without ``rows``; None without texts); the files
-    go with the object."""
+    ``rows[i]`` of them for document ``i``; None without texts or rows); the files go with the object."""
 
     def __init__(self, ids: Sequence[str] | pa.Array, texts: Texts | None = None, rows: np.ndarray | None = None,
                  bucket: int = BUCKET_DOCS):
@@ -128,7 +127,7 @@ class DocPages:
                 places = places[np.argsort(places["doc"], kind="stable")]  # a document's parts in the order they came
                 bounds = np.searchsorted(places["doc"], np.arange(first, last + 1))
                 names = _names(self.ids, first, last)
-                texts = self._bucket_texts(first, last, names)
+                texts = self._bucket_texts(first, last)
                 for i in range(last - first):
                     yield self._page(names[i], texts[i], places[bounds[i]:bounds[i + 1]], mapped)
                 if mapped is not None and hasattr(mmap, "MADV_DONTNEED"):
@@ -139,13 +138,10 @@ class DocPages:
             if mapped is not None:
                 mapped.close()
 
-    def _bucket_texts(self, first: int, last: int, names: list[str]) -> list[str | None]:
-        if self._texts is None:
+    def _bucket_texts(self, first: int, last: int) -> list[str | None]:
+        if self._texts is None or self._rows is None:
             return [None] * (last - first)
-        if self._rows is not None:
-            return self._texts.at(self._rows[first:last])
-        found = self._texts.of(names)
-        return [found[n] for n in names]
+        return self._texts.at(self._rows[first:last])
 
     def _page(self, name: str, text: str | None, places: np.ndarray, mapped: mmap.mmap | None) -> dict[str, Any]:
         segments: dict[str, list[str]] = {}
