@@ -248,3 +248,7 @@ def test_a_row_groups_document_ids_keep_only_the_ids_it_uses(tmp_path: Path, mon
     assert [c.dictionary.to_pylist() for c in back.column("doc_id").chunks] == [["d02", "d07", "d09"], docs.to_pylist(), ["d06", "d08"]]
     assert all(c.dictionary.to_pylist() == layers.to_pylist() for c in back.column("layer").chunks)
     assert back.column("doc_id").to_pylist() == [f"d{c:02d}" for c in codes] and back.column("layer").to_pylist() == written.column("layer").to_pylist()
+    import duckdb  # another reader: row groups on dictionaries of their own read as the values written
+
+    rows = duckdb.sql(f"SELECT doc_id, layer FROM read_parquet('{tmp_path / 'u.parquet'}')").fetchall()
+    assert rows == [(f"d{c:02d}", "abcdefghij"[c]) for c in codes]
