@@ -61,8 +61,9 @@ def test_a_run_gives_back_between_its_phases_and_after_each_partition_written_he
 
 
 def test_a_span_table_read_gives_back_after_each_table_and_in_the_rosters_steps(tmp_path, monkeypatch):
-    """The roster's key encoding and its pairs' sorts are given back before the assignments are made (at 200,000
-    texts they were 270 MiB over what the roster holds), and each table's transients before the next is read."""
+    """The roster's key sort, its name columns and its pairs' sort are given back before the assignments are made (at
+    200,000 texts they were 270 MiB over what the roster holds), each table's transients before the next is read (and
+    each piece of the spans'), and the document ids' hash once every document named is known."""
     import csv
 
     from unitize.adapters import span_table
@@ -76,7 +77,7 @@ def test_a_span_table_read_gives_back_after_each_table_and_in_the_rosters_steps(
     monkeypatch.setattr(span_table, "give_back", lambda: calls.append(1))
     read = dict(annotations=tmp_path / "spans.csv", texts=tmp_path / "texts.csv", layer="span", spreadsheet_safe=False, base=tmp_path)
     corpus = span_table.read(**read, roster="roster.csv")
-    assert len(calls) == 5 and [(s.doc_id, s.annotator, s.begin, s.end) for s in corpus.spans] == [("d1", "r1", 0, 1)]
+    assert len(calls) == 8 and [(s.doc_id, s.annotator, s.begin, s.end) for s in corpus.spans] == [("d1", "r1", 0, 1)]
     calls.clear()
     (tmp_path / "spans.csv").write_text("doc_id,annotator,label,begin,end\nd1,r1,x,0,1\n", encoding="utf-8")
-    assert len(span_table.read(**read).spans) == 1 and len(calls) == 2  # no roster: after the texts and the spans
+    assert len(span_table.read(**read).spans) == 1 and len(calls) == 4  # no roster: texts, a spans piece, spans, ids

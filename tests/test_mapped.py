@@ -129,7 +129,9 @@ def test_a_mapped_text_table_is_the_table_on_the_heap(monkeypatch: pytest.Monkey
     heap = TextTable(pa.array(ids), pa.array(values), "t.csv")
     monkeypatch.setattr(mapped_module, "MAP_BYTES", 0)
     table = TextTable(pa.array(ids), pa.array(values), "t.csv")
-    assert heap._pages.mapping is None and table._pages.mapping is not None
+    assert heap._pages.mapping is None and table._pages.mapping is not None  # the texts
+    assert [p.mapping is None for p in heap._pages.also] == [True, True, True]  # their offsets, sizes, digests
+    assert [p.mapping is None for p in table._pages.also] == [False, False, False]
     assert dict(table.items()) == dict(heap.items())
     rows = np.array([3, 0, 39])
     assert table.lengths(rows).tolist() == [4, 1, 40] and table.texts(rows) == [values[3], values[0], values[39]]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from unitize.adapters._spans import text_document
 from unitize.model import Document
 from unitize.model.documents import TextTable, lengths, stored_id, texts, with_text
+from unitize.model.documents import lacking as documents_lacking
 
 TEXTS = {"d2": "naïve café 👍", "d10": "", "d1": "line one\r\nline two", "d3": "a\x00b"}
 
@@ -68,3 +69,24 @@ def test_every_document_is_the_one_a_text_row_always_made(values: list[str]) -> 
     table = TextTable(pa.array(ids, pa.string()), pa.array(["pad", *values], pa.string()).slice(1), "t.csv")  # an offset array
     assert [table[d] for d in ids] == [text_document(d, t, "t.csv") for d, t in zip(ids, values)]
     assert lengths(table, ids).tolist() == [len(t) for t in values]
+
+
+def test_ids_in_order_are_found_without_a_copy_and_digests_cross_offset_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ids that come sorted are looked up in their own list (no sorted copy, no order); each text's size and digest are
+    its own when the offsets are taken a block at a time (here two texts a block)."""
+    import unitize.model.documents as documents
+
+    monkeypatch.setattr(documents, "_BLOCK", 2)
+    values = ["a", "", "naïve", "x" * 70, "👍 b"]
+    ids = [f"d{i}" for i in range(len(values))]
+    table = TextTable(pa.array(ids, pa.string()), pa.array(values, pa.string()), "t.csv")
+    assert table._order is None and table._by_name is table._ids
+    assert [table[d] for d in ids] == [text_document(d, t, "t.csv") for d, t in zip(ids, values)]
+    assert "d5" not in table and "d" not in table and 3 not in table and table.get("d10") is None
+
+
+def test_lacking_names_the_documents_not_held_in_their_order():
+    table, plain = table_and_dict()
+    names = pa.array(["d9", "d1", "d0", "d8", "d9", "d10"], pa.string())
+    assert documents_lacking(table, names) == ["d9", "d8", "d9"] == documents_lacking(plain, names)
+    assert documents_lacking(table, pa.array([], pa.string())) == []

@@ -130,7 +130,7 @@ def test_assignments_are_indices_and_come_back_with_their_span_counts():
     # known pairs keep their index (and their source), new ones come after, in the order first met
     assert rows.assign(strings("c3", "c2", "c1", "c3"), strings("w1", "w1", "w1", "w1"), "other.csv").tolist() == [2, 0, 3, 2]
     assert [rows.owner(i) for i in range(4)] == [("c2", "w1"), ("c1", "w2"), ("c3", "w1"), ("c1", "w1")]
-    assert rows.documents == ["c2", "c1", "c3"]
+    assert rows.documents == ["c2", "c1", "c3"] == rows.document_names.to_pylist()
     rows.add(np.array([0, 0]), ["Insult", None], np.array([0, 1]), np.array([0, 5]), np.array([4, 9]), np.array([2, 3]))
     rows.add(np.array([1]), ["Insult"], np.array([0]), np.array([-1]), np.array([-1]), np.array([4]))
     (batch,) = rows.batches(0)
@@ -246,3 +246,38 @@ def test_a_batch_finds_its_documents_in_the_unit_spaces_sorted_ids():
     run = RunContext(None, ["w1"], ["span"], {"char": space}, True)
     assert run.doc_index(["d", "é", "c", "a", "d", "zz"]) == {"a": 0, "d": 2, "é": 3}
     assert run.doc_index([]) == {}
+
+
+def test_rows_closed_keep_their_assignments_and_refuse_new_ones() -> None:
+    """A roster's assignments are made at once (the sorted pairs kept as they come); closed, the rows let their pair
+    keys go, and their assignments and spans are what they were."""
+    import pyarrow as pa
+
+    rows = span_rows.SpanRows("g", "span")
+    docs, who = pa.array(["c2", "c1", "c2", "c1"], pa.string()), pa.array(["w2", "w1", "w1", "w1"], pa.string())
+    assert rows.assign(docs, who, "roster.csv").tolist() == [0, 1, 2, 1]
+    assert rows._keys.tolist() == sorted(rows._keys.tolist()) and rows._key_index.tolist() == [0, 2, 1]
+    rows.closed()
+    assert rows._keys.size == 0 and [rows.owner(i) for i in range(3)] == [("c2", "w2"), ("c1", "w1"), ("c2", "w1")]
+    with pytest.raises(AssertionError, match="closed"):
+        rows.assign(docs, who, "roster.csv")
+    rows.add(np.array([2]), ["X"], np.array([0]), np.array([1]), np.array([3]), np.array([5]))
+    (batch,) = rows.batches(0)
+    assert batch.docs.to_pylist() == ["c2", "c1"] and batch.spans.tolist() == [[0, 1, 0, 1, 3, 5]]
+
+
+def test_pairs_coded_a_piece_at_a_time_are_those_of_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Names coded a row at a time (PAIR_ROWS 1) get the codes of one pass, in the order first met; a roster's
+    distinct pairs are assigned at once in row order, and the rows are closed."""
+    import pyarrow as pa
+
+    docs, who = pa.array(["c2", "c1", "c2", "c3", "c1"], pa.string()), pa.array(["w1", "w2", "w2", "w1", "w1"], pa.string())
+    whole = span_rows.SpanRows("g", "span").pairs(docs, who)
+    monkeypatch.setattr(span_rows, "PAIR_ROWS", 1)
+    rows = span_rows.SpanRows("g", "span")
+    pairs = rows.pairs(docs, who)
+    assert pairs.tolist() == whole.tolist() == [0 << 32 | 0, 1 << 32 | 1, 0 << 32 | 1, 2 << 32 | 0, 1 << 32 | 0]
+    assert rows.assign_once(pairs, "roster.csv").tolist() == [0, 1, 2, 3, 4] and rows._closed
+    assert [rows.owner(i) for i in range(5)] == [("c2", "w1"), ("c1", "w2"), ("c2", "w2"), ("c3", "w1"), ("c1", "w1")]
+    with pytest.raises(AssertionError, match="closed"):
+        rows.assign(docs, who, "roster.csv")

@@ -8,9 +8,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import jsonschema
+import numpy as np
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import CORPORA, ROOT, needs_shared
 from unitize.cli import main
@@ -305,3 +308,75 @@ def test_a_second_text_row_of_a_document_is_reported_and_its_first_text_kept(tmp
     assert list(corpus.documents) == ["d2", "d1", "7", "d3"]  # the table's order, then the document without a text row
     assert [corpus.documents[d].text for d in ("d1", "d2", "7", "d3")] == ["you are an idiot", "fine, thanks", "42", None]
     assert corpus.documents["d1"].source == "texts.csv" and corpus.documents["d1"].size == 16
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(["k1", "k2", "k10", "ä", "", "k1 "]), max_size=20))
+def test_roster_keys_are_coded_by_a_sort(keys: list[str]) -> None:
+    """The roster's keys, coded by sorting them: the distinct keys in code-point order, each row's code among them, and
+    whether the row is its key's first."""
+    import pyarrow as pa
+
+    from unitize.adapters.span_table import _sorted_codes
+
+    distinct, code, first = _sorted_codes(pa.array(keys, pa.string()))
+    assert distinct.to_pylist() == sorted(set(keys))
+    assert [distinct[int(c)].as_py() for c in code] == keys
+    assert first.tolist() == [keys.index(k) == i for i, k in enumerate(keys)]
+
+
+def parquet_study(root: Path, spans: list[list], texts: list[list]) -> Settings:
+    """Texts and spans (doc, annotator, label, begin, end) as Parquet files of two rows per row group."""
+    import pyarrow as pa
+
+    pq.write_table(pa.table({"doc_id": [t[0] for t in texts], "text": [t[1] for t in texts]}), root / "texts.parquet", row_group_size=2)
+    columns = ["doc_id", "annotator", "label", "begin", "end"]
+    pq.write_table(pa.table({c: [row[i] for row in spans] for i, c in enumerate(columns)}), root / "spans.parquet", row_group_size=2)
+    return table_settings(root, input={"annotations": root / "spans.parquet", "texts": root / "texts.parquet"})
+
+
+def test_parquet_tables_are_read_a_piece_at_a_time_with_their_row_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts and spans are read a row group at a time (and in pieces within one): a record names its row in the whole
+    file, a second text row in a later row group is reported, every span is kept in file order (an unreadable one with
+    offsets -1, as it was reported)."""
+    import unitize.adapters.span_table as span_table
+
+    monkeypatch.setattr(span_table, "SPAN_ROWS", 1)
+    monkeypatch.setattr(span_table, "TEXT_ROWS", 1)
+    texts = [["d1", "you are an idiot"], ["d2", "fine"], ["d3", "ok then"], ["d1", "again"], ["d4", "last one"]]
+    spans = [["d1", "r1", "Insult", 11, 16], ["d2", "r1", "X", 0, 4], ["d1", "r2", "Insult", 8, 16], ["d3", "r2", "X", -3, 2],
+             ["d4", "r1", "X", 0, 4]]
+    corpus = read_corpus(parquet_study(tmp_path, spans, texts))
+    assert [(sp.doc_id, sp.annotator, sp.begin, sp.end, sp.line) for sp in corpus.spans] == [
+        ("d1", "r1", 11, 16, 1), ("d2", "r1", 0, 4, 2), ("d1", "r2", 8, 16, 3), ("d3", "r2", -1, -1, 4), ("d4", "r1", 0, 4, 5)]
+    assert [(f.code, f.file, f.record, f.doc) for f in corpus.findings if f.severity != "info"] == [
+        ("duplicate-text", "texts.parquet", "line 4", "d1"), ("offset-invalid", "spans.parquet", "line 4", "d3")]
+    assert {d: corpus.documents[d].text for d in ("d1", "d2", "d3", "d4")} == {
+        "d1": "you are an idiot", "d2": "fine", "d3": "ok then", "d4": "last one"}
+
+
+def test_a_parquet_table_damaged_in_a_later_row_group_is_left_out_whole(tmp_path: Path) -> None:
+    """Every row group is read and checked before any row is used: text that is not UTF-8 in the last row group
+    leaves the whole spans table out, reported, and no span of its earlier row groups is kept."""
+    import pyarrow as pa
+
+    settings = parquet_study(tmp_path, [["d1", "r1", "X", 0, 2]], [["d1", "you are an idiot"]])
+    bad = pa.Array.from_buffers(pa.string(), 5, [None, pa.py_buffer(np.array([0, 1, 2, 3, 4, 5], np.int32)), pa.py_buffer(b"XXXX\xff")])
+    table = pa.table({"doc_id": ["d1"] * 5, "annotator": ["r1"] * 5, "label": bad, "begin": [0] * 5, "end": [2] * 5})
+    pq.write_table(table, tmp_path / "spans.parquet", row_group_size=2)
+    corpus = read_corpus(settings)
+    assert corpus.spans == []
+    assert [(f.code, f.file, f.message.split(":")[0], f.action) for f in corpus.findings if f.severity != "info"] == [
+        ("file-unreadable", "spans.parquet", "not a readable Parquet file", "table left out")]
+
+
+def test_a_spans_column_named_twice_in_parquet_is_reported(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    settings = parquet_study(tmp_path, [["d1", "r1", "X", 0, 2]], [["d1", "you are an idiot"]])
+    pq.write_table(pa.table([pa.array(["d1"]), pa.array(["r1"]), pa.array(["X"]), pa.array([0]), pa.array([2]), pa.array([3])],
+                            names=["doc_id", "annotator", "label", "begin", "end", "end"]), tmp_path / "spans.parquet")
+    corpus = read_corpus(settings)
+    assert corpus.spans == []
+    assert [(f.code, f.message) for f in corpus.findings if f.severity != "info"] == [
+        ("file-unreadable", "not a readable Parquet file: column(s) end appear twice")]

@@ -166,6 +166,39 @@ def read_parquet_table(source: Path | io.BytesIO) -> pa.Table:
     return table
 
 
+def parquet_row_groups(source: Path | io.BytesIO, columns: list[str]) -> tuple[list[int], list[str], Callable[[], Iterator[pa.Table]]]:
+    """A Parquet file's rows per row group, its column names and its row groups' ``columns`` one at a time — each checked as
+    :func:`read_parquet_table` checks a whole file, and every one read and checked here first, so a damaged file is
+    refused (:class:`InputError`) before any of its rows is used, and the whole is never held. Columns not among
+    the names are not read (the caller reports them)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    errors = (pa.ArrowException, OSError, ValueError, EOFError, OverflowError)
+    try:
+        file = pq.ParquetFile(source)
+        names = file.schema_arrow.names
+        if len(set(names)) != len(names):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise InputError(f"not a readable Parquet file: column(s) {', '.join(twice)} appear twice")
+        wanted = [c for c in dict.fromkeys(columns) if c in names]
+        for i in range(file.num_row_groups):
+            file.read_row_group(i, columns=wanted).validate(full=True)
+    except InputError:
+        raise
+    except errors as exc:
+        raise InputError(f"not a readable Parquet file: {exc}") from None
+
+    def groups() -> Iterator[pa.Table]:
+        for i in range(file.num_row_groups):
+            try:
+                yield file.read_row_group(i, columns=wanted)
+            except errors as exc:  # read and checked once already: the file changed under the run
+                raise InputError(f"not a readable Parquet file (row group {i}): {exc}") from None
+
+    return [file.metadata.row_group(i).num_rows for i in range(file.num_row_groups)], names, groups
+
+
 #: rows of a Parquet input made Python dicts at once
 PARQUET_ROWS = 1 << 16
 

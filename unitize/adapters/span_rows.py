@@ -22,10 +22,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..model import Corpus, Span, Submission
-from ..model.codes import look_up, value_codes
+from ..model.codes import look_up, places, value_codes
+from ..runtime.mapped import let_go_all, mapped, scratch
 
 #: a streamed span table hands over whole documents, a batch once it holds this many spans
 BATCH_SPANS = 1 << 16
+#: rows coded into (document, annotator) pairs at a time
+PAIR_ROWS = 1 << 20
+#: span rows held on the heap before they go to a mapped scratch file together (bytes)
+HELD_BYTES = 8 << 20
 
 
 @dataclass
@@ -83,6 +88,9 @@ class SpanRows:
     _key_index: np.ndarray = field(default_factory=_empty)
     #: the spans added, a block per call: (S, 6) document, annotator and label codes, begin, end, line
     _spans: list[np.ndarray] = field(default_factory=list)
+    #: blocks added since the last spill to a scratch file (:meth:`_spill`)
+    _pending: list[np.ndarray] = field(default_factory=list)
+    _closed: bool = False
 
     def assign(self, docs: pa.Array, who: pa.Array, source: str) -> np.ndarray:
         """Per row of ``docs`` and ``who`` (strings, no nulls), the index of the (document, annotator) assignment; one is
@@ -92,10 +100,28 @@ class SpanRows:
     def pairs(self, docs: pa.Array, who: pa.Array) -> np.ndarray:
         """Per row of ``docs`` and ``who`` (strings, no nulls), its (document, annotator) pair as one integer (document
         code << 32 | annotator code); a name not met before is coded, in the order first met."""
-        return self._doc_codes(docs) << 32 | self._who_codes(who)
+        pairs = np.empty(len(docs), dtype=np.int64)
+        for start in range(0, len(docs), PAIR_ROWS):  # a piece at a time: Arrow's hash of 6 M names was 220 MB
+            stop = min(start + PAIR_ROWS, len(docs))
+            piece = pairs[start:stop]
+            piece[:] = self._doc_codes(docs.slice(start, stop - start))
+            piece <<= 32
+            piece |= self._who_codes(who.slice(start, stop - start))
+        return pairs
+
+    def assign_once(self, pairs: np.ndarray, source: str) -> np.ndarray:
+        """Every assignment at once (a roster's): ``pairs`` (coded by :meth:`pairs`) distinct, each a new assignment
+        in row order — no sort, and no lookup kept (the rows are :meth:`closed` after). Per row its assignment."""
+        assert not self._closed and not self._doc.size, "assign_once makes the only assignments"
+        self._doc, self._annotator = (pairs >> 32).astype(np.int32), (pairs & 0xFFFFFFFF).astype(np.int32)
+        self._source = np.full(pairs.size, _code(self._sources, source), np.int32)
+        self._span_rows = np.zeros(pairs.size, np.int32)
+        self.closed()
+        return np.arange(pairs.size, dtype=np.int32)
 
     def assign_pairs(self, key: np.ndarray, source: str) -> np.ndarray:
         """:meth:`assign` of rows already coded by :meth:`pairs`."""
+        assert not self._closed, "no assignment is made once the rows are closed"
         pairs, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         at, known = look_up(self._keys, pairs)
         index = np.where(known, self._key_index[at] if self._keys.size else 0, -1)
@@ -106,16 +132,24 @@ class SpanRows:
         self._annotator = np.concatenate([self._annotator, (pairs[new] & 0xFFFFFFFF).astype(np.int32)])
         self._source = np.concatenate([self._source, np.full(new.size, _code(self._sources, source), np.int32)])
         self._span_rows = np.concatenate([self._span_rows, np.zeros(new.size, np.int32)])
-        keys, indices = np.concatenate([self._keys, pairs[new]]), np.concatenate([self._key_index, index[new]])
-        order = np.argsort(keys, kind="stable")
-        self._keys, self._key_index = keys[order], indices[order]
+        if not self._keys.size:  # the first rows (a roster's, all at once): the pairs are sorted already
+            self._keys, self._key_index = pairs, index.copy()
+        elif new.size:
+            keys, indices = np.concatenate([self._keys, pairs[new]]), np.concatenate([self._key_index, index[new]])
+            order = np.argsort(keys, kind="stable")
+            self._keys, self._key_index = keys[order], indices[order]
         return index[inverse.reshape(-1)]
+
+    def closed(self) -> None:
+        """No assignment is made after this (a roster read): the sorted keys that find a pair's are let go (a crowd
+        study's 6 M assignments: 96 MB held through reading the spans and cutting the batches)."""
+        self._keys, self._key_index, self._closed = _empty(), _empty(), True
 
     def _doc_codes(self, docs: pa.Array) -> np.ndarray:
         """Each row's document code, new documents coded in the order first met (Arrow encodes in that order)."""
         encoded = pc.dictionary_encode(docs)
         names = encoded.dictionary.cast(pa.string())
-        found = pc.fill_null(pc.index_in(names, value_set=self._doc_names), -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        found = places(self._doc_names, names)  # a pass over the names met so far, hashing this piece's (not all of them)
         new = np.flatnonzero(found < 0)  # a document not met before
         found[new] = len(self._doc_names) + np.arange(new.size)
         if new.size:
@@ -126,6 +160,10 @@ class SpanRows:
         names, codes = value_codes(who)
         lut = np.array([_code(self._who, name, self._who_names) for name in names], dtype=np.int64)
         return lut[codes] if lut.size else _empty()
+
+    def names_of(self, pair: int) -> tuple[str, str]:
+        """The (document, annotator) of a pair coded by :meth:`pairs`."""
+        return self._doc_names[pair >> 32].as_py(), self._who_names[pair & 0xFFFFFFFF]
 
     def owner(self, index: int) -> tuple[str, str]:
         """The (document, annotator) of assignment ``index``."""
@@ -139,7 +177,20 @@ class SpanRows:
             return
         codes = np.array([_code(self._labels, name) for name in labels], dtype=np.int64)
         self._span_rows += np.bincount(owners, minlength=self._span_rows.size)
-        self._spans.append(_stacked([self._doc[owners], self._annotator[owners], codes[label], begin, end, lines]))
+        self._pending.append(_stacked([self._doc[owners], self._annotator[owners], codes[label], begin, end, lines]))
+        if sum(b.nbytes for b in self._pending) >= HELD_BYTES:
+            self._spill()
+
+    def _spill(self) -> None:
+        """The blocks added since the last spill, as one block in a mapped scratch file once large (8 M spans: 200 MB
+        on the heap from reading to cutting the batches), read again when the batches are cut."""
+        if not self._pending:
+            return
+        block = self._pending[0] if len(self._pending) == 1 else np.concatenate(self._pending)
+        self._pending = []
+        (flat,), pages = mapped([block.reshape(-1)])
+        pages.let_go()
+        self._spans.append(flat.reshape(block.shape))
 
     @property
     def annotators(self) -> list[str]:
@@ -156,18 +207,29 @@ class SpanRows:
         """Every document with an assignment, in the order first met."""
         return self._doc_names.to_pylist()
 
+    @property
+    def document_names(self) -> pa.Array:
+        """:attr:`documents` as one string array (no Python string made per document)."""
+        return self._doc_names
+
     def batches(self, size: int | None = None) -> list[RowBatch]:
         """The rows as batches of whole documents in sorted order, each closed once it holds ``size`` spans
         (default :data:`BATCH_SPANS`; 0: one batch of every document). The rows are let go, a block at a time as
         they are laid into their batches: the rows are held once (not once more in the batches)."""
         size = BATCH_SPANS if size is None else size
+        self._spill()
         blocks, names, n = self._spans, self._doc_names, len(self._doc_names)
-        assigned = _stacked([self._doc, self._annotator, self._source, self._span_rows])
+        columns = [self._doc, self._annotator, self._source, self._span_rows]
+        # in blocks, each laid out and let go in turn (6 M assignments whole, and their sort, were 300 MB at once)
+        assigned = [_stacked([c[i:i + PAIR_ROWS] for c in columns]) for i in range(0, self._doc.size, PAIR_ROWS)]
         self._spans, self._keys, self._key_index = [], _empty(), _empty()
+        self._doc = self._annotator = self._source = self._span_rows = np.zeros(0, np.int32)  # in ``assigned`` now
+        del columns
         order = pc.array_sort_indices(names).to_numpy(zero_copy_only=False) if n else _empty()  # UTF-8 sorts as code points
         per_doc = np.zeros(n, dtype=np.int64)
         for block in blocks:
             per_doc += np.bincount(block[:, 0], minlength=n)
+            let_go_all()  # the pages of the mapped block just read
         batch_of = np.zeros(n, dtype=np.int64)
         batch_of[order] = _cuts(per_doc[order], size)
         n_batches = int(batch_of.max()) + 1 if n else 0
@@ -177,7 +239,7 @@ class SpanRows:
         local = np.empty(n, dtype=np.int64)
         local[by_batch] = np.arange(n) - first[batch_of[by_batch]]
         spans = _laid_out(blocks, batch_of, local, n_batches, 6)
-        subs = _laid_out([assigned], batch_of, local, n_batches, 4)
+        subs = _laid_out(assigned, batch_of, local, n_batches, 4)
         who, labels, sources = list(self._who), list(self._labels), list(self._sources)
         bounds = np.r_[first, n]
         return [RowBatch(self.group, self.layer, self.source, names.take(pa.array(by_batch[bounds[b]:bounds[b + 1]])), who, labels, sources,
@@ -200,7 +262,9 @@ def _laid_out(blocks: list[np.ndarray], batch_of: np.ndarray, local: np.ndarray,
     counts = np.zeros(n_batches, dtype=np.int64)
     for block in blocks:
         counts += np.bincount(batch_of[block[:, 0]], minlength=n_batches)
-    out = [np.empty((int(c), width), dtype=dtype) for c in counts]
+        let_go_all()
+    # in a mapped scratch file once large: the batches wait there for the processes that resolve them
+    out, pages = scratch([((int(c), width), dtype) for c in counts])
     filled = np.zeros(n_batches, dtype=np.int64)
     while blocks:
         block = blocks.pop(0)
@@ -214,6 +278,9 @@ def _laid_out(blocks: list[np.ndarray], batch_of: np.ndarray, local: np.ndarray,
                 out[b][filled[b]:filled[b] + c] = rows[at:at + c]
                 filled[b] += c
                 at += c
+        del rows
+        pages.let_go()  # what this block wrote, and (below) the block's own pages read
+        let_go_all()
     return out
 
 

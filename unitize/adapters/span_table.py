@@ -29,7 +29,7 @@ import pyarrow.compute as pc
 
 from ..model import Corpus, Document, SpanStream
 from ..model.codes import places
-from ..model.documents import TextTable
+from ..model.documents import TextTable, lacking
 from ..model.findings import finding
 from ..runtime.memory import give_back
 from ..runtime.progress import Progress, no_progress
@@ -105,17 +105,20 @@ class _Tables:
 
     def read_texts(self, path: Path) -> None:
         col, corpus = self.col, self.corpus
-        table = read_table(path, self.base, corpus, "text", [col["doc"], col["text"]], self.spreadsheet_safe)
+        table = read_table(path, self.base, corpus, "text", [col["doc"], col["text"]], self.spreadsheet_safe, by_row_group=True)
         if table is None:
             return
-        docs, texts = table.as_text([col["doc"], col["text"]])
+        # the ids first, then the texts a piece at a time (2 M texts: 400 MB as a column, never held whole)
+        docs = pa.concat_arrays([as_text(piece.columns[col["doc"]]) for piece in table.pieces(TEXT_ROWS)] or [pa.array([], pa.string())])
         first = _first(pc.dictionary_encode(docs).indices.to_numpy(zero_copy_only=False))
         for r in np.flatnonzero(~first).tolist():  # a document's first row is its text
             doc = docs[r].as_py()
             corpus.findings.append(finding("duplicate-text", f"a second text row for document {doc}", "the first row used",
                                            file=table.name, record=f"line {int(table.lines_of(r, r + 1)[0])}", doc=doc))
         kept = np.flatnonzero(first)
-        corpus.documents = TextTable(_taken(docs, kept), _taken(texts, kept), table.name)
+        texts = (_taken(as_text(piece.columns[col["text"]]), np.flatnonzero(first[piece.first:piece.first + piece.num_rows]))
+                 for piece in table.pieces(TEXT_ROWS))
+        corpus.documents = TextTable(_taken(docs, kept), texts, table.name)
 
     def read_roster(self, path: Path) -> None:
         col, corpus = self.col, self.corpus
@@ -123,29 +126,34 @@ class _Tables:
         table = read_table(path, self.base, corpus, "roster", [col["key"], col["doc"], col["annotator"]], self.spreadsheet_safe)
         if table is None:
             return
+        # a key's first row decides; another row of it is a duplicate
         key, doc, who = table.as_text([col["key"], col["doc"], col["annotator"]])
-        encoded = pc.dictionary_encode(key)
-        self.keys, code = encoded.dictionary, encoded.indices.to_numpy(zero_copy_only=False)
-        del encoded
-        give_back()  # the encoding's hash table: a key per row
-        # a key's first row decides; another row of it is a duplicate (none when every key is distinct: no sort then)
-        first_key = _first(code) if len(self.keys) < code.size else np.ones(code.size, dtype=bool)
+        self.keys, code, first_key = _sorted_codes(key)
+        del key
+        give_back()  # the key column (its values are the sorted keys now) and the sort's
         selected = self._selected(who)
         candidate = np.flatnonzero(selected & first_key)
         # documents and annotators coded once, over the rows that can be assignments (in the order first met, as the
         # assignments are made: a row left out is a second row of an earlier pair)
         pair = self.rows.pairs(_taken(doc, candidate), _taken(who, candidate))
+        # a repeated key's row as values (a row of a pair made later: the pair's names); the columns let go before the
+        # pairs are sorted and the assignments made
+        rows = pa.array(np.flatnonzero(selected & ~first_key), pa.int64())
+        names = {r: (d, w) for r, d, w in zip(rows.to_pylist(), doc.take(rows).to_pylist(), who.take(rows).to_pylist())}
+        del doc, who, selected, rows
+        give_back()  # the columns and the names' encodings
         first_pair = _first(pair)
-        assigned, second = candidate[first_pair], candidate[~first_pair]  # an annotator's second row for a document
+        assigned, at_second = candidate[first_pair], np.flatnonzero(~first_pair)  # an annotator's second row for a document
+        names |= {int(candidate[i]): self.rows.names_of(int(pair[i])) for i in at_second.tolist()}
         owned = pair[first_pair]
-        del pair, first_pair
-        give_back()  # the names' encodings and the pairs' sort, before the assignments are made
+        del pair, first_pair, candidate, at_second
+        give_back()  # the pairs' sort, before the assignments are made
         self.key_owner = np.full(len(self.keys), -1, np.int32)
-        self.key_owner[code[assigned]] = self.rows.assign_pairs(owned, table.name)
+        # the spans name a roster key: no other assignment is made
+        self.key_owner[code[assigned]] = self.rows.assign_once(owned, table.name)
         del owned
-        twice = np.flatnonzero(selected & ~first_key)
-        for r in np.union1d(twice, second).tolist():
-            k, d, w = key[r].as_py(), doc[r].as_py(), who[r].as_py()
+        for r in sorted(names):
+            (d, w), k = names[r], self.keys[int(code[r])].as_py()
             repeated = not first_key[r]
             what = f"key {k} appears twice" if repeated else f"annotator {w} has a second assignment for document {d}"
             report = finding("duplicate-record", f"roster {what}", "this roster row and its spans left out (the first is used)",
@@ -167,12 +175,13 @@ class _Tables:
     def read_spans(self, path: Path, layer: str, progress: Progress, *, rostered: bool) -> None:
         col = self.col
         needed = [col["label"], col["begin"], col["end"]] + ([col["key"]] if rostered else [col["doc"], col["annotator"]])
-        table = read_table(path, self.base, self.corpus, "annotations", needed, self.spreadsheet_safe)
+        table = read_table(path, self.base, self.corpus, "annotations", needed, self.spreadsheet_safe, by_row_group=True)
         self.rows.source = table.name if table is not None else ""
         if table is None:
             return
-        for start in progress(range(0, table.num_rows, SPAN_ROWS), "reading spans"):
-            self._spans(table.slice(start, SPAN_ROWS), layer, rostered)
+        for piece in progress(table.pieces(SPAN_ROWS), "reading spans"):
+            self._spans(piece, layer, rostered)
+            give_back()  # the piece's columns and lookups: left to the allocators, they crept up by 120 MB at 8 M spans
 
     def _spans(self, table: Table, layer: str, rostered: bool) -> None:
         """One slice of the spans table, in file order: each row's assignment, label and offsets; a row left out is
@@ -214,21 +223,21 @@ class _Tables:
         self.rows.add(owner[kept], names, labels.indices.to_numpy(zero_copy_only=False).astype(np.int64), begin[kept], end[kept], lines[kept])
 
     def _roster_codes(self, key: pa.Array) -> np.ndarray:
-        """Each span row's roster key code (-1: a key the roster does not have): the roster's keys looked up among the
-        slice's distinct ones (:func:`~unitize.model.codes.places`), not a hash of the roster's millions."""
-        return places(self.keys, key)
+        """Each span row's roster key code (-1: a key the roster does not have): the roster's keys (sorted) looked up
+        among the slice's distinct ones (:func:`~unitize.model.codes.places`), not a hash of the roster's millions."""
+        return places(self.keys, key, names_sorted=True)
 
     def finish(self, stream: bool) -> Corpus:
         """The spans and submissions (one per document and annotator) — or, ``stream``, the batches that make them —,
         every document they name, the duplicates' span counts."""
         corpus, rows = self.corpus, self.rows
+        self.keys, self.key_owner = self.keys[:0], self.key_owner[:0]  # the roster's keys: the spans are read
         for report, n in self.duplicates.values():
             report.action = f"this roster row and its {n} span(s) left out (the first row is used)"
-        documents = rows.documents
-        for doc in documents:
-            if doc not in corpus.documents:
-                corpus.documents[doc] = Document(doc_id=doc, text=None)
-        if stream and documents:
+        for doc in lacking(corpus.documents, rows.document_names):
+            corpus.documents[doc] = Document(doc_id=doc, text=None)
+        give_back()  # the ids' hash
+        if stream and len(rows.document_names):
             kinds = frozenset((rows.layer, label) for label in rows.labels)
             corpus.stream = SpanStream(rows.annotators, [partial(RowBatch.corpus, batch, corpus.format) for batch in rows.batches()], kinds=kinds)
             return corpus
@@ -240,6 +249,8 @@ class _Tables:
 
 #: span rows read at a time
 SPAN_ROWS = 1 << 20
+#: texts read at a time
+TEXT_ROWS = 1 << 16
 
 
 def _first(codes: np.ndarray) -> np.ndarray:
@@ -247,6 +258,26 @@ def _first(codes: np.ndarray) -> np.ndarray:
     first = np.zeros(codes.size, dtype=bool)
     first[np.unique(codes, return_index=True)[1]] = True
     return first
+
+
+def _sorted_codes(values: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """The distinct strings of ``values`` sorted, per row its code among them, and per row whether it is the first
+    row of its value. By a sort, not a hash: a hash of 6 M roster keys took 760 MiB, the sort 310."""
+    import pyarrow.compute as pc
+
+    order = pc.array_sort_indices(values).to_numpy(zero_copy_only=False)  # stable: a value's rows in row order
+    ordered = values.take(pa.array(order))
+    new = np.ones(len(values), dtype=bool)
+    if len(values) > 1:
+        new[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, len(values) - 1)).to_numpy(zero_copy_only=False)
+    distinct = ordered.filter(pa.array(new))
+    del ordered
+    small = np.int32 if len(values) < 1 << 31 else np.int64
+    code = np.empty(len(values), dtype=small)
+    code[order] = np.cumsum(new, dtype=small) - 1
+    first = np.zeros(len(values), dtype=bool)
+    first[order[new]] = True
+    return distinct, code, first
 
 
 def _taken(values: pa.Array, rows: np.ndarray) -> pa.Array:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,8 @@ from ..cells import value as cell_value
 from ..model import Corpus
 from ..model.findings import finding
 from ..model.text import TextConventions
-from ._safe import MAX_OFFSET, InputError, csv_source, offset_value, parse_offset, read_parquet_table
+from ..runtime.progress import Sized
+from ._safe import MAX_OFFSET, InputError, csv_source, offset_value, parquet_row_groups, parse_offset, read_parquet_table
 from ._spans import decode_file, read_input
 
 #: the texts are cells of a table (its BOM dropped); offsets are code points of a cell
@@ -40,14 +42,40 @@ class Table:
     name: str
     columns: dict[str, pa.Array | pa.ChunkedArray]
     lines: np.ndarray | None  # CSV: each row's line; None: Parquet
+    #: the row number (from 0) of the first row in the whole table (a piece's, :meth:`pieces`)
+    first: int = 0
+    #: a Parquet table read a row group at a time (:func:`read_table` ``by_row_group``): its rows per row group, and
+    #: the row groups
+    row_groups: tuple[list[int], Callable[[], Iterator[pa.Table]]] | None = None
 
     @property
     def num_rows(self) -> int:
+        if self.row_groups is not None:
+            return sum(self.row_groups[0])
         return len(next(iter(self.columns.values())))
 
     def lines_of(self, start: int, stop: int) -> np.ndarray:
         """The records of rows ``[start, stop)``."""
-        return self.lines[start:stop] if self.lines is not None else np.arange(start + 1, stop + 1, dtype=np.int64)
+        if self.lines is not None:  # a CSV table's (a piece's own)
+            return self.lines[start:stop]
+        return np.arange(self.first + start + 1, self.first + stop + 1, dtype=np.int64)
+
+    def pieces(self, rows: int) -> Sized[Table]:
+        """The table ``rows`` rows at a time, in order (a Parquet file read by row group: none held beside another)."""
+        sizes = self.row_groups[0] if self.row_groups is not None else [self.num_rows]
+        return Sized(self._pieces(rows), sum(-(-n // rows) for n in sizes))
+
+    def _pieces(self, rows: int) -> Iterator[Table]:
+        if self.row_groups is None:
+            for start in range(0, self.num_rows, rows):
+                yield self.slice(start, rows)
+            return
+        first = self.first
+        for group in self.row_groups[1]():
+            for start in range(0, group.num_rows, rows):
+                piece = group.slice(start, rows)
+                yield Table(self.name, {c: piece.column(c) for c in self.columns}, None, first + start)
+            first += group.num_rows
 
     def as_text(self, names: list[str]) -> list[pa.Array]:
         """:func:`as_text` of the named columns, each column let go by the table once converted: a large table (2 M
@@ -57,25 +85,33 @@ class Table:
 
     def slice(self, start: int, length: int) -> Table:
         lines = self.lines_of(start, min(start + length, self.num_rows))
-        return Table(self.name, {c: v.slice(start, length) for c, v in self.columns.items()}, lines)
+        return Table(self.name, {c: v.slice(start, length) for c, v in self.columns.items()}, lines, self.first + start)
 
 
-def read_table(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str], spreadsheet_safe: bool = False) -> Table | None:
+def read_table(path: Path, base: Path, corpus: Corpus, role: str, needed: list[str], spreadsheet_safe: bool = False,
+               by_row_group: bool = False) -> Table | None:
     """The ``needed`` columns of a CSV or Parquet table; ``None`` (and a finding) when unusable.
-    ``spreadsheet_safe``: CSV cells were written by :func:`unitize.cells.cell` (read back with their values)."""
+    ``spreadsheet_safe``: CSV cells were written by :func:`unitize.cells.cell` (read back with their values).
+    ``by_row_group``: a Parquet table's columns are read a row group at a time by :meth:`Table.pieces` (its
+    ``columns`` are empty arrays then), not held whole."""
     needed = list(dict.fromkeys(needed))  # two roles may name one column
     name, raw = read_input(path, base, corpus, role)
     if raw is None:
         return None
     if path.suffix.lower() == ".parquet":
         try:
-            table = read_parquet_table(io.BytesIO(raw))
+            if by_row_group:
+                rows, header, groups = parquet_row_groups(io.BytesIO(raw), needed)
+            else:
+                table = read_parquet_table(io.BytesIO(raw))
+                header = table.column_names
         except InputError as exc:
             corpus.findings.append(finding("file-unreadable", str(exc), "table left out", file=name))
             return None
-        header: list[str] = table.column_names
         if _lacks(header, needed, role, name, corpus):
             return None
+        if by_row_group:
+            return Table(name, {c: pa.array([], pa.string()) for c in needed}, None, row_groups=(rows, groups))
         return Table(name, {c: table.column(c) for c in needed}, None)
     decoded = decode_file(raw, name, corpus, TEXT)
     if decoded is None:

@@ -17,12 +17,14 @@ their lengths, their texts a run at a time, the id object a document is stored u
 from __future__ import annotations
 
 import hashlib
+import itertools
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from ..runtime.mapped import mapped
+from ..runtime.mapped import Appended, Pages, mapped, mapped_strings
 from .corpus import Document
 
 
@@ -30,37 +32,66 @@ class TextTable(MutableMapping[str, Document]):
     """Documents with a text from one table (``source``), as columns; a document added one by one (one the spans
     name without a text row) is kept as it is, after them."""
 
-    def __init__(self, ids: pa.Array, texts: pa.Array, source: str):
+    def __init__(self, ids: pa.Array, texts: pa.Array | Iterable[pa.Array], source: str):
+        """``texts``: one string array, or its pieces in order (a table read a row group at a time: each piece goes
+        to the mapped scratch file as it comes, the whole never on the heap)."""
         import pyarrow.compute as pc  # here, not at the top: see unitize.layouts
 
-        if len(ids) != len(texts):
+        if isinstance(texts, pa.Array) and len(ids) != len(texts):
             raise ValueError("a text table needs one text per document id")
         self._ids: list[str] = ids.to_pylist()
-        self._row = {d: i for i, d in enumerate(self._ids)}
-        if len(self._row) != len(self._ids):
+        # found by bisection in the ids sorted (the same list when they come sorted): a dict of millions of ids, with
+        # an int object per row, cost about 70 bytes a document more
+        order = pc.array_sort_indices(ids).to_numpy(zero_copy_only=False) if len(ids) else np.zeros(0, np.int64)
+        in_order = bool((order == np.arange(order.size)).all())
+        self._order: np.ndarray | None = None if in_order else order.astype(np.int32 if order.size < 1 << 31 else np.int64)
+        self._by_name: list[str] = self._ids if in_order else [self._ids[i] for i in order.tolist()]
+        del order
+        if any(a == b for a, b in zip(self._by_name, itertools.islice(self._by_name, 1, None))):
             raise ValueError("a text table's document ids are distinct")
-        utf8 = texts.cast(pa.large_string())
-        sizes = np.asarray(pc.binary_length(utf8).to_numpy(zero_copy_only=False), dtype=np.int64)
-        sha = np.frombuffer(b"".join(hashlib.sha256(memoryview(t)).digest() for t in _utf8(utf8)), dtype=np.uint8)
+        sizes, digests = Appended(np.int64), bytearray()
+
+        def measured(pieces: Iterable[pa.Array]) -> Iterator[pa.Array]:
+            for piece in pieces:
+                utf8 = piece.cast(pa.large_string())
+                sizes.add(np.asarray(pc.binary_length(utf8).to_numpy(zero_copy_only=False), dtype=np.int64))
+                for text in _utf8(utf8):  # one digest at a time (a list of millions of them was 140 MB at 2 M texts)
+                    digests.extend(hashlib.sha256(text).digest())
+                yield utf8
+
         # read now and then, from tokenizing to writing: in a mapped scratch file once they are large
-        (self._texts, self._sizes, self._sha), self._pages = mapped([utf8, sizes, sha])
+        self._texts, text_pages = mapped_strings(measured([texts] if isinstance(texts, pa.Array) else texts))
+        if len(self._texts) != len(self._ids):
+            raise ValueError("a text table needs one text per document id")
+        (self._sizes, size_pages), ((self._sha,), sha_pages) = sizes.array(), mapped([np.frombuffer(digests, dtype=np.uint8)])
+        self._pages = Pages(text_pages.mapping, also=[*text_pages.also, size_pages, sha_pages])
         self._source = source
         self._other: dict[str, Document] = {}
 
+    def _row(self, doc_id: object) -> int | None:
+        """The table row of ``doc_id``, or None (not a row of the table)."""
+        if not isinstance(doc_id, str):
+            return None
+        names = self._by_name
+        i = bisect_left(names, doc_id)
+        if i == len(names) or names[i] != doc_id:
+            return None
+        return i if self._order is None else int(self._order[i])
+
     def __getitem__(self, doc_id: str) -> Document:
-        i = self._row.get(doc_id)
+        i = self._row(doc_id)
         if i is None:
             return self._other[doc_id]
         return Document(doc_id=self._ids[i], text=self._texts[i].as_py(), source=self._source, encoding="utf-8",
                         size=int(self._sizes[i]), sha256=self._sha[32 * i:32 * i + 32].tobytes().hex())
 
     def __setitem__(self, doc_id: str, document: Document) -> None:
-        if doc_id in self._row:
+        if self._row(doc_id) is not None:
             raise KeyError(f"document {doc_id!r} has its text in the table already")
         self._other[doc_id] = document
 
     def __delitem__(self, doc_id: str) -> None:
-        if doc_id in self._row:
+        if self._row(doc_id) is not None:
             raise KeyError(f"document {doc_id!r} of a text table cannot be removed")
         del self._other[doc_id]
 
@@ -72,21 +103,30 @@ class TextTable(MutableMapping[str, Document]):
         return len(self._ids) + len(self._other)
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._row or doc_id in self._other
+        return self._row(doc_id) is not None or doc_id in self._other
 
     def __repr__(self) -> str:
         return f"TextTable({len(self._ids)} texts from {self._source!r}, {len(self._other)} more)"
 
     def rows(self, ids: Sequence[str]) -> np.ndarray | None:
         """Each document's row in the table, or None when one of them is not a row (added one by one)."""
-        row = self._row
-        if not all(d in row for d in ids):
+        rows = [self._row(d) for d in ids]
+        if any(r is None for r in rows):
             return None
-        return np.fromiter((row[d] for d in ids), dtype=np.int64, count=len(ids))
+        return np.array(rows, dtype=np.int64)
+
+    def lacking(self, names: pa.Array) -> list[str]:
+        """The ``names`` (strings) the table does not hold, in their order: one hash of the ids, no string made per
+        name held."""
+        import pyarrow.compute as pc
+
+        held = pc.is_in(names, value_set=pa.array(self._by_name, pa.string())).to_numpy(zero_copy_only=False)
+        return [d for d in names.filter(pa.array(~held)).to_pylist() if d not in self._other]
 
     def with_text(self) -> list[str]:
         """The documents that have a text, sorted."""
-        return sorted([*self._ids, *(d for d, doc in self._other.items() if doc.text is not None)])
+        others = [d for d, doc in self._other.items() if doc.text is not None]
+        return sorted([*self._by_name, *others]) if others else list(self._by_name)
 
     def lengths(self, rows: np.ndarray) -> np.ndarray:
         """The text length in code points of each row."""
@@ -100,7 +140,7 @@ class TextTable(MutableMapping[str, Document]):
 
     def stored_id(self, doc_id: str) -> str | None:
         """The id object document ``doc_id`` is stored under (None: not held)."""
-        i = self._row.get(doc_id)
+        i = self._row(doc_id)
         if i is not None:
             return self._ids[i]
         held = self._other.get(doc_id)
@@ -122,8 +162,14 @@ def _utf8(texts: pa.Array) -> Iterator[memoryview]:
     offsets = np.frombuffer(texts.buffers()[1], dtype=np.int64)[texts.offset:texts.offset + len(texts) + 1]
     buffer = texts.buffers()[2]
     data = memoryview(buffer) if buffer is not None else memoryview(b"")
-    for begin, end in zip(offsets[:-1].tolist(), offsets[1:].tolist()):
-        yield data[begin:end]
+    for first in range(0, len(texts), _BLOCK):  # a block's offsets as Python ints at a time, not millions at once
+        bounds = offsets[first:first + _BLOCK + 1].tolist()
+        for begin, end in zip(bounds[:-1], bounds[1:]):
+            yield data[begin:end]
+
+
+#: texts whose offsets :func:`_utf8` makes Python integers at a time
+_BLOCK = 1 << 16
 
 
 def with_text(documents: Mapping[str, Document]) -> list[str]:
@@ -165,6 +211,13 @@ def fields(documents: Mapping[str, Document], ids: Sequence[str]) -> dict[str, l
     return {"source": [d.source for d in docs], "bytes": [d.size for d in docs], "sha256": [d.sha256 for d in docs],
             "encoding": [d.encoding for d in docs], "newline": [d.newline for d in docs], "bom": [d.bom for d in docs],
             "chars": [len(d.text) if d.text is not None else None for d in docs], "text": [d.text for d in docs]}
+
+
+def lacking(documents: Mapping[str, Document], names: pa.Array) -> list[str]:
+    """The ``names`` (strings) that are not documents of ``documents``, in their order."""
+    if isinstance(documents, TextTable):
+        return documents.lacking(names)
+    return [d for d in names.to_pylist() if d not in documents]
 
 
 def held_once(documents: MutableMapping[str, Document], ids: Iterable[str]) -> MutableMapping[str, Document]:

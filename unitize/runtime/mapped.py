@@ -173,6 +173,29 @@ def mapped(arrays: Sequence[pa.Array | np.ndarray], at_least: int | None = None)
     return [_read(mapping, a, place) for a, place in zip(arrays, places)], Pages(mapping)
 
 
+def scratch(shapes: Sequence[tuple[tuple[int, ...], Any]], at_least: int | None = None) -> tuple[list[np.ndarray], Pages]:
+    """Arrays of the given (shape, dtype), to be filled, that lie in a writable mapped scratch file (zeros); on the heap
+    (uninitialised), and no mapping, when together they hold fewer than ``at_least`` bytes (default :data:`MAP_BYTES`).
+    What is written stays in the file when the pages are let go, and is read back from it when next touched."""
+    limit = MAP_BYTES if at_least is None else at_least
+    sizes = [int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize for shape, dtype in shapes]
+    starts = [0]
+    for size in sizes:
+        starts.append(starts[-1] + size + (-size % _ALIGN))
+    if not starts[-1] or sum(sizes) < limit or not _can_map():
+        return [np.empty(shape, dtype) for shape, dtype in shapes], Pages()
+    fd, path = tempfile.mkstemp(prefix=scratch_prefix("mapped"), suffix=".bin")
+    try:
+        os.unlink(path)
+        os.ftruncate(fd, starts[-1])
+        mapping = mmap.mmap(fd, starts[-1])
+    finally:
+        os.close(fd)
+    arrays = [np.frombuffer(mapping, dtype=dtype, count=int(np.prod(shape, dtype=np.int64)), offset=start).reshape(shape)
+              for (shape, dtype), start in zip(shapes, starts)]
+    return arrays, Pages(mapping)
+
+
 #: where each array starts in the file: a multiple of this (Arrow's alignment, and any NumPy dtype's)
 _ALIGN = 64
 
