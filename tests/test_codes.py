@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from unitize.model import codes
-from unitize.model.codes import places, positions, sorted_codes, value_codes
+from unitize.model.codes import places, positions, sorted_codes, sorted_positions, value_codes
 
 WORDS = st.sampled_from(["ama", "ve", "ki", "için", "Ama", "", "ğ", "a b"])
 
@@ -113,3 +113,9 @@ def test_places_finds_a_few_names_among_many() -> None:
 def test_places_is_a_dict_lookup(names: list[str], wanted: list[str]) -> None:
     index = {n: i for i, n in enumerate(names)}
     assert places(pa.array(names, pa.string()), pa.array(wanted, pa.string())).tolist() == [index.get(w, -1) for w in wanted]
+
+
+def test_sorted_positions_find_each_name_by_bisection():
+    names = ["a", "b", "d10", "d2", "é"]
+    assert sorted_positions(names, ["d2", "x", "a", "é", None, 3, "d1"]).tolist() == [3, -1, 0, 4, -1, -1, -1]
+    assert sorted_positions(names, []).tolist() == [] and sorted_positions([], ["a"]).tolist() == [-1]

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import unitize.adapters.datt as datt
 from tests.conftest import EXAMPLE
@@ -178,3 +180,105 @@ def test_joining_batches_holds_each_mark_once_and_gives_what_concatenating_and_s
     assert marks.label_key.tolist() == [2, 5, 5, 8, 15] and marks.label_u0.tolist() == [2, 0, 5, 7, 1]
     assert all(getattr(r.marks, name).size == 0 for r in (first, second) for name in ("key", "u0", "u1", "label_key", "label_u0", "label_u1"))
     assert result.in_segments == 5 and result.segments.num_rows == 2
+
+
+def test_a_batchs_marks_go_to_a_file_and_come_back_mapped(tmp_path: Path) -> None:
+    """A forked batch's marks are written to the scratch folder (what is sent back holds no array) and read back as
+    read-only arrays lying in mappings, of the same types and values; per-label marks may be empty."""
+    import mmap
+
+    import numpy as np
+
+    from unitize.spans import spill
+    from unitize.units.segments import Marks
+    from unitize.units.unitizers import SegmentKey
+
+    keys = SegmentKey(1, 2, 3, 1)
+    none = np.zeros(0, np.int64)
+    marks = Marks(keys, np.array([0, 4, 5], np.int64), np.array([0, 3, 9], np.int32), np.array([2, 3, 11], np.int32), none, none, none,
+                  labelled=False)
+    sent = spill.write_marks(tmp_path, 7, "word", marks)
+    assert sent.keys == keys and sent.key.size == sent.u0.size == 0 and not sent.labelled
+    back, mappings = spill.read_marks(tmp_path, 7, "word", sent)
+    assert back.key.tolist() == [0, 4, 5] and back.u0.tolist() == [0, 3, 9] and back.u1.tolist() == [2, 3, 11]
+    assert (back.key.dtype, back.u0.dtype, back.label_key.size) == (np.int64, np.int32, 0) and not back.u0.flags.writeable
+    assert len(mappings) == 2 and all(isinstance(m, mmap.mmap) for m in mappings) and back.keys == keys and not back.labelled
+
+
+def test_joined_marks_lie_in_a_mapped_file_once_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAP_BYTES the run's marks are made in a mapped scratch file (the writer reads them a partition at a time),
+    sorted there in place, and the result holds the mapping to let its pages go; the values are those of the heap."""
+    import mmap
+    from collections import Counter
+
+    import numpy as np
+    import pyarrow as pa
+
+    import unitize.runtime.mapped as mapped_module
+    from unitize.units.joined import joined
+    from unitize.units.segments import Marks, UnitResult
+    from unitize.units.unitizers import SegmentKey
+
+    keys = SegmentKey(layers=1, annotators=2, docs=4, labels=1)
+
+    def run() -> UnitResult:
+        def batch(docs, annotators, u0, u1):
+            key = np.array([keys.encode(0, 0, a, d) for d, a in zip(docs, annotators)], np.int64)
+            none = np.zeros(0, np.int64)
+            marks = Marks(keys, key, np.array(u0, np.int32), np.array(u1, np.int32), none, none, none, labelled=False)
+            return UnitResult(unit="char", marks=marks, segments=pa.table({"group": ["g"], "layer": ["L"]}), findings=[], in_segments=len(docs),
+                              excluded=Counter())
+
+        return joined("char", [batch([0, 1], [1, 0], [7, 2], [9, 3]), batch([2, 3, 2], [0, 1, 0], [5, 1, 0], [6, 2, 0])],
+                      [["g"], ["g"]], ["g"], ["L"], [[], []], [])
+
+    heap = run()
+    assert heap.mapped == []
+    monkeypatch.setattr(mapped_module, "MAP_BYTES", 0)
+    on_file = run()
+    assert len(on_file.mapped) == 1 and isinstance(on_file.mapped[0], mmap.mmap)
+    assert on_file.marks.key.tolist() == heap.marks.key.tolist() == [1, 2, 2, 4, 7]
+    assert on_file.marks.u0.tolist() == heap.marks.u0.tolist() == [2, 0, 5, 7, 1] and on_file.marks.u0.dtype == np.int32
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 5), st.integers(0, 30), st.integers(0, 4)), max_size=40),
+       st.integers(0, 6), st.integers(0, 6))
+def test_a_partitions_marks_are_its_documents_in_key_order(rows, d0, d1) -> None:
+    """The marks of documents d0 … d1-1 cut from the document-ordered copy (on the heap or in a mapped file) are those
+    of a pass over every mark: in key order, keys renumbered over the part, positions shifted to its first unit."""
+    import numpy as np
+
+    from unitize.runtime.mapped import scratch
+    from unitize.units.segments import Marks
+    from unitize.units.unitizers import SegmentKey, UnitSpace
+
+    keys = SegmentKey(layers=1, annotators=3, docs=6, labels=1)
+    d0, d1 = min(d0, d1), max(d0, d1)
+    marks_rows = sorted((keys.encode(0, 0, a, d), u0, u0 + w) for a, d, u0, w in rows)
+    key = np.array([r[0] for r in marks_rows], np.int64)
+    u0, u1 = np.array([r[1] for r in marks_rows], np.int32), np.array([r[2] for r in marks_rows], np.int32)
+    none = np.zeros(0, np.int64)
+    marks = Marks(keys, key, u0, u1, none, none, none, labelled=False)
+    n_units = np.full(6, 40, np.int64)
+    base = np.concatenate([[0], np.cumsum(n_units)[:-1]])
+    space = UnitSpace("char", [f"d{i}" for i in range(6)], n_units, base, base, int(n_units.sum()))
+    shift = int(base[d0]) if d0 < 6 else 0
+    keep = [(k, a, b) for k, a, b in marks_rows if d0 <= int(keys.documents(np.array([k]))[0]) < d1]
+    expected = ([int(keys.renumbered(np.array([k]), d0, d1, False)[0]) for k, _, _ in keep], [a - shift for _, a, _ in keep],
+                [b - shift for _, _, b in keep])
+    for room in (None, lambda shapes: (scratch(shapes, at_least=0)[0], None)):
+        part = marks.part(space, d0, d1, False, marks.by_document(False, room))
+        assert (part.key.tolist(), part.u0.tolist(), part.u1.tolist()) == expected
+
+
+def test_a_batch_process_gives_back_what_each_batch_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked batch process gives back after each batch (the mapped token extents and texts its words were found in:
+    over its batches it read them all), and sends back no submission."""
+    from types import SimpleNamespace
+
+    calls: list[int] = []
+    monkeypatch.setattr(span_run, "give_back", lambda: calls.append(1))
+    part = SimpleNamespace(submissions=["s"], results={})
+    assert span_run._spilled_part(lambda read: part, tmp_path, (0, lambda: None)) is part
+    assert calls == [1] and part.submissions == []

@@ -42,6 +42,10 @@ class Assigned(Mapping[str, AbstractSet[str]]):
         made._docs, made._study, made._names, made._offsets, made._codes = docs, study, sorted(study), offsets, codes
         return made
 
+    def with_ids(self, stored: Callable[[str], str]) -> Assigned:
+        """The same universe, each document named by the id object ``stored`` gives (equal to it)."""
+        return Assigned._of(self._study, [stored(d) for d in self._docs], self._offsets, self._codes)
+
     def _row(self, doc: object) -> int | None:
         return position(self._docs, doc)
 

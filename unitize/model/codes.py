@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -175,6 +175,12 @@ def position(sorted_names: Sequence[str], name: object) -> int | None:
         return None
     i = bisect_left(sorted_names, name)
     return i if i < len(sorted_names) and sorted_names[i] == name else None
+
+
+def sorted_positions(sorted_names: Sequence[str], names: Iterable[object]) -> np.ndarray:
+    """:func:`position` of each of ``names`` in ``sorted_names``, -1 for one not there: no dict of the sorted names made
+    (millions of document ids, an int object each)."""
+    return np.fromiter((-1 if (i := position(sorted_names, n)) is None else i for n in names), dtype=np.int64)
 
 
 def text_codes(column: pa.ChunkedArray, missing: str | None = None) -> tuple[np.ndarray, list[str]]:

@@ -13,7 +13,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..model import Corpus, Universe, not_missing
+from ..model.codes import sorted_positions
 from ..model.documents import fields
+from ..runtime.mapped import let_go_all
 from ..schema import documents_schema, tokens_schema, universe_schema
 from ..units.unitizers import UnitSpace
 
@@ -50,16 +52,24 @@ def documents_table(corpus: Corpus, words: UnitSpace | None, tokenizer: str, row
 
 def _document_batches(corpus: Corpus, words: UnitSpace | None, tokenizer: str, rows: int) -> Iterator[pa.RecordBatch]:
     doc_ids = sorted(corpus.documents)
-    tokens = dict(zip(words.doc_ids, words.n_units.tolist())) if words else {}
     schema = documents_schema()
     for first in range(0, len(doc_ids), rows):
         some = doc_ids[first:first + rows]
         columns = fields(corpus.documents, some)
         text = columns["text"]
         has_text = [t is not None for t in text] if isinstance(text, list) else text.is_valid().to_pylist()
-        columns["tokens"] = [tokens.get(d) for d in some]
+        columns["tokens"] = _tokens(words, some)
         columns["tokenizer"] = [tokenizer if words and t else None for t in has_text]
         yield pa.RecordBatch.from_pydict({"doc_id": some, **columns}, schema=schema)
+        let_go_all()  # the pages of the mapped texts this batch read
+
+
+def _tokens(words: UnitSpace | None, docs: list[str]) -> pa.Array:
+    """Each document's word count (null: no text, or no word units), found by bisection in the word space's ids."""
+    if words is None:
+        return pa.nulls(len(docs), pa.int64())
+    at = sorted_positions(words.doc_ids, docs)
+    return pa.array(np.where(at >= 0, np.append(words.n_units, 0)[at], 0), mask=at < 0, type=pa.int64())
 
 
 #: tokens.parquet is built this many tokens at a time
@@ -90,3 +100,4 @@ def _token_batches(space: UnitSpace, rows: int) -> Iterator[pa.RecordBatch]:
             ],
             schema=tokens_schema(),
         )
+        let_go_all()  # the pages of the mapped token extents this batch read

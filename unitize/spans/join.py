@@ -4,6 +4,7 @@ in order, the layout chosen from the units of each group's documents, the labels
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 
@@ -13,7 +14,7 @@ import pyarrow.compute as pc
 from .. import layouts
 from ..config import Settings
 from ..errors import RunError
-from ..model import Corpus, Finding, Universe
+from ..model import Corpus, Document, Finding, Universe
 from ..model.assigned import Assigned, Piece, joined_universe
 from ..model.documents import stored_id
 from ..model.findings import finding
@@ -43,15 +44,14 @@ def combined(run: RunContext, header: Corpus, parts: list[Part]) -> Unitized:
         raise RunError(f"mode 'labels' codes at most {MAX_LABELS} labels; layers {', '.join(run.layers)} have {len(labels)}")
     pieces: dict[str, list[Piece]] = {}
     expected: dict[str, list[str]] = {}
-    ids = header.documents
-    for p in parts:  # a group over several batches: its documents added up, each id the header's string (not a copy per batch)
+    for p in parts:  # a group over several batches: its documents added up (each id the header's string: settled)
         for group, docs in p.universe.items():
-            pieces.setdefault(group, []).append(docs if isinstance(docs, Assigned) else [(stored_id(ids, d), m) for d, m in docs.items()])
-        p.universe = {}  # its ids were copies (unpickled): let go now, not once every part is joined
+            pieces.setdefault(group, []).append(docs if isinstance(docs, Assigned) else list(docs.items()))
+        p.universe = {}
         expected.update(p.expected)
         runs.append(p.findings)
     # a crowd study's group under a per-document assignment held as columns (model.assigned), not an entry per text
-    universe: Universe = {group: joined_universe(pieces.pop(group), partial(stored_id, ids)) for group in list(pieces)}
+    universe: Universe = {group: joined_universe(pieces.pop(group), _itself) for group in list(pieces)}
     validation = Validation(findings=[], universe=universe, annotators=expected)  # its findings: the result's
     units = group_units(spaces, validation, run.doc_dictionary)
     layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=dense_rows(units, settings))
@@ -76,6 +76,20 @@ def combined(run: RunContext, header: Corpus, parts: list[Part]) -> Unitized:
         layout=layout,
         labels=labels,
     )
+
+
+def settled(part: Part, documents: Mapping[str, Document]) -> Part:
+    """``part`` with each document of its unit universe named by the id object ``documents`` holds it under (one string
+    for every batch's copy): the copies a batch process sent back (2 M at the 10x crowd run, 130 MB) let go as each
+    part comes in, not once every part is joined."""
+    stored = partial(stored_id, documents)
+    part.universe = {group: docs.with_ids(stored) if isinstance(docs, Assigned) else {stored(d): m for d, m in docs.items()}
+                     for group, docs in part.universe.items()}
+    return part
+
+
+def _itself(doc: str) -> str:
+    return doc
 
 
 def run_groups(parts: list[Part]) -> list[str]:

@@ -33,10 +33,11 @@ from ..layouts import WIDE, GroupMarks, Layout
 from ..layouts.base import AnnotatorSegments
 from ..layouts.frames import NOT_ANNOTATED, Frame, group_frame
 from ..model import Corpus, Finding, Universe, not_missing
+from ..model.codes import sorted_positions
 from ..model.report_rows import Findings
 from ..output.parts import PARTITION_UNITS, PartTasks, partitions
 from ..output.tables import documents_table, tokens_table, universe_table
-from ..runtime.mapped import let_go_all
+from ..runtime.mapped import let_go_all, scratch
 from ..schema import FORMAT_VERSION, setting_name
 from ..units import relations
 from ..units.segments import ByDocument, Marks, UnitResult
@@ -227,8 +228,9 @@ class Unitized:
 
     def setting_rows(self, unit: str, mode: Mode) -> int:
         """Rows of a setting's dense matrix: every unit of every group's documents, per layer (one layer combined)."""
-        n = dict(zip(self.spaces[unit].doc_ids, self.spaces[unit].n_units.tolist()))
-        units = sum(n[d] for g in self.groups for d in self.universe.get(g, {}))
+        space = self.spaces[unit]
+        per_doc = np.append(space.n_units, 0)  # a document without a text: no unit
+        units = sum(int(per_doc[sorted_positions(space.doc_ids, self.universe.get(g, {}))].sum()) for g in self.groups)
         return units * (1 if mode == "combined" else len(self.layers))
 
     # -- what the writer takes (unitize.output.RunResult) --
@@ -243,7 +245,8 @@ class Unitized:
         chars = next(iter(self.spaces.values())).doc_chars().tolist()  # the documents' lengths, as the spaces hold them
         runs = partitions(chars, self.settings.partition_units or PARTITION_UNITS)
         labelled = "labels" in self.settings.modes
-        cut = _Cut({u: r.marks.by_document(labelled) for u, r in self.results.items()},
+        # the marks in document order, in a mapped scratch file: each partition reads its own stretch of pages
+        cut = _Cut({u: r.marks.by_document(labelled, _scratch) for u, r in self.results.items()},
                    {g: sorted(docs) for g, docs in self.universe.items()})
         return PartTasks(str(staging), self.settings_specs(), [partial(self.part, d0, d1, cut=cut) for d0, d1 in runs])
 
@@ -330,7 +333,7 @@ class Unitized:
         labelled = "labels" in self.settings.modes
         sorted_docs = cut.sorted_docs if cut is not None else {g: sorted(docs) for g, docs in self.universe.items()}
         universe: Universe = {g: _within(self.universe[g], docs, ids) for g, docs in sorted_docs.items()}
-        return MatrixSource(
+        source = MatrixSource(
             groups=self.groups,
             layers=self.layers,
             layer_order=self.layer_order,
@@ -344,6 +347,9 @@ class Unitized:
             expected=self.expected,
             present=self._present(universe),
         )
+        # the pages of the run's mapped marks and token extents this part read (copied): over the parts, they are all
+        let_go_all()
+        return source
 
     def _present(self, universe: Universe) -> dict[str, dict[str, list[int]]]:
         """Per group and document of ``universe``: the indices of the annotators with a submission (the long layout's
@@ -354,6 +360,12 @@ class Unitized:
             wanted = frozenset(self.expected.get(group, ()))
             present[group] = {d: sorted(index[a] for a in not_missing(wanted, missing)) for d, missing in docs.items()}
         return present
+
+
+def _scratch(shapes: list[tuple[tuple[int, ...], Any]]) -> tuple[list[np.ndarray], Callable[[], None]]:
+    """Arrays in a mapped scratch file (:func:`~unitize.runtime.mapped.scratch`), the pages a block of copying touched
+    let go after it (of these and of the marks it read)."""
+    return scratch(shapes)[0], let_go_all
 
 
 @dataclass(frozen=True)

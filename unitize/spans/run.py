@@ -31,13 +31,14 @@ from ..model.documents import held_once
 from ..model.report_rows import RunSpool
 from ..model.traits import FormatTraits
 from ..runtime.executors import Executor, cores, forked_pool, forks
+from ..runtime.mapped import let_go_all
 from ..runtime.memory import give_back
 from ..runtime.progress import Progress, Sized, no_progress
 from ..runtime.spool import scratch_prefix
 from ..units.spaces import build_spaces
 from . import spill
 from .batch import Part, RunContext
-from .join import combined
+from .join import combined, settled
 from .matrices import Unitized
 
 #: column names of the wide unit matrices an annotator may not take
@@ -99,7 +100,7 @@ def _parts(run: RunContext, header: Corpus, stream: SpanStream, progress: Progre
     workers = min(stream.workers or cores(), cores(), len(stream.batches))
     if len(stream.batches) < 2 or not forks():  # two batches and one worker: forked too, this process stays small
         reading = progress if header.stream is not None else no_progress  # a corpus read whole was read by its adapter
-        return [work(read) for read in reading(Sized(stream.handed(), len(stream.batches)), "reading annotations")]
+        return [settled(work(read), header.documents) for read in reading(Sized(stream.handed(), len(stream.batches)), "reading annotations")]
     docs = run.doc_dictionary  # made before the processes fork: they share it
     with tempfile.TemporaryDirectory(prefix=scratch_prefix("segments")) as folder:
         pool = forked_pool(workers, _hold, (partial(_spilled_part, work, Path(folder)),))  # the run's context inherited, not pickled
@@ -109,7 +110,8 @@ def _parts(run: RunContext, header: Corpus, stream: SpanStream, progress: Progre
                 count, parts, findings = len(stream.batches), [], RunSpool()
                 for part in progress(Sized(pool.map(_held, enumerate(stream.handed())), count), "reading annotations"):
                     findings.add(part.findings)  # to a scratch file as they come, not all held until the report
-                    parts.append(part)
+                    parts.append(settled(part, header.documents))
+                    let_go_all()  # the pages of the mapped batches read to send them (250 MB over a 2 M text run)
                 findings.done()
             except BrokenProcessPool:
                 raise RunError(f"a process reading a batch of groups ended abruptly (killed, or out of memory?); "
@@ -117,6 +119,8 @@ def _parts(run: RunContext, header: Corpus, stream: SpanStream, progress: Progre
         for k, part in enumerate(parts):
             for unit, result in part.results.items():
                 result.segments, mapped = spill.read_back(Path(folder), k, unit, docs)
+                # the marks' mappings live as long as the arrays (till the join copies them), not as long as the result
+                result.marks, _ = spill.read_marks(Path(folder), k, unit, result.marks)
                 result.mapped.append(mapped)
     give_back()  # the batches' rows, let go as their processes took them, before the parts are joined
     return parts  # the files are gone; their mappings last as long as the tables
@@ -147,6 +151,11 @@ def _spilled_part(work: Callable[[Callable[[], Corpus]], Part], folder: Path, ba
     for unit, result in part.results.items():
         spill.write(folder, k, unit, result.segments)
         result.segments = result.segments.schema.empty_table()
+        result.marks = spill.write_marks(folder, k, unit, result.marks)
+    # the pages of the run's mapped arrays this batch read (the token extents its words were found in, its texts): a
+    # process holds them until let go, and over its batches it read them all (770 MB at 2 M texts), each batch's
+    # memory freed with them
+    give_back()
     return part
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..model.codes import positions
+from ..runtime.mapped import Pages, scratch
 from .relations import Counts
 from .segments import Marks, UnitResult, narrowed_type
 
@@ -27,7 +28,7 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
     keys = replace(results[0].marks.keys, labels=max(len(labels), 1))
     rank = {g: i for i, g in enumerate(groups)}
     labelled = all(r.marks.labelled for r in results)
-    merged = _room([r.marks for r in results])
+    merged, pages = _room([r.marks for r in results])
     at = dict.fromkeys(merged, 0)
     for res, own_groups, own in zip(results, groups_of, labels_of):
         marks = res.marks
@@ -46,13 +47,16 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
         # the batch's marks let go once copied: the run's are held once, not once per batch beside them
         none = np.zeros(0, np.int64)
         res.marks = Marks(marks.keys, none, none, none, none, none, none, labelled=marks.labelled)
-        del marks, part
+        del marks, part  # a forked batch's marks lie in a mapping of their own: unmapped with them
     shared = sum(len(g) for g in groups_of) > len(groups)  # a group over several batches
     if shared:
         for prefix in ("", "label_"):
             order = np.lexsort((merged[prefix + "u0"], merged[prefix + "key"]))
             for name in ("key", "u0", "u1"):
-                merged[prefix + name] = merged[prefix + name][order]
+                merged[prefix + name][:] = merged[prefix + name][order]  # in place: the arrays may lie in a mapped file
+            del order
+    if pages.mapping is not None:
+        pages.let_go()
     segments = [r.segments for r in results]
     tables = _unified(_in_run_order(segments, rank, layers) if shared else pa.concat_tables(segments))  # chunks as they are (maybe mapped files)
     return UnitResult(
@@ -62,20 +66,23 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
         findings=[f for r in results for f in r.findings],
         in_segments=sum(r.in_segments for r in results),
         excluded=sum((r.excluded for r in results), Counter()),
-        mapped=[m for r in results for m in r.mapped],
+        mapped=[m for r in results for m in r.mapped] + ([pages.mapping] if pages.mapping is not None else []),
         relations=None if any(r.relations is None for r in results) else _added(r.relations or {} for r in results),
     )
 
 
-def _room(marks: list[Marks]) -> dict[str, np.ndarray]:
-    """Empty arrays for the batches' marks one after the other, each of the type concatenating them gives: keys of 64
-    bits, unit positions of 32 where every batch's fit (:func:`~unitize.units.segments.narrowed`)."""
-    room = {}
-    for name in ("key", "u0", "u1", "label_key", "label_u0", "label_u1"):
+def _room(marks: list[Marks]) -> tuple[dict[str, np.ndarray], Pages]:
+    """Arrays for the batches' marks one after the other, each of the type concatenating them gives: keys of 64
+    bits, unit positions of 32 where every batch's fit (:func:`~unitize.units.segments.narrowed`) — in a mapped
+    scratch file once large (the writer reads them a work partition at a time), and that mapping."""
+    names = ("key", "u0", "u1", "label_key", "label_u0", "label_u1")
+    shapes = []
+    for name in names:
         arrays = [getattr(m, name) for m in marks]
         types = [np.int64] if name.endswith("key") else [narrowed_type(a) for a in arrays]
-        room[name] = np.empty(sum(a.size for a in arrays), dtype=np.result_type(*types))
-    return room
+        shapes.append(((sum(a.size for a in arrays),), np.result_type(*types)))
+    room, pages = scratch(shapes)
+    return dict(zip(names, room)), pages
 
 
 def _unified(table: pa.Table) -> pa.Table:
