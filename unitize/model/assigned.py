@@ -110,18 +110,18 @@ def _as_dict(study: frozenset[str] | None, docs: list[str], present: list[tuple[
 Piece = Mapping[str, AbstractSet[str]] | list[tuple[str, AbstractSet[str]]]
 
 
-def joined_universe(pieces: list[Piece], stored: Callable[[str], str]) -> Mapping[str, AbstractSet[str]]:
-    """A group's unit universe from its batches' pieces, in batch order, each document's id the one ``stored`` gives
-    (one string for every batch's copy). The pieces' columns one after the other when each is an :class:`Assigned`
-    of one study and each holds later documents than the one before (a crowd study read a batch of documents at a
-    time: no entry made per text); else :func:`assigned` of their entries in order."""
+def joined_universe(pieces: list[Piece]) -> Mapping[str, AbstractSet[str]]:
+    """A group's unit universe from its batches' pieces, in batch order (each document's id as the piece names it: a
+    run settles them to its own strings first, :meth:`Assigned.with_ids`). The pieces' columns one after the other
+    when each is an :class:`Assigned` of one study and each holds later documents than the one before (a crowd study
+    read a batch of documents at a time: no entry made per text); else :func:`assigned` of their entries in order."""
     columns = [p for p in pieces if len(p)]
     if columns and all(isinstance(p, Assigned) for p in columns):
         parts: list[Assigned] = [p for p in columns if isinstance(p, Assigned)]
         study = parts[0]._study
         if all(p._study == study for p in parts) and all(a._docs[-1] < b._docs[0] for a, b in zip(parts, parts[1:])):
-            docs = [stored(d) for p in parts for d in p._docs]
+            docs = [d for p in parts for d in p._docs]
             starts = np.cumsum([0] + [int(p._offsets[-1]) for p in parts])
             offsets = np.concatenate([[0]] + [p._offsets[1:] + start for p, start in zip(parts, starts.tolist())]).astype(np.int64)
             return Assigned._of(study, docs, offsets, np.concatenate([p._codes for p in parts]))
-    return assigned(entry for p in pieces for entry in (p if isinstance(p, list) else ((stored(d), m) for d, m in p.items())))
+    return assigned(entry for p in pieces for entry in (p if isinstance(p, list) else p.items()))

@@ -46,12 +46,12 @@ def combined(run: RunContext, header: Corpus, parts: list[Part]) -> Unitized:
     expected: dict[str, list[str]] = {}
     for p in parts:  # a group over several batches: its documents added up (each id the header's string: settled)
         for group, docs in p.universe.items():
-            pieces.setdefault(group, []).append(docs if isinstance(docs, Assigned) else list(docs.items()))
+            pieces.setdefault(group, []).append(docs)
         p.universe = {}
         expected.update(p.expected)
         runs.append(p.findings)
     # a crowd study's group under a per-document assignment held as columns (model.assigned), not an entry per text
-    universe: Universe = {group: joined_universe(pieces.pop(group), _itself) for group in list(pieces)}
+    universe: Universe = {group: joined_universe(pieces.pop(group)) for group in list(pieces)}
     validation = Validation(findings=[], universe=universe, annotators=expected)  # its findings: the result's
     units = group_units(spaces, validation, run.doc_dictionary)
     layout = layouts.choose(settings.layout, annotators=len(annotators), dense_rows=dense_rows(units, settings))
@@ -86,10 +86,6 @@ def settled(part: Part, documents: Mapping[str, Document]) -> Part:
     part.universe = {group: docs.with_ids(stored) if isinstance(docs, Assigned) else {stored(d): m for d, m in docs.items()}
                      for group, docs in part.universe.items()}
     return part
-
-
-def _itself(doc: str) -> str:
-    return doc
 
 
 def run_groups(parts: list[Part]) -> list[str]:
