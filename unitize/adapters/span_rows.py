@@ -188,8 +188,7 @@ class SpanRows:
             return
         block = self._pending[0] if len(self._pending) == 1 else np.concatenate(self._pending)
         self._pending = []
-        (flat,), pages = mapped([block.reshape(-1)])
-        pages.let_go()
+        (flat,), _ = mapped([block.reshape(-1)])  # written through the file: no page of the mapping is resident yet
         self._spans.append(flat.reshape(block.shape))
 
     @property
@@ -264,7 +263,7 @@ def _laid_out(blocks: list[np.ndarray], batch_of: np.ndarray, local: np.ndarray,
         counts += np.bincount(batch_of[block[:, 0]], minlength=n_batches)
         let_go_all()
     # in a mapped scratch file once large: the batches wait there for the processes that resolve them
-    out, pages = scratch([((int(c), width), dtype) for c in counts])
+    out, _ = scratch([((int(c), width), dtype) for c in counts])
     filled = np.zeros(n_batches, dtype=np.int64)
     while blocks:
         block = blocks.pop(0)
@@ -279,8 +278,7 @@ def _laid_out(blocks: list[np.ndarray], batch_of: np.ndarray, local: np.ndarray,
                 filled[b] += c
                 at += c
         del rows
-        pages.let_go()  # what this block wrote, and (below) the block's own pages read
-        let_go_all()
+        let_go_all()  # what this block wrote into the batches' scratch file, and the block's own pages read
     return out
 
 

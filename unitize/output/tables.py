@@ -69,7 +69,7 @@ def _tokens(words: UnitSpace | None, docs: list[str]) -> pa.Array:
     if words is None:
         return pa.nulls(len(docs), pa.int64())
     at = sorted_positions(words.doc_ids, docs)
-    return pa.array(np.where(at >= 0, np.append(words.n_units, 0)[at], 0), mask=at < 0, type=pa.int64())
+    return pa.array(words.n_units[np.maximum(at, 0)] if words.n_units.size else np.zeros(at.size, np.int64), mask=at < 0, type=pa.int64())
 
 
 #: tokens.parquet is built this many tokens at a time

@@ -55,8 +55,7 @@ def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], gro
             for name in ("key", "u0", "u1"):
                 merged[prefix + name][:] = merged[prefix + name][order]  # in place: the arrays may lie in a mapped file
             del order
-    if pages.mapping is not None:
-        pages.let_go()
+    pages.let_go()
     segments = [r.segments for r in results]
     tables = _unified(_in_run_order(segments, rank, layers) if shared else pa.concat_tables(segments))  # chunks as they are (maybe mapped files)
     return UnitResult(
