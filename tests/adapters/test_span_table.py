@@ -380,3 +380,19 @@ def test_a_spans_column_named_twice_in_parquet_is_reported(tmp_path: Path) -> No
     assert corpus.spans == []
     assert [(f.code, f.message) for f in corpus.findings if f.severity != "info"] == [
         ("file-unreadable", "not a readable Parquet file: column(s) end appear twice")]
+
+
+def test_a_parquet_tables_pieces_may_read_some_columns_only(tmp_path: Path) -> None:
+    """The ids of a texts table are read without its texts: pieces of some columns hold those alone, with the rows'
+    records of the whole file."""
+    from unitize.adapters.table_columns import read_table
+    from unitize.model import Corpus
+
+    parquet_study(tmp_path, [["d1", "r1", "X", 0, 2]], [["d1", "a"], ["d2", "b"], ["d3", "c"]])
+    table = read_table(tmp_path / "texts.parquet", tmp_path, Corpus(format="span-table"), "text", ["doc_id", "text"], by_row_group=True)
+    assert table is not None
+    pieces = list(table.pieces(2, ["doc_id"]))
+    assert [list(p.columns) for p in pieces] == [["doc_id"], ["doc_id"]]
+    assert [p.columns["doc_id"].to_pylist() for p in pieces] == [["d1", "d2"], ["d3"]]
+    assert [p.lines_of(0, p.num_rows).tolist() for p in pieces] == [[1, 2], [3]]
+    assert [list(p.columns) for p in table.pieces(2)] == [["doc_id", "text"], ["doc_id", "text"]]

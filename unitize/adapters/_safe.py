@@ -166,11 +166,11 @@ def read_parquet_table(source: Path | io.BytesIO) -> pa.Table:
     return table
 
 
-def parquet_row_groups(source: Path | io.BytesIO, columns: list[str]) -> tuple[list[int], list[str], Callable[[], Iterator[pa.Table]]]:
-    """A Parquet file's rows per row group, its column names and its row groups' ``columns`` one at a time — each checked as
-    :func:`read_parquet_table` checks a whole file, and every one read and checked here first, so a damaged file is
-    refused (:class:`InputError`) before any of its rows is used, and the whole is never held. Columns not among
-    the names are not read (the caller reports them)."""
+def parquet_row_groups(source: Path | io.BytesIO, columns: list[str]) -> tuple[list[int], list[str], Callable[[list[str] | None], Iterator[pa.Table]]]:
+    """A Parquet file's rows per row group, its column names and its row groups' ``columns`` one at a time (or some of
+    them: the argument) — each checked as :func:`read_parquet_table` checks a whole file, and every one read and
+    checked here first, so a damaged file is refused (:class:`InputError`) before any of its rows is used, and the
+    whole is never held. Columns not among the names are not read (the caller reports them)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -189,10 +189,11 @@ def parquet_row_groups(source: Path | io.BytesIO, columns: list[str]) -> tuple[l
     except errors as exc:
         raise InputError(f"not a readable Parquet file: {exc}") from None
 
-    def groups() -> Iterator[pa.Table]:
+    def groups(some: list[str] | None = None) -> Iterator[pa.Table]:
+        read = wanted if some is None else [c for c in wanted if c in some]
         for i in range(file.num_row_groups):
             try:
-                yield file.read_row_group(i, columns=wanted)
+                yield file.read_row_group(i, columns=read)
             except errors as exc:  # read and checked once already: the file changed under the run
                 raise InputError(f"not a readable Parquet file (row group {i}): {exc}") from None
 

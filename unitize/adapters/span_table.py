@@ -109,7 +109,8 @@ class _Tables:
         if table is None:
             return
         # the ids first, then the texts a piece at a time (2 M texts: 400 MB as a column, never held whole)
-        docs = pa.concat_arrays([as_text(piece.columns[col["doc"]]) for piece in table.pieces(TEXT_ROWS)] or [pa.array([], pa.string())])
+        docs = pa.concat_arrays([as_text(piece.columns[col["doc"]]) for piece in table.pieces(TEXT_ROWS, [col["doc"]])]
+                                or [pa.array([], pa.string())])
         first = _first(pc.dictionary_encode(docs).indices.to_numpy(zero_copy_only=False))
         for r in np.flatnonzero(~first).tolist():  # a document's first row is its text
             doc = docs[r].as_py()

@@ -46,7 +46,7 @@ class Table:
     first: int = 0
     #: a Parquet table read a row group at a time (:func:`read_table` ``by_row_group``): its rows per row group, and
     #: the row groups
-    row_groups: tuple[list[int], Callable[[], Iterator[pa.Table]]] | None = None
+    row_groups: tuple[list[int], Callable[[list[str] | None], Iterator[pa.Table]]] | None = None
 
     @property
     def num_rows(self) -> int:
@@ -60,21 +60,22 @@ class Table:
             return self.lines[start:stop]
         return np.arange(self.first + start + 1, self.first + stop + 1, dtype=np.int64)
 
-    def pieces(self, rows: int) -> Sized[Table]:
-        """The table ``rows`` rows at a time, in order (a Parquet file read by row group: none held beside another)."""
+    def pieces(self, rows: int, columns: list[str] | None = None) -> Sized[Table]:
+        """The table ``rows`` rows at a time, in order (a Parquet file read by row group: none held beside another);
+        ``columns``: only those (a Parquet file's others not read)."""
         sizes = self.row_groups[0] if self.row_groups is not None else [self.num_rows]
-        return Sized(self._pieces(rows), sum(-(-n // rows) for n in sizes))
+        return Sized(self._pieces(rows, columns), sum(-(-n // rows) for n in sizes))
 
-    def _pieces(self, rows: int) -> Iterator[Table]:
+    def _pieces(self, rows: int, columns: list[str] | None) -> Iterator[Table]:
         if self.row_groups is None:
             for start in range(0, self.num_rows, rows):
                 yield self.slice(start, rows)
             return
         first = self.first
-        for group in self.row_groups[1]():
+        for group in self.row_groups[1](columns):
             for start in range(0, group.num_rows, rows):
                 piece = group.slice(start, rows)
-                yield Table(self.name, {c: piece.column(c) for c in self.columns}, None, first + start)
+                yield Table(self.name, {c: piece.column(c) for c in group.column_names}, None, first + start)
             first += group.num_rows
 
     def as_text(self, names: list[str]) -> list[pa.Array]:
