@@ -157,7 +157,8 @@ def test_joining_batches_holds_each_mark_once_and_gives_what_concatenating_and_s
     import pyarrow as pa
 
     from unitize.units.joined import joined
-    from unitize.units.segments import Marks, UnitResult
+    from unitize.units.marks import Marks
+    from unitize.units.segments import UnitResult
     from unitize.units.unitizers import SegmentKey
 
     keys = SegmentKey(layers=1, annotators=2, docs=4)
@@ -190,7 +191,7 @@ def test_a_batchs_marks_go_to_a_file_and_come_back_mapped(tmp_path: Path) -> Non
     import numpy as np
 
     from unitize.spans import spill
-    from unitize.units.segments import Marks
+    from unitize.units.marks import Marks
     from unitize.units.unitizers import SegmentKey
 
     keys = SegmentKey(1, 2, 3, 1)
@@ -216,7 +217,8 @@ def test_joined_marks_lie_in_a_mapped_file_once_large(monkeypatch: pytest.Monkey
 
     import unitize.runtime.mapped as mapped_module
     from unitize.units.joined import joined
-    from unitize.units.segments import Marks, UnitResult
+    from unitize.units.marks import Marks
+    from unitize.units.segments import UnitResult
     from unitize.units.unitizers import SegmentKey
 
     keys = SegmentKey(layers=1, annotators=2, docs=4, labels=1)
@@ -250,7 +252,7 @@ def test_a_partitions_marks_are_its_documents_in_key_order(rows, d0, d1) -> None
     import numpy as np
 
     from unitize.runtime.mapped import scratch
-    from unitize.units.segments import Marks
+    from unitize.units.marks import Marks
     from unitize.units.unitizers import SegmentKey, UnitSpace
 
     keys = SegmentKey(layers=1, annotators=3, docs=6, labels=1)

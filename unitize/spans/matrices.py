@@ -40,7 +40,8 @@ from ..output.tables import documents_table, tokens_table, universe_table
 from ..runtime.mapped import let_go_all, scratch
 from ..schema import FORMAT_VERSION, setting_name
 from ..units import relations
-from ..units.segments import ByDocument, Marks, UnitResult
+from ..units.marks import ByDocument, Marks
+from ..units.segments import UnitResult
 from ..units.unitizers import Approach, Mode, UnitSpace
 from ..validate import Validation
 
@@ -370,7 +371,7 @@ def _scratch(shapes: list[tuple[tuple[int, ...], Any]]) -> tuple[list[np.ndarray
 
 @dataclass(frozen=True)
 class _Cut:
-    """A run's marks (per unit type, :meth:`~unitize.units.segments.Marks.by_document`) and each group's
+    """A run's marks (per unit type, :meth:`~unitize.units.marks.Marks.by_document`) and each group's
     documents, sorted: a work partition finds its documents' share of both by bisection."""
 
     marks: dict[str, tuple[ByDocument, ByDocument]]

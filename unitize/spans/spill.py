@@ -6,7 +6,7 @@ uncompressed Arrow IPC files that the run's process maps back, so that neither p
 nor holds them twice. The ``doc_id`` column goes as its indices alone: its dictionary is every document of the run
 (2 M of them at the 10x crowd run, 30 MB a batch), one array the run made before the processes forked
 (``RunContext.doc_dictionary`` in :mod:`unitize.spans.batch`), which every batch's table shares again once mapped back.
-A batch's marks (:class:`~unitize.units.segments.Marks`: 16 bytes a segment and unit type, 260 MB at the 10x crowd
+A batch's marks (:class:`~unitize.units.marks.Marks`: 16 bytes a segment and unit type, 260 MB at the 10x crowd
 run) go the same way: sent back, they were held on the run's heap from the first batch to the join.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..schema import segments_schema
-from ..units.segments import Marks
+from ..units.marks import Marks
 
 #: a batch's marks, in two record batches (their lengths differ): the segments' and the per-label ones
 _MARKS = (("key", "u0", "u1"), ("label_key", "label_u0", "label_u1"))

@@ -12,8 +12,9 @@ import pyarrow as pa
 
 from ..model.codes import positions
 from ..runtime.mapped import Pages, scratch
+from .marks import Marks
 from .relations import Counts
-from .segments import Marks, UnitResult, narrowed_type
+from .segments import UnitResult, narrowed_type
 
 
 def joined(unit: str, results: list[UnitResult], groups_of: list[list[str]], groups: list[str], layers: list[str],
