@@ -269,17 +269,16 @@ def test_every_pairs_observed_disagreement_from_one_sort_is_the_literal_formula(
             assert got[i, j] / length**2 == pytest.approx(observed, rel=1e-12, abs=1e-15)
 
 
-def _same_stretch(a, b) -> bool:
-    return ((a.length, a.observed) == (b.length, b.observed)
-            and all(np.array_equal(x, y) for f in ("units", "gaps") for x, y in zip(getattr(a, f), getattr(b, f)))
-            and all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("lead", "trail", "marked")))
+def _same_whole(a, b) -> bool:
+    """A category's disagreement on the whole continuum (``alphau_whole.Whole``) is its stretch's, to the bit."""
+    return a.disagreement == b.disagreement() and a.marked == bool(b.marked.any())
 
 
 @settings(max_examples=200, deadline=None)
 @given(unitizations(max_docs=3), st.booleans(), st.booleans())
 def test_every_category_at_once_equals_each_category_alone(study, by_label, two_layers):
-    """A cell's categories in one pass (each on a continuum of its own, laid end to end: ``segment._whole``) give each
-    category's stretch of the whole continuum field for field, in the order and under the names ``_study`` gives them."""
+    """A cell's categories in one pass (``segment._whole``: every value of a layer at once) give each category's
+    disagreement on the whole continuum, its stretch's to the bit, in the order and under the names ``_study`` gives them."""
     from unitize.metrics.placed import Placed
     from unitize.metrics.segment import _study, _whole
 
@@ -295,8 +294,8 @@ def test_every_category_at_once_equals_each_category_alone(study, by_label, two_
     whole = _whole(placed, layers, by_label)
     alone = {c: stretches(u, length)[0] for c, u in _study(placed, layers, by_label).items()}
     assert list(whole) == list(alone)
-    assert all(_same_stretch(whole[c], alone[c]) for c in alone)
-    # the cells of a group keep a layer's stretches (``layer_memo``, by the placed layer's key): the layer alone first,
+    assert all(_same_whole(whole[c], alone[c]) for c in alone)
+    # the cells of a group keep a layer's disagreements (``layer_memo``, by the placed layer's key): the layer alone first,
     # then the layers together take them, each layer's built once, the same values
     kept: dict = {}
     built: list = []
@@ -311,7 +310,7 @@ def test_every_category_at_once_equals_each_category_alone(study, by_label, two_
     first = _whole(keyed[:1], layers[:1], by_label, memo)
     together = _whole(keyed, layers, by_label, memo)
     assert built == [("alpha-u whole", (name,)) for name in layers]
-    assert list(together) == list(alone) and all(_same_stretch(together[c], alone[c]) for c in alone)
+    assert list(together) == list(alone) and all(_same_whole(together[c], alone[c]) for c in alone)
     assert all(first[c] is together[c] for c in first)
 
 

@@ -221,7 +221,7 @@ class Stretch:
         idx = np.searchsorted(gl, ul, side="left")  # the first gap at least that long (equal lengths follow it)
         fitting = summed[idx] - (ul - 1) * at_least[idx]  # Σ over gaps ≥ l of (gap − l + 1)
         n_c = int(uc.sum())
-        numerator, squares = _unit_sums(ul, uc, fitting, n_c)
+        numerator, squares = unit_sums(ul, uc, fitting, n_c)
         denominator = m * L * (m * L - 1) - squares
         expected = 2 * numerator / (L * denominator) if numerator else 0.0
         return CategoryDisagreement(observed=2 * self.observed / (m * (m - 1) * L * L), expected=expected)
@@ -233,12 +233,15 @@ SAFE = float(1 << 60)
 LONG = 1 << 20
 
 
-def _unit_sums(ul: np.ndarray, uc: np.ndarray, fitting: np.ndarray, n_c: int) -> tuple[int, int]:
+def unit_sums(ul: np.ndarray, uc: np.ndarray, fitting: np.ndarray, n_c: int) -> tuple[int, int]:
     """Σ c ((N_c − 1)(2l³ − 3l² + l)/3 + l² fitting) and Σ c l (l − 1) over the unit lengths ``ul`` (``uc`` units each),
     exactly: in int64 when a floating-point bound says they fit, else in Python integers."""
-    uf = ul.astype(np.float64)
-    bound = float(np.sum(uc * (n_c * 2 * uf**3 + uf * uf * np.abs(fitting.astype(np.float64)))))
-    if bound < SAFE and (ul.size == 0 or int(ul.max()) < LONG):
+    top, most = (float(ul.max()), float(np.abs(fitting).max())) if ul.size else (0.0, 0.0)
+    bound = SAFE if top >= LONG else float(uc.sum()) * (n_c * 2 * top**3 + top * top * most)  # from the largest terms, …
+    if top < LONG and bound >= SAFE:  # … else term by term
+        uf = ul.astype(np.float64)
+        bound = float(np.sum(uc * (n_c * 2 * uf**3 + uf * uf * np.abs(fitting.astype(np.float64)))))
+    if bound < SAFE:
         terms = uc * ((n_c - 1) * (ul * (ul - 1) * (2 * ul - 1) // 3) + ul * ul * fitting)
         return int(terms.sum()), int((uc * ul * (ul - 1)).sum())
     numerator = sum(c * ((n_c - 1) * (u * (u - 1) * (2 * u - 1) // 3) + u * u * f) for u, c, f in zip(ul.tolist(), uc.tolist(), fitting.tolist()))

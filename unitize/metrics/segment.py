@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, replace
 from typing import Any
@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from . import spanboot, spanf1, unitizing
-from .alphau import AlphaU, CategoryDisagreement, Stretch, alpha_from, alpha_u_of, annotated_stretches, pair_disagreements, stretches
+from .alphau import AlphaU, CategoryDisagreement, alpha_from, pair_disagreements, stretches
 from .alphau_bulk import disagreements
+from .alphau_whole import Whole, whole_disagreements
 from .backends import quiet
 from .bootstrap import Options
 from .cells import MeasureOptions, Memo, SegmentCell, SegmentFormula
@@ -45,24 +46,19 @@ def _study(placed: list[Placed], layers: Sequence[str], by_label: bool) -> dict[
             for c, (at, v) in _categories(placed, layers, by_label).items()}
 
 
-def _whole(placed: list[Placed], layers: Sequence[str], by_label: bool, layer_memo: Memo | None = None) -> dict[str, Stretch]:
-    """Per category (:func:`_categories`): its stretch of the whole continuum, from each layer's (:func:`_layer_whole`)."""
+def _whole(placed: list[Placed], layers: Sequence[str], by_label: bool, layer_memo: Memo | None = None) -> dict[str, Whole]:
+    """Per category (:func:`_categories`): its disagreement on the whole continuum, from each layer's (:func:`_layer_whole`)."""
     per_layer = [_layer_whole(p, layer_memo) for p in placed]
     return {c: per_layer[at][v] for c, (at, v) in _categories(placed, layers, by_label).items()}
 
 
-def _layer_whole(p: Placed, layer_memo: Memo | None) -> list[Stretch]:
-    """Per value of one layer's placed segments: its stretch of the whole continuum — every value at once, each laid on
-    a continuum of its own, end to end (the documents of one :func:`annotated_stretches`). Built once for the cells of a
-    group that share the layer (a layer alone, the layers together): a value's stretch depends on its segments alone."""
+def _layer_whole(p: Placed, layer_memo: Memo | None) -> list[Whole]:
+    """Per value of one layer's placed segments: its disagreement on the whole continuum (:func:`whole_disagreements`).
+    Worked out once for the cells of a group that share the layer (a layer alone, the layers together): a value's
+    disagreement depends on its segments alone."""
 
-    def build() -> list[Stretch]:
-        if not p.values:
-            return []
-        length = p.length
-        shift = p.value * length
-        return annotated_stretches(p.annotator, p.begin + shift, p.end + shift, len(p.annotators), len(p.values) * length,
-                                   np.arange(len(p.values), dtype=np.int64) * length)
+    def build() -> list[Whole]:
+        return whole_disagreements(p) if p.values else []
 
     if p.key is None or layer_memo is None:
         return build()
@@ -110,19 +106,19 @@ def alpha_u_rows(cell: SegmentCell, options: MeasureOptions, name: str) -> list[
     length, annotators = placed[0].length, list(placed[0].annotators)
     if not whole:
         return [nan("no annotator marked a unit (no expected disagreement)", units_used=length)]
-    out = [_alpha_u_row(whole, length, annotators)]
+    out = [_alpha_u_row({c: w.disagreement for c, w in whole.items()}, any(w.marked for w in whole.values()), length, annotators)]
     named: dict[str, str] = {}
     if options.by_label and by_label:  # a category is "layer:label"; one layer: the label alone
         named = {c: c.split(":", 1)[1] if len(layers) == 1 else c for c in whole}
-        out += [replace(_alpha_u_row({c: s}, length, annotators), label=named[c]) for c, s in whole.items()]
+        out += [replace(_alpha_u_row({c: w.disagreement}, w.marked, length, annotators), label=named[c]) for c, w in whole.items()]
     if options.by_doc or options.ci:
         starts, sizes = placed[0].starts, placed[0].doc_lengths
         per = {c: stretches(units, length, starts) for c, units in _study(placed, layers, by_label).items()}
     if options.by_doc:
         found = {c: disagreements(s) for c, s in per.items()}  # every document's at once
         for d, doc in enumerate(placed[0].docs):
-            out.append(of_doc(_alpha_u_row({c: s[d] for c, s in per.items()}, int(sizes[d]), annotators,
-                                           {c: x[d] for c, x in found.items()}), doc))
+            marked = any(s[d].marked.any() for s in per.values())
+            out.append(of_doc(_alpha_u_row({c: x[d] for c, x in found.items()}, marked, int(sizes[d]), annotators), doc))
     if options.ci:
         labels = {c: named[c] for c in whole} if options.by_label and by_label else None
         key = (cell.group, by_label, placed[0].docs, placed[0].annotators, cell.approach)
@@ -183,11 +179,11 @@ def _documents(rows: list[Value], n_docs: int) -> None:
         r.documents = 1 if r.doc is not None else n_docs
 
 
-def _alpha_u_row(categories: dict[str, Stretch], length: int, annotators: list[str],
-                 known: dict[str, CategoryDisagreement] | None = None) -> Value:
-    if not any(s.marked.any() for s in categories.values()):
+def _alpha_u_row(categories: Mapping[str, CategoryDisagreement], marked: bool, length: int, annotators: list[str]) -> Value:
+    """The row of categories' disagreements (``marked``: some annotator marked a unit of one of them)."""
+    if not marked:
         return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
-    res = alpha_u_of(categories, known)
+    res = AlphaU(alpha_from(sum(c.observed for c in categories.values()), sum(c.expected for c in categories.values())), dict(categories))
     params = {"observed": res.observed, "expected": res.expected, "annotators": annotators}
     if np.isnan(res.alpha):
         return nan("no expected disagreement", units_used=length, params=params)
