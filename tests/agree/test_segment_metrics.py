@@ -195,3 +195,24 @@ def test_a_layers_placed_segments_are_shared_by_the_cells_of_its_group(out, monk
     assert shared.to_pylist() == alone.to_pylist()
     placed = [k for k in built if k[0] == "placed"]
     assert len(placed) > len({k for k in placed})  # the layers-together cells ask again for what a layer's cell placed
+
+
+def test_span_f1_places_a_layer_once_for_the_interval_and_the_boundary_settings(out, monkeypatch) -> None:
+    """Span F1 matches whole segments in both approaches: the settings of one unit type, measured group by group
+    together, place each (group, layer)'s segments once (the continuum's key hashed once: ``spans.Hashed``)."""
+    from unitize.agree import spans
+
+    settings = ["word-interval", "word-boundary"]
+    before = measure(out, ["span-f1"], settings=settings)
+    placed: list[str] = []
+    original = spans._place_layer
+
+    def counted(segs, m, layer, *rest):
+        placed.append(f"{m.group}/{layer}")
+        return original(segs, m, layer, *rest)
+
+    monkeypatch.setattr(spans, "_place_layer", counted)
+    assert measure(out, ["span-f1"], settings=settings).to_pylist() == before.to_pylist()
+    assert sorted(placed) == sorted(f"{g}/{layer}" for g in GROUPS for layer in ("Arg1", "Arg2"))
+    key = spans.Hashed(("d1", b"\x01"))
+    assert key == spans.Hashed(("d1", b"\x01")) and hash(key) == hash(("d1", b"\x01")) and key != ("d1", b"\x01")

@@ -12,8 +12,8 @@ from ..units import relations
 from ..units.relations import Counts
 from .spans import Segments
 
-#: the segments' columns the segment metrics place on the continuum
-SPAN_COLUMNS = ("group", "layer", "annotator", "doc_id", "label", "unit_begin", "unit_end")
+#: the segments' columns the segment metrics place on the continuum (a group's rows, read apart: no ``group``)
+SPAN_COLUMNS = ("layer", "annotator", "doc_id", "label", "unit_begin", "unit_end")
 
 
 def asks_segments(metrics: Sequence[Metric]) -> bool:

@@ -10,7 +10,7 @@ matrices end to end for the "both" row.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress
 from typing import Any, TypeVar
@@ -117,7 +117,7 @@ class Segments:
     @property
     def by_key(self) -> dict[tuple[str, str], KeySegments]:
         if self._by_key is None:
-            build = lambda: _segment_arrays(self.table)  # noqa: E731
+            build = lambda: _segment_arrays(self.table, self.group)  # noqa: E731
             self._by_key = build() if self.group is None else self.per_group(self.group, ("segment arrays", self.labelled), build)
         return self._by_key
 
@@ -141,13 +141,17 @@ class KeySegments:
     u1: np.ndarray
 
 
-def _segment_arrays(table: pa.Table | None) -> dict[tuple[str, str], KeySegments]:
+def _segment_arrays(table: pa.Table | None, group: str | None = None) -> dict[tuple[str, str], KeySegments]:
     """Per (group, layer): the segments' documents, annotators, labels (as codes) and unit extents (rows in
-    table order; a (group, layer)'s rows are one slice after a stable sort of their codes)."""
+    table order; a (group, layer)'s rows are one slice after a stable sort of their codes). A table without a
+    ``group`` column holds the rows of ``group``."""
     out: dict[tuple[str, str], KeySegments] = {}
     if table is None or table.num_rows == 0:
         return out
-    groups, g = value_codes(table.column("group"))
+    if "group" in table.column_names or group is None:
+        groups, g = value_codes(table.column("group"))
+    else:
+        groups, g = [group], np.zeros(table.num_rows, np.int64)
     layers, lay = value_codes(table.column("layer"))
     key = g * len(layers) + lay
     order = np.argsort(key, kind="stable")
@@ -188,20 +192,52 @@ class Continuum:
         return cls(m.setting, m.group, list(m.docs), m.doc_units(), m.doc_presence(), list(m.annotators))
 
 
-def _continuum(m: Continuum) -> tuple[np.ndarray, list[str], int, str | None]:
+class Hashed:
+    """A key of many parts (a continuum's documents, units and presence) whose hash is worked out once: the cells of a
+    group look what was placed on a continuum up by it many times."""
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, parts: tuple[Any, ...]):
+        self.parts = parts
+        self._hash = hash(parts)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hashed) and self._hash == other._hash and self.parts == other.parts
+
+
+@dataclass(frozen=True)
+class _Laid:
+    """A continuum's documents two annotators or more coded, laid end to end (:func:`_laid`)."""
+
+    offset: np.ndarray  # (D,) each document's first position, −1: left out
+    annotators: list[str]  # those with data
+    length: int  # L
+    reason: str | None  # why there is no continuum
+    docs: tuple[str, ...] = ()  # the documents laid
+    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # their first positions
+    presence: np.ndarray | None = None  # (laid documents, annotators with data) bool; None: everyone coded everything
+
+
+def _laid(m: Continuum) -> _Laid:
     """Documents at least two annotators coded, their offsets on the continuum, annotators, L (or a reason)."""
     presence = m.presence
     cols = np.asarray(presence.any(axis=0))  # (A,); asarray: NumPy's stubs type it "a scalar or an array"
     annotators = [a for a, c in zip(m.annotators, cols) if c]
     if len(annotators) < 2:
-        return np.zeros(0, np.int64), annotators, 0, "fewer than two annotators with data"
+        return _Laid(np.zeros(0, np.int64), annotators, 0, "fewer than two annotators with data")
     paired = presence[:, cols].sum(axis=1) >= 2
     if not paired.any():
-        return np.zeros(0, np.int64), annotators, 0, "no document is coded by two annotators"
+        return _Laid(np.zeros(0, np.int64), annotators, 0, "no document is coded by two annotators")
     n = np.where(paired, m.units, 0)
     offset = np.concatenate(([0], np.cumsum(n)[:-1]))
     offset = np.where(paired, offset, -1)
-    return offset, annotators, int(n.sum()), None
+    coded = presence[paired][:, cols]
+    return _Laid(offset, annotators, int(n.sum()), None, tuple(compress(m.docs, paired.tolist())), offset[paired],
+                 None if coded.all() else coded)
 
 
 def _doc_places(seg: KeySegments, docs: list[str]) -> np.ndarray:
@@ -210,16 +246,19 @@ def _doc_places(seg: KeySegments, docs: list[str]) -> np.ndarray:
     return np.array([index.get(d, -1) for d in seg.docs], dtype=np.int64)
 
 
-def _unit_positions(seg: KeySegments, places: np.ndarray, offset: np.ndarray, approach: str | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Segments of used documents as (row index, begin, end) on the continuum (``places``: :func:`_doc_places`);
-    boundary: the end units."""
-    di = places[seg.doc] if seg.doc.size else seg.doc
-    use = di >= 0
-    use[use] = offset[di[use]] >= 0
-    rows = np.nonzero(use)[0]
-    base = offset[di[rows]]
+def _unit_positions(seg: KeySegments, places: np.ndarray, offset: np.ndarray,
+                    approach: str | None) -> tuple[np.ndarray | slice, np.ndarray, np.ndarray]:
+    """Segments of used documents as (rows, begin, end) on the continuum (``places``: :func:`_doc_places`; rows: their
+    indices, or every row as a slice); boundary: the end units."""
+    doc_offset = np.where(places >= 0, offset[np.maximum(places, 0)], -1) if offset.size else np.full(places.size, -1)
+    base = doc_offset[seg.doc]  # each segment's document's first position, −1: the document is not laid
+    rows: np.ndarray | slice = slice(None)
+    if base.size and int(base.min()) < 0:
+        rows = np.flatnonzero(base >= 0)
+        base = base[rows]
     b, e = seg.u0[rows] + base, seg.u1[rows] + base
     if approach == "boundary":
+        rows = np.arange(seg.doc.size)[rows]
         last = e - 1
         two = last > b
         rows = np.concatenate([rows, rows[two]])
@@ -234,50 +273,50 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
     ``m`` is the cell's :class:`Continuum` (from the columns, no matrix) or its :class:`Matrix`.
     The value of a segment is its label for label data; otherwise one value for every layer,
     named after the cell's layer(s);
-    ``approach`` "boundary" places each segment's first and last unit instead.
+    ``approach`` "boundary" places each segment's first and last unit instead. What is placed is kept for the
+    group's other cells on the same continuum (its layers, its settings).
     """
     m = Continuum.of(m)
-    offset, annotators, length, reason = _continuum(m)
-    if reason:
-        return nan(reason, units_used=length)
-    if length == 0:
+    on = Hashed((tuple(m.docs), m.units.tobytes(), m.presence.tobytes(), tuple(m.annotators)))  # the continuum
+    laid = segs.per_group(m.group, ("laid", on), partial(_laid, m))
+    if laid.reason:
+        return nan(laid.reason, units_used=laid.length)
+    if laid.length == 0:
         return nan("empty continuum: the documents have no units", units_used=0)
-    used = offset >= 0
-    docs, starts = tuple(compress(m.docs, used.tolist())), offset[used]
-    coded = m.presence[used][:, np.asarray(m.presence.any(axis=0))]
-    presence = None if coded.all() else coded
     marked = "+".join(layers)  # 0/1 data: one value, "marked", in every layer (as the stacked 0/1 matrices)
-    on = (approach, m.setting.value, tuple(m.docs), m.units.tobytes(), m.presence.tobytes(), tuple(m.annotators))  # the continuum
     out = []
     for layer in layers:
-        key = (layer, *on)
-        p = segs.per_group(m.group, ("placed", key), partial(_place_layer, segs, m, layer, offset, approach, annotators, docs, starts,
-                                                             length, presence, key))
-        out.append(p if m.setting.value == "label" or not p.values else replace(p, values=(marked,)))
+        key = (layer, approach, m.setting.value, on)
+        p = segs.per_group(m.group, ("placed", key), partial(_place_layer, segs, m, layer, laid, approach, key))
+        if m.setting.value != "label" and p.values and p.values != (marked,):
+            p = segs.per_group(m.group, ("placed as", key, marked), partial(replace, p, values=(marked,)))
+        out.append(p)
     return out
 
 
-def _place_layer(segs: Segments, m: Continuum, layer: str, offset: np.ndarray, approach: str | None, annotators: list[str],
-                 docs: tuple[str, ...], starts: np.ndarray, length: int, presence: np.ndarray | None, key: tuple[Any, ...]) -> Placed:
+def _place_layer(segs: Segments, m: Continuum, layer: str, laid: _Laid, approach: str | None, key: tuple[Any, ...]) -> Placed:
     """One layer's segments on the continuum (0/1 data: one value, named by the caller)."""
+    annotators = laid.annotators
     seg = segs.by_key.get((m.group, layer))
     if seg is None:
-        rows, b, e = np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        names, label, who = ["marked"], np.zeros(0, np.int64), np.zeros(0, np.int64)
+        b, e = np.zeros(0, np.int64), np.zeros(0, np.int64)
+        names, label, who = [layer], np.zeros(0, np.int64), np.zeros(0, np.int64)
     else:
         # a group's segments name the same documents in every layer: looked up once for its layers and settings
-        places = segs.per_group(m.group, ("doc places", segs.labelled, tuple(m.docs)), partial(_doc_places, seg, m.docs))
-        rows, b, e = _unit_positions(seg, places, offset, approach)
-        names, label = (seg.labels, seg.label[rows]) if m.setting.value == "label" else (["marked"], np.zeros(rows.size, np.int64))
+        places = segs.per_group(m.group, ("doc places", segs.labelled, key[-1].parts[0]), partial(_doc_places, seg, m.docs))
+        rows, b, e = _unit_positions(seg, places, laid.offset, approach)
+        names, label = (seg.labels, seg.label[rows]) if m.setting.value == "label" else ([layer], np.zeros(b.size, np.int64))
         index = {a: k for k, a in enumerate(annotators)}
         who = np.array([index.get(a, -1) for a in seg.annotators], dtype=np.int64)[seg.annotator[rows]]
     keep = who >= 0
+    if not keep.all():  # an annotator without data on this continuum
+        who, b, e, label = who[keep], b[keep], e[keep], label[keep]
     if m.setting.value == "label":
-        used, code = np.unique(label[keep], return_inverse=True)  # the names are sorted: so are the values
+        used, code = np.unique(label, return_inverse=True)  # the names are sorted: so are the values
     else:  # one value
-        used, code = np.zeros(1 if keep.any() else 0, np.int64), np.zeros(int(keep.sum()), np.int64)
-    return Placed(tuple(annotators), docs, starts, length, tuple(names[i] for i in used.tolist()),
-                  who[keep], b[keep], e[keep], code.astype(np.int64).reshape(-1), presence, key=key)
+        used, code = np.zeros(1 if who.size else 0, np.int64), label
+    return Placed(tuple(annotators), laid.docs, laid.starts, laid.length, tuple(names[i] for i in used.tolist()),
+                  who, b, e, code.astype(np.int64).reshape(-1), laid.presence, key=key)
 
 
 def segment_cell(segs: Segments | None, m: Matrix | Continuum, layers: Sequence[str]) -> SegmentCell:
