@@ -345,3 +345,22 @@ def test_per_document_coding_statistics_are_built_only_for_a_coding_metric(out, 
     assert {r["metric"] for r in spans if r["doc"] is not None} == {"alpha-u", "u-alpha"}
     coding = measure_module.measure(out, ["alpha", "u-alpha"], settings=["word-interval"], by_doc=True).to_pylist()
     assert any(asked) and {r["metric"] for r in coding if r["doc"] is not None} == {"alpha", "u-alpha"}
+
+
+def test_the_whole_rows_of_one_metric_are_its_cells_values_and_pair_means():
+    import pyarrow as pa
+
+    from unitize.agree.summary import whole_rows
+
+    results = pa.table({
+        "metric": ["span-f1", "span-f1", "span-f1", "span-f1", "alpha-u", "alpha-u"],
+        "pair": ["a|b", "mean", "mean", None, None, None],
+        "doc": [None, None, "d1", None, None, "d1"],
+        "label": [None] * 6,
+        "annotator": [None] * 6,
+        "value": [0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+    })
+    assert [r["value"] for r in whole_rows(results, metric="span-f1")] == [0.6, 0.8]  # not a pair's, not a document's
+    assert whole_rows(results, ["value"], metric="alpha-u") == [{"value": 0.9}]
+    assert [r["value"] for r in whole_rows(results.drop_columns(["pair"]), metric="alpha-u")] == [0.9]
+    assert len(whole_rows(results)) == 4

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from itertools import combinations
 from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import CORPORA, needs_shared
 from tests.strategies import unitizations
@@ -209,3 +211,28 @@ def _placed_on_docs(units, presence):
     rows = np.array([(k, b, e, v) for k, u in enumerate(units) for b, e, v in u], np.int64).reshape(-1, 4)
     names = tuple("abc"[: len(units)])
     return Placed(names, ("d0", "d1"), np.array([0, 10]), 20, ("x",), rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3], presence)
+
+
+@settings(max_examples=200, deadline=None)
+@given(unitizations(values="ab"), st.randoms(use_true_random=False))
+def test_counts_do_not_depend_on_the_order_of_the_rows(study, rnd):
+    units, length, _ = study
+    p = placed(units, length)
+    order = np.array(rnd.sample(range(p.begin.size), p.begin.size), dtype=np.int64)
+    shuffled = replace(p, annotator=p.annotator[order], begin=p.begin[order], end=p.end[order], value=p.value[order])
+    a, b = spanf1.counts(p), spanf1.counts(shuffled)
+    assert np.array_equal(a.matched, b.matched) and np.array_equal(a.sizes, b.sizes)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=60))
+def test_the_mean_and_sd_of_the_pairs_are_numpys_bit_for_bit(scores):
+    x = np.array(scores)
+    assert spanf1._mean_sd(x) == (float(x.mean()), float(x.std()))
+
+
+def test_unit_sums_past_two_to_the_53_are_added_exactly():
+    keys = np.array([0, 0, 1], np.int64)
+    weights = np.array([1 << 53, 1, 3], np.int64)  # bincount's float64 sum would be 2⁵³, one short
+    assert spanf1._sum(keys, weights, 3).tolist() == [(1 << 53) + 1, 3, 0]
+    assert spanf1._sum(keys[:2], np.array([7, 9], np.int64), 2).tolist() == [16, 0]

@@ -64,10 +64,19 @@ def column_name(metric: str, unit: str, approach: str | None, layer: str, settin
     return f"{letter(metric)}{UNIT_LETTERS.get(unit, unit)}{APPROACH_LETTERS.get(approach or '', approach)}{MODE_LETTERS.get(mode or '', '')}_{layer}"
 
 
-def whole_rows(results: pa.Table, columns: list[str] | None = None) -> list[dict[str, Any]]:
+def whole_rows(results: pa.Table, columns: list[str] | None = None, metric: str | None = None) -> list[dict[str, Any]]:
     """The rows of whole (setting, group, layer)s (:func:`~unitize.metrics.whole_row`; only ``columns`` when given), picked
-    out in Arrow: the breakdown rows of a ``--by-doc`` run, which grow with the documents, never become Python objects."""
-    picked = results.filter(registry.whole_mask(results))
+    out in Arrow: the breakdown rows of a ``--by-doc`` run, which grow with the documents, never become Python objects.
+    With ``metric``, that metric's rows of the whole cell alone (a pairwise metric's mean, not its pairs)."""
+    import pyarrow.compute as pc
+
+    mask = registry.whole_mask(results)
+    if metric is not None:
+        mask = pc.and_(mask, pc.equal(results.column("metric"), metric))
+        if "pair" in results.column_names:
+            pair = results.column("pair")
+            mask = pc.and_(mask, pc.or_kleene(pc.is_null(pair), pc.equal(pair, "mean")))
+    picked = results.filter(mask)
     return (picked.select(columns) if columns is not None else picked).to_pylist()
 
 
@@ -95,7 +104,7 @@ def summary_rows(
 ) -> tuple[list[str], list[dict[str, Any]], list[dict[str, Any]]]:
     """(columns, group rows, footer rows) of the summary for one metric; ``group`` names the first column."""
     letter(metric)  # refuses a metric without one value per layer
-    rows = [r for r in whole_rows(results) if r["metric"] == metric and r["mode"] != "combined" and r.get("pair") in (None, "mean")]
+    rows = [r for r in whole_rows(results, metric=metric) if r["mode"] != "combined"]
     items = bool(rows) and all(r["unit"] == "item" for r in rows)
     rows = [r for r in rows if (r["unit"] == "item") == items]
     layers = list(dict.fromkeys(r["layer"] for r in rows if "+" not in r["layer"]))
@@ -161,9 +170,8 @@ def screen_table(results: pa.Table, metric: str, group: str = "Group", ci: regis
     import numpy as np
 
     cells: dict[tuple[str, str], list[dict[str, Any]]] = {}
-    for r in whole_rows(results):
-        if r["metric"] == metric and r["pair"] in (None, "mean"):
-            cells.setdefault((r["setting"], r["layer"]), []).append(r)
+    for r in whole_rows(results, metric=metric):
+        cells.setdefault((r["setting"], r["layer"]), []).append(r)
     if not cells:
         return []
     level = ci.level if ci is not None else None

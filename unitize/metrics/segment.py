@@ -253,15 +253,18 @@ def _layer_counts(cell: SegmentCell, p: Placed, at: list[tuple[int, int]] | None
 def _f1_used(rows: list[Value], total: spanf1.Counts, placed: list[Placed]) -> None:
     """What each span-F1 row rests on: a pair's rows the documents both annotators coded, the mean every pair's."""
     lengths, n_layers = placed[0].doc_lengths, len(placed)
-    sizes = dict(zip(placed[0].docs, (n_layers * lengths).tolist()))
     pair_of = {f"{a}|{b}": k for k, (a, b) in enumerate(total.pairs)}
+    common = total.common.astype(np.int64)
+    pair_units, pair_docs = (n_layers * (common @ lengths)).tolist(), common.sum(axis=1).tolist()  # each pair's documents
+    sizes: dict[str, int] | None = None
     for r in rows:
         k = pair_of.get(r.pair or "")
         if r.doc is not None:
+            if sizes is None:
+                sizes = dict(zip(placed[0].docs, (n_layers * lengths).tolist()))
             r.units_used = sizes[r.doc]
         elif k is not None:
-            common = total.common[k]
-            r.units_used, r.documents = n_layers * int(lengths[common].sum()), int(common.sum())
+            r.units_used, r.documents = pair_units[k], pair_docs[k]
         else:
             r.units_used, r.documents = n_layers * placed[0].length, len(placed[0].docs)
 
