@@ -120,7 +120,7 @@ def _parts(run: RunContext, header: Corpus, stream: SpanStream, progress: Progre
             for unit, result in part.results.items():
                 result.segments, mapped = spill.read_back(Path(folder), k, unit, docs)
                 # the marks' mappings live as long as the arrays (till the join copies them), not as long as the result
-                result.marks, _ = spill.read_marks(Path(folder), k, unit, result.marks)
+                result.marks = spill.read_marks(Path(folder), k, unit, result.marks)
                 result.mapped.append(mapped)
     give_back()  # the batches' rows, let go as their processes took them, before the parts are joined
     return parts  # the files are gone; their mappings last as long as the tables

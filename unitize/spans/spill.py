@@ -71,15 +71,14 @@ def write_marks(folder: Path, k: int, unit: str, marks: Marks) -> Marks:
     return replace(marks, key=none, u0=none, u1=none, label_key=none, label_u0=none, label_u1=none)
 
 
-def read_marks(folder: Path, k: int, unit: str, sent: Marks) -> tuple[Marks, list[mmap.mmap]]:
-    """The marks :func:`write_marks` wrote, mapped (read-only arrays lying in the mappings, which outlive them)."""
+def read_marks(folder: Path, k: int, unit: str, sent: Marks) -> Marks:
+    """The marks :func:`write_marks` wrote, mapped: read-only arrays lying in the mappings (each array keeps its
+    mapping open)."""
     arrays: dict[str, np.ndarray] = {}
-    mappings = []
     for i, names in enumerate(_MARKS):
         with open(folder / f"{k}-{unit}-marks{i}.arrow", "rb") as fh:
             mapping = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
         batch = pa.ipc.open_file(pa.py_buffer(mapping)).get_batch(0)
         arrays |= {name: batch.column(name).to_numpy(zero_copy_only=True) for name in names}
-        mappings.append(mapping)
     return Marks(sent.keys, arrays["key"], arrays["u0"], arrays["u1"], arrays["label_key"], arrays["label_u0"], arrays["label_u1"],
-                 sent.labelled), mappings
+                 sent.labelled)
