@@ -283,7 +283,7 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
         return nan(laid.reason, units_used=laid.length)
     if laid.length == 0:
         return nan("empty continuum: the documents have no units", units_used=0)
-    marked = "+".join(layers)  # 0/1 data: one value, "marked", in every layer (as the stacked 0/1 matrices)
+    marked = "+".join(layers)  # 0/1 data: one value in every layer, named after the cell's layers (as the stacked matrices)
     out = []
     for layer in layers:
         key = (layer, approach, m.setting.value, on)
@@ -295,7 +295,8 @@ def place(segs: Segments, m: Matrix | Continuum, layers: Sequence[str], approach
 
 
 def _place_layer(segs: Segments, m: Continuum, layer: str, laid: _Laid, approach: str | None, key: tuple[Any, ...]) -> Placed:
-    """One layer's segments on the continuum (0/1 data: one value, named by the caller)."""
+    """One layer's segments on the continuum (0/1 data: one value, named after the layer; :func:`place` names it after
+    the layers together for their cell)."""
     annotators = laid.annotators
     seg = segs.by_key.get((m.group, layer))
     if seg is None:
