@@ -126,7 +126,7 @@ def _check_dest(to: str, dest: Path | None, force: bool) -> None:
         raise UnitizeError("--to needs --dest DIR: the folder the gold study is written to")
     if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
         try:
-            earlier = read_manifest(dest) if dest.is_dir() else {}
+            earlier = read_manifest(dest, inputs=False) if dest.is_dir() else {}
         except OutputError:
             earlier = {}
         ours = earlier.get("kind") == "gold"

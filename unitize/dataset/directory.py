@@ -56,7 +56,7 @@ class OutputData:
     def __init__(self, path: Path, annotators: Sequence[str] | None = None):
         self.path = Path(path)
         #: the manifest but its ``inputs``, a line per input file (16 MiB as Python objects in the full TDB preset): :meth:`inputs`
-        self.manifest = {k: v for k, v in read_manifest(self.path).items() if k != "inputs"}
+        self.manifest = {k: v for k, v in read_manifest(self.path, inputs=False).items() if k != "inputs"}
         self.format_version = format_version(self.manifest, self.path)
         datasets = dataset_parts(self.path, self.format_version)
         if not datasets:
