@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import unitizations
-from unitize.metrics.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, pair_disagreements, stretches
+from unitize.metrics.alphau import alpha_u, alpha_u_of, category_disagreement, in_order, stretches
+from unitize.metrics.alphau_bulk import pair_disagreements
 from unitize.metrics.overlaps import observed_matrix
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .overlaps import Units, observed_matrix, overlaps_of, pair_observed
+from .overlaps import Units, overlaps_of, pair_observed
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,13 @@ class CategoryDisagreement:
     def alpha(self) -> float:
         return alpha_from(self.observed, self.expected)
 
+    @classmethod
+    def of_sums(cls, m: int, length: int, observed: int, numerator: int, squares: int) -> CategoryDisagreement:
+        """From one category's exact integer sums on a continuum of ``length`` (Σ δ, the expected numerator, Σ l (l − 1)),
+        divided as every route of this package divides them: the same sums give the same values to the last bit."""
+        expected = 2 * numerator / (length * (m * length * (m * length - 1) - squares)) if numerator else 0.0
+        return cls(observed=2 * observed / (m * (m - 1) * length * length), expected=expected)
+
 
 def alpha_from(observed: float, expected: float) -> float:
     """1 − D_o / D_e; NaN without expected disagreement, 0 when the two are equal to 12 digits."""
@@ -53,7 +60,7 @@ def alpha_from(observed: float, expected: float) -> float:
     return 1.0 - observed / expected
 
 
-def _normalise(units: Units, length: int) -> Units:
+def normalised(units: Units, length: int) -> Units:
     begin = np.asarray(units[0], dtype=np.int64)
     end = np.asarray(units[1], dtype=np.int64)
     if begin.shape != end.shape:
@@ -80,7 +87,7 @@ def category_disagreement(units: Sequence[Units], length: int) -> CategoryDisagr
         raise ValueError("alpha-U needs at least two annotators")
     if length <= 0:
         raise ValueError("alpha-U needs a continuum of positive length")
-    norm = [_normalise(u, length) for u in units]
+    norm = [normalised(u, length) for u in units]
     L = float(length)
 
     observed = 2.0 * sum(pair_observed(norm[i], norm[j]) for i in range(m) for j in range(i + 1, m)) / (m * (m - 1) * L * L)
@@ -124,10 +131,13 @@ def alpha_u(study: Mapping[str, Sequence[Units]], length: int) -> AlphaU:
     Every category must list the same annotators in the same order. The value
     is NaN when no annotator marked anything (no expected disagreement).
     """
-    cats = {c: category_disagreement(u, length) for c, u in study.items()}
-    observed = sum(c.observed for c in cats.values())
-    expected = sum(c.expected for c in cats.values())
-    return AlphaU(alpha=alpha_from(observed, expected), categories=cats)
+    return alpha_u_from({c: category_disagreement(u, length) for c, u in study.items()})
+
+
+def alpha_u_from(categories: Mapping[str, CategoryDisagreement]) -> AlphaU:
+    """Alpha-U over categories from their disagreements: 1 − Σ D_o / Σ D_e (not the mean of the categories' alphas)."""
+    cats = dict(categories)
+    return AlphaU(alpha=alpha_from(sum(c.observed for c in cats.values()), sum(c.expected for c in cats.values())), categories=cats)
 
 
 # --- sufficient statistics: one category on a stretch of the continuum --------------------------
@@ -221,10 +231,7 @@ class Stretch:
         idx = np.searchsorted(gl, ul, side="left")  # the first gap at least that long (equal lengths follow it)
         fitting = summed[idx] - (ul - 1) * at_least[idx]  # Σ over gaps ≥ l of (gap − l + 1)
         n_c = int(uc.sum())
-        numerator, squares = unit_sums(ul, uc, fitting, n_c)
-        denominator = m * L * (m * L - 1) - squares
-        expected = 2 * numerator / (L * denominator) if numerator else 0.0
-        return CategoryDisagreement(observed=2 * self.observed / (m * (m - 1) * L * L), expected=expected)
+        return CategoryDisagreement.of_sums(m, L, self.observed, *unit_sums(ul, uc, fitting, n_c))
 
 
 #: integer sums that might come near this are summed in Python integers, not int64 (which holds 2⁶³ − 1) …
@@ -317,57 +324,6 @@ def _annotated_units(who: np.ndarray, begin: np.ndarray, end: np.ndarray, length
     return who, begin, end
 
 
-def pair_disagreements(units: Sequence[Units], length: int, pairs: Sequence[tuple[int, int]]) -> list[CategoryDisagreement]:
-    """One category's observed and expected disagreement of each pair of annotators alone, at once, on a continuum of
-    ``length``: ``units`` holds each annotator's units (sorted, disjoint). The expected numerator adds up over the
-    pair's units and gaps (``Σ_u c(l_u)`` and ``Σ_u l_u² Σ_{gaps ≥ l_u} (gap − l_u + 1)``, an annotator's gaps being
-    the rest of the continuum: leading, inner and trailing), so it comes from per-annotator sums, every annotator's
-    at once; the observed Σ δ of every pair from one sort of all units (:func:`~.overlaps.observed_matrix`). The same
-    values as :meth:`Stretch.disagreement` of the two together."""
-    if not pairs:
-        return []
-    m = len(units)
-    norm = [_normalise(u, length) for u in units]
-    owner = np.repeat(np.arange(m), [b.size for b, _ in norm])
-    every = np.concatenate([e - b for b, e in norm] or [np.zeros(0, np.int64)]).astype(np.float64)  # every unit's length
-    n_units = np.bincount(owner, minlength=m).astype(np.float64)
-    cubic = np.bincount(owner, weights=(every * (every - 1) * (2 * every - 1)) / 3, minlength=m)  # Σ (2l³ − 3l² + l) / 3
-    squares = np.bincount(owner, weights=every * (every - 1), minlength=m)
-    fits = _fits(norm, length, every, owner).reshape(m, m)
-    observed = observed_matrix(norm)
-    out = []
-    for i, j in pairs:
-        n_c = n_units[i] + n_units[j]
-        numerator = (n_c - 1) * (cubic[i] + cubic[j]) + fits[i, i] + fits[i, j] + fits[j, i] + fits[j, j]
-        denominator = 2 * length * (2 * length - 1) - squares[i] - squares[j]
-        expected = 2 * numerator / (length * denominator) if numerator else 0.0
-        out.append(CategoryDisagreement(observed=2 * int(observed[i, j]) / (2 * length * length), expected=expected))
-    return out
-
-
-def _fits(norm: Sequence[Units], length: int, every: np.ndarray, owner: np.ndarray) -> np.ndarray:
-    """(m · m,) [a · m + b]: Σ over a's units of l² Σ over b's gaps ≥ l of (gap − l + 1), every (a, b) at once: the gaps
-    sorted by annotator and length, each unit's length looked up among every annotator's gaps."""
-    m = len(norm)
-    edges = [np.concatenate(([0], np.ravel(np.column_stack((b, e))), [length])) for b, e in norm]  # 0, b0, e0, b1, …, L
-    gaps = [edge[1::2] - edge[0::2] for edge in edges]
-    gap_owner = np.repeat(np.arange(m), [g.size for g in gaps])
-    gap = np.concatenate(gaps)
-    keep = gap > 0
-    gap, gap_owner = gap[keep], gap_owner[keep]
-    top = int(length) + 1
-    order = np.argsort(gap_owner * top + gap, kind="stable")
-    key, gap = (gap_owner * top + gap)[order], gap[order].astype(np.float64)
-    bound = np.searchsorted(key, np.arange(m + 1) * top)  # each annotator's gaps: [bound[b], bound[b + 1])
-    summed = np.concatenate(([0.0], np.cumsum(gap)))
-    b = np.repeat(np.arange(m), every.size)  # every (unit, annotator b) pair
-    ls, a = np.tile(every, m), np.tile(owner, m)
-    k = np.searchsorted(key, b * top + ls, side="left")  # b's first gap at least l long
-    at_least = bound[b + 1] - k
-    total = summed[bound[b + 1]] - summed[k]
-    return np.bincount(a * m + b, weights=ls * ls * (total - (ls - 1) * at_least), minlength=m * m)
-
-
 def _by_doc(doc: np.ndarray, lengths: np.ndarray, n_docs: int) -> list[Histogram]:
     """One length histogram per document."""
     if lengths.size == 0:
@@ -392,8 +348,6 @@ def in_order(parts: Sequence[Stretch]) -> Stretch:
     return total
 
 
-def alpha_u_of(categories: Mapping[str, Stretch], known: Mapping[str, CategoryDisagreement] | None = None) -> AlphaU:
-    """Alpha-U over categories from their statistics (the same value as :func:`alpha_u`); ``known``: their
-    disagreements, already computed."""
-    cats = dict(known) if known is not None else {c: s.disagreement() for c, s in categories.items()}
-    return AlphaU(alpha=alpha_from(sum(c.observed for c in cats.values()), sum(c.expected for c in cats.values())), categories=cats)
+def alpha_u_of(categories: Mapping[str, Stretch]) -> AlphaU:
+    """Alpha-U over categories from their statistics (the same value as :func:`alpha_u`)."""
+    return alpha_u_from({c: s.disagreement() for c, s in categories.items()})

@@ -1,4 +1,5 @@
-"""Alpha-U's disagreements of many stretches at once (a ``--by-doc`` run: every document of a category).
+"""Alpha-U's disagreements of many stretches at once (a ``--by-doc`` run: every document of a category), and of every
+pair of annotators at once (:func:`pair_disagreements`: the rows of roles and ``--by-annotator``).
 
 :meth:`~.alphau.Stretch.disagreement` sums a stretch's units and gaps in exact Python integers; a run with a row
 per document called it once per document and category. :func:`disagreements` gives the same values for a list
@@ -13,7 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .alphau import LONG, SAFE, CategoryDisagreement, Stretch
+from .alphau import LONG, SAFE, CategoryDisagreement, Stretch, normalised
+from .overlaps import Units, observed_matrix
 
 # a stretch whose sums might come near SAFE (or with a unit of LONG units or more) goes through
 # :meth:`Stretch.disagreement`; a test lowers this module's SAFE to send some there
@@ -56,10 +58,7 @@ def disagreements(parts: Sequence[Stretch]) -> list[CategoryDisagreement]:
         if r:
             out.append(p.disagreement())
             continue
-        L = int(p.length)
-        denominator = m * L * (m * L - 1) - sq
-        out.append(CategoryDisagreement(observed=2 * p.observed / (m * (m - 1) * L * L),
-                                        expected=2 * num / (L * denominator) if num else 0.0))
+        out.append(CategoryDisagreement.of_sums(m, int(p.length), p.observed, num, sq))
     return out
 
 
@@ -79,3 +78,54 @@ def _gaps(parts: Sequence[Stretch], length: np.ndarray) -> tuple[np.ndarray, np.
     count = np.concatenate(([p.gaps[1] for p in parts] or [np.zeros(0, np.int64)]) + [np.ones(2 * rows.size + int(unmarked.sum()), np.int64)]).astype(np.int64)
     keep = size > 0
     return doc[keep], size[keep], count[keep]
+
+
+def pair_disagreements(units: Sequence[Units], length: int, pairs: Sequence[tuple[int, int]]) -> list[CategoryDisagreement]:
+    """One category's observed and expected disagreement of each pair of annotators alone, at once, on a continuum of
+    ``length``: ``units`` holds each annotator's units (sorted, disjoint). The expected numerator adds up over the
+    pair's units and gaps (``Σ_u c(l_u)`` and ``Σ_u l_u² Σ_{gaps ≥ l_u} (gap − l_u + 1)``, an annotator's gaps being
+    the rest of the continuum: leading, inner and trailing), so it comes from per-annotator sums, every annotator's
+    at once; the observed Σ δ of every pair from one sort of all units (:func:`~.overlaps.observed_matrix`). The same
+    values as :meth:`~.alphau.Stretch.disagreement` of the two together."""
+    if not pairs:
+        return []
+    m = len(units)
+    norm = [normalised(u, length) for u in units]
+    owner = np.repeat(np.arange(m), [b.size for b, _ in norm])
+    every = np.concatenate([e - b for b, e in norm] or [np.zeros(0, np.int64)]).astype(np.float64)  # every unit's length
+    n_units = np.bincount(owner, minlength=m).astype(np.float64)
+    cubic = np.bincount(owner, weights=(every * (every - 1) * (2 * every - 1)) / 3, minlength=m)  # Σ (2l³ − 3l² + l) / 3
+    squares = np.bincount(owner, weights=every * (every - 1), minlength=m)
+    fits = _fits(norm, length, every, owner).reshape(m, m)
+    observed = observed_matrix(norm)
+    out = []
+    for i, j in pairs:
+        n_c = n_units[i] + n_units[j]
+        numerator = (n_c - 1) * (cubic[i] + cubic[j]) + fits[i, i] + fits[i, j] + fits[j, i] + fits[j, j]
+        denominator = 2 * length * (2 * length - 1) - squares[i] - squares[j]
+        expected = 2 * numerator / (length * denominator) if numerator else 0.0
+        out.append(CategoryDisagreement(observed=2 * int(observed[i, j]) / (2 * length * length), expected=expected))
+    return out
+
+
+def _fits(norm: Sequence[Units], length: int, every: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """(m · m,) [a · m + b]: Σ over a's units of l² Σ over b's gaps ≥ l of (gap − l + 1), every (a, b) at once: the gaps
+    sorted by annotator and length, each unit's length looked up among every annotator's gaps."""
+    m = len(norm)
+    edges = [np.concatenate(([0], np.ravel(np.column_stack((b, e))), [length])) for b, e in norm]  # 0, b0, e0, b1, …, L
+    gaps = [edge[1::2] - edge[0::2] for edge in edges]
+    gap_owner = np.repeat(np.arange(m), [g.size for g in gaps])
+    gap = np.concatenate(gaps)
+    keep = gap > 0
+    gap, gap_owner = gap[keep], gap_owner[keep]
+    top = int(length) + 1
+    order = np.argsort(gap_owner * top + gap, kind="stable")
+    key, gap = (gap_owner * top + gap)[order], gap[order].astype(np.float64)
+    bound = np.searchsorted(key, np.arange(m + 1) * top)  # each annotator's gaps: [bound[b], bound[b + 1])
+    summed = np.concatenate(([0.0], np.cumsum(gap)))
+    b = np.repeat(np.arange(m), every.size)  # every (unit, annotator b) pair
+    ls, a = np.tile(every, m), np.tile(owner, m)
+    k = np.searchsorted(key, b * top + ls, side="left")  # b's first gap at least l long
+    at_least = bound[b + 1] - k
+    total = summed[bound[b + 1]] - summed[k]
+    return np.bincount(a * m + b, weights=ls * ls * (total - (ls - 1) * at_least), minlength=m * m)

@@ -63,10 +63,7 @@ def whole_disagreements(p: Placed) -> list[Whole]:
     for v in range(n_values):
         a, b = int(starts[v]), int(starts[v + 1])
         ul = lengths[a:b]
-        numerator, squares = unit_sums(ul, np.ones(ul.size, np.int64), fitting[a:b], b - a)
-        denominator = m * length * (m * length - 1) - squares
-        expected = 2 * numerator / (length * denominator) if numerator else 0.0
-        found = CategoryDisagreement(observed=2 * observed[v] / (m * (m - 1) * length * length), expected=expected)
+        found = CategoryDisagreement.of_sums(m, length, observed[v], *unit_sums(ul, np.ones(ul.size, np.int64), fitting[a:b], b - a))
         out.append(Whole(found, b > a))
     return out
 
@@ -84,13 +81,8 @@ def _single_units(who: np.ndarray, begin: np.ndarray, value: np.ndarray, m: int,
     summed = np.concatenate(([0], np.cumsum(coders * (m - coders))))
     bounds = np.searchsorted(place[starts] // length, np.arange(n_values + 1))
     n_c = np.bincount(value, minlength=n_values).tolist()
-    out = []
-    for v in range(n_values):
-        observed = int(summed[bounds[v + 1]] - summed[bounds[v]])
-        numerator = n_c[v] * (m * length - n_c[v])
-        expected = 2 * numerator / (length * (m * length * (m * length - 1))) if numerator else 0.0
-        out.append(Whole(CategoryDisagreement(observed=2 * observed / (m * (m - 1) * length * length), expected=expected), n_c[v] > 0))
-    return out
+    observed = [int(summed[bounds[v + 1]] - summed[bounds[v]]) for v in range(n_values)]
+    return [Whole(CategoryDisagreement.of_sums(m, length, observed[v], n_c[v] * (m * length - n_c[v]), 0), n_c[v] > 0) for v in range(n_values)]
 
 
 def _observed(who: np.ndarray, begin: np.ndarray, end: np.ndarray, value: np.ndarray, m: int, n_values: int) -> list[int]:

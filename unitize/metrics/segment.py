@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from . import spanboot, spanf1, unitizing
-from .alphau import AlphaU, CategoryDisagreement, alpha_from, pair_disagreements, stretches
-from .alphau_bulk import disagreements
+from .alphau import CategoryDisagreement, alpha_u_from, stretches
+from .alphau_bulk import disagreements, pair_disagreements
 from .alphau_whole import Whole, whole_disagreements
 from .backends import quiet
 from .bootstrap import Options
@@ -133,7 +133,7 @@ def alpha_u_pairs(cell: SegmentCell, name: str, pairs: Sequence[tuple[str, str]]
     """Alpha-U of each of ``pairs`` alone, at once: a pair's continuum is the documents both coded, so the pairs are
     taken together by those documents (every pair of annotators who coded everything: the cell's continuum), and on
     each such continuum every annotator's stretch of each category is built once and every pair's disagreements come
-    from them (:func:`~.alphau.pair_disagreements`); the same value as the pair alone. A pair with no document in
+    from them (:func:`~.alphau_bulk.pair_disagreements`); the same value as the pair alone. A pair with no document in
     common is left out (measured alone, it says so)."""
     placed = cell.placed(name)
     if isinstance(placed, Value):
@@ -166,8 +166,7 @@ def _pairs_on(placed: list[Placed], cell: SegmentCell, at: list[tuple[int, int]]
         if not any(units[i][0].size or units[j][0].size for units in study.values()):
             out[(a, b)] = nan("no annotator marked a unit (no expected disagreement)", units_used=length)
             continue
-        res = AlphaU(alpha_from(sum(d[k].observed for d in per.values()), sum(d[k].expected for d in per.values())),
-                     {c: d[k] for c, d in per.items()})
+        res = alpha_u_from({c: d[k] for c, d in per.items()})
         params = {"observed": res.observed, "expected": res.expected, "annotators": [a, b]}
         out[(a, b)] = (nan("no expected disagreement", units_used=length, params=params) if np.isnan(res.alpha)
                        else Value(res.alpha, units_used=length, params=params))
@@ -183,7 +182,7 @@ def _alpha_u_row(categories: Mapping[str, CategoryDisagreement], marked: bool, l
     """The row of categories' disagreements (``marked``: some annotator marked a unit of one of them)."""
     if not marked:
         return nan("no annotator marked a unit (no expected disagreement)", units_used=length)
-    res = AlphaU(alpha_from(sum(c.observed for c in categories.values()), sum(c.expected for c in categories.values())), dict(categories))
+    res = alpha_u_from(categories)
     params = {"observed": res.observed, "expected": res.expected, "annotators": annotators}
     if np.isnan(res.alpha):
         return nan("no expected disagreement", units_used=length, params=params)
