@@ -32,17 +32,27 @@ def path(folder: Path, k: int, unit: str) -> Path:
 
 def write(folder: Path, k: int, unit: str, segments: pa.Table) -> None:
     """Batch ``k``'s segments table of ``unit``, without its documents' dictionary."""
-    table = without_docs(segments)
-    with pa.OSFile(str(path(folder, k, unit)), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
+    _written(path(folder, k, unit), without_docs(segments))
 
 
 def read_back(folder: Path, k: int, unit: str, docs: pa.Array) -> tuple[pa.Table, mmap.mmap]:
     """The table :func:`write` wrote, mapped (the table lies in the mapping, which must outlive it), its ``doc_id``
     column a dictionary of ``docs`` again."""
-    with open(path(folder, k, unit), "rb") as fh:
-        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    return with_docs(pa.ipc.open_file(pa.py_buffer(mapped)).read_all(), docs), mapped
+    mapped, reader = _mapped(path(folder, k, unit))
+    return with_docs(reader.read_all(), docs), mapped
+
+
+def _written(where: Path, data: pa.Table | pa.RecordBatch) -> None:
+    """``data`` as an uncompressed Arrow IPC file (what :func:`_mapped` maps back)."""
+    with pa.OSFile(str(where), "wb") as sink, pa.ipc.new_file(sink, data.schema) as writer:
+        writer.write(data)
+
+
+def _mapped(where: Path) -> tuple[mmap.mmap, pa.ipc.RecordBatchFileReader]:
+    """An Arrow IPC file mapped read-only, and its reader (what it reads lies in the mapping)."""
+    with open(where, "rb") as fh:
+        mapping = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    return mapping, pa.ipc.open_file(pa.py_buffer(mapping))
 
 
 def without_docs(segments: pa.Table) -> pa.Table:
@@ -64,9 +74,7 @@ def with_docs(segments: pa.Table, docs: pa.Array) -> pa.Table:
 def write_marks(folder: Path, k: int, unit: str, marks: Marks) -> Marks:
     """Batch ``k``'s marks of ``unit`` to a file; what is sent back instead (their key scheme, no arrays)."""
     for i, names in enumerate(_MARKS):
-        batch = pa.record_batch([pa.array(getattr(marks, name)) for name in names], names=list(names))
-        with pa.OSFile(str(folder / f"{k}-{unit}-marks{i}.arrow"), "wb") as sink, pa.ipc.new_file(sink, batch.schema) as writer:
-            writer.write_batch(batch)
+        _written(folder / f"{k}-{unit}-marks{i}.arrow", pa.record_batch([pa.array(getattr(marks, name)) for name in names], names=list(names)))
     none = np.zeros(0, np.int64)
     return replace(marks, key=none, u0=none, u1=none, label_key=none, label_u0=none, label_u1=none)
 
@@ -76,9 +84,7 @@ def read_marks(folder: Path, k: int, unit: str, sent: Marks) -> Marks:
     mapping open)."""
     arrays: dict[str, np.ndarray] = {}
     for i, names in enumerate(_MARKS):
-        with open(folder / f"{k}-{unit}-marks{i}.arrow", "rb") as fh:
-            mapping = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        batch = pa.ipc.open_file(pa.py_buffer(mapping)).get_batch(0)
+        batch = _mapped(folder / f"{k}-{unit}-marks{i}.arrow")[1].get_batch(0)
         arrays |= {name: batch.column(name).to_numpy(zero_copy_only=True) for name in names}
     return Marks(sent.keys, arrays["key"], arrays["u0"], arrays["u1"], arrays["label_key"], arrays["label_u0"], arrays["label_u1"],
                  sent.labelled)
